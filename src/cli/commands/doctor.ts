@@ -1,0 +1,34 @@
+/** `agent-tracker doctor [--json]`: where the database is, how big it may get, what it holds. */
+import fs from 'node:fs';
+import { loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values } = parseCommandArgs(args, {}, false);
+  const config = loadConfig(values.db);
+  const report = await withStore(config, (store) => {
+    const meta = store.meta();
+    return {
+      databasePath: store.path,
+      maxDatabaseSize: config.maxDatabaseSize,
+      fileSize: fs.statSync(store.path).size,
+      schemaVersion: meta.schemaVersion,
+      flushes: meta.flushes,
+      lastFlushAt: meta.lastFlushAt || null,
+      counts: store.counts(),
+    };
+  });
+  if (values.json) {
+    output.out(JSON.stringify(report, null, 2));
+    return;
+  }
+  const lines = [
+    `database        ${report.databasePath}`,
+    `size            ${report.fileSize} bytes of at most ${report.maxDatabaseSize}`,
+    `schema version  ${report.schemaVersion}`,
+    `flushes         ${report.flushes}${report.lastFlushAt ? ` (last at ${report.lastFlushAt})` : ''}`,
+    'entries',
+    ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
+  ];
+  output.out(lines.join('\n'));
+}

@@ -1,0 +1,23 @@
+/** `agent-tracker status [AGENT] [--json]`: the health sheet of one agent or of all. */
+import { agentSummaries } from '../../core/report/status.js';
+import { formatHealthStatus } from '../../core/report/sheet.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values, positionals } = parseCommandArgs(args, {});
+  if (positionals.length > 1) throw new CliError('expects at most one AGENT name');
+  const agent = positionals[0];
+  const config = loadConfig(values.db);
+  const summaries = await withStore(config, (store) => agentSummaries(store, config.rules, agent));
+  if (agent && summaries.length === 0) throw new CliError(`no agent named "${agent}" has been tracked yet`);
+  if (values.json) {
+    output.out(JSON.stringify({ agents: summaries }, null, 2));
+    return;
+  }
+  if (summaries.length === 0) {
+    output.out('No agents tracked yet. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
+    return;
+  }
+  output.out(summaries.map((summary) => formatHealthStatus(summary)).join('\n\n'));
+}

@@ -1,0 +1,71 @@
+/**
+ * What every CLI command shares: the global flags, the resolved settings (the same resolution as
+ * the plugin, including the plugin's options from the global opencode.json) and the store.
+ */
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { opencodeConfigDir, resolveConfig } from '../core/config.js';
+import type { TrackerConfig } from '../core/config.js';
+import { Store } from '../core/store/store.js';
+import { readPluginOptions } from '../setup/opencode-json.js';
+
+/** A failure the user caused or can fix: printed as one line, exit code 1. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processOutput: Output = {
+  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+};
+
+export const GLOBAL_OPTIONS = {
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies ParseArgsConfig['options'];
+
+/** Parses a command's arguments (its own options plus the global ones); unknown flags are errors. */
+export function parseCommandArgs<O extends ParseArgsConfig['options']>(args: string[], options: O, allowPositionals = true) {
+  try {
+    return parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals, strict: true });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/** The tracker's settings as the plugin would resolve them; `--db` wins over everything. */
+export function loadConfig(dbFlag: string | undefined): TrackerConfig {
+  let options: Record<string, unknown> = {};
+  try {
+    options = readPluginOptions(opencodeConfigDir()) ?? {};
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  try {
+    const config = resolveConfig({ options });
+    return dbFlag ? { ...config, databasePath: resolveConfig({ options: { ...options, databasePath: dbFlag } }).databasePath } : config;
+  } catch (error) {
+    throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
+  }
+}
+
+/** Opens the configured database, runs `action`, and always closes it. */
+export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>): Promise<T> {
+  let store: Store;
+  try {
+    store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  } catch (error) {
+    throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
+  }
+  try {
+    return await action(store);
+  } finally {
+    store.close();
+  }
+}

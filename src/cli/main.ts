@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/**
+ * `agent-tracker <command> [--db PATH] [--json]`: exit 0 on success, 1 on error with one clear line.
+ * Commands load lazily, one file each, so `status` never pays for `report`.
+ */
+import { CliError, processOutput } from './context.js';
+import type { Output } from './context.js';
+
+export type Command = (args: string[], output: Output) => Promise<void>;
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
+  status: { summary: 'status [AGENT] [--json]            health sheet of one or all agents', load: () => import('./commands/status.js') },
+  doctor: { summary: 'doctor [--json]                    database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
+};
+
+function usage(): string {
+  return [
+    'usage: agent-tracker <command> [--db PATH] [--json]',
+    '',
+    'commands:',
+    ...Object.values(COMMANDS).map((command) => `  ${command.summary}`),
+  ].join('\n');
+}
+
+export async function main(argv: string[], output: Output = processOutput): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    output.out(usage());
+    return name ? 0 : 1;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    output.err(`agent-tracker: unknown command "${name}". Run "agent-tracker --help" for the list.`);
+    return 1;
+  }
+  try {
+    const { run } = await command.load();
+    await run(args, output);
+    return 0;
+  } catch (error) {
+    const message = error instanceof CliError ? error.message : `${(error as Error).message ?? String(error)}`;
+    output.err(`agent-tracker ${name}: ${message}`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,135 @@
+/**
+ * Resolves and validates the tracker's settings from plugin options and the environment.
+ * The plugin and the CLI both go through here, so they always open the same database.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { ScoringRules } from './rules.js';
+import { resolveRules } from './rules.js';
+
+export const MIB = 1024 * 1024;
+export const DEFAULT_MAX_DATABASE_SIZE = 512 * MIB;
+export const MIN_DATABASE_SIZE = 1 * MIB;
+export const MAX_DATABASE_SIZE = 2048 * MIB;
+export const DATABASE_FILE_NAME = 'agent-tracker.lmdb';
+/** Flush early once this many mutations are buffered, or the oldest is this old. */
+export const DEFAULT_FLUSH_MAX_MUTATIONS = 5000;
+export const DEFAULT_FLUSH_MAX_AGE_MS = 60_000;
+
+export interface TrackerConfig {
+  databasePath: string;
+  maxDatabaseSize: number;
+  rules: ScoringRules;
+  haltBlocksTools: boolean;
+  protectEnvFiles: boolean;
+  exportStatus: boolean;
+  flushMaxMutations: number;
+  flushMaxAgeMs: number;
+}
+
+/** A setting the user gave that cannot be used; the message says what to change. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface ConfigSources {
+  options?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+/** The OpenCode config folder: `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
+export function opencodeConfigDir(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(home, '.config');
+  return path.join(base, 'opencode');
+}
+
+/** Expands a leading `~/` and resolves a relative path against home (never against the cwd). */
+export function resolveAgainstHome(input: string, home: string): string {
+  const expanded = input === '~' ? home : input.startsWith('~/') ? path.join(home, input.slice(2)) : input;
+  return path.isAbsolute(expanded) ? path.normalize(expanded) : path.join(home, expanded);
+}
+
+const KNOWN_OPTIONS = [
+  'databasePath',
+  'maxDatabaseSize',
+  'rules',
+  'haltBlocksTools',
+  'protectEnvFiles',
+  'exportStatus',
+  'flushMaxMutations',
+  'flushMaxAgeMs',
+] as const;
+
+function booleanOption(options: Record<string, unknown>, name: string, fallback: boolean): boolean {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new ConfigError(`option "${name}" must be true or false, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function positiveIntegerOption(options: Record<string, unknown>, name: string, fallback: number): number {
+  const value = options[name];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new ConfigError(`option "${name}" must be a whole number greater than 0, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function validateDatabaseSize(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < MIN_DATABASE_SIZE || value > MAX_DATABASE_SIZE) {
+    throw new ConfigError(
+      `maxDatabaseSize must be between 1 MiB (${MIN_DATABASE_SIZE}) and 2 GiB (${MAX_DATABASE_SIZE}) bytes, got ${JSON.stringify(value)}`,
+    );
+  }
+  return Math.floor(value);
+}
+
+/**
+ * Resolves the settings. Precedence for the path: `AGENT_TRACKER_DB_PATH`, then the
+ * `databasePath` option, then the default in the OpenCode config folder.
+ * @throws ConfigError naming the bad setting and what is allowed.
+ */
+export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
+  const env = sources.env ?? process.env;
+  const home = sources.home ?? os.homedir();
+  const options = sources.options ?? {};
+  for (const key of Object.keys(options)) {
+    if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) {
+      throw new ConfigError(`unknown option "${key}"; known options: ${KNOWN_OPTIONS.join(', ')}`);
+    }
+  }
+
+  const fromOption = options.databasePath;
+  if (fromOption !== undefined && (typeof fromOption !== 'string' || fromOption.trim() === '')) {
+    throw new ConfigError(`option "databasePath" must be a non-empty path, got ${JSON.stringify(fromOption)}`);
+  }
+  const fromEnv = env.AGENT_TRACKER_DB_PATH?.trim();
+  const chosen = fromEnv || (fromOption as string | undefined);
+  const databasePath = chosen
+    ? resolveAgainstHome(chosen, home)
+    : path.join(opencodeConfigDir(env, home), DATABASE_FILE_NAME);
+
+  const maxDatabaseSize =
+    options.maxDatabaseSize === undefined ? DEFAULT_MAX_DATABASE_SIZE : validateDatabaseSize(options.maxDatabaseSize);
+
+  let rules: ScoringRules;
+  try {
+    rules = resolveRules(options.rules);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+
+  return {
+    databasePath,
+    maxDatabaseSize,
+    rules,
+    haltBlocksTools: booleanOption(options, 'haltBlocksTools', true),
+    protectEnvFiles: booleanOption(options, 'protectEnvFiles', true),
+    exportStatus: booleanOption(options, 'exportStatus', false),
+    flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
+    flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
+  };
+}

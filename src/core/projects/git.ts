@@ -1,0 +1,97 @@
+/**
+ * Git access through simple-git, always with argument arrays. The output parsers are small pure
+ * functions, tested on fixture strings.
+ */
+import { simpleGit } from 'simple-git';
+import type { SimpleGit } from 'simple-git';
+import type { GitCommit } from '../tracking/service.js';
+
+/** At most this many commits are read after one bash call (a huge rebase is not one agent's work). */
+export const MAX_COMMITS_PER_CALL = 200;
+const GIT_TIMEOUT_MS = 5000;
+const RECORD_SEPARATOR = '\u001e';
+const FIELD_SEPARATOR = '\u001f';
+
+export function gitAt(directory: string, timeoutMs = GIT_TIMEOUT_MS): SimpleGit {
+  return simpleGit({ baseDir: directory, timeout: { block: timeoutMs } });
+}
+
+/** The commit HEAD points at, or undefined when there is none yet (or this is no repository). */
+export async function readHead(directory: string): Promise<string | undefined> {
+  try {
+    const head = (await gitAt(directory).raw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).trim();
+    return /^[0-9a-f]{40,64}$/.test(head) ? head : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `git log` arguments that list the commits after `from` up to `to` with their file stats. */
+export function commitLogArgs(from: string | undefined, to: string, max = MAX_COMMITS_PER_CALL): string[] {
+  return [
+    'log',
+    `--max-count=${max}`,
+    '--numstat',
+    '--no-renames',
+    `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%ct${FIELD_SEPARATOR}%B${FIELD_SEPARATOR}`,
+    from ? `${from}..${to}` : to,
+    '--',
+  ];
+}
+
+/** Parses the output of `commitLogArgs`; newest first as git prints it. */
+export function parseCommitLog(output: string): (GitCommit & { committedAt: number })[] {
+  const commits: (GitCommit & { committedAt: number })[] = [];
+  for (const record of output.split(RECORD_SEPARATOR)) {
+    if (record.trim() === '') continue;
+    const [hash = '', time = '0', message = '', stats = ''] = record.split(FIELD_SEPARATOR);
+    const files: string[] = [];
+    let insertions = 0;
+    let deletions = 0;
+    for (const line of stats.split('\n')) {
+      const match = /^(\d+|-)\t(\d+|-)\t(.+)$/.exec(line);
+      if (!match) continue;
+      insertions += match[1] === '-' ? 0 : Number(match[1]);
+      deletions += match[2] === '-' ? 0 : Number(match[2]);
+      files.push(match[3] as string);
+    }
+    const committedAt = Number(time);
+    commits.push({
+      hash: hash.trim(),
+      message: message.trim(),
+      files,
+      insertions,
+      deletions,
+      timestamp: new Date(committedAt * 1000).toISOString(),
+      committedAt,
+    });
+  }
+  return commits;
+}
+
+/**
+ * The commits made between two HEADs, oldest first. Commits whose committer time is before
+ * `notBefore` (seconds) were brought in (a pull, a fast-forward), not made, and are left out.
+ */
+export async function commitsSince(
+  directory: string,
+  from: string | undefined,
+  to: string,
+  notBefore: number,
+): Promise<GitCommit[]> {
+  const output = await gitAt(directory).raw(commitLogArgs(from, to));
+  return parseCommitLog(output)
+    .filter((commit) => commit.committedAt >= notBefore)
+    .reverse()
+    .map(({ committedAt: _committedAt, ...commit }) => commit);
+}
+
+/** Whether a shell command runs git at all (then HEAD is noted before it runs). */
+export function mentionsGit(command: string): boolean {
+  return /(^|[\s;&|(`$])git(\s|$)/.test(command);
+}
+
+/** Whether a shell command runs `git push` (possibly with options before the subcommand). */
+export function runsGitPush(command: string): boolean {
+  return /(^|[\s;&|(`$])git(\s+-[^\s;&|]+(\s+[^-\s;&|][^\s;&|]*)?)*\s+push(\s|$)/.test(command);
+}

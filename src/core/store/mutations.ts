@@ -1,0 +1,68 @@
+/**
+ * The mutations the write buffer holds and the store applies in one transaction.
+ * Counters are deltas and agent changes are op lists, replayed on the value stored at flush time,
+ * so two processes flushing into one database never lose each other's increments.
+ */
+import type {
+  ActivityEntry,
+  AgentOp,
+  CommitRecord,
+  CommunicationEvent,
+  MigrationRecord,
+  ProjectProfile,
+  RetrospectiveEntry,
+  UsageCounters,
+  UsageRecord,
+} from '../types.js';
+
+/** Key layouts of the named sub-databases. Arrays sort element by element. */
+export type AgentKey = string;
+/** [sessionId, agent, model] */
+export type SessionKey = [string, string, string];
+/** [project, hash] */
+export type CommitKey = [string, string];
+/** [agent, ISO time, unique suffix]: sorts by time within an agent and never collides. */
+export type JournalKey = [string, string, string];
+/** [agent, commit] */
+export type RetrospectiveKey = [string, string];
+
+export type RetrospectiveDraft = Omit<RetrospectiveEntry, 'score_before' | 'score_after'>;
+
+/** A grade op may carry the retrospective to write with the CS before and after it. */
+export type AgentMutationOp = AgentOp | { kind: 'grade'; delta: number; retrospective: RetrospectiveDraft };
+
+export type SessionInit = Omit<UsageRecord, keyof UsageCounters | 'lastAt'>;
+
+export type Mutation =
+  | { table: 'agents'; key: AgentKey; ops: AgentMutationOp[] }
+  | { table: 'sessions'; key: SessionKey; init: SessionInit; counters: Partial<UsageCounters>; lastAt: string }
+  | { table: 'commits'; key: CommitKey; value: CommitRecord }
+  | { table: 'communication'; key: JournalKey; value: CommunicationEvent }
+  | { table: 'activities'; key: JournalKey; value: ActivityEntry }
+  | { table: 'projects'; key: string; value: ProjectProfile };
+
+/** Written only when absent: commits and journal entries are immutable once stored. */
+export const WRITE_ONCE_TABLES = ['commits', 'communication', 'activities'] as const;
+
+export type TableName =
+  | 'agents'
+  | 'sessions'
+  | 'commits'
+  | 'communication'
+  | 'retrospectives'
+  | 'activities'
+  | 'projects'
+  | 'migrations'
+  | 'meta';
+
+export interface FlushResult {
+  mutations: number;
+  durationMs: number;
+}
+
+export type { MigrationRecord };
+
+/** Collapses a buffer key for a mutation; equal keys of one table collapse into one write. */
+export function bufferKey(table: Mutation['table'], key: unknown): string {
+  return typeof key === 'string' ? `${table}\u0000${key}` : `${table}\u0000${JSON.stringify(key)}`;
+}

@@ -1,0 +1,284 @@
+/**
+ * The only module that imports lmdb. Opens the central database with its named sub-databases,
+ * applies a batch of buffered mutations in ONE synchronous transaction, and offers typed reads.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { open } from 'lmdb';
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { applyAgentOp, newAgent } from '../rules.js';
+import type { ScoringRules } from '../rules.js';
+import type {
+  ActivityEntry,
+  AgentRecord,
+  CommitRecord,
+  CommunicationEvent,
+  MigrationRecord,
+  ProjectProfile,
+  RetrospectiveEntry,
+  UsageCounters,
+  UsageRecord,
+} from '../types.js';
+import type { FlushResult, Mutation, TableName } from './mutations.js';
+
+export const SCHEMA_VERSION = 1;
+const MAX_NAMED_DATABASES = 16;
+
+/** A read/write view of one named sub-database, free of lmdb's own types for callers. */
+export interface Table<V, K extends Key = Key> {
+  get(key: K): V | undefined;
+  doesExist(key: K): boolean;
+  getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
+  getKeysCount(options?: { start?: K; end?: K }): number;
+  putSync(key: K, value: V): void;
+}
+
+export interface MetaValues {
+  schemaVersion: number;
+  flushes: number;
+  lastFlushAt: string;
+}
+
+export interface Tables {
+  agents: Table<AgentRecord, string>;
+  sessions: Table<UsageRecord, [string, string, string]>;
+  commits: Table<CommitRecord, [string, string]>;
+  communication: Table<CommunicationEvent, [string, string, string]>;
+  retrospectives: Table<RetrospectiveEntry, [string, string]>;
+  activities: Table<ActivityEntry, [string, string, string]>;
+  projects: Table<ProjectProfile, string>;
+  migrations: Table<MigrationRecord, string>;
+  meta: Table<unknown, string>;
+}
+
+/** A document written in a flush, for indexes kept inside the same transaction. */
+export type WrittenDocument =
+  | { kind: 'commit'; key: [string, string]; value: CommitRecord }
+  | { kind: 'activity'; key: [string, string, string]; value: ActivityEntry }
+  | { kind: 'retrospective'; key: [string, string]; value: RetrospectiveEntry };
+
+/** Raised when the database cannot take more data; the message says which setting to raise. */
+export class DatabaseFullError extends Error {
+  override name = 'DatabaseFullError';
+}
+
+/** Raised when the database cannot be opened; the message names the path and the cause. */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+}
+
+export interface StoreOptions {
+  path: string;
+  maxDatabaseSize: number;
+  readOnly?: boolean;
+}
+
+const ZERO_COUNTERS: UsageCounters = {
+  toolCalls: 0,
+  toolFailures: 0,
+  commands: 0,
+  commits: 0,
+  pushes: 0,
+  bugs: 0,
+  gradedCommits: 0,
+  gradeSum: 0,
+  csDelta: 0,
+  messages: 0,
+  tokensInput: 0,
+  tokensOutput: 0,
+  tokensReasoning: 0,
+  tokensCacheRead: 0,
+  tokensCacheWrite: 0,
+  cost: 0,
+};
+
+export class Store {
+  readonly path: string;
+  readonly maxDatabaseSize: number;
+  readonly tables: Tables;
+  private readonly root: RootDatabase;
+  private closed = false;
+  /** Called inside the flush transaction with every document written, to keep indexes in step. */
+  private readonly indexers: ((documents: WrittenDocument[]) => void)[] = [];
+
+  private constructor(root: RootDatabase, options: StoreOptions) {
+    this.root = root;
+    this.path = options.path;
+    this.maxDatabaseSize = options.maxDatabaseSize;
+    const table = <V, K extends Key>(name: TableName): Table<V, K> =>
+      root.openDB<V, K>({ name, compression: true }) as unknown as Table<V, K>;
+    this.tables = {
+      agents: table('agents'),
+      sessions: table('sessions'),
+      commits: table('commits'),
+      communication: table('communication'),
+      retrospectives: table('retrospectives'),
+      activities: table('activities'),
+      projects: table('projects'),
+      migrations: table('migrations'),
+      meta: table('meta'),
+    };
+  }
+
+  /**
+   * Opens (creating when needed) the database at `options.path`: the lmdb file plus its `-lock` file.
+   * @throws StoreOpenError with the path and what to do.
+   */
+  static open(options: StoreOptions): Store {
+    try {
+      if (!options.readOnly) fs.mkdirSync(path.dirname(options.path), { recursive: true });
+      const root = open({
+        path: options.path,
+        mapSize: options.maxDatabaseSize,
+        maxDbs: MAX_NAMED_DATABASES,
+        compression: true,
+        readOnly: options.readOnly ?? false,
+      });
+      const store = new Store(root, options);
+      if (!options.readOnly && store.tables.meta.get('schemaVersion') === undefined) {
+        root.transactionSync(() => store.tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
+      }
+      return store;
+    } catch (error) {
+      throw new StoreOpenError(
+        `cannot open the agent-tracker database at ${options.path}: ${(error as Error).message}. ` +
+          'Check that the folder is writable, or set another path with the "databasePath" option or AGENT_TRACKER_DB_PATH.',
+      );
+    }
+  }
+
+  /** Registers an index updater that runs inside every flush transaction. */
+  addIndexer(indexer: (documents: WrittenDocument[]) => void): void {
+    this.indexers.push(indexer);
+  }
+
+  meta(): MetaValues {
+    const meta = this.tables.meta;
+    return {
+      schemaVersion: Number(meta.get('schemaVersion') ?? 0),
+      flushes: Number(meta.get('flushes') ?? 0),
+      lastFlushAt: String(meta.get('lastFlushAt') ?? ''),
+    };
+  }
+
+  /** Runs `action` in one synchronous write transaction; a full map becomes a DatabaseFullError. */
+  transaction<T>(action: () => T): T {
+    try {
+      return this.root.transactionSync(action);
+    } catch (error) {
+      const message = (error as Error).message ?? String(error);
+      if (/MDB_MAP_FULL|map.?full|MapFull/i.test(message)) {
+        throw new DatabaseFullError(
+          `the agent-tracker database at ${this.path} is full (maxDatabaseSize ${this.maxDatabaseSize} bytes). ` +
+            'Raise the "maxDatabaseSize" plugin option (at most 2 GiB); nothing buffered was lost.',
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Applies a batch in ONE transaction: agent ops replayed on the stored agent, counter deltas added
+   * to the stored counters, write-once records written only when absent, indexes updated.
+   * All or nothing: on a throw, nothing of the batch is written.
+   */
+  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
+    const started = performance.now();
+    this.ensureFits();
+    this.transaction(() => {
+      const written: WrittenDocument[] = [];
+      for (const mutation of mutations) this.applyOne(mutation, rules, now, written);
+      const meta = this.tables.meta;
+      meta.putSync('flushes', Number(meta.get('flushes') ?? 0) + 1);
+      meta.putSync('lastFlushAt', now);
+      if (written.length > 0) for (const indexer of this.indexers) indexer(written);
+    });
+    return { mutations: mutations.length, durationMs: performance.now() - started };
+  }
+
+  private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[]): void {
+    const t = this.tables;
+    switch (mutation.table) {
+      case 'agents': {
+        const agent = t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
+        for (const op of mutation.ops) {
+          const before = agent.cs;
+          applyAgentOp(agent, op, rules);
+          if (op.kind === 'grade' && 'retrospective' in op) {
+            const key: [string, string] = [mutation.key, op.retrospective.commit];
+            if (!t.retrospectives.doesExist(key)) {
+              const value: RetrospectiveEntry = { ...op.retrospective, score_before: before, score_after: agent.cs };
+              t.retrospectives.putSync(key, value);
+              written.push({ kind: 'retrospective', key, value });
+            }
+          }
+        }
+        agent.updatedAt = now;
+        t.agents.putSync(mutation.key, agent);
+        break;
+      }
+      case 'sessions': {
+        const stored = t.sessions.get(mutation.key);
+        const record: UsageRecord = stored ?? { ...ZERO_COUNTERS, ...mutation.init, lastAt: mutation.lastAt };
+        for (const [name, delta] of Object.entries(mutation.counters) as [keyof UsageCounters, number][]) {
+          record[name] = (record[name] ?? 0) + delta;
+        }
+        if (mutation.lastAt > record.lastAt) record.lastAt = mutation.lastAt;
+        t.sessions.putSync(mutation.key, record);
+        break;
+      }
+      case 'commits':
+        if (!t.commits.doesExist(mutation.key)) {
+          t.commits.putSync(mutation.key, mutation.value);
+          written.push({ kind: 'commit', key: mutation.key, value: mutation.value });
+        }
+        break;
+      case 'activities':
+        if (!t.activities.doesExist(mutation.key)) {
+          t.activities.putSync(mutation.key, mutation.value);
+          written.push({ kind: 'activity', key: mutation.key, value: mutation.value });
+        }
+        break;
+      case 'communication':
+        if (!t.communication.doesExist(mutation.key)) t.communication.putSync(mutation.key, mutation.value);
+        break;
+      case 'projects':
+        t.projects.putSync(mutation.key, mutation.value);
+        break;
+    }
+  }
+
+  /**
+   * lmdb-js grows its map on demand, so the size limit is enforced here: a flush is refused once
+   * the data file has reached maxDatabaseSize.
+   */
+  private ensureFits(): void {
+    let size = 0;
+    try {
+      size = fs.statSync(this.path).size;
+    } catch {
+      return;
+    }
+    if (size >= this.maxDatabaseSize) {
+      throw new DatabaseFullError(
+        `the agent-tracker database at ${this.path} is full (${size} bytes, maxDatabaseSize ${this.maxDatabaseSize}). ` +
+          'Raise the "maxDatabaseSize" plugin option (at most 2 GiB); nothing buffered was lost.',
+      );
+    }
+  }
+
+  /** Entry counts per sub-database, for `doctor`. */
+  counts(): Record<TableName, number> {
+    const result = {} as Record<TableName, number>;
+    for (const [name, table] of Object.entries(this.tables) as [TableName, Table<unknown>][]) {
+      result[name] = table.getKeysCount();
+    }
+    return result;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    void this.root.close();
+  }
+}

@@ -1,0 +1,494 @@
+/**
+ * TrackingService decides what an event means (XP, counters, commits, journal) and buffers it.
+ * Recording touches memory only; `flush` writes the buffer in one transaction. Host-agnostic.
+ */
+import { randomBytes } from 'node:crypto';
+import type { TrackerConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
+import type { Store } from '../store/store.js';
+import type { JournalKey, SessionKey } from '../store/mutations.js';
+import type {
+  ActivityEntry,
+  AgentStatus,
+  CommitRecord,
+  Grade,
+  RetrospectiveEntry,
+  TokenCounts,
+  UsageCounters,
+} from '../types.js';
+import * as valid from '../validation.js';
+import { InputError } from '../validation.js';
+import { WriteBuffer } from './write-buffer.js';
+
+export const UNKNOWN = 'unknown';
+const TASK_SUMMARY_LENGTH = 200;
+const MAX_REMEMBERED_MESSAGES = 2000;
+
+/** Who is working in a session: the agent and model of its latest model request, and where. */
+export interface SessionSetup {
+  agent: string;
+  model: string;
+  project: string;
+  parentId?: string;
+}
+
+/** A commit as read from git, before it is attributed to an agent. */
+export interface GitCommit {
+  hash: string;
+  message: string;
+  files: string[];
+  insertions: number;
+  deletions: number;
+  timestamp: string;
+}
+
+export interface GradeInput {
+  sessionId?: string;
+  /** The agent asking; used when the commit was not made by a tracked agent. */
+  agent: string;
+  project: string;
+  commit: unknown;
+  agentGrade: unknown;
+  userGrade: unknown;
+  task?: unknown;
+  agentNote?: unknown;
+  userNote?: unknown;
+}
+
+export interface ActivityInput {
+  agent: string;
+  project: string;
+  sessionId?: string;
+  task: unknown;
+  actions?: unknown;
+  outcome?: unknown;
+  decisions?: unknown;
+}
+
+export type FlushOutcome = { ok: true; mutations: number; durationMs: number } | { ok: false; error: Error };
+
+interface TurnState {
+  task: string;
+  tools: Map<string, number>;
+  failures: number;
+  commits: string[];
+  files: Set<string>;
+}
+
+export interface TrackingOptions {
+  store: Store;
+  config: TrackerConfig;
+  logger: Logger;
+  /** The project of sessions that do not name their own directory. */
+  project: string;
+  /** Names of the tracker's own tools: they earn no XP. */
+  ownTools?: readonly string[];
+  now?: () => Date;
+}
+
+export class TrackingService {
+  readonly store: Store;
+  readonly config: TrackerConfig;
+  private readonly logger: Logger;
+  private readonly project: string;
+  private readonly ownTools: ReadonlySet<string>;
+  private readonly now: () => Date;
+  private readonly buffer = new WriteBuffer();
+  private readonly sessions = new Map<string, SessionSetup>();
+  private readonly turns = new Map<string, TurnState>();
+  /** Call ids already counted, per session; forgotten when the session's turn ends. */
+  private readonly countedCalls = new Map<string, Set<string>>();
+  private readonly messageTotals = new Map<string, { tokens: TokenCounts; cost: number }>();
+  private readonly afterFlush: ((agents: string[]) => void)[] = [];
+  private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
+  private sequence = 0;
+  private lastFlushError = '';
+
+  constructor(options: TrackingOptions) {
+    this.store = options.store;
+    this.config = options.config;
+    this.logger = options.logger;
+    this.project = options.project;
+    this.ownTools = new Set(options.ownTools ?? []);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  get pendingMutations(): number {
+    return this.buffer.size;
+  }
+
+  /** Runs after every successful flush with the agents it touched (e.g. to export status files). */
+  onFlushed(listener: (agents: string[]) => void): void {
+    this.afterFlush.push(listener);
+  }
+
+  // ---- sessions -------------------------------------------------------------------------------
+
+  /** Notes a session's place and parent (subagent sessions have one). */
+  noteSession(sessionId: string, details: { parentId?: string; project?: string }): void {
+    const known = this.sessions.get(sessionId);
+    const setup: SessionSetup = known ?? { agent: UNKNOWN, model: UNKNOWN, project: details.project ?? this.project };
+    if (details.parentId) setup.parentId = details.parentId;
+    if (details.project) setup.project = details.project;
+    this.sessions.set(sessionId, setup);
+  }
+
+  /** Notes the agent and model of a model request: the source of truth for who works in a session. */
+  noteModelRequest(sessionId: string, agent: string, model: string): void {
+    const setup = this.sessions.get(sessionId);
+    if (setup) {
+      setup.agent = agent;
+      setup.model = model;
+    } else {
+      this.sessions.set(sessionId, { agent, model, project: this.project });
+    }
+  }
+
+  /** The agent and model working in a session now (unknown until its first model request). */
+  setupOf(sessionId: string): SessionSetup {
+    return this.sessions.get(sessionId) ?? { agent: UNKNOWN, model: UNKNOWN, project: this.project };
+  }
+
+  /** Notes the user's prompt that starts a turn: the task of the turn's journal entry. */
+  noteTurnTask(sessionId: string, prompt: string): void {
+    const task = prompt.replace(/\s+/g, ' ').trim();
+    if (task) this.turn(sessionId).task = task.slice(0, TASK_SUMMARY_LENGTH);
+  }
+
+  noteFileEdited(sessionId: string, file: string): void {
+    this.turn(sessionId).files.add(file);
+  }
+
+  // ---- recording (memory only) -----------------------------------------------------------------
+
+  /** A finished tool call. A failure is counted once per call id, whichever event reports it. */
+  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean): void {
+    let counted = this.countedCalls.get(sessionId);
+    if (!counted) this.countedCalls.set(sessionId, (counted = new Set()));
+    if (counted.has(callId)) return;
+    counted.add(callId);
+    const setup = this.setupOf(sessionId);
+    const turn = this.turn(sessionId);
+    turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
+    if (ok) {
+      this.count(sessionId, setup, { toolCalls: 1 });
+      if (!this.ownTools.has(tool)) this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerToolCall });
+    } else {
+      turn.failures += 1;
+      this.count(sessionId, setup, { toolCalls: 1, toolFailures: 1 });
+    }
+    this.afterRecord();
+  }
+
+  /** A slash command run in the session. */
+  recordCommand(sessionId: string): void {
+    const setup = this.setupOf(sessionId);
+    this.count(sessionId, setup, { commands: 1 });
+    this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommand });
+    this.afterRecord();
+  }
+
+  /** New commits made by the session's agent. Commits already recorded are ignored. */
+  recordCommits(sessionId: string, commits: readonly GitCommit[]): CommitRecord[] {
+    const setup = this.setupOf(sessionId);
+    const recorded: CommitRecord[] = [];
+    for (const commit of commits) {
+      const key: [string, string] = [setup.project, commit.hash];
+      if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key)) continue;
+      const value: CommitRecord = { ...commit, project: setup.project, agent: setup.agent, model: setup.model, sessionId };
+      this.buffer.put({ table: 'commits', key, value });
+      this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
+      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
+      this.count(sessionId, setup, { commits: 1 });
+      this.turn(sessionId).commits.push(commit.hash);
+      recorded.push(value);
+    }
+    this.afterRecord();
+    return recorded;
+  }
+
+  /** A successful git push: awarded, then everything buffered is flushed. */
+  recordPush(sessionId: string): FlushOutcome {
+    const setup = this.setupOf(sessionId);
+    this.count(sessionId, setup, { pushes: 1 });
+    this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerPush });
+    return this.flush('push');
+  }
+
+  /**
+   * Tokens and cost of an assistant message. The host reports a message several times while it
+   * streams; only the growth since the last report is added.
+   */
+  recordAssistantMessage(
+    sessionId: string,
+    messageId: string,
+    setup: { agent: string; model: string },
+    tokens: TokenCounts,
+    cost: number,
+  ): void {
+    const previous = this.messageTotals.get(messageId);
+    const base = this.setupOf(sessionId);
+    const counters: Partial<UsageCounters> = {
+      tokensInput: tokens.input - (previous?.tokens.input ?? 0),
+      tokensOutput: tokens.output - (previous?.tokens.output ?? 0),
+      tokensReasoning: tokens.reasoning - (previous?.tokens.reasoning ?? 0),
+      tokensCacheRead: tokens.cacheRead - (previous?.tokens.cacheRead ?? 0),
+      tokensCacheWrite: tokens.cacheWrite - (previous?.tokens.cacheWrite ?? 0),
+      cost: cost - (previous?.cost ?? 0),
+    };
+    if (!previous) counters.messages = 1;
+    const changed = Object.values(counters).some((value) => value !== 0);
+    this.messageTotals.set(messageId, { tokens: { ...tokens }, cost });
+    if (this.messageTotals.size > MAX_REMEMBERED_MESSAGES) {
+      const oldest = this.messageTotals.keys().next().value;
+      if (oldest !== undefined) this.messageTotals.delete(oldest);
+    }
+    if (!changed) return;
+    this.count(sessionId, { ...base, agent: setup.agent, model: setup.model }, counters);
+    this.afterRecord();
+  }
+
+  // ---- agent state (tools and CLI) --------------------------------------------------------------
+
+  /** The agent's status including what is buffered and not yet flushed. */
+  getAgentStatus(agentId: string): AgentStatus {
+    const rules = this.config.rules;
+    const stored = this.store.tables.agents.get(agentId);
+    const agent = stored ? { ...stored } : newAgent(agentId, this.now().toISOString(), rules);
+    for (const op of this.buffer.agentOps(agentId)) applyAgentOp(agent, op, rules);
+    return toStatus(agent, rules);
+  }
+
+  /** Whether the agent exists in the database or the buffer. */
+  knowsAgent(agentId: string): boolean {
+    return this.buffer.agentOps(agentId).length > 0 || this.store.tables.agents.doesExist(agentId);
+  }
+
+  /** SP -1 and bugs +1; the agent halts at SP <= 0. */
+  reportBug(input: { agent: unknown; sessionId?: string; project?: string; description?: unknown }): AgentStatus {
+    const agent = valid.agentName(input.agent);
+    const description = valid.text(input.description, 'description');
+    const setup = input.sessionId ? this.setupOf(input.sessionId) : undefined;
+    this.buffer.addAgentOp(agent, { kind: 'bug' });
+    if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent }, { bugs: 1 });
+    if (description) {
+      this.addActivity({
+        timestamp: this.now().toISOString(),
+        agent,
+        model: setup?.model ?? UNKNOWN,
+        project: input.project ?? setup?.project ?? this.project,
+        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+        task: `Bug reported: ${description}`.slice(0, valid.MAX_TEXT_LENGTH),
+        actions: '',
+        outcome: 'bug',
+        decisions: '',
+        automatic: false,
+      });
+    }
+    this.afterRecord();
+    return this.getAgentStatus(agent);
+  }
+
+  /** Clears the halt and sets SP to 1, keeping XP and CS. Flushed at once: it is a user's command. */
+  revive(agentInput: unknown): AgentStatus {
+    const agent = valid.agentName(agentInput);
+    if (!this.knowsAgent(agent)) throw new InputError(`no agent named "${agent}" has been tracked yet`);
+    this.buffer.addAgentOp(agent, { kind: 'revive' });
+    const outcome = this.flush('revive');
+    if (!outcome.ok) throw outcome.error;
+    return this.getAgentStatus(agent);
+  }
+
+  /**
+   * Grades a commit: both grades move CS (bounded), the graded commit earns XP, the retrospective
+   * and both communication events are buffered. A commit is graded once per agent.
+   */
+  gradeCommit(input: GradeInput): RetrospectiveEntry {
+    const commit = valid.commitHash(input.commit);
+    const agentGrade = valid.grade(input.agentGrade, 'agent grade');
+    const userGrade = valid.grade(input.userGrade, 'user grade');
+    const task = valid.text(input.task, 'task');
+    const agentNote = valid.text(input.agentNote, 'agent note');
+    const userNote = valid.text(input.userNote, 'user note');
+    const caller = valid.agentName(input.agent);
+    const made = this.findCommit(input.project, commit);
+    const agent = made?.agent && made.agent !== UNKNOWN ? made.agent : caller;
+    const fullHash = made?.hash ?? commit;
+    if (this.isGraded(agent, fullHash)) throw new InputError(`commit ${fullHash.slice(0, 12)} was already graded for ${agent}`);
+
+    const setup = input.sessionId ? this.setupOf(input.sessionId) : undefined;
+    const model = made?.model ?? setup?.model ?? UNKNOWN;
+    const timestamp = this.now().toISOString();
+    const before = this.getAgentStatus(agent);
+    const delta = gradeDelta(agentGrade, userGrade);
+    const draft = {
+      commit: fullHash,
+      timestamp,
+      task: task || made?.message.split('\n')[0] || '',
+      agent_grade: agentGrade,
+      user_grade: userGrade,
+      agent_note: agentNote,
+      user_note: userNote,
+      agent,
+      model,
+      project: input.project,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+    };
+    this.buffer.addAgentOp(agent, { kind: 'grade', delta, retrospective: draft });
+    this.buffer.addAgentOp(agent, { kind: 'xp', amount: this.config.rules.xpPerGradedCommit });
+    const after = this.getAgentStatus(agent);
+    for (const [source, value] of [['agent', agentGrade], ['user', userGrade]] as const) {
+      this.buffer.put({
+        table: 'communication',
+        key: this.journalKey(agent, timestamp),
+        value: { agent, commit: fullHash, project: input.project, source, grade: value as Grade, timestamp },
+      });
+    }
+    if (input.sessionId && setup) {
+      this.count(input.sessionId, { ...setup, agent, model }, { gradedCommits: 1, gradeSum: delta, csDelta: after.cs - before.cs });
+    }
+    this.afterRecord();
+    return { ...draft, score_before: before.cs, score_after: after.cs };
+  }
+
+  /** A journal entry written by an agent. */
+  logActivity(input: ActivityInput): ActivityEntry {
+    const agent = valid.agentName(input.agent);
+    const entry: ActivityEntry = {
+      timestamp: this.now().toISOString(),
+      task: valid.text(input.task, 'task', { required: true }),
+      actions: valid.text(input.actions, 'actions'),
+      outcome: valid.text(input.outcome, 'outcome'),
+      decisions: valid.text(input.decisions, 'decisions'),
+      agent,
+      model: input.sessionId ? this.setupOf(input.sessionId).model : UNKNOWN,
+      project: input.project,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      automatic: false,
+    };
+    this.addActivity(entry);
+    this.afterRecord();
+    return entry;
+  }
+
+  // ---- turn end and flushing --------------------------------------------------------------------
+
+  /**
+   * The end of a turn (the session went idle): writes the turn's journal entry and flushes.
+   * Idempotent: a second idle for the same turn finds nothing new.
+   */
+  endTurn(sessionId: string): FlushOutcome {
+    const turn = this.turns.get(sessionId);
+    this.turns.delete(sessionId);
+    this.countedCalls.delete(sessionId);
+    if (turn && (turn.tools.size > 0 || turn.commits.length > 0)) {
+      const setup = this.setupOf(sessionId);
+      const actions = [...turn.tools].map(([tool, n]) => `${tool} x${n}`).join(', ');
+      const outcome = [
+        turn.commits.length > 0 ? `${turn.commits.length} commit(s): ${turn.commits.map((h) => h.slice(0, 7)).join(', ')}` : 'no commits',
+        turn.failures > 0 ? `${turn.failures} failed tool call(s)` : 'no failures',
+      ].join('; ');
+      this.addActivity({
+        timestamp: this.now().toISOString(),
+        task: turn.task || '(no prompt recorded)',
+        actions,
+        outcome,
+        decisions: '',
+        agent: setup.agent,
+        model: setup.model,
+        project: setup.project,
+        sessionId,
+        ...(turn.files.size > 0 ? { files: [...turn.files].slice(0, 50) } : {}),
+        automatic: true,
+      });
+    }
+    return this.flush('turn');
+  }
+
+  /**
+   * Writes everything buffered in one transaction. On failure the buffer is kept for the next
+   * trigger and the error is reported once (repeats of the same error stay quiet).
+   */
+  flush(reason: string): FlushOutcome {
+    if (this.buffer.size === 0) return { ok: true, mutations: 0, durationMs: 0 };
+    const mutations = this.buffer.mutations();
+    try {
+      const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString());
+      this.buffer.clear();
+      this.lastFlushError = '';
+      const agents = mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : []));
+      for (const listener of this.afterFlush) {
+        try {
+          listener(agents);
+        } catch (error) {
+          this.logger.warn(`agent-tracker: after-flush step failed: ${(error as Error).message}`);
+        }
+      }
+      return { ok: true, ...result };
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      if (failure.message !== this.lastFlushError) {
+        this.lastFlushError = failure.message;
+        this.logger.error(`agent-tracker: could not save tracking data (${reason}): ${failure.message}`);
+      }
+      return { ok: false, error: failure };
+    }
+  }
+
+  // ---- internals ------------------------------------------------------------------------------
+
+  private afterRecord(): void {
+    const { flushMaxMutations, flushMaxAgeMs } = this.config;
+    if (this.buffer.size >= flushMaxMutations || this.buffer.ageMs(Date.now()) >= flushMaxAgeMs) this.flush('buffer limit');
+  }
+
+  private turn(sessionId: string): TurnState {
+    let turn = this.turns.get(sessionId);
+    if (!turn) {
+      turn = { task: '', tools: new Map(), failures: 0, commits: [], files: new Set() };
+      this.turns.set(sessionId, turn);
+    }
+    return turn;
+  }
+
+  private count(sessionId: string, setup: SessionSetup, counters: Partial<UsageCounters>): void {
+    const key: SessionKey = [sessionId, setup.agent, setup.model];
+    const at = this.now().toISOString();
+    const init = {
+      sessionId,
+      agent: setup.agent,
+      model: setup.model,
+      project: setup.project,
+      firstAt: at,
+      ...(setup.parentId ? { parentSessionId: setup.parentId } : {}),
+    };
+    this.buffer.addCounters(key, init, counters, at);
+  }
+
+  private addActivity(entry: ActivityEntry): void {
+    this.buffer.put({ table: 'activities', key: this.journalKey(entry.agent, entry.timestamp), value: entry });
+  }
+
+  /** [agent, time, suffix]: the suffix (process, random, sequence) keeps keys of one instant apart. */
+  private journalKey(agent: string, timestamp: string): JournalKey {
+    this.sequence += 1;
+    return [agent, timestamp, `${this.uniquePrefix}${this.sequence.toString(36).padStart(6, '0')}`];
+  }
+
+  /** A tracked commit by full hash or unique prefix, from the buffer or the database. */
+  private findCommit(project: string, hashOrPrefix: string): CommitRecord | undefined {
+    for (const mutation of this.buffer.mutations()) {
+      if (mutation.table === 'commits' && mutation.key[0] === project && mutation.key[1].startsWith(hashOrPrefix)) return mutation.value;
+    }
+    for (const { key, value } of this.store.tables.commits.getRange({ start: [project, hashOrPrefix], limit: 1 })) {
+      if (key[0] === project && key[1].startsWith(hashOrPrefix)) return value;
+    }
+    return undefined;
+  }
+
+  private isGraded(agent: string, commit: string): boolean {
+    if (this.store.tables.retrospectives.doesExist([agent, commit])) return true;
+    return this.buffer.agentOps(agent).some((op) => op.kind === 'grade' && 'retrospective' in op && op.retrospective.commit === commit);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The in-memory write buffer: mutations keyed by table and database key. Repeated changes to one
+ * key collapse into one mutation (counter deltas add up, agent ops append), so a flush writes each
+ * key once. Nothing here touches the disk.
+ */
+import type { UsageCounters } from '../types.js';
+import { bufferKey } from '../store/mutations.js';
+import type { AgentMutationOp, Mutation, SessionInit, SessionKey } from '../store/mutations.js';
+
+export class WriteBuffer {
+  private readonly pending = new Map<string, Mutation>();
+  private oldest = 0;
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Milliseconds since the oldest buffered mutation, 0 when empty. */
+  ageMs(now: number): number {
+    return this.pending.size === 0 ? 0 : now - this.oldest;
+  }
+
+  private touch(): void {
+    if (this.pending.size === 0) this.oldest = Date.now();
+  }
+
+  addAgentOp(agent: string, op: AgentMutationOp): void {
+    const key = bufferKey('agents', agent);
+    const existing = this.pending.get(key);
+    if (existing?.table === 'agents') {
+      const last = existing.ops[existing.ops.length - 1];
+      // Adjacent XP or commit awards merge; order against bugs, grades and revives is kept.
+      if (last && (op.kind === 'xp' || op.kind === 'commits') && last.kind === op.kind) {
+        last.amount += op.amount;
+      } else {
+        existing.ops.push(op.kind === 'xp' || op.kind === 'commits' ? { ...op } : op);
+      }
+      return;
+    }
+    this.touch();
+    this.pending.set(key, { table: 'agents', key: agent, ops: [op.kind === 'xp' || op.kind === 'commits' ? { ...op } : op] });
+  }
+
+  addCounters(key: SessionKey, init: SessionInit, counters: Partial<UsageCounters>, at: string): void {
+    const id = bufferKey('sessions', key);
+    const existing = this.pending.get(id);
+    if (existing?.table === 'sessions') {
+      for (const [name, delta] of Object.entries(counters) as [keyof UsageCounters, number][]) {
+        existing.counters[name] = (existing.counters[name] ?? 0) + delta;
+      }
+      if (at > existing.lastAt) existing.lastAt = at;
+      return;
+    }
+    this.touch();
+    this.pending.set(id, { table: 'sessions', key, init, counters: { ...counters }, lastAt: at });
+  }
+
+  /** Buffers a whole record (write-once tables, or last-write-wins for projects). */
+  put(mutation: Exclude<Mutation, { table: 'agents' } | { table: 'sessions' }>): void {
+    this.touch();
+    this.pending.set(bufferKey(mutation.table, mutation.key), mutation);
+  }
+
+  has(table: Mutation['table'], key: unknown): boolean {
+    return this.pending.has(bufferKey(table, key));
+  }
+
+  /** Buffered ops of one agent, in order, to show a status that includes what is not flushed yet. */
+  agentOps(agent: string): readonly AgentMutationOp[] {
+    const mutation = this.pending.get(bufferKey('agents', agent));
+    return mutation?.table === 'agents' ? mutation.ops : [];
+  }
+
+  mutations(): Mutation[] {
+    return [...this.pending.values()];
+  }
+
+  clear(): void {
+    this.pending.clear();
+    this.oldest = 0;
+  }
+}

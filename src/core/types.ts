@@ -1,0 +1,166 @@
+/**
+ * The domain types of the tracker, in one place. Everything else imports them from here.
+ * Host-agnostic: nothing here knows about OpenCode.
+ */
+
+/** A grade for one side of a commit's collaboration: bad, neutral, good, excellence. */
+export type Grade = -1 | 1 | 2 | 5;
+
+export const GRADES: readonly Grade[] = [-1, 1, 2, 5];
+
+export const GRADE_LABELS: Readonly<Record<Grade, string>> = {
+  [-1]: 'bad',
+  [1]: 'neutral',
+  [2]: 'good',
+  [5]: 'excellence',
+};
+
+export type TrustTier = 'PROBATION' | 'JUNIOR' | 'ESTABLISHED' | 'SENIOR' | 'EXPERT';
+
+/** The stored state of one agent (an OpenCode agent name such as `build`), shared by all projects. */
+export interface AgentRecord {
+  id: string;
+  sp: number;
+  xp: number;
+  cs: number;
+  commits: number;
+  bugs: number;
+  halted: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a reader sees of an agent: the record plus derived labels. */
+export interface AgentStatus extends AgentRecord {
+  tier: TrustTier;
+  csLabel: string;
+  /** XP needed for the next SP level. */
+  xpToLevel: number;
+}
+
+/** A change to one agent, applied in order inside the write transaction to the value stored then. */
+export type AgentOp =
+  | { kind: 'xp'; amount: number }
+  | { kind: 'commits'; amount: number }
+  | { kind: 'bug' }
+  | { kind: 'grade'; delta: number }
+  | { kind: 'revive' };
+
+/** Token counts of assistant messages. */
+export interface TokenCounts {
+  input: number;
+  output: number;
+  reasoning: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/**
+ * Counters of one setup's work in one session: what reports aggregate. One record per
+ * session × agent × model, so a session whose agent or model changes keeps each setup apart.
+ */
+export interface UsageCounters {
+  toolCalls: number;
+  toolFailures: number;
+  commands: number;
+  commits: number;
+  pushes: number;
+  bugs: number;
+  gradedCommits: number;
+  gradeSum: number;
+  csDelta: number;
+  messages: number;
+  tokensInput: number;
+  tokensOutput: number;
+  tokensReasoning: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  cost: number;
+}
+
+export interface UsageRecord extends UsageCounters {
+  sessionId: string;
+  parentSessionId?: string;
+  agent: string;
+  model: string;
+  project: string;
+  firstAt: string;
+  lastAt: string;
+}
+
+/** A commit made by an agent, read from git after the bash call that made it. */
+export interface CommitRecord {
+  hash: string;
+  project: string;
+  agent: string;
+  model: string;
+  sessionId: string;
+  message: string;
+  files: string[];
+  insertions: number;
+  deletions: number;
+  timestamp: string;
+}
+
+/** One grade given to an agent for a commit, by the agent itself or by the user. */
+export interface CommunicationEvent {
+  agent: string;
+  commit: string;
+  project: string;
+  source: 'agent' | 'user';
+  grade: Grade;
+  timestamp: string;
+}
+
+/** The retrospective of a graded commit (R8.2), with the CS before and after the grades. */
+export interface RetrospectiveEntry {
+  commit: string;
+  timestamp: string;
+  task: string;
+  agent_grade: Grade;
+  user_grade: Grade;
+  score_before: number;
+  score_after: number;
+  agent_note: string;
+  user_note: string;
+  agent: string;
+  model: string;
+  project: string;
+  sessionId?: string;
+}
+
+/** A journal entry (R8.3): written by hand through a tool, or automatically at the end of a turn. */
+export interface ActivityEntry {
+  timestamp: string;
+  task: string;
+  actions: string;
+  outcome: string;
+  decisions: string;
+  agent: string;
+  model: string;
+  project: string;
+  sessionId?: string;
+  /** Files edited during the work, when known. */
+  files?: string[];
+  automatic: boolean;
+}
+
+/** A project's classification (R12.1). */
+export interface ProjectProfile {
+  path: string;
+  language: string;
+  framework: string;
+  scope: string;
+  dependencies: string[];
+  manifestType: string;
+  classifiedAt: string;
+  agentsmdHash: string;
+}
+
+/** Where a migration or import came from, and what it added. */
+export interface MigrationRecord {
+  source: string;
+  at: string;
+  added: number;
+  skipped: number;
+}

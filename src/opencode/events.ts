@@ -1,0 +1,112 @@
+/**
+ * Narrowing of the host's bus events. Events arrive as `{ type, properties }`, several of them not
+ * in the published union, so each reader checks the shape it needs and returns undefined otherwise.
+ */
+import type { TokenCounts } from '../core/types.js';
+
+type Dict = Record<string, unknown>;
+
+function isDict(value: unknown): value is Dict {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function num(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+export interface BusEvent {
+  type: string;
+  properties: Dict;
+}
+
+export function asBusEvent(value: unknown): BusEvent | undefined {
+  if (!isDict(value) || typeof value.type !== 'string') return undefined;
+  return { type: value.type, properties: isDict(value.properties) ? value.properties : {} };
+}
+
+/** The session an event is about: `properties.sessionID` or `properties.info.id` for session events. */
+export function sessionIdOf(event: BusEvent): string | undefined {
+  const info = event.properties.info;
+  return str(event.properties.sessionID) ?? (event.type.startsWith('session.') && isDict(info) ? str(info.id) : undefined);
+}
+
+export interface SessionInfo {
+  id: string;
+  parentId?: string;
+  directory?: string;
+}
+
+/** `session.created|updated|deleted`: the session's id, parent (subagents) and directory. */
+export function sessionInfo(event: BusEvent): SessionInfo | undefined {
+  const info = event.properties.info;
+  if (!isDict(info)) return undefined;
+  const id = str(info.id);
+  if (!id) return undefined;
+  const parentId = str(info.parentID);
+  const directory = str(info.directory);
+  return { id, ...(parentId ? { parentId } : {}), ...(directory ? { directory } : {}) };
+}
+
+export interface AssistantUsage {
+  sessionId: string;
+  messageId: string;
+  agent: string;
+  model: string;
+  tokens: TokenCounts;
+  cost: number;
+}
+
+/** `message.updated` for an assistant message: who answered, with which model, at what cost. */
+export function assistantUsage(event: BusEvent): AssistantUsage | undefined {
+  const info = event.properties.info;
+  if (!isDict(info) || info.role !== 'assistant') return undefined;
+  const sessionId = str(info.sessionID);
+  const messageId = str(info.id);
+  const agent = str(info.agent) ?? str(info.mode);
+  const modelId = str(info.modelID);
+  if (!sessionId || !messageId || !agent || !modelId) return undefined;
+  const providerId = str(info.providerID);
+  const tokens = isDict(info.tokens) ? info.tokens : {};
+  const cache = isDict(tokens.cache) ? tokens.cache : {};
+  return {
+    sessionId,
+    messageId,
+    agent,
+    model: providerId ? `${providerId}/${modelId}` : modelId,
+    tokens: {
+      input: num(tokens.input),
+      output: num(tokens.output),
+      reasoning: num(tokens.reasoning),
+      cacheRead: num(cache.read),
+      cacheWrite: num(cache.write),
+    },
+    cost: num(info.cost),
+  };
+}
+
+export interface FailedToolPart {
+  sessionId: string;
+  callId: string;
+  tool: string;
+}
+
+/** `message.part.updated` with a tool part in state `error`: a tool call that threw. */
+export function failedToolPart(event: BusEvent): FailedToolPart | undefined {
+  const part = event.properties.part;
+  if (!isDict(part) || part.type !== 'tool') return undefined;
+  const state = part.state;
+  if (!isDict(state) || state.status !== 'error') return undefined;
+  const sessionId = str(part.sessionID);
+  const callId = str(part.callID);
+  const tool = str(part.tool);
+  return sessionId && callId && tool ? { sessionId, callId, tool } : undefined;
+}
+
+/** `file.edited`: the file's path. */
+export function editedFile(event: BusEvent): string | undefined {
+  return str(event.properties.file);
+}

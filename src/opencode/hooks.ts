@@ -1,0 +1,156 @@
+/**
+ * The OpenCode hooks: translate host events into TrackingService calls, never decide. Every
+ * handler is wrapped so a tracking problem is logged and never turns into a failed tool call;
+ * only a deliberate refusal (a halted agent) reaches the host.
+ */
+import type { Hooks } from '@opencode-ai/plugin';
+import type { Logger } from '../core/logger.js';
+import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projects/git.js';
+import type { CommitRecord } from '../core/types.js';
+import type { TrackingService } from '../core/tracking/service.js';
+import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
+
+/** A tool call the tracker refuses on purpose; its message reaches the model. */
+export class RefusalError extends Error {
+  override name = 'RefusalError';
+}
+
+/** The agent name OpenCode uses for title generation: not work, not tracked. */
+const TITLE_AGENT = 'title';
+/** Tools whose `filePath` argument names a file they change. */
+const EDITING_TOOLS = new Set(['edit', 'write', 'patch', 'multiedit']);
+
+export interface HookContext {
+  service: TrackingService;
+  logger: Logger;
+  /** The project folder git runs in. */
+  directory: string;
+  /** The tracker's own tools: never refused, even for a halted agent. */
+  ownTools: ReadonlySet<string>;
+  /** Checks run before a tool call; a returned string refuses the call with that reason. */
+  guards?: ((tool: string, args: unknown) => string | undefined)[];
+  /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
+  onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
+}
+
+type Handler<A extends unknown[]> = (...args: A) => Promise<void>;
+
+function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Handler<A>): Handler<A> {
+  return async (...args: A) => {
+    try {
+      await handler(...args);
+    } catch (error) {
+      if (error instanceof RefusalError) throw error;
+      logger.error(`agent-tracker: ${name} failed: ${(error as Error).message}`);
+    }
+  };
+}
+
+function stringArg(args: unknown, name: string): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined;
+  const value = (args as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
+  const { service, logger } = ctx;
+  /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
+  const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
+
+  return {
+    'chat.params': guarded(logger, 'chat.params', async (input) => {
+      if (input.agent === TITLE_AGENT) return;
+      service.noteModelRequest(input.sessionID, input.agent, `${input.model.providerID}/${input.model.id}`);
+    }),
+
+    'chat.message': guarded(logger, 'chat.message', async (_input, output) => {
+      const prompt = output.parts
+        .flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : []))
+        .join(' ');
+      if (prompt) service.noteTurnTask(output.message.sessionID, prompt);
+    }),
+
+    'tool.execute.before': guarded(logger, 'tool.execute.before', async (input, output) => {
+      if (ctx.ownTools.has(input.tool)) return;
+      for (const guard of ctx.guards ?? []) {
+        const reason = guard(input.tool, output.args);
+        if (reason) throw new RefusalError(reason);
+      }
+      const setup = service.setupOf(input.sessionID);
+      const status = service.getAgentStatus(setup.agent);
+      if (status.halted) {
+        const message =
+          `Agent "${setup.agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
+          `Ask the user to review the work and run: agent-tracker revive ${setup.agent}`;
+        if (service.config.haltBlocksTools) throw new RefusalError(message);
+        logger.warn(message);
+      }
+      const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
+      if (command && mentionsGit(command)) {
+        headBefore.set(input.callID, { head: await readHead(ctx.directory), startedAt: Math.floor(Date.now() / 1000) - 1 });
+      }
+    }),
+
+    'tool.execute.after': guarded(logger, 'tool.execute.after', async (input, output) => {
+      const metadata = (output.metadata ?? {}) as Record<string, unknown>;
+      const exit = typeof metadata.exit === 'number' ? metadata.exit : undefined;
+      const ok = exit === undefined || exit === 0;
+      service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
+      const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
+      if (file) service.noteFileEdited(input.sessionID, file);
+
+      const before = headBefore.get(input.callID);
+      headBefore.delete(input.callID);
+      if (!before) return;
+      const head = await readHead(ctx.directory);
+      let commits: CommitRecord[] = [];
+      if (head && head !== before.head) {
+        commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt));
+      }
+      const command = stringArg(input.args, 'command') ?? '';
+      const pushed = ok && runsGitPush(command);
+      if (pushed) service.recordPush(input.sessionID);
+      if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
+    }),
+
+    // The host does not await event handlers: everything that must reach the disk happens
+    // synchronously, before any await.
+    event: guarded(logger, 'event', async ({ event: raw }) => {
+      const event = asBusEvent(raw);
+      if (!event) return;
+      switch (event.type) {
+        case 'session.created':
+        case 'session.updated': {
+          const info = sessionInfo(event);
+          if (info) service.noteSession(info.id, info.parentId ? { parentId: info.parentId } : {});
+          break;
+        }
+        case 'session.idle': {
+          const sessionId = sessionIdOf(event);
+          if (sessionId) service.endTurn(sessionId);
+          break;
+        }
+        case 'session.deleted':
+          service.flush('session deleted');
+          break;
+        case 'message.updated': {
+          const usage = assistantUsage(event);
+          if (usage && usage.agent !== TITLE_AGENT) {
+            service.recordAssistantMessage(usage.sessionId, usage.messageId, usage, usage.tokens, usage.cost);
+          }
+          break;
+        }
+        case 'message.part.updated': {
+          const failed = failedToolPart(event);
+          if (failed) service.recordToolCall(failed.sessionId, failed.callId, failed.tool, false);
+          break;
+        }
+        case 'command.executed': {
+          const sessionId = sessionIdOf(event);
+          if (sessionId) service.recordCommand(sessionId);
+          break;
+        }
+      }
+    }),
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The OpenCode plugin entry. Resolves settings, opens the shared store, and wires hooks and tools.
+ * If settings are bad or the database cannot be opened, it logs one clear error and returns no
+ * hooks: OpenCode keeps working, untracked.
+ *
+ * Only a default export: OpenCode refuses a plugin file with any non-function named export.
+ */
+import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
+import { resolveConfig } from '../core/config.js';
+import { formatHealthStatus } from '../core/report/sheet.js';
+import { acquireStore, releaseStore } from '../core/store/open-shared.js';
+import { flushOnExit } from '../core/tracking/exit-flush.js';
+import { TrackingService } from '../core/tracking/service.js';
+import { createHooks } from './hooks.js';
+import { hostLogger } from './host-logger.js';
+import { createTools, TOOL_NAMES } from './tools.js';
+
+/** The project a plugin instance works in: the git worktree when there is one, else the directory. */
+function projectOf(input: PluginInput): string {
+  return input.worktree && input.worktree !== '/' ? input.worktree : input.directory;
+}
+
+const server: Plugin = async (input, options) => {
+  const logger = hostLogger(input.client);
+  let config;
+  let store;
+  try {
+    config = resolveConfig({ options: options ?? {} });
+    store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  } catch (error) {
+    logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
+    return {};
+  }
+
+  const project = projectOf(input);
+  const ownTools = new Set<string>(TOOL_NAMES);
+  const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
+  const stopExitFlush = flushOnExit(service);
+
+  const hooks: Hooks = {
+    ...createHooks({ service, logger, directory: project, ownTools }),
+    tool: createTools({ service, project, renderStatus: formatHealthStatus }),
+    dispose: async () => {
+      service.flush('dispose');
+      stopExitFlush();
+      releaseStore(store);
+    },
+  };
+  return hooks;
+};
+
+export default { id: 'agent-tracker', server };

@@ -1,0 +1,127 @@
+/**
+ * The agent tools. Each validates its arguments through the core (a bad argument throws a clear
+ * error and writes nothing), calls TrackingService, and returns plain markdown for the model.
+ */
+import { tool } from '@opencode-ai/plugin/tool';
+import type { ToolDefinition } from '@opencode-ai/plugin';
+import { readHead } from '../core/projects/git.js';
+import { GRADE_LABELS } from '../core/types.js';
+import type { AgentStatus, Grade } from '../core/types.js';
+import type { TrackingService } from '../core/tracking/service.js';
+
+const z = tool.schema;
+
+export const TOOL_NAMES = [
+  'agent-status',
+  'grade-commit',
+  'report-bug',
+  'log-activity',
+  'prior-art',
+  'recommend-setup',
+  'init-project',
+] as const;
+
+export interface ToolContextDeps {
+  service: TrackingService;
+  /** The project folder, for resolving HEAD and attributing records. */
+  project: string;
+  /** Renders an agent's status for the model (the player sheet). */
+  renderStatus: (status: AgentStatus) => string;
+}
+
+function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
+  return ['```', deps.renderStatus(status), '```'].join('\n');
+}
+
+const gradeHelp = Object.entries(GRADE_LABELS)
+  .map(([value, label]) => `${value} ${label}`)
+  .join(', ');
+
+export function createTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
+  const { service } = deps;
+  return {
+    'agent-status': tool({
+      description: 'Show an agent\'s tracked status sheet: SP, XP, CS, trust tier, commits, bugs, halt state.',
+      args: { agent: z.string().optional().describe('Agent name; defaults to the calling agent') },
+      async execute(args, context) {
+        const agent = args.agent?.trim() || context.agent;
+        return statusBlock(deps, service.getAgentStatus(agent));
+      },
+    }),
+
+    'grade-commit': tool({
+      description:
+        `Grade a commit after making it: your own grade and the user's grade (${gradeHelp}), with notes. ` +
+        'Records the retrospective and updates the communication score.',
+      args: {
+        commit: z.string().describe('Commit hash, or HEAD for the latest commit'),
+        agentGrade: z.number().describe(`Your grade: ${gradeHelp}`),
+        userGrade: z.number().describe(`The user's grade: ${gradeHelp}`),
+        task: z.string().optional().describe('What the commit was for'),
+        agentNote: z.string().optional().describe('Your note on how the collaboration went'),
+        userNote: z.string().optional().describe("The user's note"),
+      },
+      async execute(args, context) {
+        const commit = args.commit.trim().toUpperCase() === 'HEAD' ? await readHead(context.directory) : args.commit;
+        const entry = service.gradeCommit({
+          sessionId: context.sessionID,
+          agent: context.agent,
+          project: deps.project,
+          commit,
+          agentGrade: args.agentGrade,
+          userGrade: args.userGrade,
+          task: args.task,
+          agentNote: args.agentNote,
+          userNote: args.userNote,
+        });
+        return [
+          `Graded commit ${entry.commit.slice(0, 12)} for ${entry.agent}: agent ${GRADE_LABELS[entry.agent_grade as Grade]}, ` +
+            `user ${GRADE_LABELS[entry.user_grade as Grade]}.`,
+          `CS ${entry.score_before.toFixed(1)} -> ${entry.score_after.toFixed(1)}.`,
+        ].join('\n');
+      },
+    }),
+
+    'report-bug': tool({
+      description: 'Report a bug an agent introduced: SP -1, bugs +1; the agent halts at SP 0 until the user revives it.',
+      args: {
+        description: z.string().describe('What went wrong'),
+        agent: z.string().optional().describe('Agent that introduced the bug; defaults to the calling agent'),
+      },
+      async execute(args, context) {
+        const status = service.reportBug({
+          agent: args.agent?.trim() || context.agent,
+          sessionId: context.sessionID,
+          project: deps.project,
+          description: args.description,
+        });
+        const halted = status.halted
+          ? `\n${status.id} is now HALTED. The user must review and run: agent-tracker revive ${status.id}`
+          : '';
+        return `Bug recorded for ${status.id}: SP ${status.sp.toFixed(1)}, bugs ${status.bugs}.${halted}`;
+      },
+    }),
+
+    'log-activity': tool({
+      description: 'Add an entry to the activity journal: the task, the actions taken, the outcome and the decisions made.',
+      args: {
+        task: z.string().describe('The task worked on'),
+        actions: z.string().optional().describe('What was done'),
+        outcome: z.string().optional().describe('What came of it'),
+        decisions: z.string().optional().describe('Decisions made and why'),
+      },
+      async execute(args, context) {
+        const entry = service.logActivity({
+          agent: context.agent,
+          project: deps.project,
+          sessionId: context.sessionID,
+          task: args.task,
+          actions: args.actions,
+          outcome: args.outcome,
+          decisions: args.decisions,
+        });
+        return `Activity logged for ${entry.agent} at ${entry.timestamp}: ${entry.task}`;
+      },
+    }),
+  };
+}
