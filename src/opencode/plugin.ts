@@ -13,7 +13,7 @@ import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
-import { createTools, TOOL_NAMES } from './tools.js';
+import { createTools, TOOL_NAMES } from './tools/index.js';
 
 /** The project a plugin instance works in: the git worktree when there is one, else the directory. */
 function projectOf(input: PluginInput): string {
@@ -39,7 +39,7 @@ const server: Plugin = async (input, options) => {
 
   const hooks: Hooks = {
     ...createHooks({ service, logger, directory: project, ownTools }),
-    tool: createTools({ service, project, renderStatus: formatHealthStatus }),
+    tool: createTools({ service, logger, project, renderStatus: formatHealthStatus }),
     dispose: async () => {
       service.flush('dispose');
       stopExitFlush();

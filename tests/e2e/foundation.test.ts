@@ -2,8 +2,6 @@
  * The foundation, proven against the real `opencode` binary driven by a loopback fake model, in
  * throwaway git repositories with a temporary HOME. Everything is checked through the CLI.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
 import type { AgentOp } from '../../src/core/types.js';

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
-import type { Database, Key, RootDatabase } from 'lmdb';
+import type { Key, RootDatabase } from 'lmdb';
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type {

@@ -1,33 +1,16 @@
 /**
- * The agent tools. Each validates its arguments through the core (a bad argument throws a clear
- * error and writes nothing), calls TrackingService, and returns plain markdown for the model.
+ * The agent-state tools: status, grading, bug reports and the journal. Each validates its
+ * arguments through the core (a bad argument throws a clear error and writes nothing), calls
+ * TrackingService, and returns plain markdown for the model.
  */
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { readHead } from '../core/projects/git.js';
-import { GRADE_LABELS } from '../core/types.js';
-import type { AgentStatus, Grade } from '../core/types.js';
-import type { TrackingService } from '../core/tracking/service.js';
+import { readHead } from '../../core/projects/git.js';
+import { GRADE_LABELS } from '../../core/types.js';
+import type { AgentStatus, Grade } from '../../core/types.js';
+import type { ToolContextDeps } from './deps.js';
 
 const z = tool.schema;
-
-export const TOOL_NAMES = [
-  'agent-status',
-  'grade-commit',
-  'report-bug',
-  'log-activity',
-  'prior-art',
-  'recommend-setup',
-  'init-project',
-] as const;
-
-export interface ToolContextDeps {
-  service: TrackingService;
-  /** The project folder, for resolving HEAD and attributing records. */
-  project: string;
-  /** Renders an agent's status for the model (the player sheet). */
-  renderStatus: (status: AgentStatus) => string;
-}
 
 function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
   return ['```', deps.renderStatus(status), '```'].join('\n');
@@ -37,7 +20,7 @@ const gradeHelp = Object.entries(GRADE_LABELS)
   .map(([value, label]) => `${value} ${label}`)
   .join(', ');
 
-export function createTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
+export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   const { service } = deps;
   return {
     'agent-status': tool({
