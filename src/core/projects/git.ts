@@ -95,3 +95,39 @@ export function mentionsGit(command: string): boolean {
 export function runsGitPush(command: string): boolean {
   return /(^|[\s;&|(`$])git(\s+-[^\s;&|]+(\s+[^-\s;&|][^\s;&|]*)?)*\s+push(\s|$)/.test(command);
 }
+
+/** One uncommitted change in a working tree: git's two-letter status code and the path. */
+export interface WorkingTreeChange {
+  /** `git status --porcelain` code, e.g. ` M`, `A `, `??`. */
+  code: string;
+  path: string;
+}
+
+/** The `git status` arguments whose output `parsePorcelainStatus` reads. */
+export function workingTreeStatusArgs(): string[] {
+  return ['status', '--porcelain=v1', '-z', '--untracked-files=normal'];
+}
+
+/** Parses NUL-separated `git status --porcelain=v1 -z` output; a rename lists its new path. */
+export function parsePorcelainStatus(output: string): WorkingTreeChange[] {
+  const changes: WorkingTreeChange[] = [];
+  const fields = output.split('\0');
+  for (let i = 0; i < fields.length; i += 1) {
+    const field = fields[i] as string;
+    if (field.length < 4) continue;
+    const code = field.slice(0, 2);
+    changes.push({ code, path: field.slice(3) });
+    // A rename or copy is followed by a field holding its original path.
+    if (code.includes('R') || code.includes('C')) i += 1;
+  }
+  return changes;
+}
+
+/** The uncommitted changes of the working tree at `directory`; undefined when it is no repository. */
+export async function readWorkingTreeChanges(directory: string): Promise<WorkingTreeChange[] | undefined> {
+  try {
+    return parsePorcelainStatus(await gitAt(directory).raw(workingTreeStatusArgs()));
+  } catch {
+    return undefined;
+  }
+}
