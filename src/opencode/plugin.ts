@@ -7,12 +7,12 @@
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { resolveConfig } from '../core/config.js';
-import { formatHealthStatus } from '../core/report/sheet.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
+import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
 /** The project a plugin instance works in: the git worktree when there is one, else the directory. */
@@ -37,9 +37,11 @@ const server: Plugin = async (input, options) => {
   const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
   const stopExitFlush = flushOnExit(service);
 
+  const sheets = createStatusSheets({ client: input.client, service, logger, project });
+
   const hooks: Hooks = {
-    ...createHooks({ service, logger, directory: project, ownTools }),
-    tool: createTools({ service, logger, project, renderStatus: formatHealthStatus }),
+    ...sheets.wrapHooks(createHooks({ service, logger, directory: project, ownTools, onCommits: sheets.onCommits })),
+    tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
       service.flush('dispose');
       stopExitFlush();

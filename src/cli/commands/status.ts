@@ -1,4 +1,8 @@
-/** `agent-tracker status [AGENT] [--json]`: the health sheet of one agent or of all. */
+/**
+ * `agent-tracker status [AGENT] [--json]`: the health sheet of one agent or of all, with the
+ * pending changes of the git repository in the current folder when there is one.
+ */
+import { readWorkingTreeChanges } from '../../core/projects/git.js';
 import { agentSummaries } from '../../core/report/status.js';
 import { formatHealthStatus } from '../../core/report/sheet.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
@@ -19,5 +23,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     output.out('No agents tracked yet. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
     return;
   }
-  output.out(summaries.map((summary) => formatHealthStatus(summary)).join('\n\n'));
+  const pendingChanges = await readWorkingTreeChanges(process.cwd());
+  const details = pendingChanges ? { pendingChanges } : {};
+  output.out(summaries.map((summary) => formatHealthStatus(summary, details)).join('\n\n'));
 }

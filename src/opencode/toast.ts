@@ -1,0 +1,124 @@
+/**
+ * The player sheet in OpenCode: rendered for the `agent-status` tool, and shown as a toast after
+ * commits and pushes and when a session starts. Toasts are fire and forget: a hook never waits
+ * for one, and a failing toast is logged once, then stays quiet.
+ */
+import type { Hooks, PluginInput } from '@opencode-ai/plugin';
+import type { Logger } from '../core/logger.js';
+import { readWorkingTreeChanges } from '../core/projects/git.js';
+import type { WorkingTreeChange } from '../core/projects/git.js';
+import { formatHealthStatus } from '../core/report/sheet.js';
+import type { TrackingService } from '../core/tracking/service.js';
+import type { AgentStatus, CommitRecord } from '../core/types.js';
+
+/** How long a sheet toast stays up. */
+export const SHEET_TOAST_DURATION_MS = 10_000;
+/** The tool whose output is the sheet: pending changes are read fresh before it runs. */
+const STATUS_TOOL = 'agent-status';
+/** The agent name OpenCode uses for title generation: not work, no greeting. */
+const TITLE_AGENT = 'title';
+/** Sessions remembered as greeted; past this the memory starts over (a session greeted twice is harmless). */
+const MAX_GREETED_SESSIONS = 10_000;
+const SHORT_HASH_LENGTH = 7;
+
+type ToastVariant = 'info' | 'success' | 'warning' | 'error';
+
+export interface SheetToastDeps {
+  client: PluginInput['client'];
+  service: TrackingService;
+  logger: Logger;
+  /** The project whose `git status` the sheet lists. */
+  project: string;
+}
+
+/** The sheet wired into OpenCode: the tool's renderer, the commit callback and the hook wrappers. */
+export interface StatusSheets {
+  /** Renders a sheet with the latest known pending changes (synchronous, for the tool). */
+  renderStatus(status: AgentStatus): string;
+  /** Shows the committing agent's sheet as a toast; matches HookContext.onCommits. */
+  onCommits(agent: string, commits: CommitRecord[], pushed: boolean): void;
+  /** The tracking hooks plus the sheet's own moments: session start and before `agent-status`. */
+  wrapHooks<H extends Pick<Hooks, 'chat.params' | 'tool.execute.before'>>(hooks: H): H;
+}
+
+/** The toast title after commits and pushes, e.g. `build: commit 1a2b3c4 + push`. */
+export function commitToastTitle(agent: string, commits: readonly CommitRecord[], pushed: boolean): string {
+  const parts: string[] = [];
+  if (commits.length === 1) parts.push(`commit ${(commits[0] as CommitRecord).hash.slice(0, SHORT_HASH_LENGTH)}`);
+  else if (commits.length > 1) parts.push(`${commits.length} commits`);
+  if (pushed) parts.push('push');
+  return `${agent}: ${parts.join(' + ')}`;
+}
+
+export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
+  const { client, service, logger, project } = deps;
+  let pendingChanges: WorkingTreeChange[] | undefined;
+  let toastFailureLogged = false;
+  const greetedSessions = new Set<string>();
+
+  const refreshPendingChanges = async (): Promise<void> => {
+    pendingChanges = await readWorkingTreeChanges(project);
+  };
+
+  const renderStatus = (status: AgentStatus): string =>
+    formatHealthStatus(status, pendingChanges ? { pendingChanges } : {});
+
+  const reportToastFailure = (reason: string): void => {
+    if (toastFailureLogged) return;
+    toastFailureLogged = true;
+    logger.warn(`agent-tracker: the status toast could not be shown (${reason}); further toast failures are not logged`);
+  };
+
+  const showSheet = (agent: string, title: string, variant: ToastVariant): void => {
+    void (async () => {
+      try {
+        await refreshPendingChanges();
+        const status = service.getAgentStatus(agent);
+        const result = await client.tui.showToast({
+          body: {
+            title,
+            message: renderStatus(status),
+            variant: status.halted ? 'warning' : variant,
+            duration: SHEET_TOAST_DURATION_MS,
+          },
+        });
+        if (result.error !== undefined) reportToastFailure(JSON.stringify(result.error));
+      } catch (error) {
+        reportToastFailure((error as Error).message);
+      }
+    })();
+  };
+
+  const greet = (sessionId: string, agent: string): void => {
+    if (agent === TITLE_AGENT || greetedSessions.has(sessionId)) return;
+    // Subagent sessions belong to their parent's work: no greeting of their own.
+    if (service.setupOf(sessionId).parentId) return;
+    if (greetedSessions.size >= MAX_GREETED_SESSIONS) greetedSessions.clear();
+    greetedSessions.add(sessionId);
+    showSheet(agent, `${agent}: session start`, 'info');
+  };
+
+  return {
+    renderStatus,
+    onCommits: (agent, commits, pushed) => showSheet(agent, commitToastTitle(agent, commits, pushed), 'success'),
+    wrapHooks(hooks) {
+      const chatParams = hooks['chat.params'];
+      const toolBefore = hooks['tool.execute.before'];
+      return {
+        ...hooks,
+        'chat.params': async (input, output) => {
+          await chatParams?.(input, output);
+          try {
+            greet(input.sessionID, input.agent);
+          } catch (error) {
+            reportToastFailure((error as Error).message);
+          }
+        },
+        'tool.execute.before': async (input, output) => {
+          if (input.tool === STATUS_TOOL) await refreshPendingChanges();
+          await toolBefore?.(input, output);
+        },
+      };
+    },
+  };
+}
