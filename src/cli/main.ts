@@ -11,6 +11,7 @@ export type Command = (args: string[], output: Output) => Promise<void>;
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   status: { summary: 'status [AGENT] [--json]            health sheet of one or all agents', load: () => import('./commands/status.js') },
   doctor: { summary: 'doctor [--json]                    database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
+  'init-project': { summary: 'init-project [PATH] [--json]       classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
 };
 
 function usage(): string {

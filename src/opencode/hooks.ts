@@ -9,6 +9,7 @@ import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projec
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
+import { backgroundProfiler } from './project-profile.js';
 
 /** A tool call the tracker refuses on purpose; its message reaches the model. */
 export class RefusalError extends Error {
@@ -54,6 +55,8 @@ function stringArg(args: unknown, name: string): string | undefined {
 
 export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   const { service, logger } = ctx;
+  /** Registers the project's profile after the first session starts, off the hook's path. */
+  const profileProject = backgroundProfiler({ store: service.store, project: ctx.directory, logger });
   /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
 
@@ -123,6 +126,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         case 'session.updated': {
           const info = sessionInfo(event);
           if (info) service.noteSession(info.id, info.parentId ? { parentId: info.parentId } : {});
+          if (event.type === 'session.created') profileProject();
           break;
         }
         case 'session.idle': {

@@ -4,6 +4,7 @@
  */
 import type { ToolDefinition } from '@opencode-ai/plugin';
 import type { ToolContextDeps } from './deps.js';
+import { projectTools } from './projects.js';
 import { stateTools } from './state.js';
 
 export type { ToolContextDeps } from './deps.js';
@@ -11,6 +12,7 @@ export type { ToolContextDeps } from './deps.js';
 export function createTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   return {
     ...stateTools(deps),
+    ...projectTools(deps),
   };
 }
 

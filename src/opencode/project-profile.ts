@@ -1,0 +1,37 @@
+/**
+ * Profiles the plugin's project in the background the first time a session starts there, when
+ * the database has no profile for it yet. Scheduled after the hook returns, so session start never
+ * waits for file reads; failures are logged, never thrown.
+ */
+import type { Logger } from '../core/logger.js';
+import { profileIfMissing } from '../core/projects/init-project.js';
+import type { Store } from '../core/store/store.js';
+
+/** Projects already being profiled or profiled by this process, per database. */
+const started = new Set<string>();
+
+export interface BackgroundProfilerOptions {
+  store: Store;
+  project: string;
+  logger: Logger;
+}
+
+/** Returns a trigger that profiles the project once per process, after the current hook returns. */
+export function backgroundProfiler(options: BackgroundProfilerOptions): () => void {
+  const { store, project, logger } = options;
+  const key = `${store.path}\u0000${project}`;
+  return () => {
+    if (started.has(key)) return;
+    started.add(key);
+    setImmediate(() => {
+      profileIfMissing(store, project)
+        .then((profile) => {
+          if (profile) logger.info(`agent-tracker: registered project ${profile.path} (${profile.language}, ${profile.framework})`);
+        })
+        .catch((error: unknown) => {
+          started.delete(key); // a later session may try again
+          logger.warn(`agent-tracker: could not classify project ${project}: ${(error as Error).message}`);
+        });
+    });
+  };
+}
