@@ -53,6 +53,7 @@ export type TableName =
   | 'activities'
   | 'projects'
   | 'migrations'
+  | 'terms'
   | 'meta';
 
 export interface FlushResult {

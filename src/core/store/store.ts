@@ -20,6 +20,8 @@ import type {
   UsageRecord,
 } from '../types.js';
 import type { FlushResult, Mutation, TableName } from './mutations.js';
+import { indexWrittenDocuments } from '../query/term-index.js';
+import type { TermIndexKey } from '../query/term-index.js';
 
 export const SCHEMA_VERSION = 1;
 const MAX_NAMED_DATABASES = 16;
@@ -48,6 +50,8 @@ export interface Tables {
   activities: Table<ActivityEntry, [string, string, string]>;
   projects: Table<ProjectProfile, string>;
   migrations: Table<MigrationRecord, string>;
+  /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
+  terms: Table<unknown, TermIndexKey>;
   meta: Table<unknown, string>;
 }
 
@@ -116,8 +120,11 @@ export class Store {
       activities: table('activities'),
       projects: table('projects'),
       migrations: table('migrations'),
+      terms: table('terms'),
       meta: table('meta'),
     };
+    // Every writer keeps the term index in step, inside its flush transaction (plugin, import, migrate).
+    if (!options.readOnly) this.addIndexer((documents) => indexWrittenDocuments(this.tables.terms, documents));
   }
 
   /**

@@ -1,0 +1,266 @@
+/**
+ * The prior-art term index, kept in the `terms` sub-database and updated inside the same flush
+ * transaction that writes the entries, so entries and index never disagree.
+ *
+ * Key layout (arrays sort element by element):
+ *   ['f', term]              -> number      document frequency of `term`
+ *   ['p', term, block]       -> Uint8Array  postings of `term`, POSTINGS_PER_BLOCK per block, by document number
+ *   ['d', docNumber]         -> DocumentRef which entry a document number stands for
+ *   ['r', kind, ...entryKey] -> number      the document number of an entry (indexing is idempotent)
+ *   ['n', dictionary, name]  -> number      compact ids for project paths and agent names
+ *   ['i', dictionary, id]    -> string      and back
+ *   ['s', statistic]         -> number      documents, total length, next ids
+ *
+ * A posting carries what ranking and filtering need (term frequency, document length, kind, grade,
+ * project, agent, time), so a query reads only the postings of its own terms and then fetches just
+ * the few entries it returns. Postings live in fixed-size binary blocks: a term found in 20,000
+ * entries is ~160 reads of packed integers, not 20,000 decoded records.
+ */
+import type { Table, WrittenDocument } from '../store/store.js';
+import type { Grade } from '../types.js';
+import { searchableText } from './documents.js';
+import type { EntryKind } from './documents.js';
+import { termFrequencies, tokenize } from './tokenizer.js';
+
+/** A key of the `terms` sub-database. */
+export type TermIndexKey = (string | number)[];
+
+/** Which entry a document number stands for: its kind and its key in that kind's table. */
+export type DocumentRef =
+  | ['retrospective', string, string]
+  | ['activity', string, string, string]
+  | ['commit', string, string];
+
+/** Compact-id dictionaries. */
+export type Dictionary = 'project' | 'agent';
+
+/** 32-bit words per posting; see `Posting`. */
+export const POSTING_WORDS = 6;
+/** Postings per stored block: large enough that reads are few, small enough that appends stay cheap. */
+export const POSTINGS_PER_BLOCK = 128;
+const MAX_UINT16 = 0xffff;
+const WORD_MULTIPLIER = 0x10000;
+/** Grade codes in a posting: 0 for ungraded entries, else grade + GRADE_OFFSET (always positive). */
+const GRADE_OFFSET = 2;
+const KIND_CODES: Readonly<Record<EntryKind, number>> = { retrospective: 0, activity: 1, commit: 2 };
+const KINDS: readonly EntryKind[] = ['retrospective', 'activity', 'commit'];
+const LAST_KEY_NUMBER = Number.MAX_SAFE_INTEGER;
+
+/** One decoded posting. */
+export interface Posting {
+  document: number;
+  termFrequency: number;
+  documentLength: number;
+  kind: EntryKind;
+  /** The user's grade of a retrospective; undefined for activities and commits. */
+  grade: Grade | undefined;
+  projectId: number;
+  agentId: number;
+  /** Seconds since the epoch, for recency. */
+  seconds: number;
+}
+
+/** Document count and total length, for BM25's idf and average document length. */
+export interface IndexStatistics {
+  documents: number;
+  totalLength: number;
+}
+
+type TermTable = Table<unknown, TermIndexKey>;
+
+function readNumber(table: TermTable, key: TermIndexKey): number {
+  const value = table.get(key);
+  return typeof value === 'number' ? value : 0;
+}
+
+function toBytes(value: unknown): Uint8Array | undefined {
+  return value instanceof Uint8Array ? value : undefined;
+}
+
+/** Copies stored bytes into an aligned word array (stored buffers may start at any offset). */
+function toWords(bytes: Uint8Array): Uint32Array {
+  const words = new Uint32Array(Math.floor(bytes.byteLength / 4));
+  new Uint8Array(words.buffer).set(bytes.subarray(0, words.length * 4));
+  return words;
+}
+
+function encodePosting(words: Uint32Array, at: number, posting: Posting): void {
+  const base = at * POSTING_WORDS;
+  words[base] = posting.document;
+  words[base + 1] = Math.min(posting.termFrequency, MAX_UINT16) * WORD_MULTIPLIER + Math.min(posting.documentLength, MAX_UINT16);
+  words[base + 2] = KIND_CODES[posting.kind] * WORD_MULTIPLIER + (posting.grade === undefined ? 0 : posting.grade + GRADE_OFFSET);
+  words[base + 3] = posting.projectId;
+  words[base + 4] = posting.agentId;
+  words[base + 5] = posting.seconds;
+}
+
+/** Decodes posting `at` of a word array read by `readPostings`. */
+export function decodePosting(words: Uint32Array, at: number): Posting {
+  const base = at * POSTING_WORDS;
+  const counts = words[base + 1] ?? 0;
+  const kindGrade = words[base + 2] ?? 0;
+  const gradeCode = kindGrade % WORD_MULTIPLIER;
+  return {
+    document: words[base] ?? 0,
+    termFrequency: Math.floor(counts / WORD_MULTIPLIER),
+    documentLength: counts % WORD_MULTIPLIER,
+    kind: KINDS[Math.floor(kindGrade / WORD_MULTIPLIER)] ?? 'activity',
+    grade: gradeCode === 0 ? undefined : ((gradeCode - GRADE_OFFSET) as Grade),
+    projectId: words[base + 3] ?? 0,
+    agentId: words[base + 4] ?? 0,
+    seconds: words[base + 5] ?? 0,
+  };
+}
+
+/** The id of `name` in `dictionary`, assigned on first use (inside the caller's write transaction). */
+function assignId(table: TermTable, dictionary: Dictionary, name: string): number {
+  const known = table.get(['n', dictionary, name]);
+  if (typeof known === 'number') return known;
+  const id = readNumber(table, ['s', `next:${dictionary}`]) + 1;
+  table.putSync(['s', `next:${dictionary}`], id);
+  table.putSync(['n', dictionary, name], id);
+  table.putSync(['i', dictionary, id], name);
+  return id;
+}
+
+function refOf(document: WrittenDocument): DocumentRef {
+  switch (document.kind) {
+    case 'retrospective':
+      return ['retrospective', ...document.key];
+    case 'activity':
+      return ['activity', ...document.key];
+    case 'commit':
+      return ['commit', ...document.key];
+  }
+}
+
+function gradeOf(document: WrittenDocument): Grade | undefined {
+  // The user's grade decides: it is the outside judgement of the work (the agent grades itself too).
+  return document.kind === 'retrospective' ? document.value.user_grade : undefined;
+}
+
+function secondsOf(timestamp: string): number {
+  const millis = Date.parse(timestamp);
+  return Number.isFinite(millis) && millis > 0 ? Math.floor(millis / 1000) : 0;
+}
+
+/**
+ * Indexes the documents a flush wrote. Runs inside that flush's transaction: if anything throws,
+ * neither the entries nor their postings are written. Documents already indexed are skipped, so
+ * re-indexing (after an import, a migration, a rebuild) is safe.
+ */
+export function indexWrittenDocuments(table: TermTable, documents: readonly WrittenDocument[]): void {
+  const pending = new Map<string, Posting[]>();
+  let nextDocument = readNumber(table, ['s', 'nextDocument']);
+  let documentCount = readNumber(table, ['s', 'documents']);
+  let totalLength = readNumber(table, ['s', 'totalLength']);
+  const startCount = documentCount;
+
+  for (const document of documents) {
+    const ref = refOf(document);
+    const reverseKey: TermIndexKey = ['r', ...ref];
+    if (table.doesExist(reverseKey)) continue;
+    nextDocument += 1;
+    table.putSync(['d', nextDocument], ref);
+    table.putSync(reverseKey, nextDocument);
+    const terms = tokenize(searchableText(document));
+    documentCount += 1;
+    totalLength += terms.length;
+    if (terms.length === 0) continue;
+    const shared = {
+      document: nextDocument,
+      documentLength: terms.length,
+      kind: document.kind,
+      grade: gradeOf(document),
+      projectId: assignId(table, 'project', document.value.project),
+      agentId: assignId(table, 'agent', document.value.agent),
+      seconds: secondsOf(document.value.timestamp),
+    };
+    for (const [term, termFrequency] of termFrequencies(terms)) {
+      const list = pending.get(term) ?? [];
+      list.push({ ...shared, termFrequency });
+      pending.set(term, list);
+    }
+  }
+  if (documentCount === startCount) return;
+  for (const [term, postings] of pending) appendPostings(table, term, postings);
+  table.putSync(['s', 'nextDocument'], nextDocument);
+  table.putSync(['s', 'documents'], documentCount);
+  table.putSync(['s', 'totalLength'], totalLength);
+}
+
+/** Appends postings (in document order) to a term's last block, starting new blocks as they fill. */
+function appendPostings(table: TermTable, term: string, postings: readonly Posting[]): void {
+  let frequency = readNumber(table, ['f', term]);
+  let index = 0;
+  while (index < postings.length) {
+    const block = Math.floor(frequency / POSTINGS_PER_BLOCK);
+    const used = frequency % POSTINGS_PER_BLOCK;
+    const stored = used === 0 ? undefined : toBytes(table.get(['p', term, block]));
+    const take = Math.min(POSTINGS_PER_BLOCK - used, postings.length - index);
+    const words = new Uint32Array((used + take) * POSTING_WORDS);
+    if (stored) words.set(toWords(stored).subarray(0, used * POSTING_WORDS));
+    for (let i = 0; i < take; i += 1) encodePosting(words, used + i, postings[index + i] as Posting);
+    table.putSync(['p', term, block], new Uint8Array(words.buffer));
+    frequency += take;
+    index += take;
+  }
+  table.putSync(['f', term], frequency);
+}
+
+/** Read access to the term index for queries. */
+export class TermIndexReader {
+  constructor(private readonly table: TermTable) {}
+
+  statistics(): IndexStatistics {
+    return { documents: readNumber(this.table, ['s', 'documents']), totalLength: readNumber(this.table, ['s', 'totalLength']) };
+  }
+
+  /**
+   * All postings of `term`, in document order, as packed words (decode with `decodePosting`).
+   * The count is the term's document frequency as of this read.
+   */
+  postings(term: string): { words: Uint32Array; count: number } {
+    // Each block is copied as it is read: lmdb may reuse the buffer behind a value on the next read.
+    const blocks: Uint32Array[] = [];
+    let length = 0;
+    for (const { value } of this.table.getRange({ start: ['p', term, 0], end: ['p', term, LAST_KEY_NUMBER] })) {
+      const bytes = toBytes(value);
+      if (!bytes) continue;
+      const block = toWords(bytes);
+      blocks.push(block);
+      length += block.length;
+    }
+    if (blocks.length === 1 && blocks[0]) return { words: blocks[0], count: Math.floor(length / POSTING_WORDS) };
+    const words = new Uint32Array(length);
+    let offset = 0;
+    for (const block of blocks) {
+      words.set(block, offset);
+      offset += block.length;
+    }
+    return { words, count: Math.floor(length / POSTING_WORDS) };
+  }
+
+  /** The entry behind a document number. */
+  documentRef(document: number): DocumentRef | undefined {
+    const value = this.table.get(['d', document]);
+    return Array.isArray(value) ? (value as DocumentRef) : undefined;
+  }
+
+  /** Whether an entry has been indexed. */
+  isIndexed(ref: DocumentRef): boolean {
+    return this.table.doesExist(['r', ...ref]);
+  }
+
+  /** The name behind a compact id. */
+  nameOf(dictionary: Dictionary, id: number): string | undefined {
+    const value = this.table.get(['i', dictionary, id]);
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  /** The compact id of a name, if it was ever indexed. */
+  idOf(dictionary: Dictionary, name: string): number | undefined {
+    const value = this.table.get(['n', dictionary, name]);
+    return typeof value === 'number' ? value : undefined;
+  }
+}

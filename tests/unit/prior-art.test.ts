@@ -1,0 +1,232 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { formatPriorArt } from '../../src/core/query/format.js';
+import { DEFAULT_MAX_RESULTS, QueryService, RELEVANCE_THRESHOLD } from '../../src/core/query/service.js';
+import { extractKeywords, STOP_WORDS, tokenize } from '../../src/core/query/tokenizer.js';
+import type { PatternMatch, PriorArtResult } from '../../src/core/query/types.js';
+import { InputError } from '../../src/core/validation.js';
+import { DEFAULT_PROJECT, priorArtStore, profile } from '../helpers/prior-art-store.js';
+import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
+
+let t: PriorArtStore | undefined;
+afterEach(() => {
+  t?.dispose();
+  t = undefined;
+});
+
+function seeded(seeds: Seed[]): QueryService {
+  t = priorArtStore();
+  t.write(seeds);
+  return new QueryService(t.store);
+}
+
+const tasks = (matches: PatternMatch[]) => matches.map((match) => match.task);
+
+describe('keyword extraction', () => {
+  it('lower-cases, splits on whitespace and punctuation, drops stop words and words under three characters', () => {
+    expect(extractKeywords('Fix the Login-form: UI bug in auth.ts, and the DB')).toEqual(['fix', 'login', 'form', 'bug', 'auth']);
+  });
+
+  it('keeps each keyword once, in first-seen order', () => {
+    expect(extractKeywords('cache cache invalidation Cache')).toEqual(['cache', 'invalidation']);
+  });
+
+  it('keeps repeats when tokenizing a document, for term frequencies', () => {
+    expect(tokenize('cache the cache')).toEqual(['cache', 'cache']);
+  });
+
+  it('finds nothing in a description made only of stop words and short words', () => {
+    const onlyStopWords = [...STOP_WORDS].slice(0, 5).join(' ');
+    expect(extractKeywords(`${onlyStopWords} a an to of`)).toEqual([]);
+  });
+});
+
+describe('QueryService.searchPriorArt', () => {
+  it('applies the relevance threshold: matched keywords / all keywords must reach it', () => {
+    // With n keywords an entry matching one of them scores 1/n.
+    const atThreshold = Math.round(1 / RELEVANCE_THRESHOLD);
+    const words = Array.from({ length: atThreshold + 1 }, (_, i) => `word${String.fromCharCode(97 + i)}`);
+    const service = seeded([{ kind: 'activity', id: 'a', task: `${words[0]} only` }]);
+    const justEnough = service.searchPriorArt({ taskDescription: words.slice(0, atThreshold).join(' '), scope: DEFAULT_PROJECT });
+    expect(justEnough.positivePatterns).toHaveLength(1);
+    expect(justEnough.positivePatterns[0]?.relevanceScore).toBeCloseTo(1 / atThreshold);
+    const tooFew = service.searchPriorArt({ taskDescription: words.join(' '), scope: DEFAULT_PROJECT });
+    expect(tooFew.positivePatterns).toHaveLength(0);
+  });
+
+  it('shows positively graded retrospectives and ungraded activities and commits, never neutral ones', () => {
+    const service = seeded([
+      { kind: 'retrospective', id: 'r5', task: 'pagination excellent', userGrade: 5 },
+      { kind: 'retrospective', id: 'r2', task: 'pagination good', userGrade: 2 },
+      { kind: 'retrospective', id: 'r1', task: 'pagination neutral', userGrade: 1 },
+      { kind: 'activity', id: 'a', task: 'pagination journal' },
+      { kind: 'commit', id: 'c', message: 'pagination commit' },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'pagination', scope: DEFAULT_PROJECT });
+    expect(result.positivePatterns.map((m) => [m.source, m.grade])).toEqual(
+      expect.arrayContaining([['retrospective', 5], ['retrospective', 2], ['activity', undefined], ['commit', undefined]]),
+    );
+    expect(result.positivePatterns).toHaveLength(4);
+    expect(tasks(result.positivePatterns)).not.toContain('pagination neutral');
+    expect(result.mistakes).toEqual([]);
+  });
+
+  it('ranks a rare matching word above a common one (BM25), then grade, then recency on ties', () => {
+    const common = Array.from({ length: 8 }, (_, i): Seed => ({ kind: 'activity', id: `n${i}`, task: `deploy pipeline step ${i}` }));
+    const service = seeded([
+      ...common,
+      { kind: 'activity', id: 'rare', task: 'websocket step' },
+      { kind: 'retrospective', id: 'old-good', task: 'tie ranking entry', userGrade: 2, at: '2025-01-01T00:00:00.000Z' },
+      { kind: 'retrospective', id: 'old-best', task: 'tie ranking entry', userGrade: 5, at: '2025-01-01T00:00:00.000Z' },
+      { kind: 'retrospective', id: 'new-good', task: 'tie ranking entry', userGrade: 2, at: '2025-06-01T00:00:00.000Z' },
+    ]);
+    const rare = service.searchPriorArt({ taskDescription: 'deploy websocket', scope: DEFAULT_PROJECT });
+    expect(rare.positivePatterns[0]?.task).toBe('websocket step');
+    const ties = service.searchPriorArt({ taskDescription: 'tie ranking', scope: DEFAULT_PROJECT });
+    expect(ties.positivePatterns.map((m) => [m.grade, m.timestamp.slice(0, 7)])).toEqual([
+      [5, '2025-01'],
+      [2, '2025-06'],
+      [2, '2025-01'],
+    ]);
+  });
+
+  it('searches the scope first and widens to other scopes only when it found fewer than maxResults', () => {
+    const seeds: Seed[] = [
+      { kind: 'activity', id: 'l1', task: 'retry queue local one', project: '/p/cli-a' },
+      { kind: 'activity', id: 'l2', task: 'retry queue local two', project: '/p/cli-b' },
+      { kind: 'activity', id: 'x1', task: 'retry queue elsewhere', project: '/p/api' },
+    ];
+    const service = seeded(seeds);
+    t?.classify([profile('/p/cli-a', 'CLI'), profile('/p/cli-b', 'CLI'), profile('/p/api', 'API')]);
+    const widened = service.searchPriorArt({ taskDescription: 'retry queue', scope: 'CLI', maxResults: 3 });
+    expect(tasks(widened.positivePatterns).sort()).toEqual(['retry queue local one', 'retry queue local two']);
+    expect(widened.positivePatterns.every((m) => m.scope === 'CLI')).toBe(true);
+    expect(widened.crossScopePatterns.map((m) => [m.task, m.scope, m.projectPath])).toEqual([['retry queue elsewhere', 'API', '/p/api']]);
+
+    const enough = service.searchPriorArt({ taskDescription: 'retry queue', scope: 'CLI', maxResults: 2 });
+    expect(enough.positivePatterns).toHaveLength(2);
+    expect(enough.crossScopePatterns).toEqual([]);
+  });
+
+  it('never repeats a scope-local entry in the cross-scope patterns', () => {
+    const seeds: Seed[] = Array.from({ length: 4 }, (_, i): Seed => ({ kind: 'activity', id: `m${i}`, task: `schema migration ${i}`, project: i < 2 ? '/p/mine' : '/p/other' }));
+    const service = seeded(seeds);
+    const result = service.searchPriorArt({ taskDescription: 'schema migration', scope: '/p/mine', maxResults: DEFAULT_MAX_RESULTS });
+    const local = tasks(result.positivePatterns);
+    const cross = tasks(result.crossScopePatterns);
+    expect(local.sort()).toEqual(['schema migration 0', 'schema migration 1']);
+    expect(cross.sort()).toEqual(['schema migration 2', 'schema migration 3']);
+    expect(cross.filter((task) => local.includes(task))).toEqual([]);
+  });
+
+  it('counts only the given agent\'s entries as scope-local when agentId is set', () => {
+    const service = seeded([
+      { kind: 'activity', id: 'b', task: 'cache warmup build', agent: 'build' },
+      { kind: 'activity', id: 'p', task: 'cache warmup plan', agent: 'plan' },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: DEFAULT_PROJECT, agentId: 'plan' });
+    expect(tasks(result.positivePatterns)).toEqual(['cache warmup plan']);
+    expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
+  });
+
+  it('limits the cross-scope pass to the given projects when crossScopeProjects is set', () => {
+    const service = seeded([
+      { kind: 'activity', id: 's', task: 'oauth refresh similar', project: '/p/similar' },
+      { kind: 'activity', id: 'u', task: 'oauth refresh unrelated', project: '/p/unrelated' },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'oauth refresh', scope: '/p/mine', crossScopeProjects: ['/p/similar', '/p/never-seen'] });
+    expect(tasks(result.crossScopePatterns)).toEqual(['oauth refresh similar']);
+  });
+
+  it('reports mistakes (user grade -1) from every scope, also when the scope-local pass is full', () => {
+    const service = seeded([
+      { kind: 'activity', id: 'l', task: 'memory leak fix local', project: '/p/mine' },
+      { kind: 'activity', id: 'l2', task: 'memory leak probe local', project: '/p/mine' },
+      { kind: 'retrospective', id: 'm1', task: 'memory leak mine', userGrade: -1, userNote: 'leaked listeners', project: '/p/mine' },
+      { kind: 'retrospective', id: 'm2', task: 'memory leak theirs', userGrade: -1, project: '/p/theirs' },
+      { kind: 'retrospective', id: 'ok', task: 'memory leak agent says bad, user good', agentGrade: -1, userGrade: 2, project: '/p/theirs' },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'memory leak', scope: '/p/mine', maxResults: 2 });
+    expect(tasks(result.mistakes).sort()).toEqual(['memory leak mine', 'memory leak theirs']);
+    expect(result.mistakes.every((m) => m.grade === -1)).toBe(true);
+    expect(result.mistakes.find((m) => m.task === 'memory leak mine')?.notes).toContain('leaked listeners');
+    expect(tasks(result.positivePatterns).sort()).toEqual(['memory leak fix local', 'memory leak probe local']);
+    expect(result.crossScopePatterns).toEqual([]);
+  });
+
+  it('leaves out a commit whose retrospective stands for it', () => {
+    t = priorArtStore();
+    t.write([{ kind: 'commit', id: 'graded', message: 'tokenizer rewrite' }, { kind: 'commit', id: 'plain', message: 'tokenizer docs' }]);
+    // The retrospective of the first commit: same agent and hash.
+    t.write([{ kind: 'retrospective', id: 'graded', task: 'tokenizer rewrite', userGrade: -1 }]);
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'tokenizer', scope: DEFAULT_PROJECT });
+    expect(result.positivePatterns.map((m) => [m.source, m.task])).toEqual([['commit', 'tokenizer docs']]);
+    expect(result.mistakes.map((m) => [m.source, m.task])).toEqual([['retrospective', 'tokenizer rewrite']]);
+  });
+
+  it('still fills maxResults when more skipped commits than its allowance rank first', () => {
+    t = priorArtStore();
+    const graded = Array.from({ length: 20 }, (_, i): Seed => ({ kind: 'commit', id: `g${i}`, message: 'flaky flaky flaky test' }));
+    t.write([...graded, { kind: 'commit', id: 'kept', message: 'flaky test quarantine and more words here' }]);
+    t.write(graded.map((seed): Seed => ({ kind: 'retrospective', id: seed.id, task: 'neutral', userGrade: 1 })));
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'flaky', scope: DEFAULT_PROJECT, maxResults: 1 });
+    expect(tasks(result.positivePatterns)).toEqual(['flaky test quarantine and more words here']);
+  });
+
+  it('reads only the entries it returns, never ranges over the entry tables', () => {
+    const seeds: Seed[] = Array.from({ length: 60 }, (_, i): Seed => ({ kind: 'activity', id: `e${i}`, task: `parser entry ${i}` }));
+    const service = seeded(seeds);
+    const store = (t as PriorArtStore).store;
+    const activities = store.tables.activities;
+    let gets = 0;
+    store.tables.activities = {
+      ...activities,
+      get: (key) => {
+        gets += 1;
+        return activities.get(key);
+      },
+      getRange: () => {
+        throw new Error('the query scanned the activities table');
+      },
+    };
+    const result = service.searchPriorArt({ taskDescription: 'parser', scope: DEFAULT_PROJECT, maxResults: 3 });
+    expect(result.positivePatterns).toHaveLength(3);
+    expect(gets).toBe(3);
+  });
+
+  it('rejects an empty description and a bad maxResults, and finds nothing for stop words only', () => {
+    const service = seeded([{ kind: 'activity', id: 'a', task: 'anything' }]);
+    expect(() => service.searchPriorArt({ taskDescription: '  ', scope: 'x' })).toThrow(InputError);
+    expect(() => service.searchPriorArt({ taskDescription: 'anything', scope: 'x', maxResults: 0 })).toThrow(/1 to/);
+    expect(() => service.searchPriorArt({ taskDescription: 'anything', scope: 'x', maxResults: 2.5 })).toThrow(InputError);
+    expect(service.searchPriorArt({ taskDescription: 'the and of', scope: 'x' })).toEqual({ positivePatterns: [], crossScopePatterns: [], mistakes: [] });
+  });
+});
+
+describe('formatPriorArt', () => {
+  const match = (overrides: Partial<PatternMatch>): PatternMatch => ({
+    source: 'retrospective', task: 'Add retry', notes: 'User note: worked', grade: 5, agentId: 'build', scope: 'CLI',
+    timestamp: '2025-03-04T05:06:07.000Z', relevanceScore: 0.5, ...overrides,
+  });
+
+  it('renders the three sections with task, notes, grade and agent/scope', () => {
+    const result: PriorArtResult = {
+      positivePatterns: [match({})],
+      crossScopePatterns: [match({ source: 'commit', grade: undefined, task: 'Retry helper', notes: '', scope: 'API' })],
+      mistakes: [match({ grade: -1, task: 'Retry forever', notes: 'User note: hung the CI' })],
+    };
+    const text = formatPriorArt(result);
+    const headings = text.split('\n').filter((line) => line.startsWith('### '));
+    expect(headings).toEqual(['### Prior Art: Positive Patterns', '### Prior Art: Cross-Scope Patterns', '### Prior Art: Mistakes to Avoid']);
+    expect(text).toContain('- **Add retry** — excellence (5) retrospective; agent `build`, scope `CLI`, 2025-03-04, relevance 0.50');
+    expect(text).toContain('  User note: worked');
+    expect(text).toContain('- **Retry helper** — ungraded commit; agent `build`, scope `API`');
+    expect(text).toContain('- **Retry forever** — bad (-1) retrospective');
+    expect(text).toContain('User note: hung the CI');
+  });
+
+  it('omits the cross-scope section when empty and says when nothing was found', () => {
+    const text = formatPriorArt({ positivePatterns: [], crossScopePatterns: [], mistakes: [] });
+    expect(text).not.toContain('Cross-Scope');
+    expect(text.match(/_None found\._/g)).toHaveLength(2);
+  });
+});
