@@ -11,7 +11,14 @@ export type Command = (args: string[], output: Output) => Promise<void>;
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   status: { summary: 'status [AGENT] [--json]            health sheet of one or all agents', load: () => import('./commands/status.js') },
   doctor: { summary: 'doctor [--json]                    database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
+  setup: { summary: 'setup [--dry-run] [--json]         set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md', load: () => import('./commands/setup.js') },
   'init-project': { summary: 'init-project [PATH] [--json]       classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
+  migrate: { summary: 'migrate [DIR] [--json]             merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
+  revive: { summary: 'revive AGENT [--json]              put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
+  report: { summary: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]  outcomes per agent x model', load: () => import('./commands/report.js') },
+  recommend: { summary: 'recommend [--project PATH] [--json]  the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
+  export: { summary: 'export [FILE]                      all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
+  import: { summary: 'import FILE                        merge an export: only absent records are added', load: () => import('./commands/import.js') },
 };
 
 function usage(): string {

@@ -5,6 +5,7 @@
 import type { AgentOp, AgentRecord, AgentStatus, Grade, TrustTier } from './types.js';
 import { GRADES } from './types.js';
 
+/** The numbers behind XP, levels and CS; every one may be overridden by the plugin option `rules`. */
 export interface ScoringRules {
   /** XP for a successful tool call (the tracker's own tools earn none). */
   xpPerToolCall: number;
@@ -21,6 +22,7 @@ export interface ScoringRules {
   initialCs: number;
 }
 
+/** The default rules (DESIGN.md). */
 export const DEFAULT_RULES: Readonly<ScoringRules> = Object.freeze({
   xpPerToolCall: 1,
   xpPerCommand: 2,
@@ -56,10 +58,39 @@ export function resolveRules(overrides: unknown): ScoringRules {
   return rules;
 }
 
+/** Whether a value is one of the four grades (-1, 1, 2, 5). */
 export function isGrade(value: unknown): value is Grade {
   return typeof value === 'number' && (GRADES as readonly number[]).includes(value);
 }
 
+/** SP a revived agent restarts with, whatever `initialSp` says: revival is a fresh probation. */
+export const REVIVE_SP = 1;
+/** An agent halts when a bug report takes its SP to this or below. */
+export const HALT_AT_SP = 0;
+/** The lowest CS a grade can leave. */
+export const MIN_CS = 0;
+
+/** Trust tiers by minimum SP, highest first. */
+export const TRUST_TIERS: readonly { minSp: number; tier: TrustTier }[] = [
+  { minSp: 10, tier: 'EXPERT' },
+  { minSp: 7, tier: 'SENIOR' },
+  { minSp: 4, tier: 'ESTABLISHED' },
+  { minSp: 2, tier: 'JUNIOR' },
+];
+const LOWEST_TIER: TrustTier = 'PROBATION';
+
+/** CS labels by minimum CS, highest first; anything at or below MIN_CS is "Broken". */
+export const CS_LABELS: readonly { minCs: number; label: string }[] = [
+  { minCs: 100, label: 'God-mode' },
+  { minCs: 80, label: 'Strong' },
+  { minCs: 60, label: 'Neutral' },
+  { minCs: 40, label: 'Declining' },
+  { minCs: 20, label: 'Critical' },
+];
+const BREAKING_LABEL = 'Breaking';
+const BROKEN_LABEL = 'Broken';
+
+/** A fresh agent as the rules start it. */
 export function newAgent(id: string, now: string, rules: ScoringRules): AgentRecord {
   return {
     id,
@@ -74,11 +105,12 @@ export function newAgent(id: string, now: string, rules: ScoringRules): AgentRec
   };
 }
 
-/** Applies XP with level-ups; leftover XP is kept. A halted agent earns nothing. */
+/** Applies XP with level-ups; leftover XP is kept. A halted agent earns nothing and never levels up. */
 function addXp(agent: AgentRecord, amount: number, rules: ScoringRules): void {
   if (agent.halted || amount <= 0) return;
   agent.xp += amount;
-  while (agent.xp >= rules.xpPerLevelFactor * agent.sp && agent.sp > 0) {
+  // sp > 0 bounds the loop for agents whose SP was lowered by bugs without halting (a zero cost level).
+  while (agent.sp > 0 && agent.xp >= rules.xpPerLevelFactor * agent.sp) {
     agent.xp -= rules.xpPerLevelFactor * agent.sp;
     agent.sp += 1;
   }
@@ -87,6 +119,19 @@ function addXp(agent: AgentRecord, amount: number, rules: ScoringRules): void {
 /** The CS change a commit's two grades ask for (-2..+10), before the bounds are applied. */
 export function gradeDelta(agentGrade: Grade, userGrade: Grade): number {
   return agentGrade + userGrade;
+}
+
+/**
+ * CS after a grade change. A gain stops at SP x csCapPerSp (and never lowers a CS that was already
+ * above the cap, since losing SP must not cost CS by itself); a loss stops at MIN_CS.
+ */
+export function boundedCs(cs: number, delta: number, sp: number, rules: ScoringRules): number {
+  const target = cs + delta;
+  if (delta >= 0) {
+    const cap = Math.max(0, sp) * rules.csCapPerSp;
+    return Math.max(cs, Math.min(target, cap));
+  }
+  return Math.max(MIN_CS, target);
 }
 
 /**
@@ -104,42 +149,34 @@ export function applyAgentOp(agent: AgentRecord, op: AgentOp, rules: ScoringRule
     case 'bug':
       agent.sp -= 1;
       agent.bugs += 1;
-      if (agent.sp <= 0) agent.halted = true;
+      if (agent.sp <= HALT_AT_SP) agent.halted = true;
       break;
-    case 'grade': {
-      // The cap limits gains only: losing SP never lowers CS by itself, and a grade never drags CS
-      // below what the cap allows when it was already above it.
-      const target = agent.cs + op.delta;
-      const cap = Math.max(0, agent.sp) * rules.csCapPerSp;
-      if (op.delta >= 0) agent.cs = Math.max(agent.cs, Math.min(target, cap));
-      else agent.cs = Math.max(0, target);
+    case 'grade':
+      agent.cs = boundedCs(agent.cs, op.delta, agent.sp, rules);
       break;
-    }
     case 'revive':
-      agent.sp = 1;
+      // Replayed at flush time: if another process revived the agent first, this one changes nothing
+      // (a working agent's SP must never be reset).
+      if (!agent.halted) break;
+      agent.sp = REVIVE_SP;
       agent.halted = false;
       break;
   }
 }
 
+/** The trust tier of an SP value: 0-1 PROBATION, 2-3 JUNIOR, 4-6 ESTABLISHED, 7-9 SENIOR, 10+ EXPERT. */
 export function trustTier(sp: number): TrustTier {
-  if (sp >= 10) return 'EXPERT';
-  if (sp >= 7) return 'SENIOR';
-  if (sp >= 4) return 'ESTABLISHED';
-  if (sp >= 2) return 'JUNIOR';
-  return 'PROBATION';
+  return TRUST_TIERS.find((entry) => sp >= entry.minSp)?.tier ?? LOWEST_TIER;
 }
 
+/** The label of a CS value, from "God-mode" (100+) down to "Broken" (0). */
 export function csLabel(cs: number): string {
-  if (cs >= 100) return 'God-mode';
-  if (cs >= 80) return 'Strong';
-  if (cs >= 60) return 'Neutral';
-  if (cs >= 40) return 'Declining';
-  if (cs >= 20) return 'Critical';
-  if (cs > 0) return 'Breaking';
-  return 'Broken';
+  const found = CS_LABELS.find((entry) => cs >= entry.minCs);
+  if (found) return found.label;
+  return cs > MIN_CS ? BREAKING_LABEL : BROKEN_LABEL;
 }
 
+/** What readers see of an agent: the record plus its tier, CS label and XP to the next level. */
 export function toStatus(agent: AgentRecord, rules: ScoringRules): AgentStatus {
   return {
     ...agent,

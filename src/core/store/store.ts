@@ -159,6 +159,11 @@ export class Store {
     this.indexers.push(indexer);
   }
 
+  /** Runs the indexers on documents written outside `applyBatch` (migration); call inside `transaction`. */
+  indexDocuments(documents: WrittenDocument[]): void {
+    if (documents.length > 0) for (const indexer of this.indexers) indexer(documents);
+  }
+
   meta(): MetaValues {
     const meta = this.tables.meta;
     return {
@@ -287,5 +292,32 @@ export class Store {
     if (this.closed) return;
     this.closed = true;
     void this.root.close();
+  }
+}
+
+/** One entry of a legacy (single root database) agent-tracker file. */
+export interface LegacyEntry {
+  key: string;
+  value: unknown;
+}
+
+/**
+ * Reads every entry of a legacy database read-only: the old layout kept all records in the root
+ * database under string keys, msgpack values with compression on. Nothing is ever written there.
+ * @throws StoreOpenError when the file cannot be opened.
+ */
+export function* readLegacyEntries(legacyPath: string): Generator<LegacyEntry> {
+  let root: RootDatabase;
+  try {
+    root = open({ path: legacyPath, readOnly: true, compression: true });
+  } catch (error) {
+    throw new StoreOpenError(`cannot open the legacy database at ${legacyPath}: ${(error as Error).message}`);
+  }
+  try {
+    for (const { key, value } of root.getRange()) {
+      if (typeof key === 'string') yield { key, value: value as unknown };
+    }
+  } finally {
+    void root.close();
   }
 }

@@ -265,39 +265,56 @@ export class TrackingService {
     return this.buffer.agentOps(agentId).length > 0 || this.store.tables.agents.doesExist(agentId);
   }
 
-  /** SP -1 and bugs +1; the agent halts at SP <= 0. */
-  reportBug(input: { agent: unknown; sessionId?: string; project?: string; description?: unknown }): AgentStatus {
-    const agent = valid.agentName(input.agent);
-    const description = valid.text(input.description, 'description');
+  /**
+   * A validated agent name that is tracked, or is the agent working in `sessionId` (which may not
+   * have earned anything yet). Anything else is a typo, not a new agent.
+   * @throws InputError naming the agent.
+   */
+  private trackedAgent(value: unknown, sessionId?: string): string {
+    const agent = valid.agentName(value);
+    const working = sessionId ? this.sessions.get(sessionId)?.agent : undefined;
+    if (agent !== working && !this.knowsAgent(agent)) {
+      throw new InputError(`no agent named "${agent}" has been tracked yet; check the name with: agent-tracker status`);
+    }
+    return agent;
+  }
+
+  /** SP -1 and bugs +1, with a journal entry describing the bug; the agent halts at SP <= 0. */
+  reportBug(input: { agent: unknown; sessionId?: string; project?: string; description: unknown }): AgentStatus {
+    const description = valid.text(input.description, 'description', { required: true });
+    const agent = this.trackedAgent(input.agent, input.sessionId);
     const setup = input.sessionId ? this.setupOf(input.sessionId) : undefined;
     this.buffer.addAgentOp(agent, { kind: 'bug' });
     if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent }, { bugs: 1 });
-    if (description) {
-      this.addActivity({
-        timestamp: this.now().toISOString(),
-        agent,
-        model: setup?.model ?? UNKNOWN,
-        project: input.project ?? setup?.project ?? this.project,
-        ...(input.sessionId ? { sessionId: input.sessionId } : {}),
-        task: `Bug reported: ${description}`.slice(0, valid.MAX_TEXT_LENGTH),
-        actions: '',
-        outcome: 'bug',
-        decisions: '',
-        automatic: false,
-      });
-    }
+    this.addActivity({
+      timestamp: this.now().toISOString(),
+      agent,
+      model: setup?.model ?? UNKNOWN,
+      project: input.project ?? setup?.project ?? this.project,
+      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      task: `Bug reported: ${description}`.slice(0, valid.MAX_TEXT_LENGTH),
+      actions: '',
+      outcome: 'bug',
+      decisions: '',
+      automatic: false,
+    });
     this.afterRecord();
     return this.getAgentStatus(agent);
   }
 
-  /** Clears the halt and sets SP to 1, keeping XP and CS. Flushed at once: it is a user's command. */
-  revive(agentInput: unknown): AgentStatus {
+  /**
+   * Clears the halt and sets SP to 1, keeping XP and CS; flushed at once (it is the user's command).
+   * An agent that is not halted is left alone (`revived: false`): revive never resets a working agent.
+   * @throws InputError for a bad or unknown name; the flush error when the database refuses the write.
+   */
+  revive(agentInput: unknown): { status: AgentStatus; revived: boolean } {
     const agent = valid.agentName(agentInput);
-    if (!this.knowsAgent(agent)) throw new InputError(`no agent named "${agent}" has been tracked yet`);
+    if (!this.knowsAgent(agent)) throw new InputError(`no agent named "${agent}" has been tracked yet; check the name with: agent-tracker status`);
+    if (!this.getAgentStatus(agent).halted) return { status: this.getAgentStatus(agent), revived: false };
     this.buffer.addAgentOp(agent, { kind: 'revive' });
     const outcome = this.flush('revive');
     if (!outcome.ok) throw outcome.error;
-    return this.getAgentStatus(agent);
+    return { status: this.getAgentStatus(agent), revived: true };
   }
 
   /**

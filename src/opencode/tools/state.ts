@@ -5,7 +5,9 @@
  */
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { readHead } from '../../core/projects/git.js';
+import { gitAt, readHead } from '../../core/projects/git.js';
+import * as valid from '../../core/validation.js';
+import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
 import type { AgentStatus, Grade } from '../../core/types.js';
 import type { ToolContextDeps } from './deps.js';
@@ -14,6 +16,28 @@ const z = tool.schema;
 
 function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
   return ['```', deps.renderStatus(status), '```'].join('\n');
+}
+
+/**
+ * The full hash of a commit named by HEAD or by a (possibly abbreviated) hash, checked against the
+ * project's git history so a typo is never graded.
+ * @throws InputError when it is not a hash or not a commit of this project.
+ */
+async function resolveCommit(directory: string, ref: string): Promise<string> {
+  if (ref.trim().toUpperCase() === 'HEAD') {
+    const head = await readHead(directory);
+    if (!head) throw new InputError(`HEAD names no commit in ${directory}; commit first, then grade the commit`);
+    return head;
+  }
+  const hash = valid.commitHash(ref);
+  let full = '';
+  try {
+    full = (await gitAt(directory).raw(['rev-parse', '--verify', '--quiet', `${hash}^{commit}`])).trim();
+  } catch {
+    full = '';
+  }
+  if (!/^[0-9a-f]{40,64}$/.test(full)) throw new InputError(`commit ${hash} is not in the git history of ${directory}`);
+  return full;
 }
 
 const gradeHelp = Object.entries(GRADE_LABELS)
@@ -27,8 +51,11 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       description: 'Show an agent\'s tracked status sheet: SP, XP, CS, trust tier, commits, bugs, halt state.',
       args: { agent: z.string().optional().describe('Agent name; defaults to the calling agent') },
       async execute(args, context) {
-        const agent = args.agent?.trim() || context.agent;
-        return statusBlock(deps, service.getAgentStatus(agent));
+        const named = args.agent?.trim();
+        if (named && named !== context.agent && !service.knowsAgent(valid.agentName(named))) {
+          throw new InputError(`no agent named "${named}" has been tracked yet`);
+        }
+        return statusBlock(deps, service.getAgentStatus(named || context.agent));
       },
     }),
 
@@ -45,7 +72,10 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         userNote: z.string().optional().describe("The user's note"),
       },
       async execute(args, context) {
-        const commit = args.commit.trim().toUpperCase() === 'HEAD' ? await readHead(context.directory) : args.commit;
+        // Every argument is checked before git runs, so a bad grade never costs a git call.
+        valid.grade(args.agentGrade, 'agent grade');
+        valid.grade(args.userGrade, 'user grade');
+        const commit = await resolveCommit(context.directory, args.commit);
         const entry = service.gradeCommit({
           sessionId: context.sessionID,
           agent: context.agent,
@@ -68,7 +98,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
     'report-bug': tool({
       description: 'Report a bug an agent introduced: SP -1, bugs +1; the agent halts at SP 0 until the user revives it.',
       args: {
-        description: z.string().describe('What went wrong'),
+        description: z.string().describe('What went wrong (required)'),
         agent: z.string().optional().describe('Agent that introduced the bug; defaults to the calling agent'),
       },
       async execute(args, context) {

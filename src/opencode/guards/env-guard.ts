@@ -1,0 +1,130 @@
+/**
+ * The .env guard: refuses tool calls that would read or change `.env` / `.env.*` files, so secrets
+ * never reach the model. Templates (`.env.example`, `.env.sample`, `.env.template`) and files that
+ * merely contain ".env" in their name (`x.env.ts`) stay usable.
+ *
+ * A pure check over the tool name and the arguments as they arrive in `tool.execute.before`. It
+ * stops accidents and ordinary commands, not a determined attempt to hide the name from it.
+ */
+
+/** Last name parts that mark a template without secrets: `.env.example`, `.env.local.sample`. */
+const TEMPLATE_SUFFIXES: ReadonlySet<string> = new Set(['example', 'sample', 'template']);
+/** Tools that take a file or folder path in `filePath`, `path` or `filePaths`. */
+const PATH_TOOLS: ReadonlySet<string> = new Set(['read', 'edit', 'write', 'multiedit', 'lsp', 'grep', 'glob', 'list']);
+/** Tools whose `pattern` is a file glob, and tools whose `include` is one. */
+const GLOB_PATTERN_TOOLS: ReadonlySet<string> = new Set(['glob']);
+const GLOB_INCLUDE_TOOLS: ReadonlySet<string> = new Set(['grep']);
+const PATCH_TOOLS: ReadonlySet<string> = new Set(['patch', 'apply_patch']);
+const SHELL_TOOLS: ReadonlySet<string> = new Set(['bash']);
+/** Patch headers that name a file: `*** Update File: path` and friends. */
+const PATCH_FILE_HEADER = /^\*\*\*\s+(?:Add File|Update File|Delete File|Move to):\s*(.+)$/gm;
+/** Where a shell word ends: blanks, quotes, operators, redirections, substitutions, `=`. */
+const SHELL_WORD_BREAK = /[\s'"`;&|<>()$=,]+/;
+const GLOB_CHARACTERS = /[*?[\]{}]/;
+const ENV_NAME = '.env';
+const FIX_HINT =
+  'Secrets stay out of the conversation: ask the user for the value you need, or use .env.example. ' +
+  'The user can turn this off with the agent-tracker option "protectEnvFiles": false.';
+
+function baseName(filePath: string): string {
+  const parts = filePath.replace(/\\/g, '/').split('/');
+  return parts[parts.length - 1] ?? '';
+}
+
+/** Whether a path names a protected env file: `.env` or `.env.<anything>` except templates. */
+export function isProtectedEnvPath(filePath: string): boolean {
+  const name = baseName(filePath.trim());
+  if (name === ENV_NAME) return true;
+  if (!name.startsWith(`${ENV_NAME}.`)) return false;
+  const parts = name.slice(ENV_NAME.length + 1).toLowerCase().split('.');
+  return !TEMPLATE_SUFFIXES.has(parts[parts.length - 1] ?? '');
+}
+
+/** `a{b,c}d` -> [abd, acd]; nested or unbalanced braces are kept as they are. */
+function expandBraces(pattern: string): string[] {
+  const match = /\{([^{}]*)\}/.exec(pattern);
+  if (!match) return [pattern];
+  const before = pattern.slice(0, match.index);
+  const after = pattern.slice(match.index + match[0].length);
+  return (match[1] ?? '').split(',').flatMap((choice) => expandBraces(`${before}${choice}${after}`));
+}
+
+/**
+ * Whether a file glob names protected env files on purpose: its last part starts with `.env`
+ * (optionally after leading `*`) and what follows could be a non-template suffix. A plain `*`
+ * is not counted: it reveals names at most, and refusing it would block ordinary searches.
+ */
+export function globTargetsEnv(pattern: string): boolean {
+  return expandBraces(pattern).some((choice) => {
+    const name = baseName(choice.trim());
+    const unstarred = name.replace(/^\*+/, '');
+    if (!unstarred.startsWith(ENV_NAME)) return false;
+    const rest = unstarred.slice(ENV_NAME.length);
+    // After leading stars only wildcard-only tails count (`*.env*`), so `*.env.ts` stays allowed.
+    if (unstarred !== name && /[A-Za-z0-9_-]/.test(rest.replace(/^\./, ''))) return false;
+    if (rest === '') return true;
+    if (!GLOB_CHARACTERS.test(rest)) return isProtectedEnvPath(unstarred);
+    // `.env*`, `.env.*`, `.env.?*`: a wildcard could stand for a secret file's suffix.
+    return rest.startsWith('*') || rest.startsWith('?') || rest.startsWith('[') || rest.startsWith('.');
+  });
+}
+
+/** Whether one word (a path or a glob) points at a protected env file. */
+function wordTargetsEnv(word: string): boolean {
+  if (word === '') return false;
+  return GLOB_CHARACTERS.test(word) ? globTargetsEnv(word) : isProtectedEnvPath(word);
+}
+
+/** The protected env file a shell command mentions, if any (`cat .env`, `source ./.env.local`). */
+export function envFileInCommand(command: string): string | undefined {
+  return command.split(SHELL_WORD_BREAK).find((word) => wordTargetsEnv(word));
+}
+
+function stringArgs(args: unknown, names: readonly string[]): string[] {
+  if (typeof args !== 'object' || args === null) return [];
+  const record = args as Record<string, unknown>;
+  return names.flatMap((name) => {
+    const value = record[name];
+    if (typeof value === 'string') return [value];
+    if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+    return [];
+  });
+}
+
+function refusal(tool: string, target: string): string {
+  return `agent-tracker refused ${tool}: "${target}" is a protected .env file and may hold secrets. ${FIX_HINT}`;
+}
+
+/**
+ * The guard plugged into the tool.execute.before hook: a refusal reason for a call that would
+ * touch a protected env file, undefined otherwise.
+ */
+export function envFileGuard(tool: string, args: unknown): string | undefined {
+  if (PATH_TOOLS.has(tool)) {
+    const target = stringArgs(args, ['filePath', 'path', 'filePaths']).find((value) => wordTargetsEnv(value.trim()));
+    if (target) return refusal(tool, target);
+  }
+  if (GLOB_PATTERN_TOOLS.has(tool)) {
+    const target = stringArgs(args, ['pattern']).find((value) => globTargetsEnv(value));
+    if (target) return refusal(tool, target);
+  }
+  if (GLOB_INCLUDE_TOOLS.has(tool)) {
+    const target = stringArgs(args, ['include']).find((value) => globTargetsEnv(value));
+    if (target) return refusal(tool, target);
+  }
+  if (PATCH_TOOLS.has(tool)) {
+    for (const patch of stringArgs(args, ['patchText', 'patch'])) {
+      for (const header of patch.matchAll(PATCH_FILE_HEADER)) {
+        const target = (header[1] ?? '').trim();
+        if (isProtectedEnvPath(target)) return refusal(tool, target);
+      }
+    }
+  }
+  if (SHELL_TOOLS.has(tool)) {
+    for (const command of stringArgs(args, ['command'])) {
+      const target = envFileInCommand(command);
+      if (target) return refusal(tool, target);
+    }
+  }
+  return undefined;
+}
