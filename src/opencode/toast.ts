@@ -21,6 +21,9 @@ const TITLE_AGENT = 'title';
 const MAX_GREETED_SESSIONS = 10_000;
 const SHORT_HASH_LENGTH = 7;
 
+/** The hooks the sheet adds its moments to. */
+type SheetHooks = Pick<Hooks, 'chat.params' | 'tool.execute.before'>;
+
 type ToastVariant = 'info' | 'success' | 'warning' | 'error';
 
 export interface SheetToastDeps {
@@ -38,7 +41,7 @@ export interface StatusSheets {
   /** Shows the committing agent's sheet as a toast; matches HookContext.onCommits. */
   onCommits(agent: string, commits: CommitRecord[], pushed: boolean): void;
   /** The tracking hooks plus the sheet's own moments: session start and before `agent-status`. */
-  wrapHooks<H extends Pick<Hooks, 'chat.params' | 'tool.execute.before'>>(hooks: H): H;
+  wrapHooks<H extends SheetHooks>(hooks: H): H & Required<SheetHooks>;
 }
 
 /** The toast title after commits and pushes, e.g. `build: commit 1a2b3c4 + push`. */

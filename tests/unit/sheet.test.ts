@@ -313,9 +313,9 @@ describe('the sheet toasts', () => {
       } as unknown as Parameters<typeof createStatusSheets>[0]['client'];
       const sheets = createStatusSheets({ client, service: tracker.service, logger: { info: () => undefined, warn: (m) => tracker.logged.push({ level: 'warn', message: m }), error: () => undefined }, project: tracker.dir });
       const hooks = sheets.wrapHooks({});
-      const params = { sessionID: 's1', agent: 'build', model: { providerID: 'p', id: 'm' } } as unknown as Parameters<NonNullable<typeof hooks['chat.params']>>[0];
-      await hooks['chat.params']?.(params, {} as never);
-      await hooks['chat.params']?.(params, {} as never);
+      const params = { sessionID: 's1', agent: 'build', model: { providerID: 'p', id: 'm' } } as unknown as Parameters<typeof hooks['chat.params']>[0];
+      await hooks['chat.params'](params, {} as never);
+      await hooks['chat.params'](params, {} as never);
       sheets.onCommits('build', [], true);
       sheets.onCommits('build', [], true);
       const deadline = Date.now() + 10_000;
