@@ -1,0 +1,69 @@
+/** Automatic profiling on session start: after the hook returns, once per project, failures only logged. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { Logger } from '../../src/core/logger.js';
+import { getProject } from '../../src/core/projects/profiles.js';
+import { Store } from '../../src/core/store/store.js';
+import { backgroundProfiler } from '../../src/opencode/project-profile.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-autoprofile-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function recordingLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, info: (m) => lines.push(`info ${m}`), warn: (m) => lines.push(`warn ${m}`), error: (m) => lines.push(`error ${m}`) };
+}
+
+/** Waits until `check` holds, polling on the event loop, for at most `ms`. */
+async function eventually(check: () => boolean, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('backgroundProfiler', () => {
+  it('stores the profile after the trigger returned, and only once', async () => {
+    const project = path.join(root, 'app');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'sinatra'\n");
+    const store = Store.open({ path: path.join(root, 'one.lmdb'), maxDatabaseSize: 64 * 1024 * 1024 });
+    try {
+      const logger = recordingLogger();
+      const trigger = backgroundProfiler({ store, project, logger });
+      trigger();
+      expect(getProject(store, project)).toBeUndefined();
+      await eventually(() => getProject(store, project) !== undefined);
+      expect(getProject(store, project)).toMatchObject({ language: 'ruby', framework: 'sinatra' });
+
+      fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'rails'\n");
+      trigger();
+      backgroundProfiler({ store, project, logger })();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(getProject(store, project)?.framework).toBe('sinatra');
+      expect(logger.lines.filter((line) => line.startsWith('info'))).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('logs a failure instead of throwing, and may try again later', async () => {
+    const logger = recordingLogger();
+    const store = Store.open({ path: path.join(root, 'two.lmdb'), maxDatabaseSize: 64 * 1024 * 1024 });
+    try {
+      const missing = path.join(root, 'missing');
+      const trigger = backgroundProfiler({ store, project: missing, logger });
+      expect(() => trigger()).not.toThrow();
+      await eventually(() => logger.lines.length > 0);
+      expect(logger.lines[0]).toMatch(/^warn agent-tracker: could not classify project .*not a folder/);
+      fs.mkdirSync(missing);
+      trigger();
+      await eventually(() => getProject(store, missing) !== undefined);
+    } finally {
+      store.close();
+    }
+  });
+});
