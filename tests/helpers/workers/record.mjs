@@ -14,6 +14,7 @@
  * Every mode ends by itself after SELF_EXIT_MS, so a test that forgets it cannot leave it behind.
  */
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers';
 
 const SELF_EXIT_MS = 120_000;
 /** Sessions shared by all workers, so their counters are updated by several processes at once. */
