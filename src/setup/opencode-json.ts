@@ -1,11 +1,12 @@
 /**
- * Reading the user's global OpenCode config (`opencode.json` or `opencode.jsonc`) with
- * jsonc-parser, as OpenCode itself does: comments and trailing commas are allowed.
+ * Reading and editing the user's global OpenCode config (`opencode.json` or `opencode.jsonc`) with
+ * jsonc-parser, as OpenCode itself does: comments and trailing commas are allowed, and an edit
+ * changes only the spot it is about, so comments, order and formatting elsewhere survive.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse, printParseErrorCode } from 'jsonc-parser';
-import type { ParseError } from 'jsonc-parser';
+import { applyEdits, modify, parse, printParseErrorCode } from 'jsonc-parser';
+import type { FormattingOptions, JSONPath, ParseError } from 'jsonc-parser';
 
 export const PLUGIN_NAME = 'agent-tracker';
 const CONFIG_FILE_NAMES = ['opencode.jsonc', 'opencode.json'] as const;
@@ -48,4 +49,43 @@ export function readPluginOptions(configDir: string): Record<string, unknown> | 
     }
   }
   return undefined;
+}
+
+/** A new global config: just the schema, so editors can check it. */
+const NEW_CONFIG_TEXT = '{\n  "$schema": "https://opencode.ai/config.json"\n}\n';
+const DEFAULT_INDENT = 2;
+
+/** The config file to edit: the one in use, else a new `opencode.json`. */
+export function configFileForEdit(configDir: string): string {
+  return findConfigFile(configDir) ?? path.join(configDir, 'opencode.json');
+}
+
+/** The text a missing config file starts from. */
+export function newConfigText(): string {
+  return NEW_CONFIG_TEXT;
+}
+
+/** Indentation and line endings as the file already uses them, so edits look hand-written. */
+export function formattingOf(text: string): FormattingOptions {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indent = /^([ \t]+)["/}\]]/m.exec(text)?.[1];
+  if (indent?.startsWith('\t')) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: indent ? indent.length : DEFAULT_INDENT, eol };
+}
+
+/**
+ * Sets (or, with `undefined`, removes) the value at `jsonPath`, touching only that spot.
+ * `insertAt` inserts into an array at that index instead of replacing.
+ */
+export function editJsonc(text: string, jsonPath: JSONPath, value: unknown, insertAt?: number): string {
+  const edits = modify(text, jsonPath, value, {
+    formattingOptions: formattingOf(text),
+    ...(insertAt === undefined ? {} : { isArrayInsertion: true, getInsertionIndex: () => insertAt }),
+  });
+  return applyEdits(text, edits);
+}
+
+/** Whether a parsed value is a plain JSON object. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,0 +1,124 @@
+/**
+ * What every provisioning step shares: the config folder it may write in, dry-run, and the only
+ * write operations steps use. Every write is checked to stay inside the config folder, an existing
+ * file gets one timestamped backup before its first change in a run, and files are written to a
+ * temporary sibling first and renamed into place.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Shared by the steps of one setup run. */
+export interface SetupContext {
+  /** The OpenCode config folder; nothing is ever written outside it. */
+  configDir: string;
+  /** When set, steps report what they would do and write nothing. */
+  dryRun: boolean;
+  /** The run's time, used in backup names. */
+  now: Date;
+  /** Original file → its backup, for files changed in this run. */
+  backups: Map<string, string>;
+  /** Files written in this run: backed up (if they existed) on the first write, never again. */
+  written: Set<string>;
+  /** In a dry run, the text a step "wrote", so later steps see it. */
+  pendingText: Map<string, string>;
+}
+
+/** A fresh context for one run. */
+export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date } = {}): SetupContext {
+  return { configDir: path.resolve(configDir), dryRun: options.dryRun ?? false, now: options.now ?? new Date(), backups: new Map(), written: new Set(), pendingText: new Map() };
+}
+
+/** Refuses any path outside the config folder (the one place setup may write). */
+export function assertInsideConfig(context: SetupContext, target: string): void {
+  const relative = path.relative(context.configDir, path.resolve(target));
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
+    throw new Error(`refusing to write ${target}: it is outside the OpenCode config folder ${context.configDir}`);
+  }
+}
+
+/** A file's text as this run sees it (dry-run writes included), or undefined when it does not exist. */
+export function readText(context: SetupContext, file: string): string | undefined {
+  const pending = context.pendingText.get(file);
+  if (pending !== undefined) return pending;
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+}
+
+/** `opencode.json.agent-tracker-backup-20260223T101500Z` (a counter is added if that name exists). */
+function backupName(file: string, now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  let candidate = `${file}.agent-tracker-backup-${stamp}`;
+  for (let n = 2; fs.existsSync(candidate); n += 1) candidate = `${file}.agent-tracker-backup-${stamp}-${n}`;
+  return candidate;
+}
+
+/** Writes `text` to a temporary sibling and renames it over `file` (keeping the file's mode). */
+function writeAtomically(file: string, text: string): void {
+  const temporary = `${file}.agent-tracker-tmp-${process.pid}`;
+  const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : undefined;
+  try {
+    fs.writeFileSync(temporary, text, mode === undefined ? undefined : { mode });
+    fs.renameSync(temporary, file);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+}
+
+/**
+ * Writes a text file inside the config folder: a backup of the existing file first (once per run),
+ * then an atomic replace. Unchanged text writes nothing. Returns whether the file changed.
+ */
+export function writeText(context: SetupContext, file: string, text: string): boolean {
+  assertInsideConfig(context, file);
+  const before = readText(context, file);
+  if (before === text) return false;
+  if (context.dryRun) {
+    context.pendingText.set(file, text);
+    return true;
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (before !== undefined && !context.written.has(file)) {
+    const backup = backupName(file, context.now);
+    fs.copyFileSync(file, backup);
+    context.backups.set(file, backup);
+  }
+  writeAtomically(file, text);
+  context.written.add(file);
+  return true;
+}
+
+/**
+ * Fills a new folder through `fill` in a temporary sibling, then moves it to `target`, replacing
+ * what was there. The old folder is moved aside first and removed after the swap, so `target`
+ * is never half-written.
+ */
+export function replaceFolder(context: SetupContext, target: string, fill: (folder: string) => void): void {
+  assertInsideConfig(context, target);
+  if (context.dryRun) return;
+  const parent = path.dirname(target);
+  fs.mkdirSync(parent, { recursive: true });
+  const base = path.basename(target);
+  removeLeftovers(parent, base);
+  const suffix = `${process.pid}-${context.now.getTime()}`;
+  const temporary = path.join(parent, `.${base}.tmp-${suffix}`);
+  const old = path.join(parent, `.${base}.old-${suffix}`);
+  try {
+    fs.mkdirSync(temporary);
+    fill(temporary);
+    if (fs.existsSync(target)) fs.renameSync(target, old);
+    fs.renameSync(temporary, target);
+  } catch (error) {
+    if (!fs.existsSync(target) && fs.existsSync(old)) fs.renameSync(old, target);
+    throw error;
+  } finally {
+    fs.rmSync(temporary, { recursive: true, force: true });
+    fs.rmSync(old, { recursive: true, force: true });
+  }
+}
+
+/** Temporary folders an interrupted earlier run of `replaceFolder` left behind. */
+function removeLeftovers(parent: string, base: string): void {
+  const pattern = new RegExp(`^\\.${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(tmp|old)-\\d+-\\d+$`);
+  for (const entry of fs.readdirSync(parent)) {
+    if (pattern.test(entry)) fs.rmSync(path.join(parent, entry), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,31 @@
+/** The global config file as one step edits it: found (or started), parsed, and written back. */
+import { readText, writeText } from './context.js';
+import type { SetupContext } from './context.js';
+import { configFileForEdit, isJsonObject, newConfigText, parseJsonc } from './opencode-json.js';
+
+export interface EditableConfig {
+  file: string;
+  /** The text as it is now (a new file's starting text when there is none). */
+  text: string;
+  config: Record<string, unknown>;
+}
+
+/** The config to edit; throws (and nothing is written) when the file does not parse or is not an object. */
+export function openGlobalConfig(context: SetupContext): EditableConfig {
+  const file = configFileForEdit(context.configDir);
+  const text = readText(context, file) ?? newConfigText();
+  let config: unknown;
+  try {
+    config = parseJsonc(text, file);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; it was left untouched. Fix it, then run "agent-tracker setup".`);
+  }
+  if (!isJsonObject(config)) throw new Error(`${file} is not a JSON object; it was left untouched. Fix it, then run "agent-tracker setup".`);
+  return { file, text, config };
+}
+
+/** Writes the edited text back (backup first, atomic); no edit writes nothing, not even a new file. */
+export function saveGlobalConfig(context: SetupContext, editable: EditableConfig, text: string): boolean {
+  if (text === editable.text) return false;
+  return writeText(context, editable.file, text);
+}

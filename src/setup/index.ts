@@ -1,0 +1,85 @@
+/**
+ * Provisioning OpenCode, shared by `scripts/postinstall.mjs` and `agent-tracker setup`: the plugin
+ * folder, its entry in the global config, skills, agents and the AGENTS.md section. Each step runs
+ * on its own: one failing (say, an opencode.json that does not parse) never stops the others.
+ */
+import path from 'node:path';
+import { opencodeConfigDir } from '../core/config.js';
+import { installAgentsMd } from './agents-md.js';
+import { installAgents } from './agents.js';
+import { createContext } from './context.js';
+import type { SetupContext } from './context.js';
+import { packageRoot } from './package-root.js';
+import { registerPlugin } from './plugin-entry.js';
+import { installPluginFolder } from './plugin-folder.js';
+import { installSkills } from './skills.js';
+import type { StepName, StepResult } from './step.js';
+
+export type { StepName, StepResult, StepStatus } from './step.js';
+
+export interface SetupOptions {
+  /** Defaults to `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
+  configDir?: string;
+  /** The package to install from; defaults to the one this code belongs to. */
+  root?: string;
+  dryRun?: boolean;
+  now?: Date;
+}
+
+export interface SetupReport {
+  configDir: string;
+  packageRoot: string;
+  dryRun: boolean;
+  steps: StepResult[];
+  /** Backups made before changing a file: original path → backup path. */
+  backups: { file: string; backup: string }[];
+}
+
+const STEPS: readonly [StepName, (context: SetupContext, root: string) => StepResult][] = [
+  ['plugin-folder', installPluginFolder],
+  ['plugin-entry', (context) => registerPlugin(context)],
+  ['skills', installSkills],
+  ['agents', installAgents],
+  ['agents-md', installAgentsMd],
+];
+
+/** No one is there to read details: CI, `NONINTERACTIVE`, or stdin is not a terminal. */
+export function isInteractive(env: NodeJS.ProcessEnv = process.env, stdinIsTTY = Boolean(process.stdin.isTTY)): boolean {
+  return !env.CI && !env.NONINTERACTIVE && stdinIsTTY;
+}
+
+/** Runs every step; never throws for a step's failure (it is in the report). */
+export function runSetup(options: SetupOptions = {}): SetupReport {
+  const configDir = path.resolve(options.configDir ?? opencodeConfigDir());
+  const root = options.root ?? packageRoot();
+  const context = createContext(configDir, { dryRun: options.dryRun ?? false, ...(options.now ? { now: options.now } : {}) });
+  const steps = STEPS.map(([step, run]): StepResult => {
+    try {
+      return run(context, root);
+    } catch (error) {
+      return { step, status: 'failed', messages: [(error as Error).message] };
+    }
+  });
+  const backups = [...context.backups].map(([file, backup]) => ({ file, backup }));
+  return { configDir, packageRoot: root, dryRun: context.dryRun, steps, backups };
+}
+
+/** The report for people: full detail when someone is watching, a summary line otherwise; failures go to `err`. */
+export function formatReport(report: SetupReport, interactive: boolean): { out: string; err: string } {
+  const failed = report.steps.filter((step) => step.status === 'failed');
+  const changed = report.steps.filter((step) => step.status === 'changed').length;
+  const err = failed.map((step) => `agent-tracker setup: ${step.step} failed: ${step.messages.join('; ')}`).join('\n');
+  const heading = `agent-tracker setup${report.dryRun ? ' (dry run: nothing was written)' : ''}: ${report.configDir}`;
+  if (!interactive) {
+    const summary = `${heading} — ${changed} changed, ${report.steps.length - changed - failed.length} unchanged, ${failed.length} failed`;
+    return { out: summary, err };
+  }
+  const lines = [heading];
+  for (const step of report.steps) {
+    if (step.status === 'failed') continue;
+    for (const message of step.messages) lines.push(`  ${step.step.padEnd(14)}${step.status.padEnd(11)}${message}`);
+  }
+  for (const { file, backup } of report.backups) lines.push(`  backup        ${file} -> ${backup}`);
+  if (changed > 0 && !report.dryRun) lines.push('Restart OpenCode to load the changes.');
+  return { out: lines.join('\n'), err };
+}

@@ -1,0 +1,105 @@
+/** What provisioning has put in place in a config folder, for `agent-tracker doctor`. Reads only. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { AGENTS_MD, mergeSection, TRACK_AGENTS_FILE } from './agents-md.js';
+import { readShippedAgents } from './agents.js';
+import { findConfigFile, isJsonObject, parseJsonc } from './opencode-json.js';
+import { packageRoot } from './package-root.js';
+import { isProvisionedSpec, isThisPlugin, specOf } from './plugin-entry.js';
+import { PLUGIN_FOLDER } from './plugin-folder.js';
+import { shippedSkills, userHasSkill } from './skills.js';
+
+export type AgentsMdState = 'current' | 'outdated' | 'no-section' | 'no-file' | 'malformed';
+
+export interface ProvisioningState {
+  configDir: string;
+  configFile: string | null;
+  /** Why the global config could not be read, if it could not. */
+  configError: string | null;
+  pluginFolder: { path: string; present: boolean; version: string | null };
+  /** Specs in the `"plugin"` array that load this plugin. */
+  pluginEntries: string[];
+  /** Exactly one entry loads this plugin, and it is the provisioned folder. */
+  registered: boolean;
+  skills: Record<string, boolean>;
+  agents: Record<string, boolean>;
+  agentsMd: AgentsMdState;
+}
+
+function pluginVersion(folder: string): string | null {
+  try {
+    const manifest: unknown = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+    return isJsonObject(manifest) && typeof manifest.version === 'string' ? manifest.version : null;
+  } catch {
+    return null;
+  }
+}
+
+function agentsMdState(configDir: string, root: string): AgentsMdState {
+  const file = path.join(configDir, AGENTS_MD);
+  if (!fs.existsSync(file)) return 'no-file';
+  try {
+    const merged = mergeSection(fs.readFileSync(file, 'utf8'), fs.readFileSync(path.join(root, TRACK_AGENTS_FILE), 'utf8'));
+    return merged.action === 'unchanged' ? 'current' : merged.action === 'appended' ? 'no-section' : 'outdated';
+  } catch {
+    return 'malformed';
+  }
+}
+
+/** Inspects `configDir` against the package at `root` (default: this package). */
+export function inspectProvisioning(configDir: string, root: string = packageRoot()): ProvisioningState {
+  const configFile = findConfigFile(configDir) ?? null;
+  let config: Record<string, unknown> = {};
+  let configError: string | null = null;
+  if (configFile) {
+    try {
+      const parsed = parseJsonc(fs.readFileSync(configFile, 'utf8'), configFile);
+      if (isJsonObject(parsed)) config = parsed;
+      else configError = `${configFile} is not a JSON object`;
+    } catch (error) {
+      configError = (error as Error).message;
+    }
+  }
+  const plugins = Array.isArray(config.plugin) ? config.plugin : [];
+  const pluginEntries = plugins.map(specOf).filter((spec): spec is string => spec !== undefined && isThisPlugin(spec, configDir));
+  const folder = path.join(configDir, PLUGIN_FOLDER);
+  const agentSection = isJsonObject(config.agent) ? config.agent : {};
+  return {
+    configDir,
+    configFile,
+    configError,
+    pluginFolder: { path: folder, present: fs.existsSync(path.join(folder, 'package.json')), version: pluginVersion(folder) },
+    pluginEntries,
+    registered: pluginEntries.length === 1 && isProvisionedSpec(pluginEntries[0] as string, configDir),
+    skills: Object.fromEntries(shippedSkills(root).map((name) => [name, userHasSkill(configDir, name)])),
+    agents: Object.fromEntries(Object.keys(readShippedAgents(root)).map((name) => [name, Object.hasOwn(agentSection, name)])),
+    agentsMd: agentsMdState(configDir, root),
+  };
+}
+
+function listState(items: Record<string, boolean>): string {
+  return Object.entries(items)
+    .map(([name, present]) => `${name} ${present ? 'yes' : 'MISSING'}`)
+    .join(', ');
+}
+
+/** The state as text lines for `agent-tracker doctor`, each problem with what to run. */
+export function describeProvisioning(state: ProvisioningState): string[] {
+  const folder = state.pluginFolder;
+  const fix = ' (run "agent-tracker setup")';
+  const registration = state.registered
+    ? 'registered once'
+    : state.pluginEntries.length === 0
+      ? `not registered${fix}`
+      : `${state.pluginEntries.length} entries: ${state.pluginEntries.join(', ')}${fix}`;
+  return [
+    'provisioning',
+    `  config folder  ${state.configDir}`,
+    `  config file    ${state.configFile ?? 'none'}${state.configError ? ` — ${state.configError}` : ''}`,
+    `  plugin folder  ${folder.present ? `${folder.path} (version ${folder.version ?? 'unknown'})` : `missing${fix}`}`,
+    `  plugin entry   ${registration}`,
+    `  skills         ${listState(state.skills)}`,
+    `  agents         ${listState(state.agents)}`,
+    `  AGENTS.md      ${state.agentsMd}${state.agentsMd === 'current' ? '' : fix}`,
+  ];
+}

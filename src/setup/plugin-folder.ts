@@ -1,0 +1,119 @@
+/**
+ * The self-contained plugin folder `<config>/plugins/agent-tracker/`: the built code, the shipped
+ * skills and agent definitions, a small package.json, and the runtime dependencies in its own
+ * `node_modules`, so it keeps loading after the folder npm installed into is deleted. It is always
+ * replaced by the version being installed; an identical folder is left as it is.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { replaceFolder } from './context.js';
+import type { SetupContext } from './context.js';
+import { runtimeClosure } from './dependency-closure.js';
+import type { PartialPackage } from './dependency-closure.js';
+import { PLUGIN_NAME } from './opencode-json.js';
+import type { StepResult } from './step.js';
+
+/** The plugin folder, relative to the config folder. */
+export const PLUGIN_FOLDER = path.join('plugins', PLUGIN_NAME);
+
+/** Package folders copied as they are. */
+const SHIPPED_FOLDERS = ['dist', 'skills', 'agents'] as const;
+
+/**
+ * `@opencode-ai/plugin` is imported only for `tool` (from `@opencode-ai/plugin/tool`), which needs
+ * zod alone; the rest of that package and its large dependencies are never loaded.
+ */
+const PARTIAL_PACKAGES: Readonly<Record<string, PartialPackage>> = {
+  '@opencode-ai/plugin': { files: ['package.json', 'dist/tool.js', 'dist/tool.d.ts'], dependencies: ['zod'] },
+};
+
+/**
+ * Fields of the package's own package.json that the plugin folder's package.json keeps. Not its
+ * dependencies: they are already in the folder, and nothing should try to install them again.
+ */
+const MANIFEST_FIELDS = ['name', 'version', 'description', 'license', 'type', 'main', 'exports', 'bin', 'engines'] as const;
+
+/** One file of the plugin folder: copied from `source`, or written from `content`. */
+export interface PlannedFile {
+  target: string;
+  source?: string;
+  content?: Buffer;
+}
+
+/** Every file below `dir` (relative paths), leaving out `node_modules` folders and symlinked folders. */
+function listFiles(dir: string, skipNodeModules: boolean, prefix = ''): string[] {
+  const files: string[] = [];
+  for (const entry of fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const relative = path.join(prefix, entry.name);
+    if (entry.isDirectory()) {
+      if (!(skipNodeModules && entry.name === 'node_modules')) files.push(...listFiles(dir, skipNodeModules, relative));
+    } else if (entry.isFile() || (entry.isSymbolicLink() && fs.statSync(path.join(dir, relative)).isFile())) {
+      files.push(relative);
+    }
+  }
+  return files;
+}
+
+/** The plugin folder's package.json: the package's entry points and name, marked private. */
+function pluginManifest(root: string): Buffer {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, unknown>;
+  const kept: Record<string, unknown> = {};
+  for (const field of MANIFEST_FIELDS) if (manifest[field] !== undefined) kept[field] = manifest[field];
+  kept.private = true;
+  return Buffer.from(`${JSON.stringify(kept, null, 2)}\n`);
+}
+
+/** Everything the plugin folder should hold, built from the package at `root`. */
+export function planPluginFolder(root: string): PlannedFile[] {
+  if (!fs.existsSync(path.join(root, 'dist', 'opencode', 'plugin.js'))) {
+    throw new Error(`${path.join(root, 'dist')} has no built plugin; run "npm run build" in ${root} first`);
+  }
+  const planned: PlannedFile[] = [{ target: 'package.json', content: pluginManifest(root) }];
+  for (const folder of SHIPPED_FOLDERS) {
+    const dir = path.join(root, folder);
+    if (!fs.existsSync(dir)) continue;
+    for (const file of listFiles(dir, false)) planned.push({ target: path.join(folder, file), source: path.join(dir, file) });
+  }
+  for (const copy of runtimeClosure(root, PARTIAL_PACKAGES)) {
+    const files = copy.files ?? listFiles(copy.sourceDir, true);
+    for (const file of files) planned.push({ target: path.join(copy.targetDir, file), source: path.join(copy.sourceDir, file) });
+  }
+  return planned;
+}
+
+function sameBytes(file: string, planned: PlannedFile): boolean {
+  const expected = planned.content ?? fs.readFileSync(planned.source as string);
+  const stat = fs.statSync(file);
+  return stat.size === expected.length && fs.readFileSync(file).equals(expected);
+}
+
+/** Whether `folder` holds exactly the planned files, byte for byte. */
+export function folderMatches(folder: string, planned: readonly PlannedFile[]): boolean {
+  if (!fs.existsSync(folder)) return false;
+  const present = listFiles(folder, false);
+  if (present.length !== planned.length) return false;
+  const wanted = new Set(planned.map((file) => file.target));
+  if (!present.every((file) => wanted.has(file))) return false;
+  return planned.every((file) => sameBytes(path.join(folder, file.target), file));
+}
+
+function writePlanned(folder: string, planned: readonly PlannedFile[]): void {
+  for (const file of planned) {
+    const target = path.join(folder, file.target);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    if (file.content) fs.writeFileSync(target, file.content);
+    else fs.copyFileSync(file.source as string, target);
+  }
+}
+
+/** Installs or replaces the plugin folder from the package at `root`. */
+export function installPluginFolder(context: SetupContext, root: string): StepResult {
+  const folder = path.join(context.configDir, PLUGIN_FOLDER);
+  const planned = planPluginFolder(root);
+  if (folderMatches(folder, planned)) {
+    return { step: 'plugin-folder', status: 'unchanged', messages: [`plugin folder ${folder} is up to date`] };
+  }
+  const existed = fs.existsSync(folder);
+  replaceFolder(context, folder, (temporary) => writePlanned(temporary, planned));
+  return { step: 'plugin-folder', status: 'changed', messages: [`${existed ? 'replaced' : 'created'} plugin folder ${folder} (${planned.length} files)`] };
+}

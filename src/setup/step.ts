@@ -1,0 +1,13 @@
+/** The outcome of one provisioning step, as setup, postinstall and doctor report it. */
+
+export type StepName = 'plugin-folder' | 'plugin-entry' | 'skills' | 'agents' | 'agents-md';
+
+/** `changed`: wrote (or, in a dry run, would write); `unchanged`: nothing to do; `failed`: see messages. */
+export type StepStatus = 'changed' | 'unchanged' | 'failed';
+
+export interface StepResult {
+  step: StepName;
+  status: StepStatus;
+  /** One line per thing done, skipped or wrong, saying what and why. */
+  messages: string[];
+}
