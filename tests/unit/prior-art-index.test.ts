@@ -5,6 +5,7 @@ import { QueryService } from '../../src/core/query/service.js';
 import { indexWrittenDocuments, POSTINGS_PER_BLOCK, TermIndexReader } from '../../src/core/query/term-index.js';
 import type { DocumentRef } from '../../src/core/query/term-index.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
+import type { CommitKey, JournalKey, Mutation } from '../../src/core/store/mutations.js';
 import type { WrittenDocument } from '../../src/core/store/store.js';
 import { DEFAULT_PROJECT, mutationOf, priorArtStore } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
@@ -55,8 +56,9 @@ describe('the term index and the entries never disagree', () => {
     t = priorArtStore();
     const good = mutationOf({ kind: 'activity', id: 'ok', task: 'midway activity' });
     const broken = mutationOf({ kind: 'commit', id: 'bad', message: 'midway commit' });
+    if (broken.table !== 'commits') throw new Error('the helper should make a commit mutation');
     // A value lmdb cannot encode makes applyOne throw after the first entry was written.
-    const unencodable = { ...broken, value: { ...(broken as { value: object }).value, files: [Symbol('not storable')] } } as typeof broken;
+    const unencodable: Mutation = { ...broken, value: { ...broken.value, files: [Symbol('not storable')] as unknown as string[] } };
     expect(() => t?.store.applyBatch([good, unencodable], DEFAULT_RULES, NOW)).toThrow();
     expect(entryRefs(t.store)).toEqual([]);
     expect(termKeys(t.store)).toBe(0);
@@ -162,10 +164,10 @@ describe('getAllRetrospectives / getAllActivities / getAllCommits', () => {
       }
       return { sizes, all };
     };
-    const commits = pagesOf((after) => getAllCommits(store, { limit: 3, ...(after ? { after } : {}) }));
+    const commits = pagesOf((after?: CommitKey) => getAllCommits(store, { limit: 3, ...(after ? { after } : {}) }));
     expect(commits.sizes).toEqual([3, 3, 1]);
     expect(new Set(commits.all.map((c) => c.hash)).size).toBe(7);
-    const activities = pagesOf((after) => getAllActivities(store, { limit: 2, ...(after ? { after } : {}) }));
+    const activities = pagesOf((after?: JournalKey) => getAllActivities(store, { limit: 2, ...(after ? { after } : {}) }));
     expect(activities.sizes).toEqual([2, 2]);
     expect(new Set(activities.all.map((a) => a.agent))).toEqual(new Set(['build', 'plan']));
     expect(getAllRetrospectives(store).entries.map((r) => r.agent)).toEqual(['agent0', 'agent1', 'agent2']);
