@@ -1,0 +1,58 @@
+/**
+ * Prior art across projects: the QueryService search, with its cross-scope pass narrowed to the
+ * known projects similar to the current one, and the git history of those projects as a fallback
+ * when the database has no match at all. Every result names the project it came from
+ * (`projectPath` on patterns, on git matches).
+ */
+import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../query/service.js';
+import { scopeOfProject } from '../query/scope.js';
+import { extractKeywords } from '../query/tokenizer.js';
+import type { PriorArtQuery, PriorArtResult } from '../query/types.js';
+import type { Store } from '../store/store.js';
+import { classifyProject } from './classifier.js';
+import { searchGitLog } from './git-log-search.js';
+import type { GitLogMatch, GitLogSearchOptions } from './git-log-search.js';
+import { getProject, projectKey } from './profiles.js';
+import { findSimilarProjects } from './similarity.js';
+
+export interface CrossProjectPriorArt extends PriorArtResult {
+  /** The known projects similar to the current one, whose entries the cross-scope pass searched. */
+  similarProjects: { path: string; score: number }[];
+  /** Commits from the similar projects' recent history; searched only when the database had no match. */
+  gitLogMatches: GitLogMatch[];
+}
+
+/** The query without the parts this search fills in; `scope` defaults to the project's scope. */
+export type CrossProjectQuery = Omit<PriorArtQuery, 'crossScopeProjects' | 'scope'> & { scope?: string };
+
+export interface CrossProjectOptions {
+  gitLog?: GitLogSearchOptions;
+}
+
+/**
+ * Searches prior art for work in `projectPath`. The project's stored profile is used, or it is
+ * classified on the fly (and not stored: searching is a read). A bad query throws InputError
+ * before anything is read from disk.
+ */
+export async function searchPriorArtAcrossProjects(
+  store: Store,
+  query: CrossProjectQuery,
+  projectPath: string,
+  options: CrossProjectOptions = {},
+): Promise<CrossProjectPriorArt> {
+  const project = projectKey(projectPath);
+  const scope = query.scope ?? scopeOfProject(store.tables.projects, project);
+  const valid = validatePriorArtQuery({ ...query, scope });
+  const profile = getProject(store, project) ?? (await classifyProject(project));
+  const similar = findSimilarProjects(store, profile);
+  const similarPaths = similar.map(({ profile: other }) => other.path);
+
+  const result = new QueryService(store).searchPriorArt({ ...valid, crossScopeProjects: similarPaths });
+  const similarProjects = similar.map(({ profile: other, score }) => ({ path: other.path, score }));
+  const found = result.positivePatterns.length + result.crossScopePatterns.length + result.mistakes.length;
+  if (found > 0) return { ...result, similarProjects, gitLogMatches: [] };
+
+  const keywords = extractKeywords(valid.taskDescription);
+  const gitLogMatches = await searchGitLog(similarPaths, keywords, valid.maxResults ?? DEFAULT_MAX_RESULTS, options.gitLog);
+  return { ...result, similarProjects, gitLogMatches };
+}
