@@ -35,6 +35,15 @@ function pluginVersion(folder: string): string | null {
   }
 }
 
+/** Names the package ships; none when its files cannot be read (doctor reports, never fails). */
+function shipped(names: () => string[]): string[] {
+  try {
+    return names();
+  } catch {
+    return [];
+  }
+}
+
 function agentsMdState(configDir: string, root: string): AgentsMdState {
   const file = path.join(configDir, AGENTS_MD);
   if (!fs.existsSync(file)) return 'no-file';
@@ -71,8 +80,8 @@ export function inspectProvisioning(configDir: string, root: string = packageRoo
     pluginFolder: { path: folder, present: fs.existsSync(path.join(folder, 'package.json')), version: pluginVersion(folder) },
     pluginEntries,
     registered: pluginEntries.length === 1 && isProvisionedSpec(pluginEntries[0] as string, configDir),
-    skills: Object.fromEntries(shippedSkills(root).map((name) => [name, userHasSkill(configDir, name)])),
-    agents: Object.fromEntries(Object.keys(readShippedAgents(root)).map((name) => [name, Object.hasOwn(agentSection, name)])),
+    skills: Object.fromEntries(shipped(() => shippedSkills(root)).map((name) => [name, userHasSkill(configDir, name)])),
+    agents: Object.fromEntries(shipped(() => Object.keys(readShippedAgents(root))).map((name) => [name, Object.hasOwn(agentSection, name)])),
     agentsMd: agentsMdState(configDir, root),
   };
 }

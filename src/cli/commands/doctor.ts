@@ -1,5 +1,7 @@
 /** `agent-tracker doctor [--json]`: where the database is, how big it may get, what it holds. */
 import fs from 'node:fs';
+import { opencodeConfigDir } from '../../core/config.js';
+import { describeProvisioning, inspectProvisioning } from '../../setup/inspect.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 
@@ -18,8 +20,10 @@ export async function run(args: string[], output: Output): Promise<void> {
       counts: store.counts(),
     };
   });
+  // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
+  const provisioning = inspectProvisioning(opencodeConfigDir());
   if (values.json) {
-    output.out(JSON.stringify(report, null, 2));
+    output.out(JSON.stringify({ ...report, provisioning }, null, 2));
     return;
   }
   const lines = [
@@ -29,6 +33,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     `flushes         ${report.flushes}${report.lastFlushAt ? ` (last at ${report.lastFlushAt})` : ''}`,
     'entries',
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
+    ...describeProvisioning(provisioning),
   ];
   output.out(lines.join('\n'));
 }
