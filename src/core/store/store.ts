@@ -20,6 +20,7 @@ import type {
   UsageRecord,
 } from '../types.js';
 import type { FlushResult, Mutation, TableName } from './mutations.js';
+import { lmdbFileProblem } from './lmdb-file-check.js';
 import { indexWrittenDocuments } from '../query/term-index.js';
 import type { TermIndexKey } from '../query/term-index.js';
 
@@ -307,6 +308,9 @@ export interface LegacyEntry {
  * @throws StoreOpenError when the file cannot be opened.
  */
 export function* readLegacyEntries(legacyPath: string): Generator<LegacyEntry> {
+  // lmdb crashes the process on a malformed file, so the header is checked with plain reads first.
+  const problem = lmdbFileProblem(legacyPath);
+  if (problem) throw new StoreOpenError(`cannot read the legacy database at ${legacyPath}: ${problem}`);
   let root: RootDatabase;
   try {
     root = open({ path: legacyPath, readOnly: true, compression: true });

@@ -19,7 +19,7 @@ const SHELL_TOOLS: ReadonlySet<string> = new Set(['bash']);
 /** Patch headers that name a file: `*** Update File: path` and friends. */
 const PATCH_FILE_HEADER = /^\*\*\*\s+(?:Add File|Update File|Delete File|Move to):\s*(.+)$/gm;
 /** Where a shell word ends: blanks, quotes, operators, redirections, substitutions, `=`. */
-const SHELL_WORD_BREAK = /[\s'"`;&|<>()$=,]+/;
+const SHELL_WORD_BREAK = /[\s'"`;&|<>()$=]+/;
 const GLOB_CHARACTERS = /[*?[\]{}]/;
 const ENV_NAME = '.env';
 const FIX_HINT =

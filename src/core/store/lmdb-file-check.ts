@@ -1,0 +1,61 @@
+/**
+ * A sanity check of an LMDB data file's meta pages, made with plain file reads BEFORE lmdb maps
+ * the file: the native library crashes the whole process (SIGSEGV/SIGBUS) on an empty, truncated or
+ * foreign file opened read-only, and a crash there would take OpenCode down with the tracker.
+ * It cannot vouch for every page of a file whose header is sound.
+ */
+import fs from 'node:fs';
+
+const LMDB_MAGIC = 0xbeefc0de;
+/** Page header sizes: 16 bytes in LMDB 0.9, 24 in the 1.0 format lmdb-js uses (it adds a txnid). */
+const PAGE_HEADER_SIZES = [24, 16] as const;
+/** Within the meta: magic, version, address, map size, then the free-list DB whose pad holds the page size. */
+const PAGE_SIZE_OFFSET_IN_META = 4 + 4 + 8 + 8;
+/** Two MDB_db records of 48 bytes each, after which comes the last used page number. */
+const DB_RECORDS_SIZE = 2 * 48;
+const MIN_PAGE_SIZE = 512;
+const MAX_PAGE_SIZE = 65536;
+const META_PAGES = 2;
+/** Enough to hold a meta page's fields at either header size. */
+const META_BYTES = 256;
+
+/** Why a file cannot be an LMDB data file, or undefined when its meta pages look sound. */
+export function lmdbFileProblem(file: string): string | undefined {
+  let size: number;
+  let head: Buffer;
+  try {
+    size = fs.statSync(file).size;
+    const fd = fs.openSync(file, 'r');
+    try {
+      head = Buffer.alloc(META_BYTES);
+      fs.readSync(fd, head, 0, META_BYTES, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (error) {
+    return `cannot read it: ${(error as Error).message}`;
+  }
+  if (size < META_BYTES) return `it is ${size} bytes long, too short for an LMDB database`;
+  const header = PAGE_HEADER_SIZES.find((offset) => head.readUInt32LE(offset) === LMDB_MAGIC);
+  if (header === undefined) return 'it is not an LMDB database (no LMDB signature)';
+  const pageSize = head.readUInt32LE(header + PAGE_SIZE_OFFSET_IN_META);
+  if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0) {
+    return `its header names an impossible page size (${pageSize})`;
+  }
+  if (size < META_PAGES * pageSize) return 'it is truncated (shorter than its two meta pages)';
+  // Both meta pages name the last page in use; the file must reach the later of the two.
+  const lastPageOffset = header + PAGE_SIZE_OFFSET_IN_META + DB_RECORDS_SIZE;
+  const second = Buffer.alloc(META_BYTES);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, second, 0, META_BYTES, pageSize);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const lastPage = [head, second]
+    .filter((page) => page.readUInt32LE(header) === LMDB_MAGIC)
+    .map((page) => Number(page.readBigUInt64LE(lastPageOffset)))
+    .reduce((a, b) => Math.max(a, b), 0);
+  if (size < (lastPage + 1) * pageSize) return `it is truncated (${size} bytes, its header needs ${(lastPage + 1) * pageSize})`;
+  return undefined;
+}

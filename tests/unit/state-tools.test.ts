@@ -1,0 +1,188 @@
+/**
+ * The agent-state tools as OpenCode calls them (the real tool definitions, a temporary LMDB and a
+ * temporary git repository). Bad input must get a clear error and leave the buffer and the
+ * database exactly as they were.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { ToolContext, ToolDefinition } from '@opencode-ai/plugin';
+import { formatHealthStatus } from '../../src/core/report/sheet.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { gradeDelta, REVIVE_SP } from '../../src/core/rules.js';
+import { MAX_TEXT_LENGTH } from '../../src/core/validation.js';
+import { stateTools } from '../../src/opencode/tools/state.js';
+import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
+import type { Sandbox } from '../helpers/sandbox.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+let sandbox: Sandbox;
+let repo: string;
+let head: string;
+let t: TempTracker;
+let tools: Record<string, ToolDefinition>;
+
+beforeAll(() => {
+  sandbox = makeSandbox('agent-tracker-tools-');
+  repo = makeRepo(sandbox, 'tools');
+  head = git(repo, ['rev-parse', 'HEAD']).trim();
+});
+afterAll(() => removeSandbox(sandbox));
+afterEach(() => t?.dispose());
+
+function setup(): void {
+  t = tempTracker({}, repo);
+  tools = stateTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
+  t.service.noteModelRequest('s1', 'build', 'fake/model');
+  t.service.recordToolCall('s1', 'c0', 'bash', true);
+  t.service.flush('setup');
+}
+
+function context(agent = 'build'): ToolContext {
+  return {
+    sessionID: 's1', messageID: 'm1', agent, directory: repo, worktree: repo, abort: new AbortController().signal,
+    metadata: () => undefined, ask: async () => undefined,
+  };
+}
+
+async function call(name: string, args: Record<string, unknown>, agent = 'build'): Promise<string> {
+  const tool = tools[name];
+  if (!tool) throw new Error(`no tool ${name}`);
+  const result = await tool.execute(args as never, context(agent));
+  return typeof result === 'string' ? result : result.output;
+}
+
+/** Everything the database holds, to prove a refused call wrote nothing. */
+function databaseContent(): unknown {
+  const tables = t.store.tables;
+  return {
+    agents: [...tables.agents.getRange()],
+    sessions: [...tables.sessions.getRange()],
+    communication: [...tables.communication.getRange()],
+    retrospectives: [...tables.retrospectives.getRange()],
+    activities: [...tables.activities.getRange()],
+    flushes: t.store.meta().flushes,
+  };
+}
+
+async function expectRefused(name: string, args: Record<string, unknown>, message: RegExp, agent = 'build'): Promise<void> {
+  const before = databaseContent();
+  await expect(call(name, args, agent)).rejects.toThrow(message);
+  expect(t.service.pendingMutations).toBe(0);
+  t.service.flush('after refusal');
+  expect(databaseContent()).toEqual(before);
+}
+
+const ONE_MB = 'x'.repeat(1024 * 1024);
+
+describe('grade-commit', () => {
+  it('grades HEAD and reports the CS change the rules give', async () => {
+    setup();
+    const before = t.service.getAgentStatus('build').cs;
+    const output = await call('grade-commit', { commit: 'HEAD', agentGrade: 5, userGrade: 2, task: 'initial', agentNote: 'ok' });
+    expect(output).toContain(head.slice(0, 12));
+    expect(output).toContain(`CS ${before.toFixed(1)} -> ${(before + gradeDelta(5, 2)).toFixed(1)}`);
+    t.service.flush('test');
+    expect(t.store.tables.retrospectives.get(['build', head])).toMatchObject({ agent_grade: 5, user_grade: 2 });
+  });
+
+  it('resolves an abbreviated hash to the full commit', async () => {
+    setup();
+    await call('grade-commit', { commit: head.slice(0, 8), agentGrade: 1, userGrade: 1 });
+    t.service.flush('test');
+    expect(t.store.tables.retrospectives.get(['build', head])).toBeDefined();
+  });
+
+  it('refuses grade 3, 0, "excellent" and 2.5 for either side', async () => {
+    setup();
+    for (const bad of [3, 0, 'excellent', 2.5]) {
+      await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: bad, userGrade: 2 }, /agent grade must be one of -1, 1, 2, 5/);
+      await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: bad }, /user grade must be one of -1, 1, 2, 5/);
+    }
+  });
+
+  it('refuses an empty commit, a non-hash and a hash that is not in this repository', async () => {
+    setup();
+    await expectRefused('grade-commit', { commit: '', agentGrade: 2, userGrade: 2 }, /commit must be a commit hash/);
+    await expectRefused('grade-commit', { commit: '--all', agentGrade: 2, userGrade: 2 }, /is not a commit hash/);
+    await expectRefused('grade-commit', { commit: 'deadbeefdeadbeef', agentGrade: 2, userGrade: 2 }, /not in the git history/);
+  });
+
+  it('refuses a 1 MB note and control characters in a note', async () => {
+    setup();
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: 2, userNote: ONE_MB }, new RegExp(`user note is ${ONE_MB.length} characters long; at most ${MAX_TEXT_LENGTH}`));
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: 2, agentNote: 'fine\u0000\u001b[31m' }, /agent note contains control characters/);
+  });
+
+  it('refuses a second grade of the same commit', async () => {
+    setup();
+    await call('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: 2 });
+    t.service.flush('test');
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 5, userGrade: 5 }, /already graded/);
+  });
+});
+
+describe('report-bug', () => {
+  it('records the bug and says when the agent is halted and how to revive it', async () => {
+    setup();
+    const status = t.service.getAgentStatus('build');
+    let output = '';
+    for (let i = 0; i < status.sp; i += 1) output = await call('report-bug', { description: `bug ${i}` });
+    expect(output).toContain('HALTED');
+    expect(output).toContain('agent-tracker revive build');
+  });
+
+  it('refuses an empty description, an unknown agent and odd characters in the name', async () => {
+    setup();
+    await expectRefused('report-bug', { description: '   ' }, /description must not be empty/);
+    await expectRefused('report-bug', { description: 'x', agent: 'nobody' }, /no agent named "nobody"/);
+    await expectRefused('report-bug', { description: 'x', agent: 'build; rm -rf /' }, /may contain only letters, digits/);
+    await expectRefused('report-bug', { description: 'x', agent: 'b\u0000uild' }, /may contain only letters, digits/);
+    await expectRefused('report-bug', { description: 'x', agent: 'a'.repeat(65) }, /longer than 64 characters/);
+    await expectRefused('report-bug', { description: ONE_MB }, /description is \d+ characters long/);
+  });
+});
+
+describe('log-activity', () => {
+  it('stores the entry', async () => {
+    setup();
+    await call('log-activity', { task: 'Write tests', actions: 'wrote them', outcome: 'green', decisions: 'real LMDB' });
+    t.service.flush('test');
+    expect([...t.store.tables.activities.getRange()].map((e) => e.value)).toContainEqual(expect.objectContaining({ task: 'Write tests', automatic: false }));
+  });
+
+  it('refuses a missing task, a 1 MB field and control characters', async () => {
+    setup();
+    await expectRefused('log-activity', { task: '' }, /task must not be empty/);
+    await expectRefused('log-activity', { task: 'ok', decisions: ONE_MB }, /decisions is \d+ characters long/);
+    await expectRefused('log-activity', { task: 'bell\u0007' }, /task contains control characters/);
+  });
+});
+
+describe('agent-status', () => {
+  it('shows the calling agent and refuses an unknown or malformed name', async () => {
+    setup();
+    expect(await call('agent-status', {})).toContain('build');
+    await expectRefused('agent-status', { agent: 'nobody' }, /no agent named "nobody"/);
+    await expectRefused('agent-status', { agent: '../etc' }, /may contain only letters, digits/);
+  });
+});
+
+describe('revive (the CLI path through the service)', () => {
+  it('refuses an unknown agent and a malformed name without writing', () => {
+    setup();
+    const before = databaseContent();
+    expect(() => t.service.revive('nobody')).toThrow(/no agent named "nobody"/);
+    expect(() => t.service.revive('')).toThrow(/must be a non-empty name/);
+    expect(() => t.service.revive('bad name')).toThrow(/may contain only/);
+    expect(databaseContent()).toEqual(before);
+  });
+
+  it('revives an agent whose SP went below 0 back to SP 1', () => {
+    setup();
+    const reports = t.service.getAgentStatus('build').sp + 1;
+    for (let i = 0; i < reports; i += 1) t.service.reportBug({ agent: 'build', sessionId: 's1', description: 'x' });
+    t.service.flush('test');
+    expect(t.store.tables.agents.get('build')?.sp).toBeLessThan(0);
+    expect(t.service.revive('build')).toMatchObject({ revived: true, status: { sp: REVIVE_SP, halted: false } });
+  });
+});
