@@ -11,6 +11,7 @@ export type Command = (args: string[], output: Output) => Promise<void>;
 const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
   status: { summary: 'status [AGENT] [--json]            health sheet of one or all agents', load: () => import('./commands/status.js') },
   doctor: { summary: 'doctor [--json]                    database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
+  'prior-art': { summary: 'prior-art "TEXT" [--project PATH] [--scope S] [--agent A] [--max N] [--json]  what worked and what failed before', load: () => import('./commands/prior-art.js') },
   setup: { summary: 'setup [--dry-run] [--json]         set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md', load: () => import('./commands/setup.js') },
   'init-project': { summary: 'init-project [PATH] [--json]       classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
   migrate: { summary: 'migrate [DIR] [--json]             merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },

@@ -4,6 +4,7 @@
  */
 import type { ToolDefinition } from '@opencode-ai/plugin';
 import type { ToolContextDeps } from './deps.js';
+import { priorArtTools } from './prior-art.js';
 import { projectTools } from './projects.js';
 import { stateTools } from './state.js';
 
@@ -12,6 +13,7 @@ export type { ToolContextDeps } from './deps.js';
 export function createTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   return {
     ...stateTools(deps),
+    ...priorArtTools(deps),
     ...projectTools(deps),
   };
 }

@@ -1,0 +1,47 @@
+/**
+ * `agent-tracker prior-art "TEXT" [--project PATH] [--scope S] [--agent A] [--max N] [--json]`:
+ * what worked and what failed before on work like TEXT. The scope defaults to the project's
+ * (the current folder's) scope; see core/query/scope.ts.
+ */
+import path from 'node:path';
+import { formatPriorArt } from '../../core/query/format.js';
+import { scopeOfProject } from '../../core/query/scope.js';
+import { QueryService } from '../../core/query/service.js';
+import { InputError } from '../../core/validation.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+function parseMax(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed)) throw new CliError(`--max expects a whole number, got "${value}"`);
+  return parsed;
+}
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values, positionals } = parseCommandArgs(args, {
+    project: { type: 'string' },
+    scope: { type: 'string' },
+    agent: { type: 'string' },
+    max: { type: 'string' },
+  });
+  const text = positionals.join(' ').trim();
+  if (!text) throw new CliError('expects the task to search for, e.g. agent-tracker prior-art "add rate limiting to the login endpoint"');
+  const maxResults = parseMax(values.max);
+  const project = path.resolve(values.project ?? process.cwd());
+  const config = loadConfig(values.db);
+  const result = await withStore(config, (store) => {
+    try {
+      return new QueryService(store).searchPriorArt({
+        taskDescription: text,
+        scope: values.scope ?? scopeOfProject(store.tables.projects, project),
+        ...(values.agent ? { agentId: values.agent } : {}),
+        ...(maxResults === undefined ? {} : { maxResults }),
+      });
+    } catch (error) {
+      if (error instanceof InputError) throw new CliError(error.message);
+      throw error;
+    }
+  });
+  output.out(values.json ? JSON.stringify(result, null, 2) : formatPriorArt(result));
+}
