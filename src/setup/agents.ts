@@ -46,12 +46,15 @@ export function installAgents(context: SetupContext, root: string): StepResult {
   }
   const messages: string[] = [];
   let text = editable.text;
+  let added = 0;
   for (const [name, definition] of Object.entries(agents)) {
     if (userHasAgent(editable.config, context.configDir, name)) {
       messages.push(`kept your agent "${name}"`);
       continue;
     }
-    text = editJsonc(text, ['agent', name], definition);
+    // In shipped order, ahead of the user's own agents; a new "agent" object goes first in the file.
+    text = editable.config.agent === undefined && added === 0 ? editJsonc(text, ['agent'], { [name]: definition }, 0) : editJsonc(text, ['agent', name], definition, added);
+    added += 1;
     messages.push(`added agent "${name}" to ${editable.file}`);
   }
   const changed = saveGlobalConfig(context, editable, text);

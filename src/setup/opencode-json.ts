@@ -5,10 +5,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { applyEdits, modify, parse, printParseErrorCode } from 'jsonc-parser';
 import type { FormattingOptions, JSONPath, ParseError } from 'jsonc-parser';
 
 export const PLUGIN_NAME = 'agent-tracker';
+export const PACKAGE_NAME = 'opencode-agent-tracker';
 const CONFIG_FILE_NAMES = ['opencode.jsonc', 'opencode.json'] as const;
 
 /** The config file in use in a config folder (`.jsonc` first, as OpenCode reads it), if any. */
@@ -31,7 +33,24 @@ export function parseJsonc(text: string, file: string): unknown {
 
 /** Whether a `"plugin"` entry's spec names this plugin (package name, folder or file URL). */
 export function isOurPluginSpec(spec: string): boolean {
-  return /(^|[/\\@])(opencode-)?agent-tracker(\/?$|@|\/(dist|src)\/)/.test(spec) || /plugins\/agent-tracker\/?$/.test(spec);
+  return /(^|[/\\@])(opencode-)?agent-tracker(\/?$|@|\/(dist|src)\/)/.test(spec) || /plugins\/agent-tracker\/?$/.test(spec) || isOurPackageFolder(spec);
+}
+
+/** A local folder spec (`file://` URL or absolute path) whose package.json names this package. */
+function isOurPackageFolder(spec: string): boolean {
+  let folder: string;
+  try {
+    folder = spec.startsWith('file://') ? fileURLToPath(spec) : spec;
+  } catch {
+    return false;
+  }
+  if (!path.isAbsolute(folder)) return false;
+  try {
+    const manifest: unknown = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8'));
+    return typeof manifest === 'object' && manifest !== null && (manifest as { name?: unknown }).name === PACKAGE_NAME;
+  } catch {
+    return false;
+  }
 }
 
 /** The options the user gave this plugin in the global config (`["<spec>", {options}]`), if any. */
@@ -74,13 +93,17 @@ export function formattingOf(text: string): FormattingOptions {
 }
 
 /**
- * Sets (or, with `undefined`, removes) the value at `jsonPath`, touching only that spot.
- * `insertAt` inserts into an array at that index instead of replacing.
+ * Sets (or, with `undefined`, removes) the value at `jsonPath`, touching only that spot. With
+ * `insertAt`, a new array element or object property goes in at that position. Position 0 (right
+ * after the opening bracket) keeps every existing line, trailing comments included, as it was;
+ * jsonc-parser appends right after the last value, before that line's comment.
  */
 export function editJsonc(text: string, jsonPath: JSONPath, value: unknown, insertAt?: number): string {
+  const intoArray = insertAt !== undefined && typeof jsonPath[jsonPath.length - 1] === 'number';
   const edits = modify(text, jsonPath, value, {
-    formattingOptions: formattingOf(text),
-    ...(insertAt === undefined ? {} : { isArrayInsertion: true, getInsertionIndex: () => insertAt }),
+    // A removal is exact as it is; formatting it would re-indent the neighbouring entries too.
+    ...(value === undefined ? {} : { formattingOptions: formattingOf(text) }),
+    ...(insertAt === undefined ? {} : { isArrayInsertion: intoArray, getInsertionIndex: () => insertAt }),
   });
   return applyEdits(text, edits);
 }

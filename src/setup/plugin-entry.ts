@@ -83,7 +83,7 @@ export function registerPlugin(context: SetupContext): StepResult {
   let text = editable.text;
   const first = ours[0];
   if (first === undefined) {
-    text = plugins === undefined ? editJsonc(text, ['plugin'], [PLUGIN_SPEC]) : editJsonc(text, ['plugin', list.length], PLUGIN_SPEC, list.length);
+    text = plugins === undefined ? editJsonc(text, ['plugin'], [PLUGIN_SPEC], 0) : editJsonc(text, ['plugin', 0], PLUGIN_SPEC, 0);
     messages.push(`registered "${PLUGIN_SPEC}" in ${editable.file}`);
   } else {
     const kept = list[first];

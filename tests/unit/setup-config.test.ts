@@ -1,0 +1,227 @@
+/**
+ * The global config edits: the plugin entry and the agents, in temporary config folders. Comments,
+ * order and formatting outside the edited spots survive; a file that does not parse is left
+ * byte-identical; backups are made once, before the first change; dry runs write nothing.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findNodeAtLocation, parseTree } from 'jsonc-parser';
+import { readShippedAgents } from '../../src/setup/agents.js';
+import { installAgents } from '../../src/setup/agents.js';
+import { assertInsideConfig, createContext } from '../../src/setup/context.js';
+import { parseJsonc } from '../../src/setup/opencode-json.js';
+import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
+import { ROOT } from '../helpers/sandbox.js';
+
+const temporary: string[] = [];
+afterEach(() => {
+  for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary HOME-like folder holding an empty OpenCode config folder. */
+function configFolder(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-config-'));
+  temporary.push(root);
+  const dir = path.join(root, '.config', 'opencode');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+const SHIPPED_AGENTS = Object.keys(readShippedAgents(ROOT));
+
+/** Every file under `dir` with its hash, so "nothing changed" is checkable byte for byte. */
+function snapshot(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files[path.relative(dir, full)] = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+/** The text with the values at the given JSON paths cut out, to compare "everything else". */
+function withoutValues(text: string, paths: (string | number)[][]): string {
+  const tree = parseTree(text);
+  if (!tree) throw new Error('does not parse');
+  const spans = paths
+    .map((jsonPath) => findNodeAtLocation(tree, jsonPath))
+    .filter((node) => node !== undefined)
+    .map((node) => [node.offset, node.offset + node.length] as const)
+    .sort((a, b) => b[0] - a[0]);
+  let result = text;
+  for (const [start, end] of spans) result = `${result.slice(0, start)}<VALUE>${result.slice(end)}`;
+  return result;
+}
+
+function parse(file: string): { plugin?: unknown[]; agent?: Record<string, unknown> } {
+  return parseJsonc(fs.readFileSync(file, 'utf8'), file) as { plugin?: unknown[]; agent?: Record<string, unknown> };
+}
+
+const ODD_CONFIG = `// my global opencode config
+{
+    "$schema": "https://opencode.ai/config.json",   // keep this
+  "theme":"tokyonight" ,
+    /* plugins I use */
+    "plugin": [ "opencode-wakatime",   // time tracking
+        ["file:///home/me/src/opencode-agent-tracker/dist/opencode/plugin.js", { "flushMaxMutations": 100 }],
+      "opencode-agent-tracker@0.0.9",
+    ],
+    "agent": {
+        "brainstorm": { "description": "MY brainstorm", "mode": "subagent" },   // mine, keep
+    },
+  "autoupdate": false,
+}
+`;
+
+describe('registering the plugin', () => {
+  it('creates a minimal opencode.json with the entry when there is none, without a backup', () => {
+    const dir = configFolder();
+    const result = registerPlugin(createContext(dir));
+    expect(result.status).toBe('changed');
+    expect(parse(path.join(dir, 'opencode.json')).plugin).toEqual([PLUGIN_SPEC]);
+    expect(fs.readdirSync(dir)).toEqual(['opencode.json']);
+  });
+
+  it('folds old copies into one entry, keeps their options and changes nothing else', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, ODD_CONFIG);
+    const context = createContext(dir);
+    const result = registerPlugin(context);
+    const after = fs.readFileSync(file, 'utf8');
+
+    expect(result.status).toBe('changed');
+    expect(parse(file).plugin).toEqual(['opencode-wakatime', [PLUGIN_SPEC, { flushMaxMutations: 100 }]]);
+    expect(withoutValues(after, [['plugin']])).toBe(withoutValues(ODD_CONFIG, [['plugin']]));
+    // Inside the array, the other entry's comment and the options' own text survive.
+    expect(after).toContain('"opencode-wakatime",   // time tracking');
+    expect(after).toContain('{ "flushMaxMutations": 100 }');
+    expect(result.messages.join('\n')).toMatch(/removed "opencode-agent-tracker@0.0.9"/);
+    // One backup, of the original, named with the run's time.
+    const backup = context.backups.get(file);
+    expect(backup).toMatch(/opencode\.json\.agent-tracker-backup-\d{8}T\d{6}Z$/);
+    expect(fs.readFileSync(backup as string, 'utf8')).toBe(ODD_CONFIG);
+  });
+
+  it('treats a file:// entry pointing at a source checkout of this package as an old copy', () => {
+    const dir = configFolder();
+    const checkout = path.join(path.dirname(path.dirname(dir)), 'work', 'tracker-checkout');
+    fs.mkdirSync(path.join(checkout, 'dist'), { recursive: true });
+    fs.writeFileSync(path.join(checkout, 'package.json'), JSON.stringify({ name: 'opencode-agent-tracker' }));
+    const other = path.join(path.dirname(path.dirname(dir)), 'work', 'other-plugin');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, 'package.json'), JSON.stringify({ name: 'someone-elses-plugin' }));
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, JSON.stringify({ plugin: [`file://${other}`, `file://${checkout}`] }, null, 2));
+
+    registerPlugin(createContext(dir));
+    expect(parse(file).plugin).toEqual([`file://${other}`, PLUGIN_SPEC]);
+  });
+
+  it('leaves a registered entry, its options and the file alone (no write, no backup)', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    const text = `{\n  "plugin": [["${PLUGIN_SPEC}", { "haltBlocksTools": false }]] // mine\n}\n`;
+    fs.writeFileSync(file, text);
+    const before = snapshot(dir);
+    expect(registerPlugin(createContext(dir)).status).toBe('unchanged');
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('edits opencode.jsonc when that is the file in use, in its tab indentation', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.jsonc');
+    fs.writeFileSync(file, '{\n\t// tabs here\n\t"theme": "x"\n}\n');
+    registerPlugin(createContext(dir));
+    expect(fs.existsSync(path.join(dir, 'opencode.json'))).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`{\n\t"plugin": [\n\t\t"${PLUGIN_SPEC}"\n\t],\n\t// tabs here\n\t"theme": "x"\n}\n`);
+  });
+
+  it('leaves a file that does not parse byte-identical and says so', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, '{ "plugin": [ "a", }  oops');
+    const before = snapshot(dir);
+    expect(() => registerPlugin(createContext(dir))).toThrow(/opencode\.json does not parse .*left untouched/);
+    expect(() => installAgents(createContext(dir), ROOT)).toThrow(/left untouched/);
+    expect(snapshot(dir)).toEqual(before);
+  });
+
+  it('leaves a "plugin" that is not a list alone', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, '{ "plugin": "x" }');
+    expect(() => registerPlugin(createContext(dir))).toThrow(/"plugin" .* is not a list/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ "plugin": "x" }');
+  });
+});
+
+describe('adding the agents', () => {
+  it('adds the shipped agents, keeps the user\'s own agent of the same name byte for byte', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, ODD_CONFIG);
+    const result = installAgents(createContext(dir), ROOT);
+    const after = fs.readFileSync(file, 'utf8');
+
+    expect(result.status).toBe('changed');
+    expect(Object.keys(parse(file).agent ?? {}).sort()).toEqual([...SHIPPED_AGENTS].sort());
+    expect(after).toContain('"brainstorm": { "description": "MY brainstorm", "mode": "subagent" },   // mine, keep');
+    expect(withoutValues(after, [['agent']])).toBe(withoutValues(ODD_CONFIG, [['agent']]));
+    expect(result.messages).toContain('kept your agent "brainstorm"');
+  });
+
+  it('keeps an agent the user wrote as a markdown file', () => {
+    const dir = configFolder();
+    fs.mkdirSync(path.join(dir, 'agents'));
+    fs.writeFileSync(path.join(dir, 'agents', 'engineer-build.md'), '---\ndescription: mine\n---\nMine.\n');
+    installAgents(createContext(dir), ROOT);
+    expect(Object.keys(parse(path.join(dir, 'opencode.json')).agent ?? {})).not.toContain('engineer-build');
+  });
+
+  it('makes one backup per file per run, even when two steps edit it', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, ODD_CONFIG);
+    const context = createContext(dir);
+    registerPlugin(context);
+    installAgents(context, ROOT);
+    expect(fs.readdirSync(dir).filter((name) => name.includes('backup'))).toHaveLength(1);
+    expect(fs.readFileSync(context.backups.get(file) as string, 'utf8')).toBe(ODD_CONFIG);
+
+    // A later run that changes nothing makes no backup.
+    const again = createContext(dir, { now: new Date(context.now.getTime() + 60_000) });
+    expect(registerPlugin(again).status).toBe('unchanged');
+    expect(installAgents(again, ROOT).status).toBe('unchanged');
+    expect(again.backups.size).toBe(0);
+  });
+
+  it('in a dry run reports the changes, writes nothing, and later steps see the earlier ones', () => {
+    const dir = configFolder();
+    fs.writeFileSync(path.join(dir, 'opencode.json'), ODD_CONFIG);
+    const before = snapshot(dir);
+    const context = createContext(dir, { dryRun: true });
+    expect(registerPlugin(context).status).toBe('changed');
+    expect(installAgents(context, ROOT).status).toBe('changed');
+    const planned = context.pendingText.get(path.join(dir, 'opencode.json')) as string;
+    expect(parseJsonc(planned, 'planned')).toMatchObject({ plugin: ['opencode-wakatime', [PLUGIN_SPEC, { flushMaxMutations: 100 }]] });
+    expect(snapshot(dir)).toEqual(before);
+  });
+});
+
+describe('the config folder boundary', () => {
+  it('refuses to write anywhere outside the config folder', () => {
+    const context = createContext(configFolder());
+    for (const target of [path.join(context.configDir, '..', 'x'), context.configDir, '/etc/passwd', path.join(context.configDir, 'a', '..', '..', 'b')]) {
+      expect(() => assertInsideConfig(context, target)).toThrow(/outside the OpenCode config folder/);
+    }
+    expect(() => assertInsideConfig(context, path.join(context.configDir, 'skills', 'x', 'SKILL.md'))).not.toThrow();
+  });
+});
