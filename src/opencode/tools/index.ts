@@ -6,6 +6,7 @@ import type { ToolDefinition } from '@opencode-ai/plugin';
 import type { ToolContextDeps } from './deps.js';
 import { priorArtTools } from './prior-art.js';
 import { projectTools } from './projects.js';
+import { recommendTools } from './recommend.js';
 import { stateTools } from './state.js';
 
 export type { ToolContextDeps } from './deps.js';
@@ -15,6 +16,7 @@ export function createTools(deps: ToolContextDeps): Record<string, ToolDefinitio
     ...stateTools(deps),
     ...priorArtTools(deps),
     ...projectTools(deps),
+    ...recommendTools(deps),
   };
 }
 

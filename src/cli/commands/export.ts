@@ -1,0 +1,39 @@
+/**
+ * `agent-tracker export [FILE]`: every record as NDJSON (`{"kind","key","value"}` per line), to
+ * FILE or to stdout. A file is written to a temporary name first and renamed when complete.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { exportRecords } from '../../core/store/transfer.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values, positionals } = parseCommandArgs(args, {});
+  if (positionals.length > 1) throw new CliError('expects at most one FILE');
+  const target = positionals[0] === undefined ? undefined : path.resolve(positionals[0]);
+  const config = loadConfig(values.db);
+  if (target === undefined) {
+    await withStore(config, (store) => exportRecords(store, (chunk) => fs.writeSync(process.stdout.fd, chunk)));
+    return;
+  }
+  if (!fs.existsSync(path.dirname(target))) throw new CliError(`cannot write ${target}: its folder does not exist`);
+  const partial = `${target}.partial-${process.pid}`;
+  const fd = fs.openSync(partial, 'w');
+  let summary;
+  try {
+    summary = await withStore(config, (store) => exportRecords(store, (chunk) => fs.writeSync(fd, chunk)));
+    fs.closeSync(fd);
+    fs.renameSync(partial, target);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(partial, { force: true });
+    throw error;
+  }
+  if (values.json) {
+    output.out(JSON.stringify({ file: target, ...summary }, null, 2));
+    return;
+  }
+  const kinds = Object.entries(summary.byKind).map(([kind, count]) => `${count} ${kind}`).join(', ');
+  output.out(`Exported ${summary.records} records to ${target} (${kinds}).`);
+}

@@ -1,0 +1,41 @@
+/**
+ * `agent-tracker import FILE`: merges an export into the database. Additive and idempotent: only
+ * records whose key is absent are written, in one transaction; a bad line writes nothing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { importExport } from '../../core/store/transfer.js';
+import { InputError } from '../../core/validation.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values, positionals } = parseCommandArgs(args, {});
+  if (positionals.length !== 1) throw new CliError('expects one FILE (an NDJSON export made by "agent-tracker export")');
+  const source = path.resolve(positionals[0] as string);
+  let text: string;
+  try {
+    text = fs.readFileSync(source, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const config = loadConfig(values.db);
+  const result = await withStore(config, (store) => {
+    try {
+      return importExport(store, text, source);
+    } catch (error) {
+      if (error instanceof InputError) throw new CliError(`${source}: ${error.message}`);
+      throw error;
+    }
+  });
+  if (values.json) {
+    output.out(JSON.stringify(result, null, 2));
+    return;
+  }
+  const kinds = Object.entries(result.addedByKind)
+    .filter(([, count]) => count > 0)
+    .map(([kind, count]) => `${count} ${kind}`)
+    .join(', ');
+  const before = result.importedBefore ? ` This file was first imported at ${result.importedBefore}.` : '';
+  output.out(`Imported ${result.added} records from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present.${before}`);
+}

@@ -1,0 +1,76 @@
+/**
+ * `agent-tracker report [--project PATH] [--since ISO] [--by agent|model|project] [--json|--csv]
+ * [--html FILE]`: one row per agent × model (or per agent, per model, per setup and project).
+ * `--json` and `--csv` carry the same rows; `--html` writes a self-contained page with charts.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { activityOverTime } from '../../core/report/activity.js';
+import { loadHistory } from '../../core/report/history.js';
+import type { HistoryFilter } from '../../core/report/history.js';
+import { renderHtmlReport } from '../../core/report/html.js';
+import { buildReport, REPORT_GROUPINGS } from '../../core/report/report.js';
+import type { ReportGrouping } from '../../core/report/report.js';
+import { reportToCsv, reportToTable } from '../../core/report/table.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** `--since` as a full ISO time in UTC, the form every stored time has. */
+export function parseSince(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const time = ISO_DATE.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
+  if (Number.isNaN(time)) throw new CliError(`--since must be an ISO date or time such as 2025-01-31 or 2025-01-31T12:00:00Z, got "${value}"`);
+  return new Date(time).toISOString();
+}
+
+function parseGrouping(value: string | undefined): ReportGrouping {
+  if (value === undefined) return 'setup';
+  if (!(REPORT_GROUPINGS as readonly string[]).includes(value)) {
+    throw new CliError(`--by must be one of ${REPORT_GROUPINGS.join(', ')}, got "${value}"`);
+  }
+  return value as ReportGrouping;
+}
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { project: { type: 'string' }, since: { type: 'string' }, by: { type: 'string' }, csv: { type: 'boolean', default: false }, html: { type: 'string' } },
+    false,
+  );
+  if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
+  if (values.json && values.csv) throw new CliError('choose one of --json and --csv');
+  const filter: HistoryFilter = {};
+  if (values.project !== undefined) filter.project = path.resolve(values.project);
+  const since = parseSince(values.since);
+  if (since !== undefined) filter.since = since;
+  const by = parseGrouping(values.by);
+  const htmlFile = values.html === undefined ? undefined : path.resolve(values.html);
+  if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
+
+  const config = loadConfig(values.db);
+  const history = await withStore(config, (store) => loadHistory(store, filter));
+  const report = buildReport(history, by);
+
+  if (htmlFile !== undefined) {
+    const page = renderHtmlReport({
+      report: by === 'setup' ? report : buildReport(history, 'setup'),
+      activity: activityOverTime(history),
+      filter,
+      generatedAt: new Date().toISOString(),
+    });
+    fs.writeFileSync(htmlFile, page);
+  }
+  if (values.json) {
+    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals }, null, 2));
+  } else if (values.csv) {
+    output.out(reportToCsv(report.rows));
+  } else if (htmlFile !== undefined) {
+    output.out(`Wrote the HTML report (${report.rows.length} setups) to ${htmlFile}`);
+  } else if (report.rows.length === 0) {
+    output.out('No work recorded yet for this selection. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
+  } else {
+    output.out(reportToTable(report));
+  }
+}

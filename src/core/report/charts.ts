@@ -1,0 +1,176 @@
+/**
+ * Inline SVG charts for the HTML report: plain strings, no script, no network. Every text that
+ * came from the database is escaped. Hovering a mark shows its exact value (an SVG <title>).
+ */
+import type { ActivityOverTime } from './activity.js';
+import type { ReportRow } from './report.js';
+
+/** Escapes text for HTML and SVG content and attribute values. */
+export function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+/** Colors for series and setups, picked in order; readable on white. */
+export const PALETTE = ['#2563eb', '#dc2626', '#059669', '#d97706', '#7c3aed', '#0891b2', '#db2777', '#65a30d', '#475569', '#b45309'];
+
+export function colorAt(index: number): string {
+  return PALETTE[index % PALETTE.length] as string;
+}
+
+/** A metric shown in the setup comparison: its value, its label, and whether lower is better. */
+export interface SetupMetric {
+  title: string;
+  value: (row: ReportRow) => number | null;
+  format: (value: number) => string;
+  lowerIsBetter: boolean;
+}
+
+const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
+const ROW_HEIGHT = 26;
+const LABEL_WIDTH = 220;
+const CELL_WIDTH = 130;
+const CELL_GAP = 14;
+const HEADER_HEIGHT = 34;
+const BAR_HEIGHT = 14;
+const VALUE_WIDTH = 52;
+
+/**
+ * One setup group (an agent and its models): a row per setup, a column per metric; each bar is
+ * scaled to the largest value of that metric across ALL setups, so groups compare with each other.
+ */
+export function setupGroupChart(group: string, rows: readonly ReportRow[], metrics: readonly SetupMetric[], maxima: readonly number[]): string {
+  const width = LABEL_WIDTH + metrics.length * (CELL_WIDTH + CELL_GAP);
+  const height = HEADER_HEIGHT + rows.length * ROW_HEIGHT + 8;
+  const parts: string[] = [];
+  metrics.forEach((metric, column) => {
+    const x = LABEL_WIDTH + column * (CELL_WIDTH + CELL_GAP);
+    const hint = metric.lowerIsBetter ? ' (lower is better)' : '';
+    parts.push(`<text x="${x}" y="20" font-weight="600">${escapeXml(metric.title)}<title>${escapeXml(metric.title + hint)}</title></text>`);
+  });
+  rows.forEach((row, line) => {
+    const y = HEADER_HEIGHT + line * ROW_HEIGHT;
+    const label = row.model ?? 'all models';
+    parts.push(`<text x="0" y="${y + BAR_HEIGHT - 2}">${escapeXml(truncate(label, 32))}<title>${escapeXml(label)}</title></text>`);
+    metrics.forEach((metric, column) => {
+      const x = LABEL_WIDTH + column * (CELL_WIDTH + CELL_GAP);
+      const value = metric.value(row);
+      const track = CELL_WIDTH - VALUE_WIDTH;
+      parts.push(`<rect x="${x}" y="${y}" width="${track}" height="${BAR_HEIGHT}" fill="#f1f5f9"/>`);
+      if (value === null) {
+        parts.push(`<text x="${x + track + 4}" y="${y + BAR_HEIGHT - 2}" fill="#94a3b8">n/a</text>`);
+        return;
+      }
+      const max = maxima[column] ?? 0;
+      // A positive value always shows at least a sliver; zero shows no bar.
+      const length = max > 0 && value > 0 ? Math.max(1, (value / max) * track) : 0;
+      const fill = metric.lowerIsBetter ? '#f59e0b' : '#2563eb';
+      const text = metric.format(value);
+      parts.push(
+        `<rect class="bar" x="${x}" y="${y}" width="${length.toFixed(1)}" height="${BAR_HEIGHT}" fill="${fill}"><title>${escapeXml(`${label}: ${metric.title} ${text}`)}</title></rect>`,
+      );
+      parts.push(`<text x="${x + track + 4}" y="${y + BAR_HEIGHT - 2}">${escapeXml(text)}</text>`);
+    });
+  });
+  return svg(width, height, `Setups of ${group}`, parts, `class="chart setup-group" data-group="${escapeXml(group)}"`);
+}
+
+const PLOT = { width: 640, height: 320, left: 60, right: 20, top: 20, bottom: 44 };
+const COST_HEADROOM = 1.25;
+/** Past this share of the plot's width a dot's label goes to its left. */
+const LABEL_FLIP_SHARE = 0.6;
+
+/** Outcome against cost: one dot per setup (x cost per commit, y mean grade, area ~ commits). */
+export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: string) => string): string {
+  const points = rows.filter((row) => row.meanGrade !== null && row.costPerCommit !== null);
+  const innerWidth = PLOT.width - PLOT.left - PLOT.right;
+  const innerHeight = PLOT.height - PLOT.top - PLOT.bottom;
+  // Headroom past the dearest setup so its dot and label stay inside the plot.
+  const maxCost = (Math.max(...points.map((row) => row.costPerCommit ?? 0), 0) || 1) * COST_HEADROOM;
+  const maxCommits = Math.max(...points.map((row) => row.commits), 1);
+  const minGrade = -1;
+  const maxGrade = 5;
+  const xOf = (cost: number) => PLOT.left + (cost / maxCost) * innerWidth;
+  const yOf = (grade: number) => PLOT.top + (1 - (grade - minGrade) / (maxGrade - minGrade)) * innerHeight;
+  const parts: string[] = [];
+  for (const grade of [-1, 1, 2, 5]) {
+    const y = yOf(grade);
+    parts.push(`<line x1="${PLOT.left}" x2="${PLOT.width - PLOT.right}" y1="${y}" y2="${y}" stroke="#e2e8f0"/>`);
+    parts.push(`<text x="${PLOT.left - 8}" y="${y + 4}" text-anchor="end">${grade}</text>`);
+  }
+  const bottom = PLOT.height - PLOT.bottom;
+  parts.push(`<line x1="${PLOT.left}" x2="${PLOT.width - PLOT.right}" y1="${bottom}" y2="${bottom}" stroke="#64748b"/>`);
+  for (const share of [0, 0.5, 1]) {
+    const x = xOf(share * maxCost);
+    parts.push(`<text x="${x}" y="${bottom + 16}" text-anchor="middle">$${(share * maxCost).toFixed(3)}</text>`);
+  }
+  parts.push(`<text x="${PLOT.left + innerWidth / 2}" y="${PLOT.height - 6}" text-anchor="middle">cost per commit</text>`);
+  parts.push(`<text x="14" y="${PLOT.top + innerHeight / 2}" transform="rotate(-90 14 ${PLOT.top + innerHeight / 2})" text-anchor="middle">mean grade</text>`);
+  for (const row of points) {
+    const radius = 4 + 12 * Math.sqrt(row.commits / maxCommits);
+    const x = xOf(row.costPerCommit ?? 0);
+    const y = yOf(row.meanGrade ?? 0);
+    const label = `${row.agent ?? 'all'} · ${row.model ?? 'all'}`;
+    const detail = `${label}: grade ${(row.meanGrade ?? 0).toFixed(2)}, $${(row.costPerCommit ?? 0).toFixed(3)}/commit, ${row.commits} commits`;
+    parts.push(
+      `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${radius.toFixed(1)}" fill="${colorOf(row.agent ?? '')}" fill-opacity="0.6"><title>${escapeXml(detail)}</title></circle>`,
+    );
+    const flip = x > PLOT.left + LABEL_FLIP_SHARE * innerWidth;
+    const labelX = flip ? x - radius - 3 : x + radius + 3;
+    parts.push(`<text x="${labelX.toFixed(1)}" y="${(y + 4).toFixed(1)}"${flip ? ' text-anchor="end"' : ''}>${escapeXml(truncate(label, 40))}</text>`);
+  }
+  return svg(PLOT.width, PLOT.height, 'Outcome against cost per setup', parts, 'class="chart outcome-cost"');
+}
+
+/** Commits per period, stacked by agent (tool calls when nothing was committed). */
+export function activityChart(activity: ActivityOverTime, colorOf: (agent: string) => string): string {
+  const useCommits = activity.series.some((line) => line.commits.some((value) => value > 0));
+  const valuesOf = (line: ActivityOverTime['series'][number]) => (useCommits ? line.commits : line.toolCalls);
+  const unit = useCommits ? 'commits' : 'tool calls';
+  const totals = activity.periods.map((_, i) => activity.series.reduce((sum, line) => sum + (valuesOf(line)[i] ?? 0), 0));
+  const maxTotal = Math.max(...totals, 1);
+  const innerWidth = PLOT.width - PLOT.left - PLOT.right;
+  const innerHeight = PLOT.height - PLOT.top - PLOT.bottom;
+  const slot = innerWidth / Math.max(1, activity.periods.length);
+  const barWidth = Math.max(1, slot * 0.8);
+  const bottom = PLOT.height - PLOT.bottom;
+  const parts: string[] = [];
+  for (const share of [0, 0.5, 1]) {
+    const y = bottom - share * innerHeight;
+    parts.push(`<line x1="${PLOT.left}" x2="${PLOT.width - PLOT.right}" y1="${y}" y2="${y}" stroke="#e2e8f0"/>`);
+    parts.push(`<text x="${PLOT.left - 8}" y="${y + 4}" text-anchor="end">${Math.round(share * maxTotal)}</text>`);
+  }
+  activity.periods.forEach((start, i) => {
+    let stacked = 0;
+    const x = PLOT.left + i * slot + (slot - barWidth) / 2;
+    for (const line of activity.series) {
+      const value = valuesOf(line)[i] ?? 0;
+      if (value <= 0) continue;
+      const height = (value / maxTotal) * innerHeight;
+      const y = bottom - stacked - height;
+      stacked += height;
+      parts.push(
+        `<rect class="bar" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}" fill="${colorOf(line.agent)}"><title>${escapeXml(`${start} ${line.agent}: ${value} ${unit}`)}</title></rect>`,
+      );
+    }
+  });
+  const labelEvery = Math.max(1, Math.ceil(activity.periods.length / 8));
+  activity.periods.forEach((start, i) => {
+    if (i % labelEvery !== 0) return;
+    parts.push(`<text x="${(PLOT.left + i * slot + slot / 2).toFixed(1)}" y="${bottom + 16}" text-anchor="middle">${escapeXml(start)}</text>`);
+  });
+  parts.push(`<text x="${PLOT.left + innerWidth / 2}" y="${PLOT.height - 6}" text-anchor="middle">${escapeXml(`${unit} per ${activity.period}`)}</text>`);
+  return svg(PLOT.width, PLOT.height, `${unit} per ${activity.period}, by agent`, parts, 'class="chart activity"');
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function svg(width: number, height: number, title: string, parts: readonly string[], attributes: string): string {
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" ${attributes} role="img" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" ${FONT}>`,
+    `<title>${escapeXml(title)}</title>`,
+    ...parts,
+    '</svg>',
+  ].join('\n');
+}

@@ -1,0 +1,32 @@
+/**
+ * The recommendation for a project folder, wired to the store: classify the target (or fall back
+ * to its stored profile when the folder is gone), read all history and every stored profile, and
+ * rank setups with the project similarity score.
+ */
+import { classifyProject } from '../projects/classifier.js';
+import { getAllProjects, getProject, projectKey } from '../projects/profiles.js';
+import { scoreSimilarity } from '../projects/similarity.js';
+import type { Store } from '../store/store.js';
+import type { ProjectProfile } from '../types.js';
+import { loadHistory } from './history.js';
+import { recommendSetups } from './recommend.js';
+import type { Recommendation } from './recommend.js';
+
+/** The target's profile: classified now, else the stored one. @throws InputError when neither exists. */
+export async function targetProfile(store: Store, projectPath: string): Promise<ProjectProfile> {
+  const key = projectKey(projectPath);
+  try {
+    return await classifyProject(key);
+  } catch (error) {
+    const stored = getProject(store, key);
+    if (stored) return stored;
+    throw error;
+  }
+}
+
+/** Ranks every recorded setup for the project at `projectPath`. */
+export async function recommendForProject(store: Store, projectPath: string): Promise<Recommendation> {
+  const target = await targetProfile(store, projectPath);
+  const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
+  return recommendSetups({ target, history: loadHistory(store), profiles, similarity: scoreSimilarity });
+}

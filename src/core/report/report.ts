@@ -1,0 +1,176 @@
+/**
+ * The usage report: one row per setup (agent × model), or per agent, per model, or per setup and
+ * project. Counters come from the usage records; graded commits, mean grade and CS change come from
+ * the retrospectives, which also hold grades given outside a tracked session.
+ */
+import type { History } from './history.js';
+import { commitGrade, totalTokens } from './history.js';
+
+/** How rows are grouped: `setup` is agent × model; `project` is agent × model × project. */
+export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
+
+export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project'];
+
+/** One row of the report. A dimension the grouping does not split by is null. */
+export interface ReportRow {
+  agent: string | null;
+  model: string | null;
+  project: string | null;
+  sessions: number;
+  toolCalls: number;
+  toolFailures: number;
+  /** Failed tool calls per tool call; null without tool calls. */
+  failureRate: number | null;
+  commits: number;
+  pushes: number;
+  bugs: number;
+  /** Bugs per commit; null without commits. */
+  bugsPerCommit: number | null;
+  gradedCommits: number;
+  /** Mean of both grades (-1..5) over graded commits; null without graded commits. */
+  meanGrade: number | null;
+  /** CS gained or lost through grades. */
+  csChange: number;
+  tokensInput: number;
+  tokensOutput: number;
+  tokensReasoning: number;
+  tokensCacheRead: number;
+  tokensCacheWrite: number;
+  tokens: number;
+  cost: number;
+  /** Cost per commit; null without commits. */
+  costPerCommit: number | null;
+  firstAt: string | null;
+  lastAt: string | null;
+}
+
+export interface Report {
+  by: ReportGrouping;
+  rows: ReportRow[];
+  /** Every row together. */
+  totals: ReportRow;
+}
+
+interface Accumulator {
+  row: ReportRow;
+  sessionIds: Set<string>;
+  gradeSum: number;
+}
+
+const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project')[]>> = {
+  setup: ['agent', 'model'],
+  agent: ['agent'],
+  model: ['model'],
+  project: ['agent', 'model', 'project'],
+};
+
+function emptyRow(agent: string | null, model: string | null, project: string | null): ReportRow {
+  return {
+    agent,
+    model,
+    project,
+    sessions: 0,
+    toolCalls: 0,
+    toolFailures: 0,
+    failureRate: null,
+    commits: 0,
+    pushes: 0,
+    bugs: 0,
+    bugsPerCommit: null,
+    gradedCommits: 0,
+    meanGrade: null,
+    csChange: 0,
+    tokensInput: 0,
+    tokensOutput: 0,
+    tokensReasoning: 0,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    tokens: 0,
+    cost: 0,
+    costPerCommit: null,
+    firstAt: null,
+    lastAt: null,
+  };
+}
+
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator > 0 ? numerator / denominator : null;
+}
+
+function widen(row: ReportRow, first: string, last: string): void {
+  if (row.firstAt === null || first < row.firstAt) row.firstAt = first;
+  if (row.lastAt === null || last > row.lastAt) row.lastAt = last;
+}
+
+function finish(accumulator: Accumulator): ReportRow {
+  const { row } = accumulator;
+  row.sessions = accumulator.sessionIds.size;
+  row.failureRate = ratio(row.toolFailures, row.toolCalls);
+  row.bugsPerCommit = ratio(row.bugs, row.commits);
+  row.meanGrade = ratio(accumulator.gradeSum, row.gradedCommits);
+  row.costPerCommit = ratio(row.cost, row.commits);
+  return row;
+}
+
+/** Aggregates the history into report rows, sorted by agent, model, project. */
+export function buildReport(history: History, by: ReportGrouping = 'setup'): Report {
+  const dimensions = DIMENSIONS[by];
+  const groups = new Map<string, Accumulator>();
+  const totals: Accumulator = { row: emptyRow(null, null, null), sessionIds: new Set(), gradeSum: 0 };
+
+  const groupOf = (agent: string, model: string, project: string): Accumulator => {
+    const parts = {
+      agent: dimensions.includes('agent') ? agent : null,
+      model: dimensions.includes('model') ? model : null,
+      project: dimensions.includes('project') ? project : null,
+    };
+    const key = JSON.stringify([parts.agent, parts.model, parts.project]);
+    let group = groups.get(key);
+    if (!group) {
+      group = { row: emptyRow(parts.agent, parts.model, parts.project), sessionIds: new Set(), gradeSum: 0 };
+      groups.set(key, group);
+    }
+    return group;
+  };
+
+  for (const record of history.usage) {
+    const tokens = totalTokens(record);
+    for (const target of [groupOf(record.agent, record.model, record.project), totals]) {
+      const row = target.row;
+      target.sessionIds.add(record.sessionId);
+      row.toolCalls += record.toolCalls;
+      row.toolFailures += record.toolFailures;
+      row.commits += record.commits;
+      row.pushes += record.pushes;
+      row.bugs += record.bugs;
+      row.tokensInput += record.tokensInput;
+      row.tokensOutput += record.tokensOutput;
+      row.tokensReasoning += record.tokensReasoning;
+      row.tokensCacheRead += record.tokensCacheRead;
+      row.tokensCacheWrite += record.tokensCacheWrite;
+      row.tokens += tokens;
+      row.cost += record.cost;
+      widen(row, record.firstAt, record.lastAt);
+    }
+  }
+  for (const entry of history.grades) {
+    for (const target of [groupOf(entry.agent, entry.model, entry.project), totals]) {
+      target.row.gradedCommits += 1;
+      target.gradeSum += commitGrade(entry);
+      target.row.csChange += entry.score_after - entry.score_before;
+      widen(target.row, entry.timestamp, entry.timestamp);
+    }
+  }
+
+  const rows = [...groups.values()].map(finish).sort(compareRows);
+  return { by, rows, totals: finish(totals) };
+}
+
+function compareRows(a: ReportRow, b: ReportRow): number {
+  for (const name of ['agent', 'model', 'project'] as const) {
+    const left = a[name] ?? '';
+    const right = b[name] ?? '';
+    if (left !== right) return left < right ? -1 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,391 @@
+/**
+ * Export and import of the whole history as NDJSON, so a team can pool the records of several
+ * machines. One line per record: `{"kind","key","value"}`, kind being the sub-database. A header
+ * line opens the file and an end line closes it with the record count, so a cut-off file is told
+ * apart from a complete one.
+ *
+ * Import follows the rules of the legacy migration: additive and idempotent, one transaction, a
+ * record written only when its key is absent, the run recorded in the migrations sub-database.
+ * Every line is checked before anything is written; a bad line names its number and writes nothing.
+ */
+import { createHash } from 'node:crypto';
+import { isGrade } from '../rules.js';
+import type { MigrationRecord } from '../types.js';
+import { InputError } from '../validation.js';
+import type { Store, Table, WrittenDocument } from './store.js';
+
+/** The sub-databases that hold history. Indexes, migrations and meta are local and rebuilt. */
+export const EXPORT_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects'] as const;
+export type ExportKind = (typeof EXPORT_KINDS)[number];
+
+export const EXPORT_FORMAT = 'agent-tracker-export';
+export const EXPORT_VERSION = 1;
+const HEADER_KIND = 'header';
+const END_KIND = 'end';
+/** Records of one import in the migrations sub-database: `import:<sha256 of the file>#<time>`. */
+const RECORD_PREFIX = 'import:';
+const RECORD_TIME_SEPARATOR = '#';
+/** Sorts after every ISO time, to end a range over one file's records. */
+const RECORD_RANGE_END = '~';
+/** How much of a bad line is quoted in an error. */
+const QUOTED_LENGTH = 80;
+
+export type ExportKey = string | string[];
+
+/** One record of an export. */
+export interface ExportRecord {
+  kind: ExportKind;
+  key: ExportKey;
+  value: Record<string, unknown>;
+}
+
+export interface ExportHeader {
+  kind: typeof HEADER_KIND;
+  format: typeof EXPORT_FORMAT;
+  version: number;
+  exportedAt: string;
+}
+
+export interface ExportSummary {
+  records: number;
+  byKind: Record<ExportKind, number>;
+}
+
+function emptyCounts(): Record<ExportKind, number> {
+  return { agents: 0, sessions: 0, commits: 0, communication: 0, retrospectives: 0, activities: 0, projects: 0 };
+}
+
+function tableOf(store: Store, kind: ExportKind): Table<unknown, ExportKey> {
+  return store.tables[kind] as unknown as Table<unknown, ExportKey>;
+}
+
+/**
+ * Writes every record as NDJSON lines through `write` (called with chunks of whole lines), in
+ * sub-database and key order, so two exports of equal databases are equal apart from the header.
+ */
+export function exportRecords(store: Store, write: (chunk: string) => void, now: () => Date = () => new Date()): ExportSummary {
+  const header: ExportHeader = { kind: HEADER_KIND, format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now().toISOString() };
+  write(`${JSON.stringify(header)}\n`);
+  const summary: ExportSummary = { records: 0, byKind: emptyCounts() };
+  const CHUNK_LINES = 512;
+  let lines: string[] = [];
+  for (const kind of EXPORT_KINDS) {
+    for (const { key, value } of tableOf(store, kind).getRange()) {
+      lines.push(JSON.stringify({ kind, key, value }));
+      summary.records += 1;
+      summary.byKind[kind] += 1;
+      if (lines.length >= CHUNK_LINES) {
+        write(`${lines.join('\n')}\n`);
+        lines = [];
+      }
+    }
+  }
+  lines.push(JSON.stringify({ kind: END_KIND, records: summary.records }));
+  write(`${lines.join('\n')}\n`);
+  return summary;
+}
+
+// ---- validation ---------------------------------------------------------------------------------
+
+type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'grade';
+
+interface KindRules {
+  /** 0 for a string key, else the length of the array key. */
+  keyLength: 0 | 2 | 3;
+  required: Readonly<Record<string, FieldType>>;
+  optional?: Readonly<Record<string, FieldType>>;
+  /** The key parts the value determines (a journal key's last part is a free unique suffix). */
+  keyFromValue: (value: Record<string, unknown>) => unknown[];
+}
+
+const USAGE_COUNTERS = [
+  'toolCalls',
+  'toolFailures',
+  'commands',
+  'commits',
+  'pushes',
+  'bugs',
+  'gradedCommits',
+  'gradeSum',
+  'csDelta',
+  'messages',
+  'tokensInput',
+  'tokensOutput',
+  'tokensReasoning',
+  'tokensCacheRead',
+  'tokensCacheWrite',
+  'cost',
+] as const;
+
+const RULES: Readonly<Record<ExportKind, KindRules>> = {
+  agents: {
+    keyLength: 0,
+    required: { id: 'string', sp: 'number', xp: 'number', cs: 'number', commits: 'number', bugs: 'number', halted: 'boolean', createdAt: 'string', updatedAt: 'string' },
+    keyFromValue: (v) => [v.id],
+  },
+  sessions: {
+    keyLength: 3,
+    required: {
+      sessionId: 'string',
+      agent: 'string',
+      model: 'string',
+      project: 'string',
+      firstAt: 'string',
+      lastAt: 'string',
+      ...Object.fromEntries(USAGE_COUNTERS.map((name) => [name, 'number' as const])),
+    },
+    optional: { parentSessionId: 'string' },
+    keyFromValue: (v) => [v.sessionId, v.agent, v.model],
+  },
+  commits: {
+    keyLength: 2,
+    required: {
+      hash: 'string',
+      project: 'string',
+      agent: 'string',
+      model: 'string',
+      sessionId: 'string',
+      message: 'string',
+      files: 'strings',
+      insertions: 'number',
+      deletions: 'number',
+      timestamp: 'string',
+    },
+    keyFromValue: (v) => [v.project, v.hash],
+  },
+  communication: {
+    keyLength: 3,
+    required: { agent: 'string', commit: 'string', project: 'string', source: 'string', grade: 'grade', timestamp: 'string' },
+    keyFromValue: (v) => [v.agent, v.timestamp],
+  },
+  retrospectives: {
+    keyLength: 2,
+    required: {
+      commit: 'string',
+      timestamp: 'string',
+      task: 'string',
+      agent_grade: 'grade',
+      user_grade: 'grade',
+      score_before: 'number',
+      score_after: 'number',
+      agent_note: 'string',
+      user_note: 'string',
+      agent: 'string',
+      model: 'string',
+      project: 'string',
+    },
+    optional: { sessionId: 'string' },
+    keyFromValue: (v) => [v.agent, v.commit],
+  },
+  activities: {
+    keyLength: 3,
+    required: {
+      timestamp: 'string',
+      task: 'string',
+      actions: 'string',
+      outcome: 'string',
+      decisions: 'string',
+      agent: 'string',
+      model: 'string',
+      project: 'string',
+      automatic: 'boolean',
+    },
+    optional: { sessionId: 'string', files: 'strings' },
+    keyFromValue: (v) => [v.agent, v.timestamp],
+  },
+  projects: {
+    keyLength: 0,
+    required: {
+      path: 'string',
+      language: 'string',
+      framework: 'string',
+      scope: 'string',
+      dependencies: 'strings',
+      manifestType: 'string',
+      classifiedAt: 'string',
+      agentsmdHash: 'string',
+    },
+    keyFromValue: (v) => [v.path],
+  },
+};
+
+function hasType(value: unknown, type: FieldType): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'strings':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'grade':
+      return isGrade(value);
+  }
+}
+
+const TYPE_NAMES: Readonly<Record<FieldType, string>> = {
+  string: 'text',
+  number: 'a finite number',
+  boolean: 'true or false',
+  strings: 'a list of texts',
+  grade: 'a grade (-1, 1, 2 or 5)',
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function quote(line: string): string {
+  return line.length > QUOTED_LENGTH ? `${line.slice(0, QUOTED_LENGTH)}…` : line;
+}
+
+/** Checks one record line; returns the problem, or undefined when it is fine. */
+function recordProblem(parsed: Record<string, unknown>): string | undefined {
+  const kind = parsed.kind;
+  if (typeof kind !== 'string' || !(EXPORT_KINDS as readonly string[]).includes(kind)) {
+    return `unknown kind ${JSON.stringify(kind)}; expected one of ${EXPORT_KINDS.join(', ')}`;
+  }
+  const rules = RULES[kind as ExportKind];
+  const { key, value } = parsed;
+  if (rules.keyLength === 0 ? typeof key !== 'string' || key === '' : !Array.isArray(key) || key.length !== rules.keyLength || !key.every((part) => typeof part === 'string')) {
+    return rules.keyLength === 0 ? `a ${kind} key must be non-empty text` : `a ${kind} key must be a list of ${rules.keyLength} texts`;
+  }
+  if (!isPlainObject(value)) return `the value of a ${kind} record must be an object`;
+  for (const [field, type] of Object.entries(rules.required)) {
+    if (!hasType(value[field], type)) return `${kind} field "${field}" must be ${TYPE_NAMES[type]}, got ${JSON.stringify(value[field]) ?? 'nothing'}`;
+  }
+  for (const [field, type] of Object.entries(rules.optional ?? {})) {
+    if (value[field] !== undefined && !hasType(value[field], type)) return `${kind} field "${field}" must be ${TYPE_NAMES[type]} when present`;
+  }
+  const keyParts = typeof key === 'string' ? [key] : (key as string[]);
+  const expected = rules.keyFromValue(value);
+  if (expected.some((part, i) => part !== keyParts[i])) {
+    return `the key ${JSON.stringify(key)} does not match the record (expected it to start with ${JSON.stringify(expected)})`;
+  }
+  return undefined;
+}
+
+/**
+ * Parses and checks an NDJSON export. Blank lines are ignored; the header and end lines are
+ * optional, but a file that opens with a header must close with an end line whose count matches.
+ * @throws InputError naming the first bad line.
+ */
+export function parseExport(text: string): ExportRecord[] {
+  const records: ExportRecord[] = [];
+  const lines = text.split('\n');
+  let header = false;
+  let end: { line: number; records: unknown } | undefined;
+  lines.forEach((raw, index) => {
+    const number = index + 1;
+    const line = raw.trim();
+    if (line === '') return;
+    const fail = (problem: string): never => {
+      throw new InputError(`line ${number}: ${problem} (${quote(line)}). Nothing was imported.`);
+    };
+    if (end) fail('there is more after the end line');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (error) {
+      fail(`not valid JSON: ${(error as Error).message}`);
+    }
+    if (!isPlainObject(parsed)) return fail('expected a JSON object with "kind", "key" and "value"');
+    if (parsed.kind === HEADER_KIND) {
+      if (records.length > 0 || header) fail('a header is allowed only as the first line');
+      if (parsed.format !== EXPORT_FORMAT) fail(`not an agent-tracker export (format ${JSON.stringify(parsed.format)})`);
+      if (typeof parsed.version !== 'number' || parsed.version > EXPORT_VERSION) {
+        fail(`export version ${JSON.stringify(parsed.version)} is newer than this agent-tracker reads (${EXPORT_VERSION}); update agent-tracker`);
+      }
+      header = true;
+      return;
+    }
+    if (parsed.kind === END_KIND) {
+      end = { line: number, records: parsed.records };
+      return;
+    }
+    const problem = recordProblem(parsed);
+    if (problem) fail(problem);
+    records.push({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> });
+  });
+  if (end && end.records !== records.length) {
+    throw new InputError(`line ${end.line}: the end line counts ${JSON.stringify(end.records)} records but the file holds ${records.length}. Nothing was imported.`);
+  }
+  if (header && !end) throw new InputError(`the export ends without its end line after ${records.length} records: it was cut short. Nothing was imported.`);
+  return records;
+}
+
+// ---- import -------------------------------------------------------------------------------------
+
+export interface ImportResult {
+  source: string;
+  added: number;
+  /** Records whose key the database already had. */
+  skipped: number;
+  addedByKind: Record<ExportKind, number>;
+  /** When this exact file was first imported, if before. */
+  importedBefore?: string;
+}
+
+export interface ImportRecord extends MigrationRecord {
+  digest: string;
+  addedByKind: Record<ExportKind, number>;
+}
+
+/** The first recorded import of the file with this digest, if any. */
+function firstImport(store: Store, digest: string): ImportRecord | undefined {
+  const start = `${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}`;
+  for (const { value } of store.tables.migrations.getRange({ start, end: `${start}${RECORD_RANGE_END}`, limit: 1 })) {
+    return value as ImportRecord;
+  }
+  return undefined;
+}
+
+function writtenDocument(record: ExportRecord): WrittenDocument | undefined {
+  const key = record.key as [string, string] & [string, string, string];
+  switch (record.kind) {
+    case 'commits':
+      return { kind: 'commit', key, value: record.value as unknown as Extract<WrittenDocument, { kind: 'commit' }>['value'] };
+    case 'activities':
+      return { kind: 'activity', key, value: record.value as unknown as Extract<WrittenDocument, { kind: 'activity' }>['value'] };
+    case 'retrospectives':
+      return { kind: 'retrospective', key, value: record.value as unknown as Extract<WrittenDocument, { kind: 'retrospective' }>['value'] };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Imports an NDJSON export: checks every line first, then writes the absent records in one
+ * transaction (indexes updated in it) and records the run. Importing the same file again adds
+ * nothing and records nothing.
+ * @throws InputError for a bad file (nothing written).
+ */
+export function importExport(store: Store, text: string, source: string, now: () => Date = () => new Date()): ImportResult {
+  const records = parseExport(text);
+  const digest = createHash('sha256').update(text).digest('hex');
+  const previous = firstImport(store, digest);
+  const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
+  const at = now().toISOString();
+  store.transaction(() => {
+    const written: WrittenDocument[] = [];
+    for (const record of records) {
+      const table = tableOf(store, record.kind);
+      if (table.doesExist(record.key)) {
+        result.skipped += 1;
+        continue;
+      }
+      table.putSync(record.key, record.value);
+      result.added += 1;
+      result.addedByKind[record.kind] += 1;
+      const document = writtenDocument(record);
+      if (document) written.push(document);
+    }
+    store.indexDocuments(written);
+    if (result.added > 0 || !previous) {
+      const entry: ImportRecord = { source, at, added: result.added, skipped: result.skipped, digest, addedByKind: result.addedByKind };
+      store.tables.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
+    }
+  });
+  return result;
+}
