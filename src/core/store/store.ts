@@ -97,6 +97,15 @@ const ZERO_COUNTERS: UsageCounters = {
   cost: 0,
 };
 
+/** The file's stats, or undefined when it cannot be looked at (opening then reports why). */
+function statOrUndefined(file: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
 export class Store {
   readonly path: string;
   readonly maxDatabaseSize: number;
@@ -133,6 +142,18 @@ export class Store {
    * @throws StoreOpenError with the path and what to do.
    */
   static open(options: StoreOptions): Store {
+    // lmdb crashes the whole process (and OpenCode with it) on a damaged file, so an existing file's
+    // header is checked with plain reads first. An empty file is fine to write into.
+    const existing = statOrUndefined(options.path);
+    if (existing?.isFile() && (existing.size > 0 || options.readOnly)) {
+      const problem = lmdbFileProblem(options.path);
+      if (problem) {
+        throw new StoreOpenError(
+          `the agent-tracker database at ${options.path} cannot be used: ${problem}. ` +
+            'Move the file aside (a new database is then created there), or set another path with the "databasePath" option or AGENT_TRACKER_DB_PATH.',
+        );
+      }
+    }
     try {
       if (!options.readOnly) fs.mkdirSync(path.dirname(options.path), { recursive: true });
       const root = open({
