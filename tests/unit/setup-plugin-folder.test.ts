@@ -1,0 +1,94 @@
+/**
+ * The plugin folder built from this checkout (run `npm run build` first): self-contained, so the
+ * plugin and the CLI load from it alone; identical on a second run; replaced whole when it differs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createContext } from '../../src/setup/context.js';
+import { installPluginFolder, PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
+import { ROOT } from '../helpers/sandbox.js';
+
+function treeHash(dir: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  const walk = (current: string) => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files[path.relative(dir, full)] = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+describe('the plugin folder', () => {
+  let home: string;
+  let configDir: string;
+  let folder: string;
+
+  beforeAll(() => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-plugin-folder-'));
+    configDir = path.join(home, '.config', 'opencode');
+    folder = path.join(configDir, PLUGIN_FOLDER);
+    const result = installPluginFolder(createContext(configDir), ROOT);
+    expect(result.status).toBe('changed');
+  });
+
+  afterAll(() => fs.rmSync(home, { recursive: true, force: true }));
+
+  it('holds the built code, a package.json pointing at it, and only the part of @opencode-ai/plugin that is used', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(folder, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const own = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ name: own.name, version: own.version, main: own.main, exports: own.exports, private: true });
+    expect(manifest.dependencies).toBeUndefined();
+    expect(fs.existsSync(path.join(folder, String(own.main)))).toBe(true);
+    expect(fs.readdirSync(path.join(folder, 'node_modules', '@opencode-ai', 'plugin', 'dist')).sort()).toEqual(['tool.d.ts', 'tool.js']);
+    for (const absent of ['effect', path.join('@opencode-ai', 'sdk'), 'typescript', 'jest']) expect(fs.existsSync(path.join(folder, 'node_modules', absent))).toBe(false);
+  });
+
+  it('loads on its own: the plugin entry imports and the copied CLI opens a database with the copied lmdb', () => {
+    const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    const entry = pathToFileURL(path.join(folder, 'dist', 'opencode', 'plugin.js')).href;
+    const probe = `const m = await import(${JSON.stringify(entry)}); const { createRequire } = await import('node:module');
+      const lmdb = createRequire(${JSON.stringify(path.join(folder, 'dist', 'x.js'))}).resolve('lmdb');
+      console.log(JSON.stringify({ keys: Object.keys(m), server: typeof m.default.server, lmdb }));`;
+    const imported = spawnSync(process.execPath, ['--input-type=module', '-e', probe], { cwd: home, env, encoding: 'utf8', timeout: 60_000 });
+    expect(imported.stderr).toBe('');
+    const seen = JSON.parse(imported.stdout) as { keys: string[]; server: string; lmdb: string };
+    expect(seen).toMatchObject({ keys: ['default'], server: 'function' });
+    expect(seen.lmdb.startsWith(folder)).toBe(true);
+
+    const status = spawnSync(process.execPath, [path.join(folder, 'dist', 'cli', 'main.js'), 'status', '--json'], { cwd: home, env, encoding: 'utf8', timeout: 60_000 });
+    expect({ code: status.status, stderr: status.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(status.stdout)).toEqual({ agents: [] });
+  });
+
+  it('is left byte for byte as it is when nothing changed', () => {
+    const before = treeHash(folder);
+    expect(installPluginFolder(createContext(configDir), ROOT).status).toBe('unchanged');
+    expect(treeHash(folder)).toEqual(before);
+  });
+
+  it('is replaced whole when it differs, leaving no stray or temporary files', () => {
+    const before = treeHash(folder);
+    fs.appendFileSync(path.join(folder, 'dist', 'opencode', 'plugin.js'), '\n// edited by hand\n');
+    fs.writeFileSync(path.join(folder, 'dist', 'stray.js'), 'export {};\n');
+    fs.mkdirSync(path.join(configDir, 'plugins', '.agent-tracker.tmp-1-2'));
+    expect(installPluginFolder(createContext(configDir), ROOT).status).toBe('changed');
+    expect(treeHash(folder)).toEqual(before);
+    expect(fs.readdirSync(path.join(configDir, 'plugins'))).toEqual(['agent-tracker']);
+  });
+
+  it('in a dry run reports the replacement and writes nothing', () => {
+    fs.writeFileSync(path.join(folder, 'dist', 'stray.js'), 'export {};\n');
+    const before = treeHash(folder);
+    expect(installPluginFolder(createContext(configDir, { dryRun: true }), ROOT).status).toBe('changed');
+    expect(treeHash(folder)).toEqual(before);
+    fs.rmSync(path.join(folder, 'dist', 'stray.js'));
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * A whole setup run and the postinstall script around it, on temporary package copies and config
+ * folders: steps are independent, the exit code is always 0, the skip switch works, and a source
+ * checkout without dist is built before it is provisioned.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createContext } from '../../src/setup/context.js';
+import { formatReport, isInteractive } from '../../src/setup/index.js';
+import type { SetupReport } from '../../src/setup/index.js';
+import { PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
+import { installSkills } from '../../src/setup/skills.js';
+import { ROOT } from '../helpers/sandbox.js';
+
+const BROKEN_CONFIG = '{ "plugin": [ "a", }  not json';
+const SCRIPT_TIMEOUT_MS = 240_000;
+
+let scratch: string;
+beforeAll(() => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-run-'));
+});
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+/** A fresh HOME with its config folder; `files` are written into the config folder first. */
+function home(name: string, files: Record<string, string> = {}): { home: string; configDir: string } {
+  const dir = path.join(scratch, name);
+  const configDir = path.join(dir, '.config', 'opencode');
+  fs.mkdirSync(configDir, { recursive: true });
+  for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(configDir, file), text);
+  return { home: dir, configDir };
+}
+
+/**
+ * A copy of the package as npm would lay it out: the published files, with this checkout's
+ * node_modules linked in. With `source`, it is a source checkout without dist instead.
+ */
+function packageCopy(name: string, source = false): string {
+  const root = path.join(scratch, name);
+  fs.mkdirSync(path.join(root, 'scripts'), { recursive: true });
+  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', 'skills', 'agents'] : ['dist', 'skills', 'agents'];
+  for (const entry of ['package.json', path.join('scripts', 'postinstall.mjs'), ...copied]) fs.cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+  return root;
+}
+
+function postinstall(root: string, homeDir: string, env: NodeJS.ProcessEnv = {}) {
+  const result = spawnSync(process.execPath, [path.join(root, 'scripts', 'postinstall.mjs')], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: homeDir, XDG_CONFIG_HOME: path.join(homeDir, '.config'), ...env },
+    encoding: 'utf8',
+    timeout: SCRIPT_TIMEOUT_MS,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+describe('a setup run', () => {
+  const report: SetupReport = {
+    configDir: '/home/me/.config/opencode',
+    packageRoot: '/pkg',
+    dryRun: false,
+    steps: [
+      { step: 'plugin-folder', status: 'changed', messages: ['created plugin folder X'] },
+      { step: 'plugin-entry', status: 'failed', messages: ['opencode.json does not parse; it was left untouched.'] },
+      { step: 'skills', status: 'unchanged', messages: ['kept your skill folder for "structured-review"'] },
+    ],
+    backups: [{ file: '/home/me/.config/opencode/AGENTS.md', backup: '/home/me/.config/opencode/AGENTS.md.agent-tracker-backup-1' }],
+  };
+
+  it('reports a summary line when nobody watches and every message when someone does; failures go to stderr', () => {
+    expect(formatReport(report, false)).toEqual({
+      out: 'agent-tracker setup: /home/me/.config/opencode — 1 changed, 1 unchanged, 1 failed',
+      err: 'agent-tracker setup: plugin-entry failed: opencode.json does not parse; it was left untouched.',
+    });
+    const detailed = formatReport(report, true).out.split('\n');
+    expect(detailed).toContain('  skills        unchanged  kept your skill folder for "structured-review"');
+    expect(detailed).toContain('  backup        /home/me/.config/opencode/AGENTS.md -> /home/me/.config/opencode/AGENTS.md.agent-tracker-backup-1');
+    expect(detailed[detailed.length - 1]).toBe('Restart OpenCode to load the changes.');
+  });
+
+  it('leaves an existing skill folder alone, byte for byte', () => {
+    const { configDir } = home('own-skill');
+    const mine = path.join(configDir, 'skills', 'structured-review');
+    fs.mkdirSync(mine, { recursive: true });
+    fs.writeFileSync(path.join(mine, 'SKILL.md'), 'my own review skill\n');
+    const result = installSkills(createContext(configDir), ROOT);
+    expect(result.messages).toContain('kept your skill folder for "structured-review"');
+    expect(fs.readdirSync(mine)).toEqual(['SKILL.md']);
+    expect(fs.readFileSync(path.join(mine, 'SKILL.md'), 'utf8')).toBe('my own review skill\n');
+    expect(fs.existsSync(path.join(configDir, 'skills', 'agile-spec-to-build', 'SKILL.md'))).toBe(true);
+  });
+
+  it('treats CI, NONINTERACTIVE and a stdin that is not a terminal as nobody watching', () => {
+    expect(isInteractive({}, true)).toBe(true);
+    expect(isInteractive({ CI: 'true' }, true)).toBe(false);
+    expect(isInteractive({ NONINTERACTIVE: '1' }, true)).toBe(false);
+    expect(isInteractive({}, false)).toBe(false);
+  });
+});
+
+describe('scripts/postinstall.mjs', () => {
+  let installed: string;
+  beforeAll(() => {
+    installed = packageCopy('installed');
+  });
+
+  it('does nothing but say so when AGENT_TRACKER_SKIP_SETUP=1', () => {
+    const { home: homeDir, configDir } = home('skip');
+    const run = postinstall(installed, homeDir, { AGENT_TRACKER_SKIP_SETUP: '1' });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toContain('AGENT_TRACKER_SKIP_SETUP=1');
+    expect(fs.readdirSync(configDir)).toEqual([]);
+  });
+
+  it('exits 0 with the problem on stderr when the config does not parse, runs the other steps, and leaves that file byte-identical', () => {
+    const { home: homeDir, configDir } = home('postinstall-broken', { 'opencode.json': BROKEN_CONFIG });
+    const run = postinstall(installed, homeDir, { CI: 'true' });
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toMatch(/^agent-tracker setup: .* 3 changed, 0 unchanged, 2 failed$/);
+    expect(run.stderr).toMatch(/plugin-entry failed: .*opencode\.json does not parse .*left untouched/);
+    expect(run.stderr).toMatch(/agents failed: .*left untouched/);
+    expect(fs.readFileSync(path.join(configDir, 'opencode.json'), 'utf8')).toBe(BROKEN_CONFIG);
+    expect(fs.readdirSync(configDir).sort()).toEqual(['AGENTS.md', 'opencode.json', 'plugins', 'skills']);
+    expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode', 'plugin.js'))).toBe(true);
+  });
+
+  it('exits 0 and says what to run when there is no built code to install', () => {
+    const broken = packageCopy('no-dist');
+    fs.rmSync(path.join(broken, 'dist'), { recursive: true });
+    const { home: homeDir, configDir } = home('no-dist-home');
+    const run = postinstall(broken, homeDir);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/dist\/setup\/index\.js is missing.*npm run build.*agent-tracker setup/);
+    expect(fs.readdirSync(configDir)).toEqual([]);
+  });
+
+  it('in a source checkout without dist, builds with the local TypeScript first, then sets up', () => {
+    const checkout = packageCopy('checkout', true);
+    const { home: homeDir, configDir } = home('checkout-home');
+    const run = postinstall(checkout, homeDir, { CI: 'true' });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/5 changed, 0 unchanged, 0 failed/);
+    expect(fs.existsSync(path.join(checkout, 'dist', 'setup', 'index.js'))).toBe(true);
+    expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'setup', 'index.js'))).toBe(true);
+  });
+});
