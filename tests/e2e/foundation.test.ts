@@ -2,12 +2,15 @@
  * The foundation, proven against the real `opencode` binary driven by a loopback fake model, in
  * throwaway git repositories with a temporary HOME. Everything is checked through the CLI.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
 import type { AgentOp } from '../../src/core/types.js';
 import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
-import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
+import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
+import { prompt, startServe } from '../helpers/serve.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 
 jest.setTimeout(300_000);
@@ -47,6 +50,14 @@ describe('the plugin in a real OpenCode session', () => {
           say('Delegated.'),
         ],
         'SUBAGENT-WORK': [bash('ls'), bash('ls -a'), say('There are files.')],
+        'PARALLEL-TURN': [
+          bash('echo 1 > p1.txt'),
+          bash('echo 2 > p2.txt'),
+          bash('git add -A && git commit -q -m "parallel work"'),
+          say('Parallel done.'),
+        ],
+        'SERVED-TURN': [bash('echo served > s.txt'), bash('git add -A && git commit -q -m "served work"'), say('Served.')],
+        'PLAIN-TURN': [bash('echo plain'), say('Plain done.')],
       }),
     );
     writeGlobalConfig(sandbox, { modelUrl: model.url });
@@ -79,5 +90,83 @@ describe('the plugin in a real OpenCode session', () => {
     expect(doctor.flushes).toBeLessThanOrEqual(1 + 1 + 1);
     expect(doctor.flushes).toBeGreaterThanOrEqual(1);
     expect(hashes).toHaveLength(2);
+  });
+
+  /** A separate database per scenario, so each asserts exact totals. */
+  function scenarioDb(name: string): NodeJS.ProcessEnv {
+    return { AGENT_TRACKER_DB_PATH: path.join(sandbox.root, `${name}.lmdb`) };
+  }
+
+  it("counts a subagent's work for its own agent", async () => {
+    const env = scenarioDb('subagent');
+    const repo = makeRepo(sandbox, 'delegate');
+    const run = await runOpencode(sandbox, repo, 'DELEGATE-TURN: ask a subagent to count files', { env });
+    expect(run.code).toBe(0);
+    const status = cliJson<StatusJson>(sandbox, ['status'], env);
+    const general = status.agents.find((agent) => agent.id === 'general');
+    const build = status.agents.find((agent) => agent.id === 'build');
+    expect(general).toMatchObject({ toolCalls: 2, xp: expectedAgent([{ kind: 'xp', amount: 2 * DEFAULT_RULES.xpPerToolCall }]).xp });
+    // The parent's only tool call is the `task` that started the subagent.
+    expect(build?.toolCalls).toBe(1);
+  });
+
+  it('keeps exact totals when two opencode processes write to one database at once', async () => {
+    const env = scenarioDb('parallel');
+    const repos = [makeRepo(sandbox, 'parallel-a'), makeRepo(sandbox, 'parallel-b')];
+    const runs = await Promise.all(repos.map((repo) => runOpencode(sandbox, repo, 'PARALLEL-TURN: two files and a commit', { env })));
+    expect(runs.map((run) => run.code)).toEqual([0, 0]);
+    const build = cliJson<StatusJson>(sandbox, ['status', 'build'], env).agents[0];
+    const perRun = [{ kind: 'xp', amount: 3 * DEFAULT_RULES.xpPerToolCall }, { kind: 'xp', amount: DEFAULT_RULES.xpPerCommit }] as AgentOp[];
+    const want = expectedAgent([...perRun, ...perRun]);
+    expect(build).toMatchObject({ toolCalls: 6, commits: 2, sessions: 2, sp: want.sp, xp: want.xp });
+  });
+
+  it("keeps a finished turn's data when opencode serve is killed with SIGKILL", async () => {
+    const env = scenarioDb('killed');
+    const repo = makeRepo(sandbox, 'served');
+    const served = await startServe(sandbox, repo, { env });
+    try {
+      const session = await served.request<{ id: string }>('POST', '/session', {});
+      await prompt(served, session.id, 'SERVED-TURN: write and commit');
+      await served.waitForEvent((event) => event.type === 'session.idle' && event.properties.sessionID === session.id);
+    } finally {
+      await served.kill('SIGKILL');
+    }
+    const build = cliJson<StatusJson>(sandbox, ['status', 'build'], env).agents[0];
+    expect(build).toMatchObject({ toolCalls: 2, commits: 1 });
+    const stored = cliJson<DoctorJson>(sandbox, ['doctor'], env);
+    expect(stored.counts.commits).toBe(1);
+  });
+
+  describe('with bad settings', () => {
+    // One sandbox for all cases: OpenCode prepares a fresh config folder only once.
+    let bad: Sandbox;
+    beforeAll(() => {
+      bad = makeSandbox('agent-tracker-bad-');
+      fs.writeFileSync(path.join(bad.home, 'blocked-by-a-file'), 'a file, not a folder');
+    });
+    afterAll(() => removeSandbox(bad));
+
+    it.each([
+      ['a map size of 0', { maxDatabaseSize: 0 }, /maxDatabaseSize must be between 1 MiB/],
+      ['a map size of 5 GiB', { maxDatabaseSize: 5 * 1024 ** 3 }, /maxDatabaseSize must be between 1 MiB/],
+      ['an unwritable path', { databasePath: 'blocked-by-a-file/db.lmdb' }, /cannot open the agent-tracker database/],
+    ])('%s: OpenCode still works, one clear error is logged and the CLI exits 1 with it', async (label, options, message) => {
+      writeGlobalConfig(bad, { modelUrl: model.url, pluginOptions: options });
+      const repo = makeRepo(bad, label.replace(/\W+/g, '-'));
+      const run = await runOpencode(bad, repo, 'PLAIN-TURN: echo');
+      const logged = run.stderr.split('\n').filter((line) => /agent-tracker is off/.test(line));
+      // The whole outcome in one assertion, so a failure shows the host's own log.
+      expect({ code: run.code, answered: run.stdout.includes('Plain done.'), logged: logged.length, log: run.stderr.slice(-3000) }).toMatchObject({
+        code: 0,
+        answered: true,
+        logged: 1,
+      });
+      expect(logged[0]).toMatch(message);
+      const cli = runCli(bad, ['status', '--json']);
+      expect(cli.code).toBe(1);
+      expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+      expect(cli.stderr).toMatch(message);
+    });
   });
 });
