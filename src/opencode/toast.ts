@@ -2,12 +2,14 @@
  * The player sheet in OpenCode: rendered for the `agent-status` tool, and shown as a toast after
  * commits and pushes and when a session starts. Toasts are fire and forget: a hook never waits
  * for one, and a failing toast is logged once, then stays quiet.
+ *
+ * The renderer (figlet and its fonts) is imported on first need, not at plugin start: the first
+ * model request of a session or the `agent-status` call loads it, before it is used.
  */
 import type { Hooks, PluginInput } from '@opencode-ai/plugin';
 import type { Logger } from '../core/logger.js';
 import { readWorkingTreeChanges } from '../core/projects/git.js';
 import type { WorkingTreeChange } from '../core/projects/git.js';
-import { formatHealthStatus } from '../core/report/sheet.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import type { AgentStatus, CommitRecord } from '../core/types.js';
 
@@ -23,6 +25,8 @@ const SHORT_HASH_LENGTH = 7;
 
 /** The hooks the sheet adds its moments to. */
 type SheetHooks = Pick<Hooks, 'chat.params' | 'tool.execute.before'>;
+
+type SheetRenderer = typeof import('../core/report/sheet.js').formatHealthStatus;
 
 type ToastVariant = 'info' | 'success' | 'warning' | 'error';
 
@@ -56,6 +60,8 @@ export function commitToastTitle(agent: string, commits: readonly CommitRecord[]
 export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
   const { client, service, logger, project } = deps;
   let pendingChanges: WorkingTreeChange[] | undefined;
+  let renderer: SheetRenderer | undefined;
+  let rendererLoading: Promise<SheetRenderer> | undefined;
   let toastFailureLogged = false;
   const greetedSessions = new Set<string>();
 
@@ -63,8 +69,14 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
     pendingChanges = await readWorkingTreeChanges(project);
   };
 
-  const renderStatus = (status: AgentStatus): string =>
-    formatHealthStatus(status, pendingChanges ? { pendingChanges } : {});
+  const loadRenderer = (): Promise<SheetRenderer> =>
+    (rendererLoading ??= import('../core/report/sheet.js').then((sheet) => (renderer = sheet.formatHealthStatus)));
+
+  /** Before any tool call the sheet is loaded by the hooks below; this never runs ahead of them. */
+  const renderStatus = (status: AgentStatus): string => {
+    if (!renderer) throw new Error('the status sheet is still loading; call agent-status again');
+    return renderer(status, pendingChanges ? { pendingChanges } : {});
+  };
 
   const reportToastFailure = (reason: string): void => {
     if (toastFailureLogged) return;
@@ -75,7 +87,7 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
   const showSheet = (agent: string, title: string, variant: ToastVariant): void => {
     void (async () => {
       try {
-        await refreshPendingChanges();
+        await Promise.all([refreshPendingChanges(), loadRenderer()]);
         const status = service.getAgentStatus(agent);
         const result = await client.tui.showToast({
           body: {
@@ -118,7 +130,14 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
           }
         },
         'tool.execute.before': async (input, output) => {
-          if (input.tool === STATUS_TOOL) await refreshPendingChanges();
+          if (input.tool === STATUS_TOOL) {
+            try {
+              await Promise.all([refreshPendingChanges(), loadRenderer()]);
+            } catch (error) {
+              // The tool itself then reports that the sheet is unavailable; the hook never fails.
+              logger.error(`agent-tracker: the status sheet could not be loaded: ${(error as Error).message}`);
+            }
+          }
           await toolBefore?.(input, output);
         },
       };

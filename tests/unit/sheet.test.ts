@@ -296,6 +296,26 @@ describe('pending changes', () => {
 });
 
 describe('the sheet toasts', () => {
+  it('loads the renderer and reads pending changes before agent-status runs', async () => {
+    const tracker = tempTracker();
+    try {
+      const repo = path.join(tracker.dir, 'repo');
+      fs.mkdirSync(repo);
+      execFileSync('git', ['init', '--quiet'], { cwd: repo, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: tracker.dir }, timeout: 30_000 });
+      fs.writeFileSync(path.join(repo, 'draft.md'), 'draft\n');
+      const client = { tui: { showToast: () => Promise.resolve({ data: true }) } } as unknown as Parameters<typeof createStatusSheets>[0]['client'];
+      const sheets = createStatusSheets({ client, service: tracker.service, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, project: repo });
+      const hooks = sheets.wrapHooks({});
+      const status = tracker.service.getAgentStatus('build');
+      expect(() => sheets.renderStatus(status)).toThrow(/still loading/);
+      await hooks['tool.execute.before']({ tool: 'agent-status', sessionID: 's1', callID: 'c1' }, { args: {} });
+      const sheet = sheets.renderStatus(status);
+      expect(sheet).toBe(formatHealthStatus(status, { pendingChanges: [{ code: '??', path: 'draft.md' }] }));
+    } finally {
+      tracker.dispose();
+    }
+  });
+
   it('never makes a hook wait for a toast, and logs a failing toast once', async () => {
     const tracker = tempTracker();
     try {
