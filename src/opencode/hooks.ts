@@ -60,6 +60,17 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
 
+  /** Why the session's agent may not work, when it is halted. */
+  const haltMessage = (sessionId: string): string | undefined => {
+    const agent = service.setupOf(sessionId).agent;
+    const status = service.getAgentStatus(agent);
+    if (!status.halted) return undefined;
+    return (
+      `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
+      `Ask the user to review the work and run: agent-tracker revive ${agent}`
+    );
+  };
+
   return {
     'chat.params': guarded(logger, 'chat.params', async (input) => {
       if (input.agent === TITLE_AGENT) return;
@@ -79,14 +90,10 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         const reason = guard(input.tool, output.args);
         if (reason) throw new RefusalError(reason);
       }
-      const setup = service.setupOf(input.sessionID);
-      const status = service.getAgentStatus(setup.agent);
-      if (status.halted) {
-        const message =
-          `Agent "${setup.agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
-          `Ask the user to review the work and run: agent-tracker revive ${setup.agent}`;
-        if (service.config.haltBlocksTools) throw new RefusalError(message);
-        logger.warn(message);
+      const halt = haltMessage(input.sessionID);
+      if (halt) {
+        if (service.config.haltBlocksTools) throw new RefusalError(halt);
+        logger.warn(halt);
       }
       const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
       if (command && mentionsGit(command)) {
@@ -98,6 +105,9 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       const metadata = (output.metadata ?? {}) as Record<string, unknown>;
       const exit = typeof metadata.exit === 'number' ? metadata.exit : undefined;
       const ok = exit === undefined || exit === 0;
+      // With haltBlocksTools off the call ran; the warning rides along in its output so the model sees it.
+      const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
+      if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
       service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
       const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
       if (file) service.noteFileEdited(input.sessionID, file);
