@@ -23,8 +23,20 @@ import type { ActivityEntry, CommitRecord, Grade, RetrospectiveEntry } from '../
 import { InputError } from '../validation.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
 import { scopeOfProject } from './scope.js';
-import { POSTING_WORDS, TermIndexReader, decodePosting } from './term-index.js';
-import type { DocumentRef, Posting } from './term-index.js';
+import {
+  POSTING_AGENT,
+  POSTING_COUNTS,
+  POSTING_DOCUMENT,
+  POSTING_KIND_GRADE,
+  POSTING_PROJECT,
+  POSTING_SECONDS,
+  POSTING_WORDS,
+  TermIndexReader,
+  documentLengthOf,
+  gradeOf,
+  termFrequencyOf,
+} from './term-index.js';
+import type { DocumentRef } from './term-index.js';
 import { extractKeywords } from './tokenizer.js';
 import { TopK } from './top-k.js';
 import type { PatternMatch, PriorArtQuery, PriorArtResult } from './types.js';
@@ -47,9 +59,12 @@ const FILES_SHOWN = 5;
 const UNGRADED_RANK = 0;
 
 interface Candidate {
-  posting: Posting;
+  document: number;
   score: number;
   matched: number;
+  grade: Grade | undefined;
+  seconds: number;
+  projectId: number;
 }
 
 type Category = 'local' | 'cross' | 'mistake';
@@ -57,10 +72,45 @@ type Category = 'local' | 'cross' | 'mistake';
 function byRank(a: Candidate, b: Candidate): number {
   return (
     b.score - a.score ||
-    (b.posting.grade ?? UNGRADED_RANK) - (a.posting.grade ?? UNGRADED_RANK) ||
-    b.posting.seconds - a.posting.seconds ||
-    b.posting.document - a.posting.document
+    (b.grade ?? UNGRADED_RANK) - (a.grade ?? UNGRADED_RANK) ||
+    b.seconds - a.seconds ||
+    b.document - a.document
   );
+}
+
+const scoreOfCandidate = (candidate: Candidate): number => candidate.score;
+
+/** Words of a posting kept per candidate document while scoring (kind/grade, project, agent, time). */
+const KEPT_WORDS = 4;
+
+/**
+ * Per-document accumulators reused across queries (indexed by document number), so a query over
+ * thousands of postings allocates nothing per posting. Only the slots a query touched are reset.
+ */
+class Accumulators {
+  scores = new Float64Array(0);
+  matched = new Uint16Array(0);
+  kept = new Uint32Array(0);
+  touched = new Uint32Array(0);
+  touchedCount = 0;
+
+  prepare(documents: number): void {
+    if (this.scores.length >= documents) return;
+    const size = Math.max(documents, this.scores.length * 2);
+    this.scores = new Float64Array(size);
+    this.matched = new Uint16Array(size);
+    this.kept = new Uint32Array(size * KEPT_WORDS);
+    this.touched = new Uint32Array(size);
+  }
+
+  reset(): void {
+    for (let i = 0; i < this.touchedCount; i += 1) {
+      const document = this.touched[i] as number;
+      this.scores[document] = 0;
+      this.matched[document] = 0;
+    }
+    this.touchedCount = 0;
+  }
 }
 
 /** Checks a query; a bad one gets an InputError saying what to pass instead. */
@@ -90,6 +140,7 @@ function labelled(parts: [string, string][]): string {
 /** Searches prior art in the store's term index. Synchronous: LMDB reads are memory-mapped. */
 export class QueryService {
   private readonly index: TermIndexReader;
+  private readonly accumulators = new Accumulators();
 
   constructor(private readonly store: Store) {
     this.index = new TermIndexReader(store.tables.terms);
@@ -123,80 +174,108 @@ export class QueryService {
     }
   }
 
-  /** Merges the terms' postings by document number and keeps the best candidates per category. */
+  /**
+   * Scores term at a time into per-document accumulators (BM25 summed over the query's terms),
+   * then keeps the best candidates per category.
+   */
   private rank(
     query: PriorArtQuery & { scope: string },
     keywordCount: number,
-    lists: { words: Uint32Array; count: number }[],
+    lists: { blocks: Uint32Array[]; count: number }[],
     capacity: number,
   ): Record<Category, TopK<Candidate>> {
     const stats = this.index.statistics();
     const documents = Math.max(stats.documents, 1);
     const averageLength = stats.totalLength / documents;
-    const weights = lists.map((list) => inverseDocumentFrequency(documents, list.count));
-    const positions = lists.map(() => 0);
+    const acc = this.accumulators;
+    let lastDocument = 0;
+    for (const list of lists) {
+      const last = list.blocks[list.blocks.length - 1];
+      if (last && last.length >= POSTING_WORDS) lastDocument = Math.max(lastDocument, last[last.length - POSTING_WORDS] as number);
+    }
+    acc.prepare(lastDocument + 1);
+    try {
+      for (const list of lists) {
+        const weight = inverseDocumentFrequency(documents, list.count);
+        for (const block of list.blocks) {
+          for (let base = 0; base + POSTING_WORDS <= block.length; base += POSTING_WORDS) {
+            const document = block[base + POSTING_DOCUMENT] as number;
+            const counts = block[base + POSTING_COUNTS] as number;
+            if (acc.matched[document] === 0) {
+              acc.touched[acc.touchedCount] = document;
+              acc.touchedCount += 1;
+              const kept = document * KEPT_WORDS;
+              acc.kept[kept] = block[base + POSTING_KIND_GRADE] as number;
+              acc.kept[kept + 1] = block[base + POSTING_PROJECT] as number;
+              acc.kept[kept + 2] = block[base + POSTING_AGENT] as number;
+              acc.kept[kept + 3] = block[base + POSTING_SECONDS] as number;
+            }
+            acc.matched[document] = (acc.matched[document] as number) + 1;
+            acc.scores[document] = (acc.scores[document] as number) + weight * saturatedTermFrequency(termFrequencyOf(counts), documentLengthOf(counts), averageLength);
+          }
+        }
+      }
+      return this.select(query, keywordCount, capacity);
+    } finally {
+      acc.reset();
+    }
+  }
+
+  /** Sorts the scored documents into the three categories, keeping the best `capacity` of each. */
+  private select(query: PriorArtQuery & { scope: string }, keywordCount: number, capacity: number): Record<Category, TopK<Candidate>> {
+    const acc = this.accumulators;
     const top: Record<Category, TopK<Candidate>> = {
-      local: new TopK(capacity, byRank),
-      cross: new TopK(capacity, byRank),
-      mistake: new TopK(capacity, byRank),
+      local: new TopK(capacity, byRank, scoreOfCandidate),
+      cross: new TopK(capacity, byRank, scoreOfCandidate),
+      mistake: new TopK(capacity, byRank, scoreOfCandidate),
     };
     const isLocal = this.localFilter(query);
     const crossAllowed = this.crossFilter(query);
     const minimumMatched = RELEVANCE_THRESHOLD * keywordCount;
-
-    for (;;) {
-      let document = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < lists.length; i += 1) {
-        const list = lists[i] as { words: Uint32Array; count: number };
-        const at = positions[i] as number;
-        if (at < list.count) document = Math.min(document, list.words[at * POSTING_WORDS] as number);
-      }
-      if (document === Number.POSITIVE_INFINITY) break;
-      let matched = 0;
-      let score = 0;
-      let posting: Posting | undefined;
-      for (let i = 0; i < lists.length; i += 1) {
-        const list = lists[i] as { words: Uint32Array; count: number };
-        const at = positions[i] as number;
-        if (at >= list.count || list.words[at * POSTING_WORDS] !== document) continue;
-        const decoded = decodePosting(list.words, at);
-        posting ??= decoded;
-        matched += 1;
-        score += (weights[i] as number) * saturatedTermFrequency(decoded.termFrequency, decoded.documentLength, averageLength);
-        positions[i] = at + 1;
-      }
-      if (!posting || matched < minimumMatched) continue;
-      const candidate: Candidate = { posting, score, matched };
-      if (posting.grade === MISTAKE_GRADE) top.mistake.offer(candidate);
-      else if (posting.grade !== undefined && !POSITIVE_GRADES.has(posting.grade)) continue;
-      else if (isLocal(posting)) top.local.offer(candidate);
-      else if (crossAllowed(posting)) top.cross.offer(candidate);
+    for (let i = 0; i < acc.touchedCount; i += 1) {
+      const document = acc.touched[i] as number;
+      const matched = acc.matched[document] as number;
+      if (matched < minimumMatched) continue;
+      const kept = document * KEPT_WORDS;
+      const grade = gradeOf(acc.kept[kept] as number);
+      const projectId = acc.kept[kept + 1] as number;
+      const agentId = acc.kept[kept + 2] as number;
+      let category: Category;
+      if (grade === MISTAKE_GRADE) category = 'mistake';
+      else if (grade !== undefined && !POSITIVE_GRADES.has(grade)) continue;
+      else if (isLocal(projectId, agentId)) category = 'local';
+      else if (crossAllowed(projectId)) category = 'cross';
+      else continue;
+      const score = acc.scores[document] as number;
+      const board = top[category];
+      if (!board.mightKeep(score)) continue;
+      board.offer({ document, score, matched, grade, seconds: acc.kept[kept + 3] as number, projectId });
     }
     return top;
   }
 
-  private localFilter(query: PriorArtQuery & { scope: string }): (posting: Posting) => boolean {
+  private localFilter(query: PriorArtQuery & { scope: string }): (projectId: number, agentId: number) => boolean {
     const scopes = new Map<number, boolean>();
-    const agentId = query.agentId === undefined ? undefined : (this.index.idOf('agent', query.agentId) ?? -1);
-    return (posting) => {
-      if (agentId !== undefined && posting.agentId !== agentId) return false;
-      let inScope = scopes.get(posting.projectId);
+    const wantedAgent = query.agentId === undefined ? undefined : (this.index.idOf('agent', query.agentId) ?? -1);
+    return (projectId, agentId) => {
+      if (wantedAgent !== undefined && agentId !== wantedAgent) return false;
+      let inScope = scopes.get(projectId);
       if (inScope === undefined) {
-        inScope = this.scopeOf(posting.projectId) === query.scope;
-        scopes.set(posting.projectId, inScope);
+        inScope = this.scopeOf(projectId) === query.scope;
+        scopes.set(projectId, inScope);
       }
       return inScope;
     };
   }
 
-  private crossFilter(query: PriorArtQuery): (posting: Posting) => boolean {
+  private crossFilter(query: PriorArtQuery): (projectId: number) => boolean {
     if (!query.crossScopeProjects) return () => true;
     const allowed = new Set<number>();
     for (const project of query.crossScopeProjects) {
       const id = this.index.idOf('project', project);
       if (id !== undefined) allowed.add(id);
     }
-    return (posting) => allowed.has(posting.projectId);
+    return (projectId) => allowed.has(projectId);
   }
 
   private scopeOf(projectId: number, cache?: Map<number, string>): string {
@@ -218,7 +297,7 @@ export class QueryService {
     const matches: PatternMatch[] = [];
     for (const candidate of ranked) {
       if (matches.length === wanted) break;
-      const ref = this.index.documentRef(candidate.posting.document);
+      const ref = this.index.documentRef(candidate.document);
       const match = ref && this.toMatch(ref, candidate, keywordCount, scopes);
       if (match) matches.push(match);
     }
@@ -228,7 +307,7 @@ export class QueryService {
   private toMatch(ref: DocumentRef, candidate: Candidate, keywordCount: number, scopes: Map<number, string>): PatternMatch | undefined {
     const t = this.store.tables;
     const relevanceScore = candidate.matched / keywordCount;
-    const scope = this.scopeOf(candidate.posting.projectId, scopes);
+    const scope = this.scopeOf(candidate.projectId, scopes);
     switch (ref[0]) {
       case 'retrospective': {
         const entry: RetrospectiveEntry | undefined = t.retrospectives.get([ref[1], ref[2]]);

@@ -46,6 +46,14 @@ const KIND_CODES: Readonly<Record<EntryKind, number>> = { retrospective: 0, acti
 const KINDS: readonly EntryKind[] = ['retrospective', 'activity', 'commit'];
 const LAST_KEY_NUMBER = Number.MAX_SAFE_INTEGER;
 
+/** Word offsets inside a posting. */
+export const POSTING_DOCUMENT = 0;
+export const POSTING_COUNTS = 1;
+export const POSTING_KIND_GRADE = 2;
+export const POSTING_PROJECT = 3;
+export const POSTING_AGENT = 4;
+export const POSTING_SECONDS = 5;
+
 /** One decoded posting. */
 export interface Posting {
   document: number;
@@ -58,6 +66,27 @@ export interface Posting {
   agentId: number;
   /** Seconds since the epoch, for recency. */
   seconds: number;
+}
+
+/** The term frequency in a posting's counts word. */
+export function termFrequencyOf(counts: number): number {
+  return Math.floor(counts / WORD_MULTIPLIER);
+}
+
+/** The document length in a posting's counts word. */
+export function documentLengthOf(counts: number): number {
+  return counts % WORD_MULTIPLIER;
+}
+
+/** The grade in a posting's kind/grade word: undefined for ungraded entries. */
+export function gradeOf(kindGrade: number): Grade | undefined {
+  const code = kindGrade % WORD_MULTIPLIER;
+  return code === 0 ? undefined : ((code - GRADE_OFFSET) as Grade);
+}
+
+/** The entry kind in a posting's kind/grade word. */
+export function kindOf(kindGrade: number): EntryKind {
+  return KINDS[Math.floor(kindGrade / WORD_MULTIPLIER)] ?? 'activity';
 }
 
 /** Document count and total length, for BM25's idf and average document length. */
@@ -94,21 +123,20 @@ function encodePosting(words: Uint32Array, at: number, posting: Posting): void {
   words[base + 5] = posting.seconds;
 }
 
-/** Decodes posting `at` of a word array read by `readPostings`. */
+/** Decodes posting `at` of a block read by `TermIndexReader.postings`. */
 export function decodePosting(words: Uint32Array, at: number): Posting {
   const base = at * POSTING_WORDS;
-  const counts = words[base + 1] ?? 0;
-  const kindGrade = words[base + 2] ?? 0;
-  const gradeCode = kindGrade % WORD_MULTIPLIER;
+  const counts = words[base + POSTING_COUNTS] ?? 0;
+  const kindGrade = words[base + POSTING_KIND_GRADE] ?? 0;
   return {
-    document: words[base] ?? 0,
-    termFrequency: Math.floor(counts / WORD_MULTIPLIER),
-    documentLength: counts % WORD_MULTIPLIER,
-    kind: KINDS[Math.floor(kindGrade / WORD_MULTIPLIER)] ?? 'activity',
-    grade: gradeCode === 0 ? undefined : ((gradeCode - GRADE_OFFSET) as Grade),
-    projectId: words[base + 3] ?? 0,
-    agentId: words[base + 4] ?? 0,
-    seconds: words[base + 5] ?? 0,
+    document: words[base + POSTING_DOCUMENT] ?? 0,
+    termFrequency: termFrequencyOf(counts),
+    documentLength: documentLengthOf(counts),
+    kind: kindOf(kindGrade),
+    grade: gradeOf(kindGrade),
+    projectId: words[base + POSTING_PROJECT] ?? 0,
+    agentId: words[base + POSTING_AGENT] ?? 0,
+    seconds: words[base + POSTING_SECONDS] ?? 0,
   };
 }
 
@@ -134,7 +162,7 @@ function refOf(document: WrittenDocument): DocumentRef {
   }
 }
 
-function gradeOf(document: WrittenDocument): Grade | undefined {
+function gradeOfDocument(document: WrittenDocument): Grade | undefined {
   // The user's grade decides: it is the outside judgement of the work (the agent grades itself too).
   return document.kind === 'retrospective' ? document.value.user_grade : undefined;
 }
@@ -171,7 +199,7 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
       document: nextDocument,
       documentLength: terms.length,
       kind: document.kind,
-      grade: gradeOf(document),
+      grade: gradeOfDocument(document),
       projectId: assignId(table, 'project', document.value.project),
       agentId: assignId(table, 'agent', document.value.agent),
       seconds: secondsOf(document.value.timestamp),
@@ -217,28 +245,21 @@ export class TermIndexReader {
   }
 
   /**
-   * All postings of `term`, in document order, as packed words (decode with `decodePosting`).
-   * The count is the term's document frequency as of this read.
+   * All postings of `term`, in document order, as blocks of packed words (see the POSTING_*
+   * offsets). The count is the term's document frequency as of this read.
    */
-  postings(term: string): { words: Uint32Array; count: number } {
+  postings(term: string): { blocks: Uint32Array[]; count: number } {
     // Each block is copied as it is read: lmdb may reuse the buffer behind a value on the next read.
     const blocks: Uint32Array[] = [];
-    let length = 0;
+    let count = 0;
     for (const { value } of this.table.getRange({ start: ['p', term, 0], end: ['p', term, LAST_KEY_NUMBER] })) {
       const bytes = toBytes(value);
       if (!bytes) continue;
       const block = toWords(bytes);
       blocks.push(block);
-      length += block.length;
+      count += Math.floor(block.length / POSTING_WORDS);
     }
-    if (blocks.length === 1 && blocks[0]) return { words: blocks[0], count: Math.floor(length / POSTING_WORDS) };
-    const words = new Uint32Array(length);
-    let offset = 0;
-    for (const block of blocks) {
-      words.set(block, offset);
-      offset += block.length;
-    }
-    return { words, count: Math.floor(length / POSTING_WORDS) };
+    return { blocks, count };
   }
 
   /** The entry behind a document number. */

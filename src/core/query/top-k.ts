@@ -8,7 +8,24 @@ export class TopK<T> {
     private readonly capacity: number,
     /** Negative when `a` ranks before `b`. */
     private readonly compare: (a: T, b: T) => number,
+    /** The comparator's first key (higher ranks first), for `mightKeep`. */
+    private readonly scoreOf: (item: T) => number,
   ) {}
+
+  /**
+   * False when an item scoring `score` cannot get in: the board is full and its last item scores
+   * higher (lets callers skip building items that would be dropped). `score` must be the
+   * comparator's first key, higher first.
+   */
+  mightKeep(score: number): boolean {
+    if (this.items.length < this.capacity) return true;
+    const last = this.items[this.items.length - 1] as T;
+    if (this.scoreOf(last) > score) {
+      this.overflow += 1;
+      return false;
+    }
+    return true;
+  }
 
   offer(item: T): void {
     const items = this.items;

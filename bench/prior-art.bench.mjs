@@ -1,0 +1,212 @@
+/**
+ * Prior-art query time over 1,000 / 10,000 / 100,000 entries: QueryService.searchPriorArt (BM25 over
+ * the LMDB term index) against a full-scan keyword matcher (read every retrospective, activity and
+ * commit, tokenize it, count matched keywords: the naive reading of the spec) over the same
+ * database, in the same run.
+ *
+ * The corpus is synthetic: words drawn from a Zipf–Mandelbrot distribution over a 20,000-word
+ * vocabulary (the most frequent content word is in ~1 of 8 entries, like "test" or "fix" in a real
+ * history), entries of 6–40 words, 40% retrospectives with mixed grades, 40% activities, 20%
+ * commits, 60 projects in 8 scopes. Queries are 2–6 words taken from random entries, so common
+ * words are queried as often as they occur. Entries are written through Store.applyBatch, so the
+ * term index is built exactly as the plugin builds it (inside each flush).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { dist, percentile, removeDir, tempDir } from './support.mjs';
+
+const SIZES = [1_000, 10_000, 100_000];
+const QUERIES = { 1_000: 300, 10_000: 300, 100_000: 300 };
+const QUICK_QUERIES = { 1_000: 60, 10_000: 60, 100_000: 60 };
+/** The full scan takes a while at large sizes; fewer samples there. */
+const SCAN_QUERIES = { 1_000: 100, 10_000: 30, 100_000: 12 };
+const QUICK_SCAN_QUERIES = { 1_000: 20, 10_000: 6, 100_000: 3 };
+const WARMUP_QUERIES = 20;
+const BATCH = 10_000;
+const VOCABULARY = 20_000;
+/** Zipf–Mandelbrot offset: the top ranks behave like content words, stop words being gone already. */
+const ZIPF_OFFSET = 20;
+const PROJECTS = 60;
+const SCOPES = ['CLI', 'API', 'CMS', 'web app', 'library', 'mobile', 'data pipeline', 'game'];
+const TARGET_SIZE = 100_000;
+const TARGET_P95_MS = 10;
+const MAX_DB_SIZE = 2047 * 1024 * 1024;
+const GRADES = [-1, 1, 2, 5];
+/** Entries in the flush whose indexing share is measured. */
+const INDEXED_FLUSH = 1_000;
+
+function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Words `w…` that no stop-word list contains, and a sampler by Zipf–Mandelbrot rank. */
+function vocabulary(random) {
+  const words = Array.from({ length: VOCABULARY }, (_, i) => `w${i.toString(36).padStart(3, '0')}`);
+  const cumulative = new Float64Array(VOCABULARY);
+  let total = 0;
+  for (let rank = 0; rank < VOCABULARY; rank += 1) {
+    total += 1 / (rank + 1 + ZIPF_OFFSET);
+    cumulative[rank] = total;
+  }
+  return () => {
+    const target = random() * total;
+    let low = 0;
+    let high = VOCABULARY - 1;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if (cumulative[mid] < target) low = mid + 1;
+      else high = mid;
+    }
+    return words[low];
+  };
+}
+
+/** `size` entries numbered from `first` (keys and times never collide across calls with disjoint ranges). */
+function corpus(size, random, first = 0) {
+  const word = vocabulary(random);
+  const text = (min, max) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, word).join(' ');
+  const base = Date.UTC(2024, 0, 1);
+  const mutations = [];
+  const texts = [];
+  for (let i = first; i < first + size; i += 1) {
+    const project = `/bench/project-${i % PROJECTS}`;
+    const agent = ['build', 'plan', 'general', 'review'][i % 4];
+    const timestamp = new Date(base + i * 60_000).toISOString();
+    const roll = random();
+    const task = text(4, 12);
+    if (roll < 0.4) {
+      const note = text(2, 20);
+      const grade = GRADES[Math.floor(random() * GRADES.length)];
+      mutations.push({
+        table: 'agents',
+        key: agent,
+        ops: [{ kind: 'grade', delta: 0, retrospective: {
+          commit: i.toString(16).padStart(40, '0'), timestamp, task, agent_grade: grade, user_grade: grade,
+          agent_note: note, user_note: '', agent, model: 'bench/model', project,
+        } }],
+      });
+      texts.push(`${task} ${note}`);
+    } else if (roll < 0.8) {
+      const outcome = text(2, 14);
+      const decisions = text(0, 14);
+      mutations.push({
+        table: 'activities',
+        key: [agent, timestamp, String(i)],
+        value: { timestamp, task, actions: '', outcome, decisions, agent, model: 'bench/model', project, automatic: false },
+      });
+      texts.push(`${task} ${outcome} ${decisions}`);
+    } else {
+      const message = `${task}\n\n${text(0, 16)}`;
+      const hash = `c${i.toString(16).padStart(39, '0')}`;
+      mutations.push({
+        table: 'commits',
+        key: [project, hash],
+        value: { hash, project, agent, model: 'bench/model', sessionId: 's', message, files: [], insertions: 1, deletions: 0, timestamp },
+      });
+      texts.push(message);
+    }
+  }
+  const profiles = Array.from({ length: PROJECTS }, (_, p) => {
+    const projectPath = `/bench/project-${p}`;
+    return { table: 'projects', key: projectPath, value: {
+      path: projectPath, language: 'typescript', framework: 'unknown', scope: SCOPES[p % SCOPES.length], dependencies: [],
+      manifestType: 'package.json', classifiedAt: new Date(base).toISOString(), agentsmdHash: '',
+    } };
+  });
+  return { mutations: [...profiles, ...mutations], texts };
+}
+
+function queriesFrom(texts, count, random) {
+  const queries = [];
+  for (let i = 0; i < count; i += 1) {
+    const words = texts[Math.floor(random() * texts.length)].split(/\s+/).filter(Boolean);
+    const length = 2 + Math.floor(random() * 5);
+    const chosen = new Set();
+    for (let tries = 0; chosen.size < length && tries < 50; tries += 1) chosen.add(words[Math.floor(random() * words.length)]);
+    queries.push({ text: [...chosen].join(' '), scope: SCOPES[Math.floor(random() * SCOPES.length)] });
+  }
+  return queries;
+}
+
+/** The naive matcher: every entry read and tokenized for every query. */
+function fullScan(m, store, query) {
+  const keywords = m.extractKeywords(query.text);
+  const found = [];
+  const consider = (entry) => {
+    const terms = new Set(m.tokenize(m.searchableText(entry)));
+    let matched = 0;
+    for (const keyword of keywords) if (terms.has(keyword)) matched += 1;
+    if (keywords.length > 0 && matched / keywords.length >= m.RELEVANCE_THRESHOLD) found.push({ relevance: matched / keywords.length, entry });
+  };
+  for (const { value } of store.tables.retrospectives.getRange()) consider({ kind: 'retrospective', value });
+  for (const { value } of store.tables.activities.getRange()) consider({ kind: 'activity', value });
+  for (const { value } of store.tables.commits.getRange()) consider({ kind: 'commit', value });
+  found.sort((a, b) => b.relevance - a.relevance);
+  return found.slice(0, 15);
+}
+
+function time(action) {
+  const started = performance.now();
+  action();
+  return performance.now() - started;
+}
+
+export default async function run({ quick = false } = {}) {
+  const { Store } = await dist('core/store/store.js');
+  const { DEFAULT_RULES } = await dist('core/rules.js');
+  const { QueryService, RELEVANCE_THRESHOLD } = await dist('core/query/service.js');
+  const { extractKeywords, tokenize } = await dist('core/query/tokenizer.js');
+  const { searchableText } = await dist('core/query/documents.js');
+  const m = { extractKeywords, tokenize, searchableText, RELEVANCE_THRESHOLD };
+  const rows = [{ name: 'prior-art machine load', metric: 'load average (1 min) at start', value: os.loadavg()[0], unit: '' }];
+
+  for (const size of SIZES) {
+    const random = seededRandom(size);
+    const dir = tempDir('prior-art');
+    const dbPath = path.join(dir, 'db.lmdb');
+    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_DB_SIZE });
+    try {
+      const { mutations, texts } = corpus(size, random);
+      const now = new Date().toISOString();
+      const buildMs = time(() => {
+        for (let at = 0; at < mutations.length; at += BATCH) store.applyBatch(mutations.slice(at, at + BATCH), DEFAULT_RULES, now);
+      });
+      const service = new QueryService(store);
+      const queries = queriesFrom(texts, (quick ? QUICK_QUERIES : QUERIES)[size], random);
+      for (const query of queries.slice(0, WARMUP_QUERIES)) service.searchPriorArt({ taskDescription: query.text, scope: query.scope });
+      const indexed = queries.map((query) => time(() => service.searchPriorArt({ taskDescription: query.text, scope: query.scope })));
+      const scanned = queries
+        .slice(0, (quick ? QUICK_SCAN_QUERIES : SCAN_QUERIES)[size])
+        .map((query) => time(() => fullScan(m, store, query)));
+      const label = `prior-art query, ${size.toLocaleString('en-US')} entries`;
+      for (const p of [50, 95]) {
+        const value = percentile(indexed, p);
+        const baseline = percentile(scanned, p);
+        const row = { name: label, metric: `p${p} (full scan = baseline)`, value, unit: 'ms', baseline, ratio: value / baseline };
+        if (p === 95 && size === TARGET_SIZE) Object.assign(row, { target: TARGET_P95_MS, pass: value <= TARGET_P95_MS });
+        rows.push(row);
+      }
+      rows.push({ name: label, metric: 'index build (flushes of 10,000)', value: (size / buildMs) * 1000, unit: 'entries/s' });
+      rows.push({ name: label, metric: 'database size (entries + index)', value: fs.statSync(dbPath).size / (1024 * 1024), unit: 'MiB' });
+      if (size === TARGET_SIZE) {
+        // One more flush into the full database: what a large import batch costs with its indexing.
+        const extra = corpus(INDEXED_FLUSH, seededRandom(size + 1), size).mutations.filter((mutation) => mutation.table !== 'projects');
+        const flushMs = time(() => store.applyBatch(extra, DEFAULT_RULES, now));
+        rows.push({ name: label, metric: `flush of ${INDEXED_FLUSH.toLocaleString('en-US')} more entries, indexing included`, value: flushMs, unit: 'ms' });
+      }
+    } finally {
+      store.close();
+      removeDir(dir);
+    }
+  }
+  return rows;
+}
