@@ -21,6 +21,8 @@ jest.setTimeout(300_000);
 const SERVE_START_TIMEOUT_MS = 120_000;
 const PROMPT_TIMEOUT_MS = 120_000;
 const TOAST_WAIT_MS = 30_000;
+/** The first request boots the project's instance (plugins included): slow on a busy machine. */
+const EVENT_CONNECT_TIMEOUT_MS = 90_000;
 const SERVE_STOP_GRACE_MS = 5_000;
 
 interface BusEvent {
@@ -180,7 +182,7 @@ describe('the player sheet in a real OpenCode session', () => {
     try {
       let connected = false;
       streamDone = collectEvents(serve.url, events, abort, () => (connected = true));
-      await waitFor(() => (connected ? true : undefined), 10_000, 'the event stream to connect');
+      await waitFor(() => (connected ? true : undefined), EVENT_CONNECT_TIMEOUT_MS, 'the event stream to connect');
 
       const session = (await postJson(`${serve.url}/session`, {})) as { id: string };
       await postJson(`${serve.url}/session/${session.id}/message`, { parts: [{ type: 'text', text: 'COMMIT-TURN: add a file and commit it' }] });
