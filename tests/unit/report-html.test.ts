@@ -3,9 +3,9 @@ import { activityOverTime } from '../../src/core/report/activity.js';
 import type { History } from '../../src/core/report/history.js';
 import { renderHtmlReport } from '../../src/core/report/html.js';
 import { buildReport } from '../../src/core/report/report.js';
-import type { RetrospectiveEntry, UsageRecord } from '../../src/core/types.js';
+import type { UsageRecord } from '../../src/core/types.js';
 
-function usage(agent: string, model: string, day: string, commits: number, cost: number): UsageRecord {
+function usage(agent: string, model: string, day: string, commits: number, cost: number, graded = 0): UsageRecord {
   return {
     sessionId: `ses_${agent}_${model}_${day}`,
     agent,
@@ -19,9 +19,9 @@ function usage(agent: string, model: string, day: string, commits: number, cost:
     commits,
     pushes: 0,
     bugs: 0,
-    gradedCommits: 0,
-    gradeSum: 0,
-    csDelta: 0,
+    gradedCommits: graded,
+    gradeSum: graded * 7,
+    csDelta: graded * 7,
     messages: 1,
     tokensInput: 100,
     tokensOutput: 10,
@@ -32,18 +32,13 @@ function usage(agent: string, model: string, day: string, commits: number, cost:
   };
 }
 
-function grade(agent: string, model: string, commit: string): RetrospectiveEntry {
-  return { commit, timestamp: '2025-05-02T10:00:00.000Z', task: '', agent_grade: 2, user_grade: 5, score_before: 60, score_after: 67, agent_note: '', user_note: '', agent, model, project: '/p/app' };
-}
-
 function page(history: History): string {
   return renderHtmlReport({ report: buildReport(history), activity: activityOverTime(history), filter: {}, generatedAt: '2025-06-01T00:00:00.000Z' });
 }
 
 describe('HTML report', () => {
   const history: History = {
-    usage: [usage('build', 'a/one', '2025-05-01', 3, 0.3), usage('build', 'b/two', '2025-05-02', 1, 0.2), usage('plan', '<img src=x onerror=alert(1)>', '2025-05-03', 0, 0.1)],
-    grades: [grade('build', 'a/one', 'abc1234')],
+    usage: [usage('build', 'a/one', '2025-05-01', 3, 0.3, 1), usage('build', 'b/two', '2025-05-02', 1, 0.2), usage('plan', '<img src=x onerror=alert(1)>', '2025-05-03', 0, 0.1)],
   };
 
   it('draws one chart per agent, with a row per model, plus outcome-cost and activity charts', () => {
@@ -54,7 +49,7 @@ describe('HTML report', () => {
   });
 
   it('fetches nothing and runs no script', () => {
-    const html = page({ usage: history.usage.slice(0, 2), grades: history.grades });
+    const html = page({ usage: history.usage.slice(0, 2) });
     expect(html).not.toMatch(/<script|<link|<img|src=|@import/i);
     expect(html.match(/https?:\/\/[^"\s]+/g)?.every((url) => url === 'http://www.w3.org/2000/svg')).toBe(true);
     expect(html).toContain("default-src 'none'");
@@ -66,13 +61,13 @@ describe('HTML report', () => {
   });
 
   it('says so when there is nothing to show', () => {
-    const html = page({ usage: [], grades: [] });
+    const html = page({ usage: [] });
     expect(html).toContain('No work recorded yet');
     expect(html).not.toContain('<svg');
   });
 
   it('buckets long histories by week', () => {
-    const long: History = { usage: [usage('build', 'a/one', '2025-01-01', 1, 0), usage('build', 'a/one', '2025-06-30', 2, 0)], grades: [] };
+    const long: History = { usage: [usage('build', 'a/one', '2025-01-01', 1, 0), usage('build', 'a/one', '2025-06-30', 2, 0)] };
     const activity = activityOverTime(long);
     expect(activity.period).toBe('week');
     expect(activity.periods[0]).toBe('2024-12-30');

@@ -7,7 +7,7 @@
  * cannot outrank two hundred good ones.
  */
 import type { History } from './history.js';
-import { commitGrade } from './history.js';
+import { commitGradeSum } from './history.js';
 import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
 import { UNKNOWN } from '../tracking/service.js';
 import type { ProjectProfile, UsageRecord } from '../types.js';
@@ -120,16 +120,13 @@ function emptyEvidence(): Evidence {
 }
 
 function addUsage(tally: Tally, record: UsageRecord, weight: number): void {
+  tally.graded += weight * record.gradedCommits;
+  tally.gradeSum += weight * commitGradeSum(record);
   tally.commits += weight * record.commits;
   tally.bugs += weight * record.bugs;
   tally.toolCalls += weight * record.toolCalls;
   tally.toolFailures += weight * record.toolFailures;
   tally.cost += weight * record.cost;
-}
-
-function addGrade(tally: Tally, grade: number, weight: number): void {
-  tally.graded += weight;
-  tally.gradeSum += weight * grade;
 }
 
 /**
@@ -154,7 +151,7 @@ function setupKey(agent: string, model: string): string {
 /** Ranks every known setup for the target project, best first. */
 export function recommendSetups(input: RecommendInput): Recommendation {
   const { target, history } = input;
-  if (history.usage.length === 0 && history.grades.length === 0) {
+  if (history.usage.length === 0) {
     return { project: target, recommendations: [], message: NO_HISTORY_MESSAGE };
   }
 
@@ -172,7 +169,7 @@ export function recommendSetups(input: RecommendInput): Recommendation {
   // history counts alike instead of every setup being pulled to the mean for want of evidence.
   const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity;
   let closest = 0;
-  for (const record of [...history.usage, ...history.grades]) closest = Math.max(closest, similarityTo(record.project));
+  for (const record of history.usage) closest = Math.max(closest, similarityTo(record.project));
   const weightOf = (similarity: number) => rawWeight(similarity) / rawWeight(closest);
 
   const setups = new Map<string, { agent: string; model: string; evidence: Evidence }>();
@@ -195,15 +192,6 @@ export function recommendSetups(input: RecommendInput): Recommendation {
       const work = record.commits > 0 ? record.commits : record.toolCalls;
       evidence.similaritySum += work * similarity;
       evidence.similarityMass += work;
-    }
-  }
-  for (const entry of history.grades) {
-    const similarity = similarityTo(entry.project);
-    const grade = commitGrade(entry);
-    for (const evidence of [evidenceOf(entry.agent, entry.model), pool]) {
-      addGrade(evidence.weighted, grade, weightOf(similarity));
-      addGrade(evidence.all, grade, 1);
-      if (similarity >= SIMILARITY_THRESHOLD) addGrade(evidence.similar, grade, 1);
     }
   }
 

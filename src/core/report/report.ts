@@ -1,10 +1,9 @@
 /**
  * The usage report: one row per setup (agent × model), or per agent, per model, or per setup and
- * project. Counters come from the usage records; graded commits, mean grade and CS change come from
- * the retrospectives, which also hold grades given outside a tracked session.
+ * project, summed from the usage records.
  */
 import type { History } from './history.js';
-import { commitGrade, totalTokens } from './history.js';
+import { commitGradeSum, totalTokens } from './history.js';
 
 /** How rows are grouped: `setup` is agent × model; `project` is agent × model × project. */
 export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
@@ -124,7 +123,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
       model: dimensions.includes('model') ? model : null,
       project: dimensions.includes('project') ? project : null,
     };
-    const key = JSON.stringify([parts.agent, parts.model, parts.project]);
+    const key = `${parts.agent ?? ''}\u0000${parts.model ?? ''}\u0000${parts.project ?? ''}`;
     let group = groups.get(key);
     if (!group) {
       group = { row: emptyRow(parts.agent, parts.model, parts.project), sessionIds: new Set(), gradeSum: 0 };
@@ -150,15 +149,10 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
       row.tokensCacheWrite += record.tokensCacheWrite;
       row.tokens += tokens;
       row.cost += record.cost;
+      row.gradedCommits += record.gradedCommits;
+      row.csChange += record.csDelta;
+      target.gradeSum += commitGradeSum(record);
       widen(row, record.firstAt, record.lastAt);
-    }
-  }
-  for (const entry of history.grades) {
-    for (const target of [groupOf(entry.agent, entry.model, entry.project), totals]) {
-      target.row.gradedCommits += 1;
-      target.gradeSum += commitGrade(entry);
-      target.row.csChange += entry.score_after - entry.score_before;
-      widen(target.row, entry.timestamp, entry.timestamp);
     }
   }
 
