@@ -230,6 +230,13 @@ describe('npm install of the packed package', () => {
       expect({ code: status.status, stderr: status.stderr }).toEqual({ code: 0, stderr: '' });
       const agents = (JSON.parse(status.stdout) as { agents: { id: string; commits: number }[] }).agents;
       expect(agents.find((agent) => agent.id === 'build')).toMatchObject({ commits: 1 });
+
+      const doctor = spawnSync(process.execPath, [cli, 'doctor', '--json'], { cwd, env: sandbox.env, encoding: 'utf8', timeout: 60_000 });
+      expect(doctor.status).toBe(0);
+      const provisioning = (JSON.parse(doctor.stdout) as { provisioning: Record<string, unknown> }).provisioning;
+      expect(provisioning).toMatchObject({ registered: true, pluginFolder: { present: true }, agentsMd: 'current', configError: null });
+      expect(Object.values(provisioning.skills as Record<string, boolean>).every(Boolean)).toBe(true);
+      expect(Object.values(provisioning.agents as Record<string, boolean>).every(Boolean)).toBe(true);
     });
   });
 });

@@ -1,0 +1,68 @@
+/** What `agent-tracker doctor` reports about provisioning, read from temporary config folders. */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { installAgentsMd, renderSection } from '../../src/setup/agents-md.js';
+import { installAgents } from '../../src/setup/agents.js';
+import { createContext } from '../../src/setup/context.js';
+import { describeProvisioning, inspectProvisioning } from '../../src/setup/inspect.js';
+import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
+import { PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
+import { installSkills } from '../../src/setup/skills.js';
+import { ROOT } from '../helpers/sandbox.js';
+
+const temporary: string[] = [];
+afterEach(() => {
+  for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function configFolder(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-inspect-'));
+  temporary.push(dir);
+  return dir;
+}
+
+describe('inspectProvisioning', () => {
+  it('reports everything missing in an empty config folder, each with the command that fixes it', () => {
+    const state = inspectProvisioning(configFolder(), ROOT);
+    expect(state).toMatchObject({
+      configFile: null,
+      configError: null,
+      pluginFolder: { present: false, version: null },
+      pluginEntries: [],
+      registered: false,
+      skills: { 'agile-spec-to-build': false, 'structured-review': false },
+      agentsMd: 'no-file',
+    });
+    expect(Object.values(state.agents)).toEqual([false, false, false, false]);
+    const text = describeProvisioning(state).join('\n');
+    expect(text).toMatch(/plugin folder {2}missing \(run "agent-tracker setup"\)/);
+    expect(text).toMatch(/skills {9}agile-spec-to-build MISSING/);
+  });
+
+  it('reports a provisioned folder as complete', () => {
+    const dir = configFolder();
+    const context = createContext(dir);
+    for (const step of [registerPlugin, installSkills, installAgents, installAgentsMd]) step(context, ROOT);
+    fs.mkdirSync(path.join(dir, PLUGIN_FOLDER), { recursive: true });
+    fs.writeFileSync(path.join(dir, PLUGIN_FOLDER, 'package.json'), JSON.stringify({ version: '9.9.9' }));
+    const state = inspectProvisioning(dir, ROOT);
+    expect(state).toMatchObject({ pluginFolder: { present: true, version: '9.9.9' }, pluginEntries: [PLUGIN_SPEC], registered: true, agentsMd: 'current' });
+    expect(Object.values(state.skills).every(Boolean)).toBe(true);
+    expect(Object.values(state.agents).every(Boolean)).toBe(true);
+  });
+
+  it('tells an outdated section, two entries and an unreadable config apart', () => {
+    const dir = configFolder();
+    fs.writeFileSync(path.join(dir, 'AGENTS.md'), `mine\n${renderSection('old rules')}\n`);
+    fs.writeFileSync(path.join(dir, 'opencode.json'), JSON.stringify({ plugin: [PLUGIN_SPEC, 'opencode-agent-tracker'] }));
+    expect(inspectProvisioning(dir, ROOT)).toMatchObject({ agentsMd: 'outdated', registered: false, pluginEntries: [PLUGIN_SPEC, 'opencode-agent-tracker'] });
+
+    fs.writeFileSync(path.join(dir, 'opencode.json'), '{ nope');
+    fs.writeFileSync(path.join(dir, 'AGENTS.md'), '<!-- BEGIN opencode-agent-tracker -->\nno end\n');
+    const state = inspectProvisioning(dir, ROOT);
+    expect(state.configError).toMatch(/does not parse/);
+    expect(state.agentsMd).toBe('malformed');
+  });
+});
