@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { searchPriorArtAcrossProjects } from '../../src/core/projects/cross-project-search.js';
+import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../src/core/projects/cross-project-search.js';
 import { getProject } from '../../src/core/projects/profiles.js';
 import { SIMILARITY_THRESHOLD } from '../../src/core/projects/similarity.js';
 import type { ProjectProfile } from '../../src/core/types.js';
@@ -75,6 +75,30 @@ describe('searchPriorArtAcrossProjects', () => {
     expect(result.gitLogMatches.map((m) => [m.projectPath, m.message, m.relevanceScore])).toEqual([
       [similar, 'Add webhook retry with exponential backoff', 1],
     ]);
+  });
+
+  it('shows the git-history matches as their own markdown section', async () => {
+    const result = await searchPriorArtAcrossProjects(t.store, { taskDescription: 'webhook retry backoff' }, current);
+    const text = formatCrossProjectPriorArt(result);
+    expect(text).toContain('### Prior Art: From Git History of Similar Projects');
+    expect(text).toContain(`Add webhook retry with exponential backoff — ${similar}`);
+  });
+
+  it('searches every project across scopes while no similar project is known', async () => {
+    const lonely = path.join(t.dir, 'lonely');
+    fs.mkdirSync(lonely);
+    fs.writeFileSync(path.join(lonely, 'Cargo.toml'), '[package]\nname = "x"\n');
+    t.write([{ kind: 'activity', id: 'a5', task: 'Cursor pagination for the leaderboard', project: unrelated }]);
+    const result = await searchPriorArtAcrossProjects(t.store, { taskDescription: 'cursor pagination' }, lonely);
+    expect(result.similarProjects).toEqual([]);
+    expect(result.crossScopePatterns.map((m) => m.projectPath)).toEqual([unrelated]);
+  });
+
+  it('treats a project folder that cannot be classified as having no similar projects', async () => {
+    t.write([{ kind: 'activity', id: 'a6', task: 'Cursor pagination for the article list', project: similar }]);
+    const result = await searchPriorArtAcrossProjects(t.store, { taskDescription: 'cursor pagination' }, path.join(t.dir, 'gone'));
+    expect(result.similarProjects).toEqual([]);
+    expect(result.crossScopePatterns.map((m) => m.projectPath)).toEqual([similar]);
   });
 
   it('does not read git history when the database has a match', async () => {

@@ -49,7 +49,7 @@ describe('agent-tracker prior-art', () => {
   it('prints the JSON contract, with the scope taken from --project', () => {
     sandbox = seedSandbox(seeds);
     const result = cliJson<PriorArtJson>(sandbox, ['prior-art', 'rate limiting', '--project', MINE]);
-    expect(Object.keys(result)).toEqual(['positivePatterns', 'crossScopePatterns', 'mistakes']);
+    expect(Object.keys(result)).toEqual(['positivePatterns', 'crossScopePatterns', 'mistakes', 'similarProjects', 'gitLogMatches']);
     expect(result.positivePatterns).toEqual([
       expect.objectContaining({ source: 'retrospective', task: 'Add rate limiting to login', grade: 5, agentId: 'build', scope: 'CLI', projectPath: MINE, relevanceScore: 1 }),
     ]);

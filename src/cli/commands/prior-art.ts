@@ -1,12 +1,10 @@
 /**
  * `agent-tracker prior-art "TEXT" [--project PATH] [--scope S] [--agent A] [--max N] [--json]`:
- * what worked and what failed before on work like TEXT. The scope defaults to the project's
- * (the current folder's) scope; see core/query/scope.ts.
+ * what worked and what failed before on work like TEXT, looking first at the project's (the current
+ * folder's) scope, then at similar projects, then at their git history; see core/projects/cross-project-search.ts.
  */
 import path from 'node:path';
-import { formatPriorArt } from '../../core/query/format.js';
-import { scopeOfProject } from '../../core/query/scope.js';
-import { QueryService } from '../../core/query/service.js';
+import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../core/projects/cross-project-search.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -30,18 +28,19 @@ export async function run(args: string[], output: Output): Promise<void> {
   const maxResults = parseMax(values.max);
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
-  const result = await withStore(config, (store) => {
+  const result = await withStore(config, async (store) => {
     try {
-      return new QueryService(store).searchPriorArt({
+      const query = {
         taskDescription: text,
-        scope: values.scope ?? scopeOfProject(store.tables.projects, project),
+        ...(values.scope ? { scope: values.scope } : {}),
         ...(values.agent ? { agentId: values.agent } : {}),
         ...(maxResults === undefined ? {} : { maxResults }),
-      });
+      };
+      return await searchPriorArtAcrossProjects(store, query, project);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;
     }
   });
-  output.out(values.json ? JSON.stringify(result, null, 2) : formatPriorArt(result));
+  output.out(values.json ? JSON.stringify(result, null, 2) : formatCrossProjectPriorArt(result));
 }

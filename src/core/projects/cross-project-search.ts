@@ -4,6 +4,7 @@
  * when the database has no match at all. Every result names the project it came from
  * (`projectPath` on patterns, on git matches).
  */
+import { formatPriorArt } from '../query/format.js';
 import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../query/service.js';
 import { scopeOfProject } from '../query/scope.js';
 import { extractKeywords } from '../query/tokenizer.js';
@@ -31,7 +32,8 @@ export interface CrossProjectOptions {
 
 /**
  * Searches prior art for work in `projectPath`. The project's stored profile is used, or it is
- * classified on the fly (and not stored: searching is a read). A bad query throws InputError
+ * classified on the fly (and not stored: searching is a read). The cross-scope pass is narrowed to
+ * similar projects once any are known. A bad query throws InputError
  * before anything is read from disk.
  */
 export async function searchPriorArtAcrossProjects(
@@ -43,11 +45,13 @@ export async function searchPriorArtAcrossProjects(
   const project = projectKey(projectPath);
   const scope = query.scope ?? scopeOfProject(store.tables.projects, project);
   const valid = validatePriorArtQuery({ ...query, scope });
-  const profile = getProject(store, project) ?? (await classifyProject(project));
-  const similar = findSimilarProjects(store, profile);
+  // A project that cannot be classified (gone, not a folder) just has no similar projects.
+  const profile = getProject(store, project) ?? (await classifyProject(project).catch(() => undefined));
+  const similar = profile ? findSimilarProjects(store, profile) : [];
   const similarPaths = similar.map(({ profile: other }) => other.path);
 
-  const result = new QueryService(store).searchPriorArt({ ...valid, crossScopeProjects: similarPaths });
+  // With no similar project known yet, the cross-scope pass keeps searching every project.
+  const result = new QueryService(store).searchPriorArt(similarPaths.length > 0 ? { ...valid, crossScopeProjects: similarPaths } : valid);
   const similarProjects = similar.map(({ profile: other, score }) => ({ path: other.path, score }));
   const found = result.positivePatterns.length + result.crossScopePatterns.length + result.mistakes.length;
   if (found > 0) return { ...result, similarProjects, gitLogMatches: [] };
@@ -55,4 +59,14 @@ export async function searchPriorArtAcrossProjects(
   const keywords = extractKeywords(valid.taskDescription);
   const gitLogMatches = await searchGitLog(similarPaths, keywords, valid.maxResults ?? DEFAULT_MAX_RESULTS, options.gitLog);
   return { ...result, similarProjects, gitLogMatches };
+}
+
+/** The three prior-art sections, then the git-history matches when the fallback found any. */
+export function formatCrossProjectPriorArt(result: CrossProjectPriorArt): string {
+  const text = formatPriorArt(result);
+  if (result.gitLogMatches.length === 0) return text;
+  const lines = result.gitLogMatches.map(
+    (match) => `- \`${match.commitHash.slice(0, 7)}\` ${match.message} — ${match.projectPath}, relevance ${match.relevanceScore.toFixed(2)}`,
+  );
+  return `${text}\n\n### Prior Art: From Git History of Similar Projects\n\n${lines.join('\n')}`;
 }

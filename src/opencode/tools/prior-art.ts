@@ -4,16 +4,14 @@
  */
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { formatPriorArt } from '../../core/query/format.js';
-import { scopeOfProject } from '../../core/query/scope.js';
-import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, QueryService } from '../../core/query/service.js';
+import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../core/projects/cross-project-search.js';
+import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/service.js';
 import type { ToolContextDeps } from './deps.js';
 
 const z = tool.schema;
 
 export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   const store = deps.service.store;
-  const queries = new QueryService(store);
   return {
     'prior-art': tool({
       description:
@@ -32,13 +30,13 @@ export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinit
           .describe(`Results per section, 1 to ${MAX_RESULTS_LIMIT}; default ${DEFAULT_MAX_RESULTS}`),
       },
       async execute(args) {
-        const result = queries.searchPriorArt({
+        const query = {
           taskDescription: args.task,
-          scope: args.scope?.trim() || scopeOfProject(store.tables.projects, deps.project),
+          ...(args.scope?.trim() ? { scope: args.scope.trim() } : {}),
           ...(args.agent?.trim() ? { agentId: args.agent.trim() } : {}),
           ...(args.maxResults === undefined ? {} : { maxResults: args.maxResults }),
-        });
-        return formatPriorArt(result);
+        };
+        return formatCrossProjectPriorArt(await searchPriorArtAcrossProjects(store, query, deps.project));
       },
     }),
   };
