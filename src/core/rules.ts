@@ -152,7 +152,9 @@ export function applyAgentOp(agent: AgentRecord, op: AgentOp, rules: ScoringRule
       if (agent.sp <= HALT_AT_SP) agent.halted = true;
       break;
     case 'grade':
+      // A graded commit: both grades move CS, and the grading itself earns XP.
       agent.cs = boundedCs(agent.cs, op.delta, agent.sp, rules);
+      addXp(agent, rules.xpPerGradedCommit, rules);
       break;
     case 'revive':
       // Replayed at flush time: if another process revived the agent first, this one changes nothing

@@ -50,7 +50,6 @@ const EARNED: AgentOp[] = [
   { kind: 'commits', amount: 1 },
   { kind: 'xp', amount: rules.xpPerCommit + rules.xpPerPush },
   { kind: 'grade', delta: gradeDelta(AGENT_GRADE, USER_GRADE) },
-  { kind: 'xp', amount: rules.xpPerGradedCommit },
 ];
 /** Bug reports until the halt: as many as the SP the agent has then. */
 const BUG_REPORTS = rulesGive(EARNED).sp;

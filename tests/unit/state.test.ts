@@ -53,7 +53,6 @@ describe('grading a commit', () => {
       { kind: 'commits', amount: 1 },
       { kind: 'xp', amount: rules.xpPerCommit },
       { kind: 'grade', delta: gradeDelta(5, 2) },
-      { kind: 'xp', amount: rules.xpPerGradedCommit },
     ]);
     expect(entry).toMatchObject({ score_before: rules.initialCs, score_after: want.cs, task: 'feat: change 1', agent: 'build', model: 'fake/model' });
     expect(t.service.flush('test').ok).toBe(true);

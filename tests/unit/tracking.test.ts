@@ -155,3 +155,25 @@ describe('TrackingService recording and flushing', () => {
     expect(t.store.meta().flushes).toBe(1);
   });
 });
+
+describe('grading from two processes at once', () => {
+  it('applies a commit’s grade once when two instances grade it before either flushes', () => {
+    t = tempTracker();
+    const other = t.another();
+    for (const service of [t.service, other]) service.noteModelRequest('s1', 'build', 'fake/m');
+    t.service.recordCommits('s1', [commit(1)]);
+    t.service.flush('commit');
+    const grade = { agent: 'build', project: '/work/project', commit: commit(1).hash, agentGrade: 5, userGrade: 5 };
+    t.service.gradeCommit(grade);
+    other.gradeCommit(grade);
+    expect(t.service.flush('first').ok).toBe(true);
+    expect(other.flush('second').ok).toBe(true);
+    const want = expected([
+      { kind: 'commits', amount: 1 },
+      { kind: 'xp', amount: DEFAULT_RULES.xpPerCommit },
+      { kind: 'grade', delta: 10 },
+    ]);
+    expect(t.store.tables.agents.get('build')).toMatchObject({ cs: want.cs, xp: want.xp, sp: want.sp });
+    expect(t.store.tables.retrospectives.getKeysCount()).toBe(1);
+  });
+});

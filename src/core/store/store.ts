@@ -236,15 +236,17 @@ export class Store {
       case 'agents': {
         const agent = t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
         for (const op of mutation.ops) {
-          const before = agent.cs;
-          applyAgentOp(agent, op, rules);
           if (op.kind === 'grade' && 'retrospective' in op) {
+            // A commit is graded once: when another process graded it first, this grade is dropped whole.
             const key: [string, string] = [mutation.key, op.retrospective.commit];
-            if (!t.retrospectives.doesExist(key)) {
-              const value: RetrospectiveEntry = { ...op.retrospective, score_before: before, score_after: agent.cs };
-              t.retrospectives.putSync(key, value);
-              written.push({ kind: 'retrospective', key, value });
-            }
+            if (t.retrospectives.doesExist(key)) continue;
+            const before = agent.cs;
+            applyAgentOp(agent, op, rules);
+            const value: RetrospectiveEntry = { ...op.retrospective, score_before: before, score_after: agent.cs };
+            t.retrospectives.putSync(key, value);
+            written.push({ kind: 'retrospective', key, value });
+          } else {
+            applyAgentOp(agent, op, rules);
           }
         }
         agent.updatedAt = now;

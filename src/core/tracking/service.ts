@@ -353,7 +353,6 @@ export class TrackingService {
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
     };
     this.buffer.addAgentOp(agent, { kind: 'grade', delta, retrospective: draft });
-    this.buffer.addAgentOp(agent, { kind: 'xp', amount: this.config.rules.xpPerGradedCommit });
     const after = this.getAgentStatus(agent);
     for (const [source, value] of [['agent', agentGrade], ['user', userGrade]] as const) {
       this.buffer.put({
