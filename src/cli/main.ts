@@ -8,18 +8,18 @@ import type { Output } from './context.js';
 
 export type Command = (args: string[], output: Output) => Promise<void>;
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<{ run: Command }> }> = {
-  status: { summary: 'status [AGENT] [--json]            health sheet of one or all agents', load: () => import('./commands/status.js') },
-  doctor: { summary: 'doctor [--json]                    database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
-  'prior-art': { summary: 'prior-art "TEXT" [--project PATH] [--scope S] [--agent A] [--max N] [--json]  what worked and what failed before', load: () => import('./commands/prior-art.js') },
-  setup: { summary: 'setup [--dry-run] [--json]         set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md', load: () => import('./commands/setup.js') },
-  'init-project': { summary: 'init-project [PATH] [--json]       classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
-  migrate: { summary: 'migrate [DIR] [--json]             merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
-  revive: { summary: 'revive AGENT [--json]              put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
-  report: { summary: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]  outcomes per agent x model', load: () => import('./commands/report.js') },
-  recommend: { summary: 'recommend [--project PATH] [--json]  the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
-  export: { summary: 'export [FILE]                      all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
-  import: { summary: 'import FILE                        merge an export: only absent records are added', load: () => import('./commands/import.js') },
+const COMMANDS: Record<string, { usage: string; about: string; load: () => Promise<{ run: Command }> }> = {
+  status: { usage: 'status [AGENT] [--json]', about: 'health sheet of one or all agents', load: () => import('./commands/status.js') },
+  doctor: { usage: 'doctor [--json]', about: 'database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
+  'prior-art': { usage: 'prior-art "TEXT" [--project PATH] [--scope S] [--agent A] [--max N] [--json]', about: 'what worked and what failed before', load: () => import('./commands/prior-art.js') },
+  setup: { usage: 'setup [--dry-run] [--json]', about: 'set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md', load: () => import('./commands/setup.js') },
+  'init-project': { usage: 'init-project [PATH] [--json]', about: 'classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
+  migrate: { usage: 'migrate [DIR] [--json]', about: 'merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
+  revive: { usage: 'revive AGENT [--json]', about: 'put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
+  report: { usage: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
+  recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
+  export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
+  import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
 };
 
 function usage(): string {
@@ -27,7 +27,7 @@ function usage(): string {
     'usage: agent-tracker <command> [--db PATH] [--json]',
     '',
     'commands:',
-    ...Object.values(COMMANDS).map((command) => `  ${command.summary}`),
+    ...Object.values(COMMANDS).flatMap((command) => [`  ${command.usage}`, `      ${command.about}`]),
   ].join('\n');
 }
 
@@ -41,6 +41,10 @@ export async function main(argv: string[], output: Output = processOutput): Prom
   if (!command) {
     output.err(`agent-tracker: unknown command "${name}". Run "agent-tracker --help" for the list.`);
     return 1;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    output.out(`usage: agent-tracker ${command.usage} [--db PATH]\n${command.about}`);
+    return 0;
   }
   try {
     const { run } = await command.load();
