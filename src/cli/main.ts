@@ -37,9 +37,10 @@ export async function main(argv: string[], output: Output = processOutput): Prom
     output.out(usage());
     return name ? 0 : 1;
   }
-  const command = COMMANDS[name];
+  // Own keys only: "constructor" and friends are not commands.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    output.err(`agent-tracker: unknown command "${name}". Run "agent-tracker --help" for the list.`);
+    output.err(`agent-tracker: unknown command ${JSON.stringify(name)}. Run "agent-tracker --help" for the list.`);
     return 1;
   }
   if (args.includes('--help') || args.includes('-h')) {
@@ -52,7 +53,8 @@ export async function main(argv: string[], output: Output = processOutput): Prom
     return 0;
   } catch (error) {
     const message = error instanceof CliError ? error.message : `${(error as Error).message ?? String(error)}`;
-    output.err(`agent-tracker ${name}: ${message}`);
+    // One line, as the CLI contract promises (Node's argument errors span several).
+    output.err(`agent-tracker ${name}: ${message.replace(/\s*\n\s*/g, ' ').trim()}`);
     return 1;
   }
 }
