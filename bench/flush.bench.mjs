@@ -1,12 +1,16 @@
 /**
  * Flush cost: writing 100 / 1,000 / 10,000 buffered mutations through TrackingService.flush
  * (Store.applyBatch: one transactionSync that replays counter deltas on the stored values, writes
- * journal entries once and updates indexes) against a raw lmdb transactionSync that puts the very
- * same keys and values into an environment opened the same way.
+ * journal entries once and keeps the prior-art term index in step) against raw lmdb
+ * transactionSyncs, each into an environment opened the same way:
+ *   - "documents": one put per mutation, the very keys and values the flush stored;
+ *   - "everything": every entry the flush wrote, term-index entries included.
+ * The first is the comparison the target is set against; the second shows how much of the gap is
+ * the index (work a raw put does not do) rather than the flush machinery.
  *
- * Each round records fresh keys (a realistic mix: per-session counters and journal entries of one
- * agent), times the flush, reads back exactly what it wrote, and times the raw puts of that data
- * into their own environment. The figures are medians over the rounds.
+ * Each round starts from fresh files, records a realistic mix (per-session counters and journal
+ * entries of one agent), times the flush, reads back everything it wrote, and times the raw puts
+ * of that data. The figures are medians over the rounds.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -14,13 +18,16 @@ import { open } from 'lmdb';
 import { dist, median, removeDir, silentLogger, tempDir } from './support.mjs';
 
 const SIZES = [100, 1_000, 10_000];
-const ROUNDS = { 100: 40, 1_000: 20, 10_000: 6 };
-const QUICK_ROUNDS = { 100: 5, 1_000: 3, 10_000: 1 };
+const ROUNDS = { 100: 30, 1_000: 15, 10_000: 5 };
+const QUICK_ROUNDS = { 100: 4, 1_000: 3, 10_000: 1 };
 const TARGET_SIZE = 1_000;
 const TARGET_RATIO = 1.5;
 const MAX_DB_SIZE = 2047 * 1024 * 1024;
-/** Tables the recorded mix writes to; the raw baseline writes the same. */
-const WRITTEN_TABLES = ['agents', 'sessions', 'activities'];
+const MAX_NAMED_DATABASES = 16;
+/** The tables holding the mutated documents themselves; the others hold bookkeeping and indexes. */
+const DOCUMENT_TABLES = ['agents', 'sessions', 'activities'];
+/** Written by every open or flush, whatever the batch holds. */
+const BOOKKEEPING_TABLES = ['meta'];
 /** No flush may happen while a round is being recorded. */
 const NEVER = 1_000_000_000;
 
@@ -31,15 +38,15 @@ async function modules() {
   return { resolveConfig, Store, TrackingService };
 }
 
-/** Buffers exactly `count` mutations under keys unique to this round. */
-function recordRound(service, round, count) {
-  const agent = `bench-${round}`;
+/** Buffers exactly `count` mutations. */
+function recordRound(service, count) {
+  const agent = 'bench-agent';
   for (let i = 0; service.pendingMutations < count; i += 1) {
     const remaining = count - service.pendingMutations;
     // A first tool call buffers two mutations (the agent and the session); keep the count exact.
     const toolCallFits = remaining >= (service.knowsAgent(agent) ? 1 : 2);
     if (i % 2 === 0 && toolCallFits) {
-      const session = `${round}-ses-${String(i).padStart(6, '0')}`;
+      const session = `ses-${String(i).padStart(6, '0')}`;
       service.noteModelRequest(session, agent, 'bench/model');
       service.recordToolCall(session, `call-${i}`, 'bash', true);
     } else {
@@ -55,87 +62,103 @@ function recordRound(service, round, count) {
   }
 }
 
-/** Every entry the round wrote, per table, read back from the store. */
-function writtenBy(store, round) {
-  const agent = `bench-${round}`;
-  const sessions = [...store.tables.sessions.getRange({ start: [`${round}-ses-`], end: [`${round}-ses-\uffff`] })];
-  const activities = [...store.tables.activities.getRange({ start: [agent], end: [`${agent}\u0000`] })];
-  return {
-    agents: [{ key: agent, value: store.tables.agents.get(agent) }],
-    sessions,
-    activities,
-  };
+/** Everything in the store's tables but bookkeeping: after one flush into a fresh store, what it wrote. */
+function contentsOf(store) {
+  const contents = {};
+  for (const [name, table] of Object.entries(store.tables)) {
+    if (!BOOKKEEPING_TABLES.includes(name)) contents[name] = [...table.getRange()];
+  }
+  return contents;
 }
 
-function timeRaw(raw, data) {
-  const started = performance.now();
-  raw.root.transactionSync(() => {
-    for (const table of WRITTEN_TABLES) {
-      const db = raw.tables[table];
-      for (const { key, value } of data[table]) db.putSync(key, value);
-    }
-  });
-  return performance.now() - started;
+/** Puts the entries into a fresh environment opened like the Store's, in one transactionSync. */
+function timeRawPuts(file, entriesByTable) {
+  const root = open({ path: file, mapSize: MAX_DB_SIZE, maxDbs: MAX_NAMED_DATABASES, compression: true });
+  try {
+    const tables = Object.keys(entriesByTable).map((name) => [root.openDB({ name, compression: true }), entriesByTable[name]]);
+    const started = performance.now();
+    root.transactionSync(() => {
+      for (const [db, entries] of tables) for (const { key, value } of entries) db.putSync(key, value);
+    });
+    return performance.now() - started;
+  } finally {
+    void root.close();
+  }
 }
 
-async function measureSize(dir, size, rounds) {
+async function measureRound(dir, size) {
   const { resolveConfig, Store, TrackingService } = await modules();
   const config = resolveConfig({
-    options: { databasePath: path.join(dir, `flush-${size}.lmdb`), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER, flushMaxAgeMs: NEVER },
+    options: { databasePath: path.join(dir, 'flush.lmdb'), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER, flushMaxAgeMs: NEVER },
     env: {},
     home: dir,
   });
   const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
-  const root = open({ path: path.join(dir, `raw-${size}.lmdb`), mapSize: MAX_DB_SIZE, maxDbs: 16, compression: true });
-  const raw = { root, tables: Object.fromEntries(WRITTEN_TABLES.map((name) => [name, root.openDB({ name, compression: true })])) };
-  const flushTimes = [];
-  const rawTimes = [];
+  let flushTime;
+  let contents;
   try {
-    // One untimed round warms up both sides (JIT, first pages of the file).
-    for (let round = -1; round < rounds; round += 1) {
-      const tag = `r${round + 1}`;
-      const service = new TrackingService({ store, config, logger: silentLogger, project: '/bench/project' });
-      recordRound(service, tag, size);
-      if (service.pendingMutations !== size) throw new Error(`buffered ${service.pendingMutations} mutations, wanted ${size}`);
-      const flushStarted = performance.now();
-      const outcome = service.flush('bench');
-      const flushTime = performance.now() - flushStarted;
-      if (!outcome.ok) throw outcome.error;
-      const data = writtenBy(store, tag);
-      const puts = WRITTEN_TABLES.reduce((sum, table) => sum + data[table].length, 0);
-      if (puts !== size) throw new Error(`read back ${puts} entries after flushing ${size} mutations`);
-      const rawTime = timeRaw(raw, data);
-      if (round >= 0) {
-        flushTimes.push(flushTime);
-        rawTimes.push(rawTime);
-      }
-    }
+    const service = new TrackingService({ store, config, logger: silentLogger, project: '/bench/project' });
+    recordRound(service, size);
+    if (service.pendingMutations !== size) throw new Error(`buffered ${service.pendingMutations} mutations, wanted ${size}`);
+    const started = performance.now();
+    const outcome = service.flush('bench');
+    flushTime = performance.now() - started;
+    if (!outcome.ok) throw outcome.error;
+    contents = contentsOf(store);
   } finally {
     store.close();
-    void root.close();
   }
-  return { flush: median(flushTimes), raw: median(rawTimes), rounds };
+  const documents = Object.fromEntries(DOCUMENT_TABLES.map((name) => [name, contents[name]]));
+  const documentPuts = DOCUMENT_TABLES.reduce((sum, name) => sum + contents[name].length, 0);
+  if (documentPuts !== size) throw new Error(`read back ${documentPuts} documents after flushing ${size} mutations`);
+  const allPuts = Object.values(contents).reduce((sum, entries) => sum + entries.length, 0);
+  return {
+    flush: flushTime,
+    rawDocuments: timeRawPuts(path.join(dir, 'raw-documents.lmdb'), documents),
+    rawEverything: timeRawPuts(path.join(dir, 'raw-everything.lmdb'), contents),
+    allPuts,
+  };
+}
+
+async function measureSize(size, rounds) {
+  const results = [];
+  // One untimed round first warms up both sides (JIT, the native module).
+  for (let round = -1; round < rounds; round += 1) {
+    const dir = tempDir(`flush-${size}`);
+    try {
+      const result = await measureRound(dir, size);
+      if (round >= 0) results.push(result);
+    } finally {
+      removeDir(dir);
+    }
+  }
+  const pick = (name) => median(results.map((result) => result[name]));
+  return { flush: pick('flush'), rawDocuments: pick('rawDocuments'), rawEverything: pick('rawEverything'), allPuts: pick('allPuts'), rounds };
 }
 
 export default async function run({ quick }) {
-  const dir = tempDir('flush');
   const rows = [];
-  try {
-    for (const size of SIZES) {
-      const { flush, raw, rounds } = await measureSize(dir, size, (quick ? QUICK_ROUNDS : ROUNDS)[size]);
-      const ratio = flush / raw;
-      rows.push({
-        name: `flush ${size.toLocaleString('en-US')} mutations`,
-        metric: `median of ${rounds}, vs raw puts`,
-        value: flush,
-        unit: 'ms',
-        baseline: raw,
-        ratio,
-        ...(size === TARGET_SIZE ? { target: `<= ${TARGET_RATIO}x raw`, pass: ratio <= TARGET_RATIO } : {}),
-      });
-    }
-    return rows;
-  } finally {
-    removeDir(dir);
+  for (const size of SIZES) {
+    const m = await measureSize(size, (quick ? QUICK_ROUNDS : ROUNDS)[size]);
+    const name = `flush ${size.toLocaleString('en-US')} mutations`;
+    const ratio = m.flush / m.rawDocuments;
+    rows.push({
+      name,
+      metric: `median of ${m.rounds}, vs raw puts of the ${size.toLocaleString('en-US')} documents`,
+      value: m.flush,
+      unit: 'ms',
+      baseline: m.rawDocuments,
+      ratio,
+      ...(size === TARGET_SIZE ? { target: `<= ${TARGET_RATIO}x raw`, pass: ratio <= TARGET_RATIO } : {}),
+    });
+    rows.push({
+      name,
+      metric: `vs raw puts of all ${Math.round(m.allPuts).toLocaleString('en-US')} entries it wrote (index included)`,
+      value: m.flush,
+      unit: 'ms',
+      baseline: m.rawEverything,
+      ratio: m.flush / m.rawEverything,
+    });
   }
+  return rows;
 }
