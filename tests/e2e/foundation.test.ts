@@ -23,6 +23,14 @@ interface DoctorJson {
   counts: Record<string, number>;
 }
 
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** What the rules give for a sequence of ops on a new agent. */
 function expectedAgent(ops: AgentOp[]) {
   const agent = newAgent('x', '', DEFAULT_RULES);
@@ -129,6 +137,9 @@ describe('the plugin in a real OpenCode session', () => {
       const session = await served.request<{ id: string }>('POST', '/session', {});
       await prompt(served, session.id, 'SERVED-TURN: write and commit');
       await served.waitForEvent((event) => event.type === 'session.idle' && event.properties.sessionID === session.id);
+      // The plugin hears session.idle on its own subscription: give it a moment (bounded), never a
+      // shutdown, before the kill.
+      await waitUntil(() => cliJson<DoctorJson>(sandbox, ['doctor'], env).flushes > 0, 10_000);
     } finally {
       await served.kill('SIGKILL');
     }

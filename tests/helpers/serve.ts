@@ -1,11 +1,14 @@
 /**
  * `opencode serve` on 127.0.0.1 with its event stream collected, for scenarios longer than one
- * `opencode run`. Bounded: the server is killed after `lifetimeMs` whatever happens.
+ * `opencode run`. Resolves once the event stream is connected. Bounded: the server is killed after
+ * `lifetimeMs` whatever happens.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { OPENCODE_BIN } from './sandbox.js';
 import type { Sandbox } from './sandbox.js';
+
+const EVENT_CONNECT_TIMEOUT_MS = 90_000;
 
 export interface BusEventJson {
   type: string;
@@ -85,7 +88,8 @@ export async function startServe(sandbox: Sandbox, cwd: string, options: { lifet
     }
   })();
 
-  return {
+  // The first event request boots the project's instance (plugins included): slow on a busy machine.
+  const served: Served = {
     url,
     child,
     events,
@@ -120,6 +124,13 @@ export async function startServe(sandbox: Sandbox, cwd: string, options: { lifet
       await exited;
     },
   };
+  try {
+    await served.waitForEvent((event) => event.type === 'server.connected', EVENT_CONNECT_TIMEOUT_MS);
+  } catch (error) {
+    await served.kill('SIGKILL');
+    throw error;
+  }
+  return served;
 }
 
 /** Sends a prompt to a session and waits for the reply (the whole turn). */
