@@ -2,6 +2,7 @@
  * What every CLI command shares: the global flags, the resolved settings (the same resolution as
  * the plugin, including the plugin's options from the global opencode.json) and the store.
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
@@ -39,7 +40,10 @@ export function parseCommandArgs<O extends ParseArgsConfig['options']>(args: str
   }
 }
 
-/** The tracker's settings as the plugin would resolve them; `--db` wins over everything. */
+/**
+ * The tracker's settings as the plugin would resolve them; `--db` (relative to the current folder)
+ * wins over `AGENT_TRACKER_DB_PATH` and the plugin's options.
+ */
 export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   let options: Record<string, unknown> = {};
   try {
@@ -49,7 +53,8 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   }
   try {
     const config = resolveConfig({ options });
-    return dbFlag ? { ...config, databasePath: resolveConfig({ options: { ...options, databasePath: dbFlag } }).databasePath } : config;
+    // A path typed on the command line means what the shell means: relative to the current folder.
+    return dbFlag ? { ...config, databasePath: path.resolve(dbFlag) } : config;
   } catch (error) {
     throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
   }

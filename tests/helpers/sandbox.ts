@@ -148,9 +148,9 @@ export function runBounded(command: string, args: string[], options: { cwd: stri
   });
 }
 
-/** Runs the built `agent-tracker` CLI with the sandbox's environment. */
-export function runCli(sandbox: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): RunResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], { env: { ...sandbox.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+/** Runs the built `agent-tracker` CLI with the sandbox's environment, in the sandbox's root folder. */
+export function runCli(sandbox: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}, cwd = sandbox.root): RunResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...sandbox.env, ...env }, encoding: 'utf8', timeout: 60_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

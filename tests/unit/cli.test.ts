@@ -38,3 +38,11 @@ describe('agent-tracker', () => {
     expect(result.stdout).toContain('usage: agent-tracker <command>');
   });
 });
+
+describe('choosing the database', () => {
+  it('lets --db win over AGENT_TRACKER_DB_PATH, resolving it against the current folder', () => {
+    const result = runCli(sandbox, ['doctor', '--json', '--db', 'flag.lmdb'], { AGENT_TRACKER_DB_PATH: `${sandbox.root}/env.lmdb` });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).databasePath).toBe(`${sandbox.root}/flag.lmdb`);
+  });
+});
