@@ -63,8 +63,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   /** Why the session's agent may not work, when it is halted. */
   const haltMessage = (sessionId: string): string | undefined => {
     const agent = service.setupOf(sessionId).agent;
+    if (!service.isHalted(agent)) return undefined;
     const status = service.getAgentStatus(agent);
-    if (!status.halted) return undefined;
     return (
       `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
       `Ask the user to review the work and run: agent-tracker revive ${agent}`

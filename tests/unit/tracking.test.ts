@@ -177,3 +177,25 @@ describe('grading from two processes at once', () => {
     expect(t.store.tables.retrospectives.getKeysCount()).toBe(1);
   });
 });
+
+describe('the halt check on the hot path', () => {
+  it('sees a halt at once when this instance reports the bug, and another instance’s halt after a flush', () => {
+    t = tempTracker();
+    const other = t.another();
+    t.service.noteModelRequest('s1', 'build', 'fake/m');
+    expect(t.service.isHalted('build')).toBe(false);
+    t.service.reportBug({ agent: 'build', sessionId: 's1', description: 'broke the login' });
+    expect(t.service.isHalted('build')).toBe(true);
+    t.service.flush('bug');
+
+    other.noteModelRequest('s2', 'plan', 'fake/m');
+    other.recordToolCall('s2', 'c', 'read', true);
+    expect(other.isHalted('plan')).toBe(false);
+    t.service.noteModelRequest('s3', 'plan', 'fake/m');
+    t.service.reportBug({ agent: 'plan', sessionId: 's3', description: 'wrong plan' });
+    t.service.flush('bug');
+    expect(other.isHalted('plan')).toBe(false);
+    other.flush('turn');
+    expect(other.isHalted('plan')).toBe(true);
+  });
+});

@@ -100,6 +100,7 @@ export class TrackingService {
   /** Call ids already counted, per session; forgotten when the session's turn ends. */
   private readonly countedCalls = new Map<string, Set<string>>();
   private readonly messageTotals = new Map<string, { tokens: TokenCounts; cost: number }>();
+  private readonly haltedCache = new Map<string, boolean>();
   private readonly afterFlush: ((agents: string[]) => void)[] = [];
   private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
   private sequence = 0;
@@ -260,6 +261,19 @@ export class TrackingService {
     return toStatus(agent, rules);
   }
 
+  /**
+   * Whether the agent is halted, from memory on the hot path: a halt changes only with a bug report
+   * or a revive here (which forget the agent's entry) or in another process (every flush forgets all).
+   */
+  isHalted(agentId: string): boolean {
+    let halted = this.haltedCache.get(agentId);
+    if (halted === undefined) {
+      halted = this.getAgentStatus(agentId).halted;
+      this.haltedCache.set(agentId, halted);
+    }
+    return halted;
+  }
+
   /** Whether the agent exists in the database or the buffer. */
   knowsAgent(agentId: string): boolean {
     return this.buffer.agentOps(agentId).length > 0 || this.store.tables.agents.doesExist(agentId);
@@ -285,6 +299,7 @@ export class TrackingService {
     const agent = this.trackedAgent(input.agent, input.sessionId);
     const setup = input.sessionId ? this.setupOf(input.sessionId) : undefined;
     this.buffer.addAgentOp(agent, { kind: 'bug' });
+    this.haltedCache.delete(agent);
     if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent }, { bugs: 1 });
     this.addActivity({
       timestamp: this.now().toISOString(),
@@ -312,6 +327,7 @@ export class TrackingService {
     if (!this.knowsAgent(agent)) throw new InputError(`no agent named "${agent}" has been tracked yet; check the name with: agent-tracker status`);
     if (!this.getAgentStatus(agent).halted) return { status: this.getAgentStatus(agent), revived: false };
     this.buffer.addAgentOp(agent, { kind: 'revive' });
+    this.haltedCache.delete(agent);
     const outcome = this.flush('revive');
     if (!outcome.ok) throw outcome.error;
     return { status: this.getAgentStatus(agent), revived: true };
@@ -432,6 +448,7 @@ export class TrackingService {
     try {
       const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString());
       this.buffer.clear();
+      this.haltedCache.clear();
       this.lastFlushError = '';
       const agents = mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : []));
       for (const listener of this.afterFlush) {
