@@ -3,6 +3,9 @@
  * Host-agnostic: nothing here knows about OpenCode.
  */
 
+/** What the tracker records for an agent, model or project field it could not determine. */
+export const UNKNOWN = 'unknown';
+
 /** A grade for one side of a commit's collaboration: bad, neutral, good, excellence. */
 export type Grade = -1 | 1 | 2 | 5;
 

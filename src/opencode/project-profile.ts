@@ -4,7 +4,6 @@
  * waits for file reads; failures are logged, never thrown.
  */
 import type { Logger } from '../core/logger.js';
-import { profileIfMissing } from '../core/projects/init-project.js';
 import type { Store } from '../core/store/store.js';
 
 /** Projects already being profiled or profiled by this process, per database. */
@@ -24,7 +23,9 @@ export function backgroundProfiler(options: BackgroundProfilerOptions): () => vo
     if (started.has(key)) return;
     started.add(key);
     setImmediate(() => {
-      profileIfMissing(store, project)
+      // Loaded here, not at plugin start: classification pulls in the manifest parsers.
+      import('../core/projects/init-project.js')
+        .then(({ profileIfMissing }) => profileIfMissing(store, project))
         .then((profile) => {
           if (profile) logger.info(`agent-tracker: registered project ${profile.path} (${profile.language}, ${profile.framework})`);
         })

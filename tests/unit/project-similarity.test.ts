@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { UNKNOWN } from '../../src/core/projects/classifier.js';
+import { UNKNOWN } from '../../src/core/types.js';
 import { putProject } from '../../src/core/projects/profiles.js';
 import { findSimilarProjects, scoreSimilarity, SIMILARITY_THRESHOLD, SIMILARITY_WEIGHTS } from '../../src/core/projects/similarity.js';
 import { Store } from '../../src/core/store/store.js';

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../validation.js';
+import { UNKNOWN } from '../types.js';
 import type { ProjectProfile } from '../types.js';
 import { parseAgentsMd } from './agents-md.js';
 import { detectFramework } from './frameworks.js';
@@ -22,8 +23,6 @@ import { parsePyprojectToml, parseRequirementsTxt } from './manifests/python.js'
 import type { ManifestFacts, ManifestParser } from './manifests/types.js';
 import { unique } from './manifests/types.js';
 
-/** What the classifier says when it cannot tell. */
-export const UNKNOWN = 'unknown';
 /** The agentsmdHash of a project without an AGENTS.md. */
 export const NO_AGENTS_MD_HASH = '';
 export const AGENTS_MD = 'AGENTS.md';

@@ -5,7 +5,7 @@
  * is not a repository or times out gives no matches, never an error.
  */
 import fs from 'node:fs/promises';
-import { simpleGit } from 'simple-git';
+import { runGit } from './git.js';
 
 export const MAX_COMMITS_PER_PROJECT = 200;
 export const GIT_LOG_TIMEOUT_MS = 5000;
@@ -72,8 +72,7 @@ async function recentCommits(projectPath: string, timeoutMs: number): Promise<{ 
   const stats = await fs.stat(projectPath).catch(() => undefined);
   if (!stats?.isDirectory()) return [];
   try {
-    const git = simpleGit({ baseDir: projectPath, timeout: { block: timeoutMs }, abort: AbortSignal.timeout(timeoutMs) });
-    return parseGitLog(await git.raw(gitLogArgs()));
+    return parseGitLog(await runGit(projectPath, gitLogArgs(), timeoutMs, AbortSignal.timeout(timeoutMs)));
   } catch {
     return [];
   }

@@ -2,8 +2,7 @@
  * Git access through simple-git, always with argument arrays. The output parsers are small pure
  * functions, tested on fixture strings.
  */
-import { simpleGit } from 'simple-git';
-import type { SimpleGit } from 'simple-git';
+import type { SimpleGitFactory } from 'simple-git';
 import type { GitCommit } from '../tracking/service.js';
 
 /** At most this many commits are read after one bash call (a huge rebase is not one agent's work). */
@@ -12,14 +11,22 @@ const GIT_TIMEOUT_MS = 5000;
 const RECORD_SEPARATOR = '\u001e';
 const FIELD_SEPARATOR = '\u001f';
 
-export function gitAt(directory: string, timeoutMs = GIT_TIMEOUT_MS): SimpleGit {
-  return simpleGit({ baseDir: directory, timeout: { block: timeoutMs } });
+/** simple-git, loaded on the first git call so plugin start does not pay for it. */
+let simpleGitFactory: Promise<SimpleGitFactory> | undefined;
+
+/**
+ * Runs `git <args>` in `directory` (an argument array, never a shell string) and returns its
+ * output. A git that prints nothing for `timeoutMs` is stopped; `signal` can stop it too.
+ */
+export async function runGit(directory: string, args: string[], timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
+  const simpleGit = await (simpleGitFactory ??= import('simple-git').then((module) => module.simpleGit));
+  return simpleGit({ baseDir: directory, timeout: { block: timeoutMs }, ...(signal ? { abort: signal } : {}) }).raw(args);
 }
 
 /** The commit HEAD points at, or undefined when there is none yet (or this is no repository). */
 export async function readHead(directory: string): Promise<string | undefined> {
   try {
-    const head = (await gitAt(directory).raw(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).trim();
+    const head = (await runGit(directory, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'])).trim();
     return /^[0-9a-f]{40,64}$/.test(head) ? head : undefined;
   } catch {
     return undefined;
@@ -79,7 +86,7 @@ export async function commitsSince(
   to: string,
   notBefore: number,
 ): Promise<GitCommit[]> {
-  const output = await gitAt(directory).raw(commitLogArgs(from, to));
+  const output = await runGit(directory, commitLogArgs(from, to));
   return parseCommitLog(output)
     .filter((commit) => commit.committedAt >= notBefore)
     .reverse()
@@ -126,7 +133,7 @@ export function parsePorcelainStatus(output: string): WorkingTreeChange[] {
 /** The uncommitted changes of the working tree at `directory`; undefined when it is no repository. */
 export async function readWorkingTreeChanges(directory: string): Promise<WorkingTreeChange[] | undefined> {
   try {
-    return parsePorcelainStatus(await gitAt(directory).raw(workingTreeStatusArgs()));
+    return parsePorcelainStatus(await runGit(directory, workingTreeStatusArgs()));
   } catch {
     return undefined;
   }

@@ -3,8 +3,8 @@
  * share of dependencies they have in common. "unknown" never counts as a match.
  */
 import type { Store } from '../store/store.js';
+import { UNKNOWN } from '../types.js';
 import type { ProjectProfile } from '../types.js';
-import { UNKNOWN } from './classifier.js';
 import { getAllProjects, projectKey } from './profiles.js';
 
 export const SIMILARITY_WEIGHTS = {

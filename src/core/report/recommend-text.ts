@@ -1,5 +1,5 @@
 /** The recommendation as short markdown, for the terminal and for the model (the agent tool). */
-import { UNKNOWN } from '../projects/classifier.js';
+import { UNKNOWN } from '../types.js';
 import type { Recommendation } from './recommend.js';
 
 /** How many setups the text lists; `--json` has them all. */

@@ -9,7 +9,7 @@
 import type { History } from './history.js';
 import { commitGradeSum } from './history.js';
 import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
-import { UNKNOWN } from '../tracking/service.js';
+import { UNKNOWN } from '../types.js';
 import type { ProjectProfile, UsageRecord } from '../types.js';
 import { GRADES } from '../types.js';
 

@@ -17,11 +17,11 @@ import type {
   TokenCounts,
   UsageCounters,
 } from '../types.js';
+import { UNKNOWN } from '../types.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
 import { WriteBuffer } from './write-buffer.js';
 
-export const UNKNOWN = 'unknown';
 const TASK_SUMMARY_LENGTH = 200;
 const MAX_REMEMBERED_MESSAGES = 2000;
 

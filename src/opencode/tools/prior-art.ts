@@ -4,7 +4,6 @@
  */
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../core/projects/cross-project-search.js';
 import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/service.js';
 import type { ToolContextDeps } from './deps.js';
 
@@ -36,6 +35,8 @@ export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinit
           ...(args.agent?.trim() ? { agentId: args.agent.trim() } : {}),
           ...(args.maxResults === undefined ? {} : { maxResults: args.maxResults }),
         };
+        // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
+        const { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } = await import('../../core/projects/cross-project-search.js');
         return formatCrossProjectPriorArt(await searchPriorArtAcrossProjects(store, query, deps.project));
       },
     }),

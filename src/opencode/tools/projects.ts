@@ -5,7 +5,6 @@
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
 import { describeProfile } from '../../core/projects/describe.js';
-import { initProject } from '../../core/projects/init-project.js';
 import { findSimilarProjects } from '../../core/projects/similarity.js';
 import type { ToolContextDeps } from './deps.js';
 
@@ -22,6 +21,8 @@ export function projectTools(deps: ToolContextDeps): Record<string, ToolDefiniti
       args: {},
       async execute() {
         const store = deps.service.store;
+        // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
+        const { initProject } = await import('../../core/projects/init-project.js');
         const { status, profile } = await initProject(store, deps.project);
         return describeProfile(profile, status, findSimilarProjects(store, profile, { limit: SIMILAR_SHOWN }));
       },

@@ -5,7 +5,6 @@
 import path from 'node:path';
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { recommendForProject } from '../../core/report/recommend-project.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
 import type { ToolContextDeps } from './deps.js';
 
@@ -22,6 +21,8 @@ export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefini
         const project = path.resolve(deps.project, args.project?.trim() || '.');
         // What this session recorded so far counts too.
         deps.service.flush('recommend-setup');
+        // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
+        const { recommendForProject } = await import('../../core/report/recommend-project.js');
         return formatRecommendation(await recommendForProject(deps.service.store, project));
       },
     }),

@@ -5,7 +5,7 @@
  */
 import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { gitAt, readHead } from '../../core/projects/git.js';
+import { readHead, runGit } from '../../core/projects/git.js';
 import * as valid from '../../core/validation.js';
 import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
@@ -32,7 +32,7 @@ async function resolveCommit(directory: string, ref: string): Promise<string> {
   const hash = valid.commitHash(ref);
   let full = '';
   try {
-    full = (await gitAt(directory).raw(['rev-parse', '--verify', '--quiet', `${hash}^{commit}`])).trim();
+    full = (await runGit(directory, ['rev-parse', '--verify', '--quiet', `${hash}^{commit}`])).trim();
   } catch {
     full = '';
   }
