@@ -13,6 +13,7 @@ import figlet from 'figlet';
 import cybermedium from 'figlet/fonts/Cybermedium';
 import { parsePorcelainStatus, readWorkingTreeChanges, workingTreeStatusArgs } from '../../src/core/projects/git.js';
 import type { WorkingTreeChange } from '../../src/core/projects/git.js';
+import { nameBanner } from '../../src/core/report/name-banner.js';
 import { formatHealthStatus, MAX_LISTED_CHANGES, SHEET_WIDTH, XP_BAR_CELLS } from '../../src/core/report/sheet.js';
 import { DEFAULT_RULES, newAgent, toStatus, trustTier } from '../../src/core/rules.js';
 import type { AgentRecord, AgentStatus } from '../../src/core/types.js';
@@ -348,5 +349,14 @@ describe('the sheet toasts', () => {
     } finally {
       tracker.dispose();
     }
+  });
+});
+
+describe('a very long agent name', () => {
+  it('is shown as plain text cut to the width', () => {
+    const lines = nameBanner('x'.repeat(4000), SHEET_WIDTH);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^x+/);
+    expect(lines[0]?.length).toBeLessThanOrEqual(SHEET_WIDTH);
   });
 });

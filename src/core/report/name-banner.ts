@@ -50,6 +50,9 @@ export function renderInFont(name: string, font: BannerFont): string[] {
 export function nameBanner(name: string, width: number): string[] {
   const text = toOneColumnText(name).trim();
   if (text === '') return [];
+  // Every FIGlet letter is at least one column wide: a name longer than the width cannot fit in any
+  // font, and drawing a long one only to throw it away is slow.
+  if (text.length > width) return [fitEnd(text, width)];
   for (const font of BANNER_FONTS) {
     const lines = renderInFont(text, font.name).map(toOneColumnText);
     if (lines.length > 0 && lines.every((line) => line.length <= width)) return lines;
