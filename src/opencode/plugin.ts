@@ -67,7 +67,7 @@ const server: Plugin = async (input, options) => {
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
-      service.flush('dispose');
+      service.flush('dispose', { final: true });
       stopExitFlush();
       releaseStore(store);
     },

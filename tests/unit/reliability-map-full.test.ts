@@ -1,7 +1,7 @@
 /**
  * A database that reaches its maxDatabaseSize: recording goes on in memory, one clear error is
- * logged, the buffer is kept, and a restart with a larger size writes again on top of everything
- * that was saved before.
+ * logged, the buffer is kept and written by the process's last flush, and a restart with a larger
+ * size writes again on top of everything that was saved before.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -49,7 +49,7 @@ describe('a database that is full', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps recording, logs one clear error, keeps the buffer, and writes again after a restart with a larger size', () => {
+  it('keeps recording, logs one clear error, keeps the buffer until the last flush, and writes again after a restart with a larger size', () => {
     const first = tracker(dir, TINY_SIZE);
     let index = 0;
     // Record until a flush is refused: the buffer then stays non-empty past the flush bound.
@@ -74,16 +74,21 @@ describe('a database that is full', () => {
     expect(first.errors[0]).toMatch(/is full .*maxDatabaseSize.*Raise the "maxDatabaseSize" plugin option/);
     // Nothing half-written: what was saved before is still there and readable.
     expect(first.store.tables.activities.getKeysCount()).toBe(saved);
+    // The process ends: its last flush is let past the soft limit, so nothing buffered is lost.
+    expect(first.service.flush('exit', { final: true }).ok).toBe(true);
+    expect(first.service.pendingMutations).toBe(0);
+    const kept = saved + buffered + ENTRIES_AFTER_FULL;
+    expect(first.store.tables.activities.getKeysCount()).toBe(kept);
     first.store.close();
 
     // A restart with a larger maxDatabaseSize: the old data is intact and new data lands.
     const second = tracker(dir, LARGER_SIZE);
     try {
-      expect(second.store.tables.activities.getKeysCount()).toBe(saved);
+      expect(second.store.tables.activities.getKeysCount()).toBe(kept);
       for (let i = 0; i < buffered; i += 1) logEntry(second.service, 'build', index++);
       const outcome = second.service.flush('after restart');
       expect(outcome.ok).toBe(true);
-      expect(second.store.tables.activities.getKeysCount()).toBe(saved + buffered);
+      expect(second.store.tables.activities.getKeysCount()).toBe(kept + buffered);
       expect(second.errors).toEqual([]);
     } finally {
       second.store.close();

@@ -214,11 +214,12 @@ export class Store {
   /**
    * Applies a batch in ONE transaction: agent ops replayed on the stored agent, counter deltas added
    * to the stored counters, write-once records written only when absent, indexes updated.
-   * All or nothing: on a throw, nothing of the batch is written.
+   * All or nothing: on a throw, nothing of the batch is written. `pastSizeLimit` lets the last
+   * flush of a process through a full database (lmdb still grows), so a shutdown loses nothing.
    */
-  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
+  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string, options: { pastSizeLimit?: boolean } = {}): FlushResult {
     const started = performance.now();
-    this.ensureFits();
+    if (!options.pastSizeLimit) this.ensureFits();
     this.transaction(() => {
       const written: WrittenDocument[] = [];
       for (const mutation of mutations) this.applyOne(mutation, rules, now, written);
@@ -285,8 +286,8 @@ export class Store {
   }
 
   /**
-   * lmdb-js grows its map on demand, so the size limit is enforced here: a flush is refused once
-   * the data file has reached maxDatabaseSize.
+   * lmdb-js grows its map on demand, so the size limit is enforced here, softly: a flush is refused
+   * once the data file has reached maxDatabaseSize (one flush may overshoot it).
    */
   private ensureFits(): void {
     let size = 0;

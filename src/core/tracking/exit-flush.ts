@@ -10,7 +10,7 @@ const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let installed = false;
 
 function flushAll(reason: string): void {
-  for (const service of live) service.flush(reason);
+  for (const service of live) service.flush(reason, { final: true });
 }
 
 function onSignal(signal: NodeJS.Signals): void {

@@ -440,13 +440,14 @@ export class TrackingService {
 
   /**
    * Writes everything buffered in one transaction. On failure the buffer is kept for the next
-   * trigger and the error is reported once (repeats of the same error stay quiet).
+   * trigger and the error is reported once (repeats of the same error stay quiet). A `final` flush
+   * (the process or the plugin is ending) is let past a full database: there is no next trigger.
    */
-  flush(reason: string): FlushOutcome {
+  flush(reason: string, options: { final?: boolean } = {}): FlushOutcome {
     if (this.buffer.size === 0) return { ok: true, mutations: 0, durationMs: 0 };
     const mutations = this.buffer.mutations();
     try {
-      const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString());
+      const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString(), { pastSizeLimit: options.final === true });
       this.buffer.clear();
       this.haltedCache.clear();
       this.lastFlushError = '';
