@@ -183,6 +183,14 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   let documentCount = readNumber(table, ['s', 'documents']);
   let totalLength = readNumber(table, ['s', 'totalLength']);
   const startCount = documentCount;
+  // Most documents of one flush share their project and agent: look each name up once.
+  const ids = new Map<string, number>();
+  const idOf = (dictionary: Dictionary, name: string): number => {
+    const cacheKey = `${dictionary}\u0000${name}`;
+    let id = ids.get(cacheKey);
+    if (id === undefined) ids.set(cacheKey, (id = assignId(table, dictionary, name)));
+    return id;
+  };
 
   for (const document of documents) {
     const ref = refOf(document);
@@ -200,8 +208,8 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
       documentLength: terms.length,
       kind: document.kind,
       grade: gradeOfDocument(document),
-      projectId: assignId(table, 'project', document.value.project),
-      agentId: assignId(table, 'agent', document.value.agent),
+      projectId: idOf('project', document.value.project),
+      agentId: idOf('agent', document.value.agent),
       seconds: secondsOf(document.value.timestamp),
     };
     for (const [term, termFrequency] of termFrequencies(terms)) {

@@ -120,7 +120,8 @@ export class Store {
     this.path = options.path;
     this.maxDatabaseSize = options.maxDatabaseSize;
     const table = <V, K extends Key>(name: TableName): Table<V, K> =>
-      root.openDB<V, K>({ name, compression: true }) as unknown as Table<V, K>;
+      // The term index holds packed binary postings: they do not compress, so it is stored as is.
+      root.openDB<V, K>({ name, compression: name !== 'terms' }) as unknown as Table<V, K>;
     this.tables = {
       agents: table('agents'),
       sessions: table('sessions'),
