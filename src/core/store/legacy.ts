@@ -10,7 +10,7 @@ import { isGrade } from '../rules.js';
 import type { AgentRecord, CommitRecord, CommunicationEvent, MigrationRecord } from '../types.js';
 import type { CommitKey, JournalKey } from './mutations.js';
 import { readLegacyEntries } from './store.js';
-import type { LegacyEntry, Store, WrittenDocument } from './store.js';
+import type { LegacyEntry, Store } from './store.js';
 
 /** Where the old plugin kept its database, relative to the folder it ran in (a literal `~`). */
 export const LEGACY_RELATIVE_PATH = path.join('~', '.config', 'opencode', 'agent-tracker.lmdb');
@@ -248,28 +248,10 @@ export function migrateLegacy(store: Store, source: string, options: MigrateOpti
   const at = (options.now?.() ?? new Date()).toISOString();
   const t = store.tables;
   store.transaction(() => {
-    const written: WrittenDocument[] = [];
-    for (const record of records) {
-      let added = false;
-      if (record.kind === 'agents' && !t.agents.doesExist(record.key)) {
-        t.agents.putSync(record.key, record.value);
-        added = true;
-      } else if (record.kind === 'commits' && !t.commits.doesExist(record.key)) {
-        t.commits.putSync(record.key, record.value);
-        written.push({ kind: 'commit', key: record.key, value: record.value });
-        added = true;
-      } else if (record.kind === 'communication' && !t.communication.doesExist(record.key)) {
-        t.communication.putSync(record.key, record.value);
-        added = true;
-      }
-      if (added) {
-        result.added += 1;
-        result.addedByKind[record.kind] += 1;
-      } else {
-        result.skipped += 1;
-      }
-    }
-    store.indexDocuments(written);
+    const merged = store.mergeAbsent(records.map((record) => ({ table: record.kind, key: record.key, value: record.value })));
+    result.added = merged.added;
+    result.skipped = merged.skipped;
+    for (const kind of Object.keys(result.addedByKind) as LegacyKind[]) result.addedByKind[kind] = merged.addedByTable[kind] ?? 0;
     if (result.added > 0 || previous?.fingerprint !== fingerprint) {
       const entry: LegacyMigrationRecord = {
         source: absolute,

@@ -62,6 +62,29 @@ export type WrittenDocument =
   | { kind: 'activity'; key: [string, string, string]; value: ActivityEntry }
   | { kind: 'retrospective'; key: [string, string]; value: RetrospectiveEntry };
 
+/** The sub-databases that hold history, and so can be merged from a migration or an import. */
+export type HistoryTable = 'agents' | 'sessions' | 'commits' | 'communication' | 'retrospectives' | 'activities' | 'projects';
+
+/** One record to merge: where it goes, its key and its stored value. */
+export interface MergeRecord {
+  table: HistoryTable;
+  key: Key;
+  value: unknown;
+}
+
+export interface MergeCounts {
+  added: number;
+  skipped: number;
+  addedByTable: Partial<Record<HistoryTable, number>>;
+}
+
+/** The tables whose records are searchable documents, by the kind the indexers know them as. */
+const DOCUMENT_KIND_OF: Partial<Record<HistoryTable, WrittenDocument['kind']>> = {
+  commits: 'commit',
+  activities: 'activity',
+  retrospectives: 'retrospective',
+};
+
 /** Raised when the database cannot take more data; the message says which setting to raise. */
 export class DatabaseFullError extends Error {
   override name = 'DatabaseFullError';
@@ -182,9 +205,32 @@ export class Store {
     this.indexers.push(indexer);
   }
 
-  /** Runs the indexers on documents written outside `applyBatch` (migration); call inside `transaction`. */
+  /** Runs the indexers on documents written outside `applyBatch`; call inside `transaction`. */
   indexDocuments(documents: WrittenDocument[]): void {
     if (documents.length > 0) for (const indexer of this.indexers) indexer(documents);
+  }
+
+  /**
+   * The additive merge of migrations and imports: writes each record whose key is absent, keeps
+   * every record already there, and indexes the documents written. Call inside `transaction`.
+   */
+  mergeAbsent(records: Iterable<MergeRecord>): MergeCounts {
+    const counts: MergeCounts = { added: 0, skipped: 0, addedByTable: {} };
+    const written: WrittenDocument[] = [];
+    for (const record of records) {
+      const table = this.tables[record.table] as unknown as Table<unknown, Key>;
+      if (table.doesExist(record.key)) {
+        counts.skipped += 1;
+        continue;
+      }
+      table.putSync(record.key, record.value);
+      counts.added += 1;
+      counts.addedByTable[record.table] = (counts.addedByTable[record.table] ?? 0) + 1;
+      const kind = DOCUMENT_KIND_OF[record.table];
+      if (kind) written.push({ kind, key: record.key, value: record.value } as WrittenDocument);
+    }
+    this.indexDocuments(written);
+    return counts;
   }
 
   meta(): MetaValues {

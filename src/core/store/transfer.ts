@@ -12,10 +12,10 @@ import { createHash } from 'node:crypto';
 import { isGrade } from '../rules.js';
 import type { MigrationRecord } from '../types.js';
 import { InputError } from '../validation.js';
-import type { Store, Table, WrittenDocument } from './store.js';
+import type { HistoryTable, Store, Table } from './store.js';
 
 /** The sub-databases that hold history. Indexes, migrations and meta are local and rebuilt. */
-export const EXPORT_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects'] as const;
+export const EXPORT_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects'] as const satisfies readonly HistoryTable[];
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export const EXPORT_FORMAT = 'agent-tracker-export';
@@ -341,20 +341,6 @@ function firstImport(store: Store, digest: string): ImportRecord | undefined {
   return undefined;
 }
 
-function writtenDocument(record: ExportRecord): WrittenDocument | undefined {
-  const key = record.key as [string, string] & [string, string, string];
-  switch (record.kind) {
-    case 'commits':
-      return { kind: 'commit', key, value: record.value as unknown as Extract<WrittenDocument, { kind: 'commit' }>['value'] };
-    case 'activities':
-      return { kind: 'activity', key, value: record.value as unknown as Extract<WrittenDocument, { kind: 'activity' }>['value'] };
-    case 'retrospectives':
-      return { kind: 'retrospective', key, value: record.value as unknown as Extract<WrittenDocument, { kind: 'retrospective' }>['value'] };
-    default:
-      return undefined;
-  }
-}
-
 /**
  * Imports an NDJSON export: checks every line first, then writes the absent records in one
  * transaction (indexes updated in it) and records the run. Importing the same file again adds
@@ -368,20 +354,10 @@ export function importExport(store: Store, text: string, source: string, now: ()
   const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
   const at = now().toISOString();
   store.transaction(() => {
-    const written: WrittenDocument[] = [];
-    for (const record of records) {
-      const table = tableOf(store, record.kind);
-      if (table.doesExist(record.key)) {
-        result.skipped += 1;
-        continue;
-      }
-      table.putSync(record.key, record.value);
-      result.added += 1;
-      result.addedByKind[record.kind] += 1;
-      const document = writtenDocument(record);
-      if (document) written.push(document);
-    }
-    store.indexDocuments(written);
+    const merged = store.mergeAbsent(records.map((record) => ({ table: record.kind, key: record.key, value: record.value })));
+    result.added = merged.added;
+    result.skipped = merged.skipped;
+    for (const kind of EXPORT_KINDS) result.addedByKind[kind] = merged.addedByTable[kind] ?? 0;
     if (result.added > 0 || !previous) {
       const entry: ImportRecord = { source, at, added: result.added, skipped: result.skipped, digest, addedByKind: result.addedByKind };
       store.tables.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
