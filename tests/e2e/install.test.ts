@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
@@ -18,6 +17,7 @@ import { bash, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model
 import type { FakeModel } from '../helpers/fake-model.js';
 import { git, makeRepo, makeSandbox, opencodeConfig, OPENCODE_BIN, removeSandbox, ROOT, runBounded, runOpencode } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
+import { treeHash } from '../helpers/tree-hash.js';
 
 jest.setTimeout(900_000);
 
@@ -42,20 +42,6 @@ const USER_BEFORE = '# My rules\n\nAnswer briefly.\n\n';
 const USER_AFTER = '\n\n## Also mine\n\nRun the tests.\n';
 const OLD_SECTION = '<!-- BEGIN opencode-agent-tracker: scoring rules -->\nOld rules: commit +1 XP.\n<!-- END opencode-agent-tracker: scoring rules -->';
 const BROKEN_CONFIG = '{\n  "plugin": [ "x",\n  oops\n';
-
-/** Every file under `dir` with its sha256. */
-function treeHash(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files[path.relative(dir, full)] = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 /** The text with the values at these JSON paths cut out, to compare everything else. */
 function withoutValues(text: string, paths: string[][]): string {

@@ -4,7 +4,6 @@
  * byte-identical; backups are made once, before the first change; dry runs write nothing.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { assertInsideConfig, createContext } from '../../src/setup/context.js';
 import { parseJsonc } from '../../src/setup/opencode-json.js';
 import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
 import { ROOT } from '../helpers/sandbox.js';
+import { treeHash } from '../helpers/tree-hash.js';
 
 const temporary: string[] = [];
 afterEach(() => {
@@ -31,20 +31,6 @@ function configFolder(): string {
 }
 
 const SHIPPED_AGENTS = Object.keys(readShippedAgents(ROOT));
-
-/** Every file under `dir` with its hash, so "nothing changed" is checkable byte for byte. */
-function snapshot(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files[path.relative(dir, full)] = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
-    }
-  };
-  walk(dir);
-  return files;
-}
 
 /** The text with the values at the given JSON paths cut out, to compare "everything else". */
 function withoutValues(text: string, paths: (string | number)[][]): string {
@@ -130,9 +116,9 @@ describe('registering the plugin', () => {
     const file = path.join(dir, 'opencode.json');
     const text = `{\n  "plugin": [["${PLUGIN_SPEC}", { "haltBlocksTools": false }]] // mine\n}\n`;
     fs.writeFileSync(file, text);
-    const before = snapshot(dir);
+    const before = treeHash(dir);
     expect(registerPlugin(createContext(dir)).status).toBe('unchanged');
-    expect(snapshot(dir)).toEqual(before);
+    expect(treeHash(dir)).toEqual(before);
   });
 
   it('edits opencode.jsonc when that is the file in use, in its tab indentation', () => {
@@ -148,10 +134,10 @@ describe('registering the plugin', () => {
     const dir = configFolder();
     const file = path.join(dir, 'opencode.json');
     fs.writeFileSync(file, '{ "plugin": [ "a", }  oops');
-    const before = snapshot(dir);
+    const before = treeHash(dir);
     expect(() => registerPlugin(createContext(dir))).toThrow(/opencode\.json does not parse .*left untouched/);
     expect(() => installAgents(createContext(dir), ROOT)).toThrow(/left untouched/);
-    expect(snapshot(dir)).toEqual(before);
+    expect(treeHash(dir)).toEqual(before);
   });
 
   it('leaves a "plugin" that is not a list alone', () => {
@@ -206,13 +192,13 @@ describe('adding the agents', () => {
   it('in a dry run reports the changes, writes nothing, and later steps see the earlier ones', () => {
     const dir = configFolder();
     fs.writeFileSync(path.join(dir, 'opencode.json'), ODD_CONFIG);
-    const before = snapshot(dir);
+    const before = treeHash(dir);
     const context = createContext(dir, { dryRun: true });
     expect(registerPlugin(context).status).toBe('changed');
     expect(installAgents(context, ROOT).status).toBe('changed');
     const planned = context.pendingText.get(path.join(dir, 'opencode.json')) as string;
     expect(parseJsonc(planned, 'planned')).toMatchObject({ plugin: ['opencode-wakatime', [PLUGIN_SPEC, { flushMaxMutations: 100 }]] });
-    expect(snapshot(dir)).toEqual(before);
+    expect(treeHash(dir)).toEqual(before);
   });
 });
 

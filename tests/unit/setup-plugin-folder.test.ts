@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,19 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { createContext } from '../../src/setup/context.js';
 import { installPluginFolder, PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
 import { ROOT } from '../helpers/sandbox.js';
-
-function treeHash(dir: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files[path.relative(dir, full)] = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
-    }
-  };
-  walk(dir);
-  return files;
-}
+import { treeHash } from '../helpers/tree-hash.js';
 
 describe('the plugin folder', () => {
   let home: string;
