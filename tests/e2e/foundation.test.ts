@@ -11,17 +11,9 @@ import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake
 import type { FakeModel } from '../helpers/fake-model.js';
 import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import { prompt, startServe } from '../helpers/serve.js';
-import type { Sandbox } from '../helpers/sandbox.js';
+import type { DoctorJson, Sandbox, StatusJson } from '../helpers/sandbox.js';
 
 jest.setTimeout(300_000);
-
-interface StatusJson {
-  agents: { id: string; sp: number; xp: number; cs: number; commits: number; bugs: number; halted: boolean; tier: string; toolCalls: number; toolFailures: number; pushes: number }[];
-}
-interface DoctorJson {
-  flushes: number;
-  counts: Record<string, number>;
-}
 
 async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

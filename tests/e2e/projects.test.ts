@@ -11,7 +11,7 @@ import type { ProjectProfile } from '../../src/core/types.js';
 import { call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
 import { cliJson, makeRepo, makeSandbox, removeSandbox, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
-import type { Sandbox } from '../helpers/sandbox.js';
+import type { DoctorJson, Sandbox } from '../helpers/sandbox.js';
 
 jest.setTimeout(300_000);
 
@@ -19,10 +19,6 @@ interface InitJson {
   status: 'created' | 'updated' | 'unchanged';
   project: ProjectProfile;
   similar: (ProjectProfile & { score: number })[];
-}
-
-interface DoctorJson {
-  counts: Record<string, number>;
 }
 
 /** The text of the tool results the model received in its requests. */

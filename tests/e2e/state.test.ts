@@ -14,25 +14,10 @@ import type { FakeModel, Step } from '../helpers/fake-model.js';
 import { legacyFileIn, sampleLegacyFixture, writeLegacyDatabase } from '../helpers/legacy-fixture.js';
 import type { LegacyFixture } from '../helpers/legacy-fixture.js';
 import { cliJson, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
-import type { RunResult, Sandbox } from '../helpers/sandbox.js';
+import type { DoctorJson, RunResult, Sandbox, StatusJson } from '../helpers/sandbox.js';
+import type { AgentSummary } from '../../src/core/report/status.js';
 
 jest.setTimeout(300_000);
-
-interface AgentJson {
-  id: string;
-  sp: number;
-  xp: number;
-  cs: number;
-  commits: number;
-  bugs: number;
-  halted: boolean;
-}
-interface StatusJson {
-  agents: AgentJson[];
-}
-interface DoctorJson {
-  counts: Record<string, number>;
-}
 
 const rules = DEFAULT_RULES;
 const AGENT_GRADE = 5;
@@ -55,7 +40,7 @@ const EARNED: AgentOp[] = [
 const BUG_REPORTS = rulesGive(EARNED).sp;
 const HALTED = rulesGive([...EARNED, ...Array.from({ length: BUG_REPORTS }, (): AgentOp => ({ kind: 'bug' }))]);
 
-function byId(status: StatusJson, id: string): AgentJson | undefined {
+function byId(status: StatusJson, id: string): AgentSummary | undefined {
   return status.agents.find((agent) => agent.id === id);
 }
 

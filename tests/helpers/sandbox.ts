@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AgentSummary } from '../../src/core/report/status.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');
@@ -114,6 +115,17 @@ export function opencodeConfig(input: OpencodeConfigInput): Record<string, unkno
 /** Writes the global config of the sandbox (where the CLI reads the plugin's options too). */
 export function writeGlobalConfig(sandbox: Sandbox, input: OpencodeConfigInput): void {
   fs.writeFileSync(path.join(sandbox.configDir, 'opencode.json'), JSON.stringify(opencodeConfig(input), null, 2));
+}
+
+/** `agent-tracker status --json`, as the CLI contract gives it. */
+export interface StatusJson {
+  agents: AgentSummary[];
+}
+
+/** The part of `agent-tracker doctor --json` the tests read. */
+export interface DoctorJson {
+  flushes: number;
+  counts: Record<string, number>;
 }
 
 export interface RunResult {
