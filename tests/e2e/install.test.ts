@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { renderSection, TRACK_AGENTS_FILE } from '../../src/setup/agents-md.js';
 import { readShippedAgents } from '../../src/setup/agents.js';
 import { parseJsonc } from '../../src/setup/opencode-json.js';
@@ -17,7 +16,7 @@ import { bash, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model
 import type { FakeModel } from '../helpers/fake-model.js';
 import { git, makeRepo, makeSandbox, opencodeConfig, OPENCODE_BIN, removeSandbox, ROOT, runBounded, runOpencode } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
-import { treeHash } from '../helpers/tree-hash.js';
+import { treeHash, withoutValues } from '../helpers/compare-files.js';
 
 jest.setTimeout(900_000);
 
@@ -42,20 +41,6 @@ const USER_BEFORE = '# My rules\n\nAnswer briefly.\n\n';
 const USER_AFTER = '\n\n## Also mine\n\nRun the tests.\n';
 const OLD_SECTION = '<!-- BEGIN opencode-agent-tracker: scoring rules -->\nOld rules: commit +1 XP.\n<!-- END opencode-agent-tracker: scoring rules -->';
 const BROKEN_CONFIG = '{\n  "plugin": [ "x",\n  oops\n';
-
-/** The text with the values at these JSON paths cut out, to compare everything else. */
-function withoutValues(text: string, paths: string[][]): string {
-  const tree = parseTree(text);
-  if (!tree) throw new Error('does not parse');
-  const spans = paths
-    .map((jsonPath) => findNodeAtLocation(tree, jsonPath))
-    .filter((node) => node !== undefined)
-    .map((node) => [node.offset, node.offset + node.length] as const)
-    .sort((a, b) => b[0] - a[0]);
-  let result = text;
-  for (const [start, end] of spans) result = `${result.slice(0, start)}<VALUE>${result.slice(end)}`;
-  return result;
-}
 
 /** A second HOME next to the sandbox's, sharing its npm cache. */
 function secondHome(sandbox: Sandbox, name: string): { env: NodeJS.ProcessEnv; configDir: string } {

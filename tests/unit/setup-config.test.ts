@@ -7,14 +7,13 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 import { readShippedAgents } from '../../src/setup/agents.js';
 import { installAgents } from '../../src/setup/agents.js';
 import { assertInsideConfig, createContext } from '../../src/setup/context.js';
 import { parseJsonc } from '../../src/setup/opencode-json.js';
 import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
 import { ROOT } from '../helpers/sandbox.js';
-import { treeHash } from '../helpers/tree-hash.js';
+import { treeHash, withoutValues } from '../helpers/compare-files.js';
 
 const temporary: string[] = [];
 afterEach(() => {
@@ -31,20 +30,6 @@ function configFolder(): string {
 }
 
 const SHIPPED_AGENTS = Object.keys(readShippedAgents(ROOT));
-
-/** The text with the values at the given JSON paths cut out, to compare "everything else". */
-function withoutValues(text: string, paths: (string | number)[][]): string {
-  const tree = parseTree(text);
-  if (!tree) throw new Error('does not parse');
-  const spans = paths
-    .map((jsonPath) => findNodeAtLocation(tree, jsonPath))
-    .filter((node) => node !== undefined)
-    .map((node) => [node.offset, node.offset + node.length] as const)
-    .sort((a, b) => b[0] - a[0]);
-  let result = text;
-  for (const [start, end] of spans) result = `${result.slice(0, start)}<VALUE>${result.slice(end)}`;
-  return result;
-}
 
 function parse(file: string): { plugin?: unknown[]; agent?: Record<string, unknown> } {
   return parseJsonc(fs.readFileSync(file, 'utf8'), file) as { plugin?: unknown[]; agent?: Record<string, unknown> };

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { createContext } from '../../src/setup/context.js';
 import { installPluginFolder, PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
 import { ROOT } from '../helpers/sandbox.js';
-import { treeHash } from '../helpers/tree-hash.js';
+import { treeHash } from '../helpers/compare-files.js';
 
 describe('the plugin folder', () => {
   let home: string;

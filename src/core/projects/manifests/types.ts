@@ -22,6 +22,16 @@ export function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A JSON manifest's top-level object, or undefined when the text is not JSON or not an object. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isTable(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The keys of the tables found at `names` in `source`, in order, without repeats. */
 export function keysOfTables(source: Record<string, unknown>, names: readonly string[]): string[] {
   const keys: string[] = [];
