@@ -7,8 +7,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
 import type { AgentOp } from '../../src/core/types.js';
-import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
-import type { FakeModel } from '../helpers/fake-model.js';
+import { bash, call, say } from '../helpers/fake-model.js';
+import { useFakeOpencode } from '../helpers/fake-opencode.js';
 import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import { prompt, startServe } from '../helpers/serve.js';
 import type { DoctorJson, Sandbox, StatusJson } from '../helpers/sandbox.js';
@@ -31,49 +31,35 @@ function expectedAgent(ops: AgentOp[]) {
 }
 
 describe('the plugin in a real OpenCode session', () => {
-  let sandbox: Sandbox;
-  let model: FakeModel;
-
-  beforeAll(async () => {
-    sandbox = makeSandbox();
-    model = await startFakeModel(
-      scriptByPrompt({
-        'WORK-TURN': [
-          bash('echo one > a.txt'),
-          call('read', { filePath: 'does-not-exist.txt' }),
-          bash('git add a.txt && git commit -q -m "add a"'),
-          bash('echo two > b.txt && git add b.txt && git commit -q -m "add b" && git push -q origin main'),
-          say('All done.'),
-        ],
-        'DELEGATE-TURN': [
-          call('task', { description: 'count files', prompt: 'SUBAGENT-WORK: count files', subagent_type: 'general' }),
-          say('Delegated.'),
-        ],
-        'SUBAGENT-WORK': [bash('ls'), bash('ls -a'), say('There are files.')],
-        'PARALLEL-TURN': [
-          bash('echo 1 > p1.txt'),
-          bash('echo 2 > p2.txt'),
-          bash('git add -A && git commit -q -m "parallel work"'),
-          say('Parallel done.'),
-        ],
-        'SERVED-TURN': [bash('echo served > s.txt'), bash('git add -A && git commit -q -m "served work"'), say('Served.')],
-        'PLAIN-TURN': [bash('echo plain'), say('Plain done.')],
-      }),
-    );
-    writeGlobalConfig(sandbox, { modelUrl: model.url });
-  });
-
-  afterAll(async () => {
-    await model.close();
-    removeSandbox(sandbox);
+  const world = useFakeOpencode({
+    'WORK-TURN': [
+      bash('echo one > a.txt'),
+      call('read', { filePath: 'does-not-exist.txt' }),
+      bash('git add a.txt && git commit -q -m "add a"'),
+      bash('echo two > b.txt && git add b.txt && git commit -q -m "add b" && git push -q origin main'),
+      say('All done.'),
+    ],
+    'DELEGATE-TURN': [
+      call('task', { description: 'count files', prompt: 'SUBAGENT-WORK: count files', subagent_type: 'general' }),
+      say('Delegated.'),
+    ],
+    'SUBAGENT-WORK': [bash('ls'), bash('ls -a'), say('There are files.')],
+    'PARALLEL-TURN': [
+      bash('echo 1 > p1.txt'),
+      bash('echo 2 > p2.txt'),
+      bash('git add -A && git commit -q -m "parallel work"'),
+      say('Parallel done.'),
+    ],
+    'SERVED-TURN': [bash('echo served > s.txt'), bash('git add -A && git commit -q -m "served work"'), say('Served.')],
+    'PLAIN-TURN': [bash('echo plain'), say('Plain done.')],
   });
 
   it('records tool calls, a failure, two commits and a push for the build agent', async () => {
-    const repo = makeRepo(sandbox, 'work');
-    const run = await runOpencode(sandbox, repo, 'WORK-TURN: add two files, commit each, push');
+    const repo = makeRepo(world.sandbox, 'work');
+    const run = await runOpencode(world.sandbox, repo, 'WORK-TURN: add two files, commit each, push');
     expect(run.code).toBe(0);
 
-    const status = cliJson<StatusJson>(sandbox, ['status']);
+    const status = cliJson<StatusJson>(world.sandbox, ['status']);
     const build = status.agents.find((agent) => agent.id === 'build');
     const rules = DEFAULT_RULES;
     const expected = expectedAgent([
@@ -85,7 +71,7 @@ describe('the plugin in a real OpenCode session', () => {
     expect(build?.toolCalls).toBe(4);
 
     const hashes = git(repo, ['log', '--format=%H', '-n', '2']).trim().split('\n');
-    const doctor = cliJson<DoctorJson>(sandbox, ['doctor']);
+    const doctor = cliJson<DoctorJson>(world.sandbox, ['doctor']);
     expect(doctor.counts.commits).toBe(2);
     expect(doctor.flushes).toBeLessThanOrEqual(1 + 1 + 1);
     expect(doctor.flushes).toBeGreaterThanOrEqual(1);
@@ -94,15 +80,15 @@ describe('the plugin in a real OpenCode session', () => {
 
   /** A separate database per scenario, so each asserts exact totals. */
   function scenarioDb(name: string): NodeJS.ProcessEnv {
-    return { AGENT_TRACKER_DB_PATH: path.join(sandbox.root, `${name}.lmdb`) };
+    return { AGENT_TRACKER_DB_PATH: path.join(world.sandbox.root, `${name}.lmdb`) };
   }
 
   it("counts a subagent's work for its own agent", async () => {
     const env = scenarioDb('subagent');
-    const repo = makeRepo(sandbox, 'delegate');
-    const run = await runOpencode(sandbox, repo, 'DELEGATE-TURN: ask a subagent to count files', { env });
+    const repo = makeRepo(world.sandbox, 'delegate');
+    const run = await runOpencode(world.sandbox, repo, 'DELEGATE-TURN: ask a subagent to count files', { env });
     expect(run.code).toBe(0);
-    const status = cliJson<StatusJson>(sandbox, ['status'], env);
+    const status = cliJson<StatusJson>(world.sandbox, ['status'], env);
     const general = status.agents.find((agent) => agent.id === 'general');
     const build = status.agents.find((agent) => agent.id === 'build');
     expect(general).toMatchObject({ toolCalls: 2, xp: expectedAgent([{ kind: 'xp', amount: 2 * DEFAULT_RULES.xpPerToolCall }]).xp });
@@ -112,10 +98,10 @@ describe('the plugin in a real OpenCode session', () => {
 
   it('keeps exact totals when two opencode processes write to one database at once', async () => {
     const env = scenarioDb('parallel');
-    const repos = [makeRepo(sandbox, 'parallel-a'), makeRepo(sandbox, 'parallel-b')];
-    const runs = await Promise.all(repos.map((repo) => runOpencode(sandbox, repo, 'PARALLEL-TURN: two files and a commit', { env })));
+    const repos = [makeRepo(world.sandbox, 'parallel-a'), makeRepo(world.sandbox, 'parallel-b')];
+    const runs = await Promise.all(repos.map((repo) => runOpencode(world.sandbox, repo, 'PARALLEL-TURN: two files and a commit', { env })));
     expect(runs.map((run) => run.code)).toEqual([0, 0]);
-    const build = cliJson<StatusJson>(sandbox, ['status', 'build'], env).agents[0];
+    const build = cliJson<StatusJson>(world.sandbox, ['status', 'build'], env).agents[0];
     const perRun = [{ kind: 'xp', amount: 3 * DEFAULT_RULES.xpPerToolCall }, { kind: 'xp', amount: DEFAULT_RULES.xpPerCommit }] as AgentOp[];
     const want = expectedAgent([...perRun, ...perRun]);
     expect(build).toMatchObject({ toolCalls: 6, commits: 2, sessions: 2, sp: want.sp, xp: want.xp });
@@ -123,21 +109,21 @@ describe('the plugin in a real OpenCode session', () => {
 
   it("keeps a finished turn's data when opencode serve is killed with SIGKILL", async () => {
     const env = scenarioDb('killed');
-    const repo = makeRepo(sandbox, 'served');
-    const served = await startServe(sandbox, repo, { env });
+    const repo = makeRepo(world.sandbox, 'served');
+    const served = await startServe(world.sandbox, repo, { env });
     try {
       const session = await served.request<{ id: string }>('POST', '/session', {});
       await prompt(served, session.id, 'SERVED-TURN: write and commit');
       await served.waitForEvent((event) => event.type === 'session.idle' && event.properties.sessionID === session.id);
       // The plugin hears session.idle on its own subscription: give it a moment (bounded), never a
       // shutdown, before the kill.
-      await waitUntil(() => cliJson<DoctorJson>(sandbox, ['doctor'], env).flushes > 0, 10_000);
+      await waitUntil(() => cliJson<DoctorJson>(world.sandbox, ['doctor'], env).flushes > 0, 10_000);
     } finally {
       await served.kill('SIGKILL');
     }
-    const build = cliJson<StatusJson>(sandbox, ['status', 'build'], env).agents[0];
+    const build = cliJson<StatusJson>(world.sandbox, ['status', 'build'], env).agents[0];
     expect(build).toMatchObject({ toolCalls: 2, commits: 1 });
-    const stored = cliJson<DoctorJson>(sandbox, ['doctor'], env);
+    const stored = cliJson<DoctorJson>(world.sandbox, ['doctor'], env);
     expect(stored.counts.commits).toBe(1);
   });
 
@@ -155,7 +141,7 @@ describe('the plugin in a real OpenCode session', () => {
       ['a map size of 5 GiB', { maxDatabaseSize: 5 * 1024 ** 3 }, /maxDatabaseSize must be between 1 MiB/],
       ['an unwritable path', { databasePath: 'blocked-by-a-file/db.lmdb' }, /cannot open the agent-tracker database/],
     ])('%s: OpenCode still works, one clear error is logged and the CLI exits 1 with it', async (label, options, message) => {
-      writeGlobalConfig(bad, { modelUrl: model.url, pluginOptions: options });
+      writeGlobalConfig(bad, { modelUrl: world.model.url, pluginOptions: options });
       const repo = makeRepo(bad, label.replace(/\W+/g, '-'));
       const run = await runOpencode(bad, repo, 'PLAIN-TURN: echo');
       const logged = run.stderr.split('\n').filter((line) => /agent-tracker is off/.test(line));

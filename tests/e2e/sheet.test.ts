@@ -5,14 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import figlet from 'figlet';
 import cybermedium from 'figlet/fonts/Cybermedium';
 import { SHEET_WIDTH } from '../../src/core/report/sheet.js';
-import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
-import type { FakeModel } from '../helpers/fake-model.js';
-import { git, makeRepo, makeSandbox, removeSandbox, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
-import type { Sandbox } from '../helpers/sandbox.js';
+import { bash, call, say } from '../helpers/fake-model.js';
+import { useFakeOpencode } from '../helpers/fake-opencode.js';
+import { git, makeRepo, runOpencode } from '../helpers/sandbox.js';
 import { prompt, startServe } from '../helpers/serve.js';
 import type { BusEventJson } from '../helpers/serve.js';
 
@@ -49,28 +48,14 @@ function stringsIn(value: unknown): string[] {
 }
 
 describe('the player sheet in a real OpenCode session', () => {
-  let sandbox: Sandbox;
-  let model: FakeModel;
-
-  beforeAll(async () => {
-    sandbox = makeSandbox();
-    model = await startFakeModel(
-      scriptByPrompt({
-        'COMMIT-TURN': [bash('echo sheet > sheet.txt && git add sheet.txt && git commit -q -m "add sheet"'), say('Committed.')],
-        'STATUS-TURN': [call('agent-status', {}), say('Here is my sheet.')],
-      }),
-    );
-    writeGlobalConfig(sandbox, { modelUrl: model.url });
-  });
-
-  afterAll(async () => {
-    await model.close();
-    removeSandbox(sandbox);
+  const world = useFakeOpencode({
+    'COMMIT-TURN': [bash('echo sheet > sheet.txt && git add sheet.txt && git commit -q -m "add sheet"'), say('Committed.')],
+    'STATUS-TURN': [call('agent-status', {}), say('Here is my sheet.')],
   });
 
   it('publishes a toast carrying the sheet after a commit, and one at session start', async () => {
-    const repo = makeRepo(sandbox, 'toast');
-    const served = await startServe(sandbox, repo);
+    const repo = makeRepo(world.sandbox, 'toast');
+    const served = await startServe(world.sandbox, repo);
     try {
       const session = await served.request<{ id: string }>('POST', '/session', {});
       await prompt(served, session.id, 'COMMIT-TURN: add a file and commit it');
@@ -95,9 +80,9 @@ describe('the player sheet in a real OpenCode session', () => {
   });
 
   it('answers agent-status with the FIGlet name and the pending changes of the project', async () => {
-    const repo = makeRepo(sandbox, 'status');
+    const repo = makeRepo(world.sandbox, 'status');
     fs.writeFileSync(path.join(repo, 'untracked-note.txt'), 'not committed\n');
-    const run = await runOpencode(sandbox, repo, 'STATUS-TURN: show your sheet');
+    const run = await runOpencode(world.sandbox, repo, 'STATUS-TURN: show your sheet');
     expect(run.code).toBe(0);
 
     const outputs = run.stdout
