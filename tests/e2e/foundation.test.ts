@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
 import type { AgentOp } from '../../src/core/types.js';
-import { bash, call, say } from '../helpers/fake-model.js';
+import { bash, call, FAKE_USAGE, say } from '../helpers/fake-model.js';
 import { useFakeOpencode } from '../helpers/fake-opencode.js';
 import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import { prompt, startServe } from '../helpers/serve.js';
@@ -21,6 +21,22 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<v
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
+}
+
+interface ExportedRecord {
+  kind: string;
+  key: unknown;
+  value: Record<string, unknown>;
+}
+
+/** Every record in the database, through `agent-tracker export`. */
+function exported(sandbox: Sandbox, env: NodeJS.ProcessEnv = {}): ExportedRecord[] {
+  const result = runCli(sandbox, ['export'], env);
+  if (result.code !== 0) throw new Error(`agent-tracker export failed: ${result.stderr}`);
+  return result.stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ExportedRecord);
 }
 
 /** What the rules give for a sequence of ops on a new agent. */
@@ -70,12 +86,32 @@ describe('the plugin in a real OpenCode session', () => {
     expect(build).toMatchObject({ sp: expected.sp, xp: expected.xp, commits: 2, toolFailures: 1, pushes: 1, halted: false });
     expect(build?.toolCalls).toBe(4);
 
-    const hashes = git(repo, ['log', '--format=%H', '-n', '2']).trim().split('\n');
+    // The commits stored are the repository's own, attributed to the agent and model.
+    const hashes = git(repo, ['log', '--reverse', '--format=%H', '-n', '2']).trim().split('\n');
+    const records = exported(world.sandbox);
+    const commits = records.filter((record) => record.kind === 'commits').map((record) => record.value);
+    expect(commits.map((commit) => commit.hash).sort()).toEqual([...hashes].sort());
+    expect(commits.find((commit) => commit.hash === hashes[0])).toMatchObject({ message: 'add a', files: ['a.txt'], agent: 'build', model: 'fake/fake-model', project: repo });
+
+    // At most one flush per turn and per push, plus one at the end.
     const doctor = cliJson<DoctorJson>(world.sandbox, ['doctor']);
     expect(doctor.counts.commits).toBe(2);
-    expect(doctor.flushes).toBeLessThanOrEqual(1 + 1 + 1);
     expect(doctor.flushes).toBeGreaterThanOrEqual(1);
-    expect(hashes).toHaveLength(2);
+    expect(doctor.flushes).toBeLessThanOrEqual(1 + 1 + 1);
+
+    // The turn's journal entry wrote itself.
+    const journal = records.filter((record) => record.kind === 'activities').map((record) => record.value);
+    expect(journal).toHaveLength(1);
+    // The task is the prompt as the host has it (`opencode run` hands it on in quotes).
+    expect(journal[0]).toMatchObject({ agent: 'build', model: 'fake/fake-model', automatic: true, task: expect.stringContaining('WORK-TURN: add two files, commit each, push') });
+    expect(journal[0]?.actions).toMatch(/bash x3/);
+    expect(journal[0]?.outcome).toMatch(/2 commit\(s\)/);
+
+    // Tokens: what the fake model reported for each of the session's requests, counted once.
+    const answered = world.model.requests.filter((request) => (request.tools?.length ?? 0) > 0 && JSON.stringify(request.messages).includes('WORK-TURN'));
+    const report = cliJson<{ rows: { agent: string; model: string; tokensInput: number; tokensOutput: number }[] }>(world.sandbox, ['report']);
+    const row = report.rows.find((r) => r.agent === 'build' && r.model === 'fake/fake-model');
+    expect(row).toMatchObject({ tokensInput: answered.length * FAKE_USAGE.promptTokens, tokensOutput: answered.length * FAKE_USAGE.completionTokens });
   });
 
   /** A separate database per scenario, so each asserts exact totals. */
@@ -94,6 +130,12 @@ describe('the plugin in a real OpenCode session', () => {
     expect(general).toMatchObject({ toolCalls: 2, xp: expectedAgent([{ kind: 'xp', amount: 2 * DEFAULT_RULES.xpPerToolCall }]).xp });
     // The parent's only tool call is the `task` that started the subagent.
     expect(build?.toolCalls).toBe(1);
+    // The subagent's session names its parent.
+    const sessions = exported(world.sandbox, env).filter((record) => record.kind === 'sessions').map((record) => record.value);
+    const parent = sessions.find((session) => session.agent === 'build');
+    const child = sessions.find((session) => session.agent === 'general');
+    expect(child?.parentSessionId).toBe(parent?.sessionId);
+    expect(parent?.parentSessionId).toBeUndefined();
   });
 
   it('keeps exact totals when two opencode processes write to one database at once', async () => {

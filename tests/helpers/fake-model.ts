@@ -63,6 +63,9 @@ function contextOf(request: ChatRequest): { userText: string; step: number } {
   return { userText: lastUser >= 0 ? textOf(messages[lastUser]?.content) : '', step: after };
 }
 
+/** The usage every reply reports, so tests can compute the tokens a session should have. */
+export const FAKE_USAGE = { promptTokens: 120, completionTokens: 30 } as const;
+
 let callCounter = 0;
 
 function sseChunks(step: Step): unknown[] {
@@ -92,7 +95,11 @@ function sseChunks(step: Step): unknown[] {
     });
     chunks.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] });
   }
-  chunks.push({ ...base, choices: [], usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150 } });
+  chunks.push({
+    ...base,
+    choices: [],
+    usage: { prompt_tokens: FAKE_USAGE.promptTokens, completion_tokens: FAKE_USAGE.completionTokens, total_tokens: FAKE_USAGE.promptTokens + FAKE_USAGE.completionTokens },
+  });
   return chunks;
 }
 
