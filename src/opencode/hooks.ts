@@ -30,6 +30,8 @@ export interface HookContext {
   ownTools: ReadonlySet<string>;
   /** Checks run before a tool call; a returned string refuses the call with that reason. */
   guards?: ((tool: string, args: unknown) => string | undefined)[];
+  /** Run after the guards pass: may narrow the arguments the host runs the call with. */
+  argumentRewriters?: ((tool: string, args: unknown) => void)[];
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
 }
@@ -90,6 +92,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         const reason = guard(input.tool, output.args);
         if (reason) throw new RefusalError(reason);
       }
+      for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, output.args);
       const halt = haltMessage(input.sessionID);
       if (halt) {
         if (service.config.haltBlocksTools) throw new RefusalError(halt);

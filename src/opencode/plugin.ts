@@ -14,7 +14,7 @@ import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
-import { envFileGuard } from './guards/env-guard.js';
+import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
 import { createStatusSheets } from './toast.js';
@@ -63,6 +63,7 @@ const server: Plugin = async (input, options) => {
       directory: project,
       ownTools,
       guards: config.protectEnvFiles ? [envFileGuard] : [],
+      argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),

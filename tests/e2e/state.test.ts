@@ -29,9 +29,9 @@ function rulesGive(ops: AgentOp[]) {
   return agent;
 }
 
-/** What the first run earns before its bug reports: one bash call with a commit and a push, one grade. */
+/** What the first run earns before its bug reports: a grep, one bash call with a commit and a push, one grade. */
 const EARNED: AgentOp[] = [
-  { kind: 'xp', amount: rules.xpPerToolCall },
+  { kind: 'xp', amount: 2 * rules.xpPerToolCall },
   { kind: 'commits', amount: 1 },
   { kind: 'xp', amount: rules.xpPerCommit + rules.xpPerPush },
   { kind: 'grade', delta: gradeDelta(AGENT_GRADE, USER_GRADE) },
@@ -46,7 +46,7 @@ function byId(status: StatusJson, id: string): AgentSummary | undefined {
 
 interface ToolPart {
   tool: string;
-  state: { status: string; input?: Record<string, unknown>; error?: string };
+  state: { status: string; input?: Record<string, unknown>; output?: string; error?: string };
 }
 
 /** The tool parts `opencode run --format json` printed, one JSON event per line. */
@@ -83,6 +83,7 @@ describe('agent state in a real OpenCode session', () => {
         'STATE-TURN': [
           bash('cat .env'),
           call('read', { filePath: '.env' }),
+          call('grep', { pattern: 'API_TOKEN' }),
           bash('echo one > one.txt && git add one.txt && git commit -q -m "add one" && git push -q origin main'),
           call('grade-commit', { commit: 'HEAD', agentGrade: AGENT_GRADE, userGrade: USER_GRADE, task: 'add one', agentNote: 'smooth', userNote: 'good' }),
           ...bugSteps,
@@ -95,6 +96,7 @@ describe('agent state in a real OpenCode session', () => {
     writeGlobalConfig(sandbox, { modelUrl: model.url });
     repo = makeRepo(sandbox, 'state');
     fs.writeFileSync(path.join(repo, '.env'), `API_TOKEN=${secret}\n`);
+    fs.writeFileSync(path.join(repo, 'config.ts'), 'export const token = process.env.API_TOKEN;\n');
     fs.mkdirSync(path.join(repo, '.agent'));
     legacy = sampleLegacyFixture(repo);
     await writeLegacyDatabase(legacyFileIn(repo), legacy);
@@ -110,6 +112,12 @@ describe('agent state in a real OpenCode session', () => {
     expect(firstRun.code).toBe(0);
     expect(refusalOf(firstRun, 'bash', 'cat .env')).toMatch(/^agent-tracker refused bash: "\.env" is a protected \.env file/);
     expect(refusalOf(firstRun, 'read', '.env')).toMatch(/^agent-tracker refused read: "\.env"/);
+    // A project-wide grep still runs, over every file but the env files.
+    const grep = toolParts(firstRun).find((p) => p.tool === 'grep');
+    expect(grep?.state.status).toBe('completed');
+    expect(grep?.state.output).toContain('config.ts');
+    expect(grep?.state.output).not.toMatch(/\/\.env:/);
+    expect(grep?.state.output).toMatch(/Found 1 match/);
     expect(sessionText(firstRun)).not.toContain(secret);
     expect(JSON.stringify(model.requests)).not.toContain(secret);
   });

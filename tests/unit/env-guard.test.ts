@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { envFileGuard, envFileInCommand, globTargetsEnv, isProtectedEnvPath } from '../../src/opencode/guards/env-guard.js';
+import {
+  confineGrepToNonEnvFiles,
+  envFileGuard,
+  envFileInCommand,
+  GREP_WITHOUT_ENV_FILES,
+  globTargetsEnv,
+  isProtectedEnvPath,
+} from '../../src/opencode/guards/env-guard.js';
 
 const refused = (tool: string, args: unknown) => envFileGuard(tool, args);
 
@@ -95,5 +102,26 @@ describe('bash commands', () => {
   it('allows ordinary commands, templates and env-like names that are not env files', () => {
     const commands = ['ls -la', 'cat .env.example', 'cp .env.sample .env.example', 'cat src/x.env.ts', 'npm test', 'git commit -m "read the environment"', 'env | sort', 'printenv HOME', 'cat .envrc'];
     for (const command of commands) expect([command, envFileInCommand(command)]).toEqual([command, undefined]);
+  });
+});
+
+describe('a grep that names no files', () => {
+  it('is narrowed to every file but env files, not refused', () => {
+    const args: Record<string, unknown> = { pattern: 'API_TOKEN' };
+    expect(envFileGuard('grep', args)).toBeUndefined();
+    confineGrepToNonEnvFiles('grep', args);
+    expect(args).toEqual({ pattern: 'API_TOKEN', include: GREP_WITHOUT_ENV_FILES });
+  });
+
+  it('keeps a file filter the agent chose, and leaves other tools alone', () => {
+    const chosen: Record<string, unknown> = { pattern: 'x', include: '*.ts' };
+    confineGrepToNonEnvFiles('grep', chosen);
+    expect(chosen.include).toBe('*.ts');
+    const blank: Record<string, unknown> = { pattern: 'x', include: '  ' };
+    confineGrepToNonEnvFiles('grep', blank);
+    expect(blank.include).toBe(GREP_WITHOUT_ENV_FILES);
+    const glob: Record<string, unknown> = { pattern: '**/*.ts' };
+    confineGrepToNonEnvFiles('glob', glob);
+    expect(glob).toEqual({ pattern: '**/*.ts' });
   });
 });

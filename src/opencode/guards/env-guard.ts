@@ -5,6 +5,7 @@
  *
  * A pure check over the tool name and the arguments as they arrive in `tool.execute.before`. It
  * stops accidents and ordinary commands, not a determined attempt to hide the name from it.
+ * A grep that names no files is narrowed to everything but env files instead of being refused.
  */
 
 /** Last name parts that mark a template without secrets: `.env.example`, `.env.local.sample`. */
@@ -127,4 +128,20 @@ export function envFileGuard(tool: string, args: unknown): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The file filter a grep that names no files runs with: ripgrep's negated glob, all but env files. */
+export const GREP_WITHOUT_ENV_FILES = '!.env*';
+
+/**
+ * Narrows a project-wide grep (no `include`) to every file except env files, so its matches can
+ * never show a secret line; ripgrep searches hidden files, `.env` included. Changes the arguments
+ * the host runs the call with. (Templates such as `.env.example` are left out of such a search too:
+ * one glob cannot tell them apart; grep them by name.)
+ */
+export function confineGrepToNonEnvFiles(tool: string, args: unknown): void {
+  if (!GLOB_INCLUDE_TOOLS.has(tool) || typeof args !== 'object' || args === null) return;
+  const record = args as Record<string, unknown>;
+  if (typeof record.include === 'string' && record.include.trim() !== '') return;
+  record.include = GREP_WITHOUT_ENV_FILES;
 }
