@@ -120,6 +120,14 @@ describe('a grep that names no files', () => {
     const blank: Record<string, unknown> = { pattern: 'x', include: '  ' };
     confineGrepToNonEnvFiles('grep', blank);
     expect(blank.include).toBe(GREP_WITHOUT_ENV_FILES);
+    for (const catchAll of ['*', '**', '**/*', '*.*', '.*']) {
+      const every: Record<string, unknown> = { pattern: 'x', include: catchAll };
+      confineGrepToNonEnvFiles('grep', every);
+      expect(every.include).toBe(GREP_WITHOUT_ENV_FILES);
+    }
+    const scoped: Record<string, unknown> = { pattern: 'x', include: 'src/*' };
+    confineGrepToNonEnvFiles('grep', scoped);
+    expect(scoped.include).toBe('src/*');
     const glob: Record<string, unknown> = { pattern: '**/*.ts' };
     confineGrepToNonEnvFiles('glob', glob);
     expect(glob).toEqual({ pattern: '**/*.ts' });

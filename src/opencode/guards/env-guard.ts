@@ -132,9 +132,11 @@ export function envFileGuard(tool: string, args: unknown): string | undefined {
 
 /** The file filter a grep that names no files runs with: ripgrep's negated glob, all but env files. */
 export const GREP_WITHOUT_ENV_FILES = '!.env*';
+/** A file filter of wildcards, dots and slashes only (such as `*`, `**`, `*.*`): every file, `.env` too. */
+const CATCH_ALL_GLOB = /^[*?./]*\*[*?./]*$/;
 
 /**
- * Narrows a project-wide grep (no `include`) to every file except env files, so its matches can
+ * Narrows a project-wide grep (no `include`, or one of wildcards only) to every file except env files, so its matches can
  * never show a secret line; ripgrep searches hidden files, `.env` included. Changes the arguments
  * the host runs the call with. (Templates such as `.env.example` are left out of such a search too:
  * one glob cannot tell them apart; grep them by name.)
@@ -142,6 +144,7 @@ export const GREP_WITHOUT_ENV_FILES = '!.env*';
 export function confineGrepToNonEnvFiles(tool: string, args: unknown): void {
   if (!GLOB_INCLUDE_TOOLS.has(tool) || typeof args !== 'object' || args === null) return;
   const record = args as Record<string, unknown>;
-  if (typeof record.include === 'string' && record.include.trim() !== '') return;
-  record.include = GREP_WITHOUT_ENV_FILES;
+  const include = typeof record.include === 'string' ? record.include.trim() : '';
+  if (include === '' || CATCH_ALL_GLOB.test(include)) record.include = GREP_WITHOUT_ENV_FILES;
 }
+
