@@ -2,13 +2,13 @@
  * The AGENTS.md section: created, appended, replaced in place, or left alone; the user's text
  * outside the markers never changes, whatever its line endings.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { BEGIN_MARKER, END_MARKER, installAgentsMd, mergeSection, renderSection, TRACK_AGENTS_FILE } from '../../src/setup/agents-md.js';
 import { createContext } from '../../src/setup/context.js';
 import { ROOT } from '../helpers/sandbox.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const BODY = '# Scoring\n\n- Commit: +5 XP\n';
 const NEW_BODY = '# Scoring\n\n- Commit: +6 XP\n';
@@ -65,15 +65,7 @@ describe('mergeSection', () => {
 });
 
 describe('installAgentsMd', () => {
-  const temporary: string[] = [];
-  afterEach(() => {
-    for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-  });
-  function configFolder(): string {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-agents-md-'));
-    temporary.push(dir);
-    return dir;
-  }
+  const configFolder = useTempDirs('agent-tracker-agents-md-');
   const shipped = fs.readFileSync(path.join(ROOT, TRACK_AGENTS_FILE), 'utf8');
 
   it('puts the shipped rules between the markers, backing up the user\'s file once', () => {

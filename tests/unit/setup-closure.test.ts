@@ -3,24 +3,15 @@
  * the same package it resolves to where npm installed it. Checked on synthetic node_modules trees
  * (nesting, two versions, optional platform packages) and on this repository's own dependencies.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { readManifest, resolvePackageDir, runtimeClosure } from '../../src/setup/dependency-closure.js';
 import type { PackageCopy } from '../../src/setup/dependency-closure.js';
 import { ROOT } from '../helpers/sandbox.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const temporary: string[] = [];
-afterEach(() => {
-  for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-closure-'));
-  temporary.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('agent-tracker-closure-');
 
 interface FakePackage {
   version?: string;

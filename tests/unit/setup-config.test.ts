@@ -3,9 +3,8 @@
  * order and formatting outside the edited spots survive; a file that does not parse is left
  * byte-identical; backups are made once, before the first change; dry runs write nothing.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { readShippedAgents } from '../../src/setup/agents.js';
 import { installAgents } from '../../src/setup/agents.js';
@@ -14,16 +13,13 @@ import { parseJsonc } from '../../src/setup/opencode-json.js';
 import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { treeHash, withoutValues } from '../helpers/compare-files.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const temporary: string[] = [];
-afterEach(() => {
-  for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+const tempHome = useTempDirs('agent-tracker-config-');
 
 /** A temporary HOME-like folder holding an empty OpenCode config folder. */
 function configFolder(): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-config-'));
-  temporary.push(root);
+  const root = tempHome();
   const dir = path.join(root, '.config', 'opencode');
   fs.mkdirSync(dir, { recursive: true });
   return dir;

@@ -1,7 +1,6 @@
 /** What `agent-tracker doctor` reports about provisioning, read from temporary config folders. */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { installAgentsMd, renderSection } from '../../src/setup/agents-md.js';
 import { installAgents } from '../../src/setup/agents.js';
@@ -11,17 +10,9 @@ import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
 import { PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
 import { installSkills } from '../../src/setup/skills.js';
 import { ROOT } from '../helpers/sandbox.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const temporary: string[] = [];
-afterEach(() => {
-  for (const dir of temporary.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function configFolder(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-inspect-'));
-  temporary.push(dir);
-  return dir;
-}
+const configFolder = useTempDirs('agent-tracker-inspect-');
 
 describe('inspectProvisioning', () => {
   it('reports everything missing in an empty config folder, each with the command that fixes it', () => {

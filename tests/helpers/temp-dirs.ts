@@ -1,0 +1,18 @@
+/** Temporary folders for a test file: made on demand, removed after each test. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach } from '@jest/globals';
+
+/** Call at the top of a test file or describe block; the returned function makes one folder. */
+export function useTempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
+}
