@@ -2,7 +2,7 @@
  * Python: `pyproject.toml` (PEP 621, PEP 735 dependency groups, Poetry, PDM) and `requirements.txt`.
  * Names are normalized as pip compares them (lowercase, runs of `-_.` become `-`).
  */
-import { parse } from 'smol-toml';
+import { parseTomlObject } from './toml.js';
 import type { ManifestFacts } from './types.js';
 import { isTable, unique } from './types.js';
 
@@ -36,12 +36,8 @@ function namesOfKeyTable(table: unknown): string[] {
 }
 
 export function parsePyprojectToml(text: string): ManifestFacts | undefined {
-  let manifest: Record<string, unknown>;
-  try {
-    manifest = parse(text);
-  } catch {
-    return undefined;
-  }
+  const manifest = parseTomlObject(text);
+  if (!manifest) return undefined;
   const project = isTable(manifest.project) ? manifest.project : {};
   const tool = isTable(manifest.tool) ? manifest.tool : {};
   const poetry = isTable(tool.poetry) ? tool.poetry : {};
