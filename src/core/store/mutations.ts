@@ -8,10 +8,11 @@ import type {
   AgentOp,
   CommitRecord,
   CommunicationEvent,
+  CounterDeltas,
+  CounterName,
   MigrationRecord,
   ProjectProfile,
   RetrospectiveEntry,
-  UsageCounters,
   UsageRecord,
 } from '../types.js';
 
@@ -31,11 +32,11 @@ export type RetrospectiveDraft = Omit<RetrospectiveEntry, 'score_before' | 'scor
 /** A grade op may carry the retrospective to write with the CS before and after it. */
 export type AgentMutationOp = AgentOp | { kind: 'grade'; delta: number; retrospective: RetrospectiveDraft };
 
-export type SessionInit = Omit<UsageRecord, keyof UsageCounters | 'lastAt'>;
+export type SessionInit = Omit<UsageRecord, CounterName | 'lastAt'>;
 
 export type Mutation =
   | { table: 'agents'; key: AgentKey; ops: AgentMutationOp[] }
-  | { table: 'sessions'; key: SessionKey; init: SessionInit; counters: Partial<UsageCounters>; lastAt: string }
+  | { table: 'sessions'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string }
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
   | { table: 'communication'; key: JournalKey; value: CommunicationEvent }
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }

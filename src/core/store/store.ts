@@ -13,6 +13,7 @@ import type {
   AgentRecord,
   CommitRecord,
   CommunicationEvent,
+  CounterName,
   MigrationRecord,
   ProjectProfile,
   RetrospectiveEntry,
@@ -304,7 +305,7 @@ export class Store {
       case 'sessions': {
         const stored = t.sessions.get(mutation.key);
         const record: UsageRecord = stored ?? { ...ZERO_COUNTERS, ...mutation.init, lastAt: mutation.lastAt };
-        for (const [name, delta] of Object.entries(mutation.counters) as [keyof UsageCounters, number][]) {
+        for (const [name, delta] of Object.entries(mutation.counters) as [CounterName, number][]) {
           record[name] = (record[name] ?? 0) + delta;
         }
         if (mutation.lastAt > record.lastAt) record.lastAt = mutation.lastAt;

@@ -12,10 +12,10 @@ import type {
   ActivityEntry,
   AgentStatus,
   CommitRecord,
+  CounterDeltas,
   Grade,
   RetrospectiveEntry,
   TokenCounts,
-  UsageCounters,
 } from '../types.js';
 import { UNKNOWN } from '../types.js';
 import * as valid from '../validation.js';
@@ -230,7 +230,7 @@ export class TrackingService {
   ): void {
     const previous = this.messageTotals.get(messageId);
     const base = this.setupOf(sessionId);
-    const counters: Partial<UsageCounters> = {
+    const counters: CounterDeltas = {
       tokensInput: tokens.input - (previous?.tokens.input ?? 0),
       tokensOutput: tokens.output - (previous?.tokens.output ?? 0),
       tokensReasoning: tokens.reasoning - (previous?.tokens.reasoning ?? 0),
@@ -486,7 +486,7 @@ export class TrackingService {
     return turn;
   }
 
-  private count(sessionId: string, setup: SessionSetup, counters: Partial<UsageCounters>): void {
+  private count(sessionId: string, setup: SessionSetup, counters: CounterDeltas): void {
     const key: SessionKey = [sessionId, setup.agent, setup.model];
     const at = this.now().toISOString();
     const init = {

@@ -3,7 +3,10 @@
  * key collapse into one mutation (counter deltas add up, agent ops append), so a flush writes each
  * key once. Nothing here touches the disk.
  */
-import type { UsageCounters } from '../types.js';
+import type {
+  CounterDeltas,
+  CounterName,
+} from '../types.js';
 import { bufferKey } from '../store/mutations.js';
 import type { AgentMutationOp, Mutation, SessionInit, SessionKey } from '../store/mutations.js';
 
@@ -41,11 +44,11 @@ export class WriteBuffer {
     this.pending.set(key, { table: 'agents', key: agent, ops: [op.kind === 'xp' || op.kind === 'commits' ? { ...op } : op] });
   }
 
-  addCounters(key: SessionKey, init: SessionInit, counters: Partial<UsageCounters>, at: string): void {
+  addCounters(key: SessionKey, init: SessionInit, counters: CounterDeltas, at: string): void {
     const id = bufferKey('sessions', key);
     const existing = this.pending.get(id);
     if (existing?.table === 'sessions') {
-      for (const [name, delta] of Object.entries(counters) as [keyof UsageCounters, number][]) {
+      for (const [name, delta] of Object.entries(counters) as [CounterName, number][]) {
         existing.counters[name] = (existing.counters[name] ?? 0) + delta;
       }
       if (at > existing.lastAt) existing.lastAt = at;
