@@ -1,0 +1,36 @@
+/**
+ * Mutation testing of the core logic behind the answer. `npm run mutate` runs every group below
+ * (scripts/mutate.mjs prints one score per group); `npm run mutate -- rules` runs one group.
+ * Not part of CI: a full run takes long on two cores.
+ *
+ * Each group runs only the unit tests that aim at its files: a static mutant (a module-level
+ * constant) must be tested by a whole run of the selected tests, and the whole unit suite takes a
+ * minute, the selected files seconds.
+ */
+import { GROUPS } from './stryker.groups.mjs';
+
+const group = GROUPS[process.env.MUTATE_GROUP ?? ''];
+if (!group) throw new Error(`set MUTATE_GROUP to one of: ${Object.keys(GROUPS).join(', ')} (npm run mutate does)`);
+const name = process.env.MUTATE_GROUP;
+
+export default {
+  testRunner: 'jest',
+  testRunnerNodeArgs: ['--experimental-vm-modules'],
+  jest: {
+    projectType: 'custom',
+    configFile: 'stryker.jest.config.mjs',
+    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/unit/${test}*.test.ts`) },
+    enableFindRelatedTests: false,
+  },
+  coverageAnalysis: 'perTest',
+  // Some unit tests run the built CLI (dist/) in a child process.
+  buildCommand: 'npm run build',
+  mutate: group.mutate,
+  ignorePatterns: ['dist', 'coverage', '.tmp', 'reports', 'bench/results'],
+  concurrency: 2,
+  timeoutMS: 20000,
+  reporters: ['clear-text', 'progress-append-only', 'json'],
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  tempDirName: '.tmp/stryker',
+  cleanTempDir: true,
+};

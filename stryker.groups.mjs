@@ -1,0 +1,10 @@
+/**
+ * The groups `npm run mutate` runs: the files each mutates and the unit test files (names under
+ * tests/unit/, a prefix) that aim at them. See stryker.config.mjs.
+ */
+export const GROUPS = {
+  rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
+  'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['tracking', 'state', 'reliability-processes'] },
+  recommend: { mutate: ['src/core/report/recommend.ts'], tests: ['recommend'] },
+  query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
+};
