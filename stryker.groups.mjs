@@ -4,7 +4,7 @@
  */
 export const GROUPS = {
   rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
-  'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['tracking', 'state', 'reliability-processes'] },
+  'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['write-buffer', 'tracking', 'state'] },
   recommend: { mutate: ['src/core/report/recommend.ts'], tests: ['recommend'] },
   query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
 };
