@@ -3,20 +3,10 @@
  * prior_art, status, project_profile) over stdio to any MCP client, until the client hangs up.
  * Register it with `agent-tracker setup --mcp opencode|claude-code`.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../setup/package-root.js';
+import { packageVersion } from '../../setup/package-root.js';
 import { CliError, parseCommandArgs } from '../context.js';
 import type { Output } from '../context.js';
-
-function packageVersion(): string {
-  try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown };
-    return typeof manifest.version === 'string' ? manifest.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 export async function run(args: string[], _output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {}, false);
