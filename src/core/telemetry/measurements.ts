@@ -41,7 +41,7 @@ export const INSTRUMENTS = {
   'agent_tracker.test.passes': { kind: 'counter', unit: '{run}', description: 'Test-suite runs that passed' },
   'agent_tracker.commits.reverted': { kind: 'counter', unit: '{commit}', description: 'Commits later reverted' },
   'agent_tracker.commits.follow_up_fix': { kind: 'counter', unit: '{commit}', description: 'Commits that needed a follow-up fix' },
-  'agent_tracker.cost': { kind: 'counter', unit: 'USD', description: 'Cost of the model requests' },
+  'agent_tracker.cost': { kind: 'counter', unit: '{USD}', description: 'Cost of the model requests, in US dollars' },
   'agent_tracker.grade': { kind: 'histogram', unit: '{grade}', description: 'Grades given to commits (-1 bad, 1 neutral, 2 good, 5 excellence), by provenance' },
 } as const;
 
