@@ -12,7 +12,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   status: { usage: 'status [AGENT] [--json]', about: 'health sheet of one or all agents', load: () => import('./commands/status.js') },
   doctor: { usage: 'doctor [--json]', about: 'database path, size, schema, counts, flushes', load: () => import('./commands/doctor.js') },
   'prior-art': { usage: 'prior-art "TEXT" [--project PATH] [--scope S] [--agent A] [--max N] [--json]', about: 'what worked and what failed before', load: () => import('./commands/prior-art.js') },
-  setup: { usage: 'setup [--dry-run] [--json]', about: 'set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md', load: () => import('./commands/setup.js') },
+  setup: { usage: 'setup [--dry-run] [--json] [--mcp opencode|claude-code]', about: 'set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md (--mcp: register the MCP server with a client)', load: () => import('./commands/setup.js') },
   'init-project': { usage: 'init-project [PATH] [--json]', about: 'classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
   migrate: { usage: 'migrate [DIR] [--json]', about: 'merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
   revive: { usage: 'revive AGENT [--json]', about: 'put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
@@ -20,6 +20,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
   export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
+  mcp: { usage: 'mcp', about: 'serve the read-only tools (report, recommend, prior_art, status, project_profile) to MCP clients over stdio', load: () => import('./commands/mcp.js') },
 };
 
 function usage(): string {

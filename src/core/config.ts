@@ -60,6 +60,8 @@ const KNOWN_OPTIONS = [
   'exportStatus',
   'flushMaxMutations',
   'flushMaxAgeMs',
+  // Resolved on its own (core/telemetry/settings.ts): a bad telemetry setting turns off telemetry, not tracking.
+  'telemetry',
 ] as const;
 
 function booleanOption(options: Record<string, unknown>, name: string, fallback: boolean): boolean {

@@ -17,6 +17,7 @@ import { statusExporter } from '../core/tracking/status-export.js';
 import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
+import { startTelemetry } from './telemetry.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
@@ -53,6 +54,7 @@ const server: Plugin = async (input, options) => {
   const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
+  const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
 
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
 
@@ -70,6 +72,7 @@ const server: Plugin = async (input, options) => {
     dispose: async () => {
       service.flush('dispose', { final: true });
       stopExitFlush();
+      await telemetry?.shutdown();
       releaseStore(store);
     },
   };

@@ -7,7 +7,7 @@ import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
 import type { Store } from '../store/store.js';
-import type { JournalKey, SessionKey } from '../store/mutations.js';
+import type { JournalKey, Mutation, SessionKey } from '../store/mutations.js';
 import type {
   ActivityEntry,
   AgentStatus,
@@ -101,7 +101,7 @@ export class TrackingService {
   private readonly countedCalls = new Map<string, Set<string>>();
   private readonly messageTotals = new Map<string, { tokens: TokenCounts; cost: number }>();
   private readonly haltedCache = new Map<string, boolean>();
-  private readonly afterFlush: ((agents: string[]) => void)[] = [];
+  private readonly afterFlush: ((agents: string[], mutations: readonly Mutation[]) => void)[] = [];
   private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
   private sequence = 0;
   private lastFlushError = '';
@@ -119,8 +119,8 @@ export class TrackingService {
     return this.buffer.size;
   }
 
-  /** Runs after every successful flush with the agents it touched (e.g. to export status files). */
-  onFlushed(listener: (agents: string[]) => void): void {
+  /** Runs after every successful flush with the agents it touched and the batch it wrote (status files, telemetry). */
+  onFlushed(listener: (agents: string[], mutations: readonly Mutation[]) => void): void {
     this.afterFlush.push(listener);
   }
 
@@ -454,7 +454,7 @@ export class TrackingService {
       const agents = mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : []));
       for (const listener of this.afterFlush) {
         try {
-          listener(agents);
+          listener(agents, mutations);
         } catch (error) {
           this.logger.warn(`agent-tracker: after-flush step failed: ${(error as Error).message}`);
         }
