@@ -10,7 +10,9 @@ const SESSION: SessionKey = ['s1', 'build', 'fake/model'];
 const INIT: SessionInit = { sessionId: 's1', agent: 'build', model: 'fake/model', project: '/p', firstAt: '2026-01-01T00:00:00.000Z' };
 
 describe('WriteBuffer', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('merges adjacent XP awards and adjacent commit counts, keeping their order against other ops', () => {
     const buffer = new WriteBuffer();
