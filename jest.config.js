@@ -10,6 +10,7 @@ const shared = {
 export default {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
+    // Before any e2e test: rg and chromium on PATH, installed from Debian's packages when missing.
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'], globalSetup: '<rootDir>/scripts/test-prerequisites.mjs' },
   ],
 };
