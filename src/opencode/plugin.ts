@@ -17,6 +17,7 @@ import { statusExporter } from '../core/tracking/status-export.js';
 import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
+import { startSelfProvisioning } from './self-provision.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
@@ -68,11 +69,14 @@ const server: Plugin = async (input, options) => {
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
+      stopSelfProvisioning();
       service.flush('dispose', { final: true });
       stopExitFlush();
       releaseStore(store);
     },
   };
+  // After the hooks are ready, in the background: adds what setup provisions when it is missing.
+  const stopSelfProvisioning = config.selfProvision ? startSelfProvisioning(input, { service, logger }) : () => undefined;
   return hooks;
 };
 

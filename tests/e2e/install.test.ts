@@ -47,7 +47,9 @@ function secondHome(sandbox: Sandbox, name: string): { env: NodeJS.ProcessEnv; c
   const home = path.join(sandbox.root, name);
   const configDir = path.join(home, '.config', 'opencode');
   fs.mkdirSync(configDir, { recursive: true });
-  return { env: { ...sandbox.env, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, '.config') }, configDir };
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+  delete env.AGENT_TRACKER_SKIP_SETUP;
+  return { env, configDir };
 }
 
 describe('npm install of the packed package', () => {
@@ -74,6 +76,7 @@ describe('npm install of the packed package', () => {
     expect(fs.existsSync(path.join(ROOT, 'dist', 'setup', 'index.js'))).toBe(true);
     sandbox = makeSandbox('agent-tracker-install-');
     env = { ...sandbox.env, npm_config_cache: path.join(sandbox.root, 'npm-cache'), npm_config_update_notifier: 'false', CI: 'true' };
+    delete env.AGENT_TRACKER_SKIP_SETUP;
     const packDir = path.join(sandbox.root, 'pack');
     fs.mkdirSync(packDir);
     // --ignore-scripts: the build is already done; packing must not rebuild a checkout others share.
