@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { resolveConfig } from '../../src/core/config.js';
 import { planProvisioning, provisionedMessage } from '../../src/core/provisioning/plan.js';
 import type { ItemState } from '../../src/core/provisioning/plan.js';
 import { Store } from '../../src/core/store/store.js';
@@ -33,6 +34,23 @@ const USER_CONFIG = `{
   "plugin": [["opencode-agent-tracker", { "flushMaxMutations": 100 }]]
 }
 `;
+
+describe('the selfProvision setting', () => {
+  it.each([
+    ['on by default', {}, {}, true],
+    ['off by the plugin option', { selfProvision: false }, {}, false],
+    ['on by the plugin option', { selfProvision: true }, {}, true],
+    ['off by AGENT_TRACKER_SKIP_SETUP=1', {}, { AGENT_TRACKER_SKIP_SETUP: '1' }, false],
+    ['off by the variable even when the option says on', { selfProvision: true }, { AGENT_TRACKER_SKIP_SETUP: '1' }, false],
+    ['on when the variable is anything but 1', {}, { AGENT_TRACKER_SKIP_SETUP: '0' }, true],
+  ])('%s', (_name, options, env, expected) => {
+    expect(resolveConfig({ options, env, home: '/home/u' }).selfProvision).toBe(expected);
+  });
+
+  it('refuses a value that is not true or false', () => {
+    expect(() => resolveConfig({ options: { selfProvision: 'no' }, env: {}, home: '/home/u' })).toThrow('option "selfProvision" must be true or false, got "no"');
+  });
+});
 
 describe('planProvisioning', () => {
   const item = (id: string, present: boolean): ItemState => ({ id, present });

@@ -1,6 +1,7 @@
 /** `agent-tracker doctor [--json]`: where the database is, how big it may get, what it holds. */
 import fs from 'node:fs';
 import { opencodeConfigDir } from '../../core/config.js';
+import { cliCommand } from '../../setup/cli-location.js';
 import { describeProvisioning, inspectProvisioning } from '../../setup/inspect.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -23,7 +24,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
   const provisioning = inspectProvisioning(opencodeConfigDir());
   if (values.json) {
-    output.out(JSON.stringify({ ...report, provisioning }, null, 2));
+    output.out(JSON.stringify({ ...report, provisioning, cli: cliCommand() }, null, 2));
     return;
   }
   const lines = [
@@ -34,6 +35,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     'entries',
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
     ...describeProvisioning(provisioning),
+    `cli             ${cliCommand()} <command>`,
   ];
   output.out(lines.join('\n'));
 }
