@@ -121,6 +121,8 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
     for (const skill of shippedSkills(ROOT)) expect(fs.existsSync(path.join(sandbox.configDir, 'skills', skill, 'SKILL.md'))).toBe(true);
     expect(fs.readFileSync(path.join(sandbox.configDir, 'AGENTS.md'), 'utf8')).toContain(BEGIN_PREFIX);
     expect(fs.readdirSync(sandbox.configDir).filter((name) => name.startsWith('opencode.json.agent-tracker-backup-'))).toHaveLength(1);
+    // What the toast says also goes to OpenCode's log (printed with --print-logs).
+    expect(firstRun.stderr).toMatch(/agent-tracker added agent [a-z-]+, .*Restart OpenCode/);
   });
 
   it('records the session into the central database, as the installed CLI shows', () => {
@@ -148,6 +150,7 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
 
     const second = await runOpencode(sandbox, repo, 'OC-SECOND: add another file and commit it', { env, timeoutMs: OPENCODE_TIMEOUT_MS });
     expect(second.code).toBe(0);
+    expect(second.stderr).not.toMatch(/agent-tracker added/);
     expect(fs.readFileSync(configFile, 'utf8')).toBe(configBefore);
     expect(treeHash(path.join(sandbox.configDir, 'skills'))).toEqual(skillsBefore);
     expect(fs.readFileSync(path.join(sandbox.configDir, 'AGENTS.md'), 'utf8')).toBe(agentsMdBefore);

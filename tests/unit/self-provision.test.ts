@@ -76,6 +76,50 @@ describe('planProvisioning', () => {
   });
 });
 
+describe('inspectItems', () => {
+  const tempDir = useTempDirs('agent-tracker-presence-');
+
+  it('lists every shipped agent, skill and command and the AGENTS.md section, each present or not', () => {
+    const root = tempDir();
+    for (const entry of ['agents', 'skills']) fs.cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
+    fs.mkdirSync(path.join(root, 'commands'));
+    fs.writeFileSync(path.join(root, 'commands', 'grade.md'), 'Grade the last commit.\n');
+    fs.writeFileSync(path.join(root, 'commands', 'notes.txt'), 'not a command');
+    const configDir = tempDir();
+    const missing = inspectItems(configDir, root);
+    expect(missing.map((entry) => [entry.id, entry.present])).toEqual([...ALL_ITEMS.slice(0, -1), 'command:grade', 'agents-md'].map((id) => [id, false]));
+
+    fs.writeFileSync(path.join(configDir, 'opencode.jsonc'), `{ // mine\n "agent": { "${SHIPPED_AGENTS[0]}": {} }, "mode": { "${SHIPPED_AGENTS[1]}": {} } }`);
+    fs.mkdirSync(path.join(configDir, 'agent'));
+    fs.writeFileSync(path.join(configDir, 'agent', `${SHIPPED_AGENTS[2]}.md`), '---\n---\n');
+    fs.mkdirSync(path.join(configDir, 'skill', SHIPPED_SKILLS[0] as string), { recursive: true });
+    fs.mkdirSync(path.join(configDir, 'command'));
+    fs.writeFileSync(path.join(configDir, 'command', 'grade.md'), 'mine');
+    fs.writeFileSync(path.join(configDir, 'AGENTS.md'), `# mine\n${BEGIN_PREFIX} old wording -->\nold\n<!-- END opencode-agent-tracker -->\n`);
+    const present = new Map(inspectItems(configDir, root).map((entry) => [entry.id, entry.present]));
+    expect(present).toEqual(
+      new Map([
+        ...SHIPPED_AGENTS.map((name, index): [string, boolean] => [`agent:${name}`, index < 3]),
+        ...SHIPPED_SKILLS.map((name, index): [string, boolean] => [`skill:${name}`, index === 0]),
+        ['command:grade', true],
+        ['agents-md', true],
+      ]),
+    );
+  });
+
+  it('counts the agents of a config that does not parse as missing (the agents step then says why)', () => {
+    const configDir = tempDir();
+    fs.writeFileSync(path.join(configDir, 'opencode.json'), `{ "agent": { "${SHIPPED_AGENTS[0]}": {} `);
+    expect(inspectItems(configDir, ROOT).find((entry) => entry.id === `agent:${SHIPPED_AGENTS[0]}`)?.present).toBe(false);
+  });
+
+  it('does not count an AGENTS.md folder as the section', () => {
+    const configDir = tempDir();
+    fs.mkdirSync(path.join(configDir, 'AGENTS.md'));
+    expect(inspectItems(configDir, ROOT).find((entry) => entry.id === 'agents-md')?.present).toBe(false);
+  });
+});
+
 describe('selfProvision', () => {
   const tempDir = useTempDirs('agent-tracker-self-');
   const trackers: TempTracker[] = [];
