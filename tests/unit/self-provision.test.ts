@@ -11,7 +11,7 @@ import { resolveConfig } from '../../src/core/config.js';
 import { planProvisioning, provisionedMessage } from '../../src/core/provisioning/plan.js';
 import type { ItemState } from '../../src/core/provisioning/plan.js';
 import { Store } from '../../src/core/store/store.js';
-import { selfProvision } from '../../src/opencode/self-provision.js';
+import { SELF_PROVISION_DELAY_MS, selfProvision, startSelfProvisioning } from '../../src/opencode/self-provision.js';
 import type { SelfProvisionToast } from '../../src/opencode/self-provision.js';
 import { BEGIN_PREFIX } from '../../src/setup/agents-md.js';
 import { readShippedAgents } from '../../src/setup/agents.js';
@@ -288,5 +288,48 @@ describe('selfProvision', () => {
       reopened.close();
     }
     expect(fs.readFileSync(path.join(configDir, 'AGENTS.md'), 'utf8')).toContain(BEGIN_PREFIX);
+  });
+});
+
+describe('startSelfProvisioning (as the plugin calls it)', () => {
+  const tempDir = useTempDirs('agent-tracker-self-start-');
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  /** A host client that records toasts: the one part of OpenCode this needs. */
+  function recordingClient(toasts: unknown[]): Parameters<typeof startSelfProvisioning>[0] {
+    return { client: { tui: { showToast: async (request: unknown) => toasts.push(request) } } } as unknown as Parameters<typeof startSelfProvisioning>[0];
+  }
+
+  it('returns at once and provisions later in the background, once per config folder and process', async () => {
+    const tracker = tempTracker();
+    try {
+      const configDir = path.join(tempDir(), 'opencode');
+      const toasts: unknown[] = [];
+      const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+      startSelfProvisioning(recordingClient(toasts), { service: tracker.service, logger, configDir, root: ROOT });
+      // Nothing yet: start is not delayed by it.
+      expect(fs.existsSync(configDir)).toBe(false);
+      const second = startSelfProvisioning(recordingClient(toasts), { service: tracker.service, logger, configDir, root: ROOT });
+      await wait(SELF_PROVISION_DELAY_MS * 3);
+      expect(inspectItems(configDir, ROOT).every((entry) => entry.present)).toBe(true);
+      expect(toasts).toEqual([{ body: expect.objectContaining({ title: 'agent-tracker set up OpenCode', variant: 'info', duration: expect.any(Number) }) }]);
+      second();
+    } finally {
+      tracker.dispose();
+    }
+  });
+
+  it('does nothing when stopped (dispose) before it ran', async () => {
+    const tracker = tempTracker();
+    try {
+      const configDir = path.join(tempDir(), 'opencode');
+      const toasts: unknown[] = [];
+      const stop = startSelfProvisioning(recordingClient(toasts), { service: tracker.service, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, configDir, root: ROOT });
+      stop();
+      await wait(SELF_PROVISION_DELAY_MS * 2);
+      expect({ exists: fs.existsSync(configDir), toasts }).toEqual({ exists: false, toasts: [] });
+    } finally {
+      tracker.dispose();
+    }
   });
 });
