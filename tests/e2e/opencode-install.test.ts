@@ -75,10 +75,13 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
     tarball = path.join(packDir, packed.stdout.trim().split('\n').pop() as string);
     spec = `${PACKAGE_NAME}@file:${tarball}`;
 
+    // The first turn waits (at most 60 s) for the plugin's background self-provisioning to write
+    // AGENTS.md, so the run does not end before it; the second waits as long as the first run took.
+    const agentsMd = path.join(sandbox.configDir, 'AGENTS.md');
+    const waitForAgentsMd = `for i in $(seq 1 120); do [ -f '${agentsMd}' ] && break; sleep 0.5; done; sleep 1`;
     model = await startFakeModel(
       scriptByPrompt({
-        // The sleep keeps the run going past the plugin's background self-provisioning.
-        'OC-TURN': [bash('sleep 4 && echo one > one.txt && git add one.txt && git commit -q -m "add one"'), say('Done.')],
+        'OC-TURN': [bash(`${waitForAgentsMd} && echo one > one.txt && git add one.txt && git commit -q -m "add one"`), say('Done.')],
         'OC-SECOND': [bash('sleep 4 && echo two > two.txt && git add two.txt && git commit -q -m "add two"'), say('Done.')],
       }),
     );
@@ -154,6 +157,11 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
     expect(fs.readFileSync(configFile, 'utf8')).toBe(configBefore);
     expect(treeHash(path.join(sandbox.configDir, 'skills'))).toEqual(skillsBefore);
     expect(fs.readFileSync(path.join(sandbox.configDir, 'AGENTS.md'), 'utf8')).toBe(agentsMdBefore);
+    // doctor, run from where OpenCode installed the package, says why the agent stays away.
+    const cli = path.join(installedPackage(), 'dist', 'cli', 'main.js');
+    const doctor = spawnSync(process.execPath, [cli, 'doctor', '--json'], { cwd: repo, env, encoding: 'utf8', timeout: 60_000 });
+    expect(doctor.status).toBe(0);
+    expect(JSON.parse(doctor.stdout)).toMatchObject({ removedByUser: [`agent:${removed}`], cli: `node ${fs.realpathSync(cli)}` });
   });
 
   it('runs its CLI as `npx opencode-agent-tracker` from the packed package', async () => {

@@ -3,7 +3,11 @@ import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { resolveConfig } from '../../src/core/config.js';
+import { Store } from '../../src/core/store/store.js';
+import { readShippedAgents } from '../../src/setup/agents.js';
 import { cliCommand, cliHint } from '../../src/setup/cli-location.js';
+import { shippedSkills } from '../../src/setup/skills.js';
 import { makeSandbox, removeSandbox, ROOT, runCli } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -37,6 +41,25 @@ describe('cliCommand', () => {
 });
 
 describe('agent-tracker doctor', () => {
+  it('names what the plugin provisioned and the user removed since (it is not put back)', () => {
+    const sandbox = makeSandbox('agent-tracker-doctor-removed-');
+    try {
+      const config = resolveConfig({ env: {}, home: sandbox.home });
+      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize });
+      const agent = Object.keys(readShippedAgents(ROOT))[0] as string;
+      const skill = shippedSkills(ROOT)[0] as string;
+      store.applyBatch([{ table: 'provisioned', key: sandbox.configDir, items: [`agent:${agent}`, `skill:${skill}`] }], config.rules, new Date().toISOString());
+      store.close();
+      // The skill is still there; the agent is not (the config folder has no opencode.json).
+      fs.mkdirSync(path.join(sandbox.configDir, 'skills', skill), { recursive: true });
+      const json = runCli(sandbox, ['doctor', '--json']);
+      expect((JSON.parse(json.stdout) as { removedByUser: string[] }).removedByUser).toEqual([`agent:${agent}`]);
+      expect(runCli(sandbox, ['doctor']).stdout).toContain(`  removed by you agent:${agent} (not put back at start; "agent-tracker setup" adds them again)`);
+    } finally {
+      removeSandbox(sandbox);
+    }
+  });
+
   it('says how to run the CLI from where this package is', () => {
     const sandbox = makeSandbox('agent-tracker-doctor-cli-');
     try {
@@ -45,6 +68,7 @@ describe('agent-tracker doctor', () => {
       expect((JSON.parse(json.stdout) as { cli: string }).cli).toBe(cliCommand(ROOT));
       const text = runCli(sandbox, ['doctor']);
       expect(text.stdout).toContain(`cli             ${cliCommand(ROOT)} <command>`);
+      expect(text.stdout).toContain('  removed by you nothing');
     } finally {
       removeSandbox(sandbox);
     }
