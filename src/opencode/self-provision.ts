@@ -1,116 +1,23 @@
 /**
- * The plugin provisions itself: installed the OpenCode way (`opencode plugin …`, or a package name in
- * the `"plugin"` array), the package's postinstall never runs, so at start the plugin adds the agents,
- * skills, commands and AGENTS.md section that are missing from the OpenCode config folder — the same
- * steps as `agent-tracker setup`, minus the plugin folder and entry (OpenCode loads the plugin already,
- * from where the user said). It runs once per config folder and process, in the background after the
- * hooks are ready, and never puts back what the user removed (the database records what was there).
- *
- * The checks and the setup steps are imported only when this runs, and the steps only when something
- * is missing: a start with everything in place never loads them.
+ * Schedules the plugin's self-provisioning (self-provision-run.ts): one second after start, in the
+ * background, once per OpenCode config folder and process. Only this small module is loaded at
+ * start; the check, the decision and the setup steps load when the timer fires.
  */
-import fs from 'node:fs';
 import type { PluginInput } from '@opencode-ai/plugin';
 import { opencodeConfigDir } from '../core/config.js';
-import type { Logger } from '../core/logger.js';
-import { planProvisioning, provisionedMessage } from '../core/provisioning/plan.js';
-import type { TrackingService } from '../core/tracking/service.js';
+import type { SelfProvisionDeps, SelfProvisionToast } from './self-provision-run.js';
 
 /** How long after start the check runs: OpenCode finishes starting first. */
 export const SELF_PROVISION_DELAY_MS = 1_000;
 /** The toast stays up long enough to read which things were added. */
 const TOAST_DURATION_MS = 15_000;
-const TOAST_TITLE = 'agent-tracker set up OpenCode';
-
-export interface SelfProvisionToast {
-  title: string;
-  message: string;
-  variant: 'info' | 'warning';
-}
-
-export interface SelfProvisionDeps {
-  service: TrackingService;
-  logger: Logger;
-  showToast: (toast: SelfProvisionToast) => Promise<unknown>;
-  /** Defaults to `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
-  configDir?: string;
-  /** The package whose agents, skills and commands are provisioned; defaults to this one. */
-  root?: string;
-}
-
-/** What one run did. */
-export interface SelfProvisionOutcome {
-  /** Labels of what was added (e.g. `agent spec-agent`). */
-  added: string[];
-  /** Item ids left out because the user removed them. */
-  removedByUser: string[];
-  /** One line per step that failed. */
-  failures: string[];
-}
-
-/** Why the config folder cannot be written to, if it cannot (a missing folder is made by setup). */
-function unwritableReason(configDir: string): string | undefined {
-  try {
-    if (fs.existsSync(configDir)) fs.accessSync(configDir, fs.constants.W_OK);
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-  }
-}
-
-const NOTHING: SelfProvisionOutcome = { added: [], removedByUser: [], failures: [] };
-
-/** Checks the config folder and provisions what is missing and was never removed; never throws. */
-export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvisionOutcome> {
-  const { service, logger } = deps;
-  try {
-    const configDir = deps.configDir ?? opencodeConfigDir();
-    const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../setup/presence.js'), import('../setup/package-root.js')]);
-    const root = deps.root ?? packageRoot();
-    const before = inspectItems(configDir, root);
-    const plan = planProvisioning(before, new Set(service.provisionedItems(configDir)));
-    if (plan.record.length > 0) service.recordProvisioned(configDir, plan.record);
-    if (plan.provision.length === 0) return { ...NOTHING, removedByUser: plan.removedByUser };
-
-    const unwritable = unwritableReason(configDir);
-    if (unwritable) {
-      const line = `agent-tracker cannot write to the OpenCode config folder ${configDir} (${unwritable}), so it added nothing; tracking goes on. Make the folder writable and restart OpenCode, or run "agent-tracker setup".`;
-      logger.error(line);
-      await deps.showToast({ title: TOAST_TITLE, message: line, variant: 'warning' }).catch(() => undefined);
-      return { added: [], removedByUser: plan.removedByUser, failures: [line] };
-    }
-
-    const setup = await import('../setup/index.js');
-    const report = setup.runSetup({ configDir, root, contentOnly: true, skipItems: new Set(plan.removedByUser) });
-    const wanted = new Set(plan.provision);
-    const added = inspectItems(configDir, root).filter((item) => item.present && wanted.has(item.id));
-    service.recordProvisioned(configDir, added.map((item) => item.id));
-    service.flush('self-provisioning');
-
-    const failures = report.steps
-      .filter((step) => step.status === 'failed')
-      .map((step) => `agent-tracker could not set up its ${step.step} in ${configDir}: ${step.messages.join('; ')}`);
-    for (const failure of failures) logger.error(failure);
-    const labels = added.map((item) => item.label);
-    if (labels.length > 0) logger.info(provisionedMessage(labels), { added: added.map((item) => item.id) });
-    if (labels.length > 0 || failures.length > 0) {
-      const message = [labels.length > 0 ? provisionedMessage(labels) : '', ...failures].filter(Boolean).join('\n');
-      await deps.showToast({ title: TOAST_TITLE, message, variant: failures.length > 0 ? 'warning' : 'info' }).catch(() => undefined);
-    }
-    return { added: labels, removedByUser: plan.removedByUser, failures };
-  } catch (error) {
-    const line = `agent-tracker could not check or set up its agents and skills, tracking goes on: ${(error as Error).message}. Run "agent-tracker setup" to do it by hand.`;
-    logger.error(line);
-    return { ...NOTHING, failures: [line] };
-  }
-}
 
 /** Config folders already handled by this process: several plugin instances (one per project) share one. */
 const started = new Set<string>();
 
 /**
  * Schedules self-provisioning in the background, once per config folder and process. Returns a
- * function that cancels it if it has not started yet (call it on dispose).
+ * function that cancels it if it has not started yet (call it on dispose). Never throws, never rejects.
  */
 export function startSelfProvisioning(input: Pick<PluginInput, 'client'>, deps: Omit<SelfProvisionDeps, 'showToast'>): () => void {
   const configDir = deps.configDir ?? opencodeConfigDir();
@@ -121,7 +28,9 @@ export function startSelfProvisioning(input: Pick<PluginInput, 'client'>, deps: 
   let ran = false;
   const timer = setTimeout(() => {
     ran = true;
-    void selfProvision({ ...deps, configDir, showToast });
+    import('./self-provision-run.js')
+      .then((run) => run.selfProvision({ ...deps, configDir, showToast }))
+      .catch((error: unknown) => deps.logger.error(`agent-tracker could not load its self-provisioning, tracking goes on: ${(error as Error).message}`));
   }, SELF_PROVISION_DELAY_MS);
   timer.unref();
   return () => {
