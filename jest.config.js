@@ -10,5 +10,9 @@ export const shared = {
 export const unit = { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] };
 
 export default {
-  projects: [unit, { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] }],
+  projects: [
+    unit,
+    // Before any e2e test: rg and chromium on PATH, installed from Debian's packages when missing.
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'], globalSetup: '<rootDir>/scripts/test-prerequisites.mjs' },
+  ],
 };

@@ -25,6 +25,8 @@ export interface TrackerConfig {
   exportStatus: boolean;
   flushMaxMutations: number;
   flushMaxAgeMs: number;
+  /** Provision missing agents, skills, AGENTS.md section and commands at plugin start (off: option false or AGENT_TRACKER_SKIP_SETUP=1). */
+  selfProvision: boolean;
 }
 
 /** A setting the user gave that cannot be used; the message says what to change. */
@@ -62,7 +64,11 @@ const KNOWN_OPTIONS = [
   'flushMaxAgeMs',
   // Resolved on its own (core/telemetry/settings.ts): a bad telemetry setting turns off telemetry, not tracking.
   'telemetry',
+  'selfProvision',
 ] as const;
+
+/** The environment switch that turns provisioning off: for npm's postinstall and for the plugin's self-provisioning. */
+export const SKIP_SETUP_ENV = 'AGENT_TRACKER_SKIP_SETUP';
 
 function booleanOption(options: Record<string, unknown>, name: string, fallback: boolean): boolean {
   const value = options[name];
@@ -133,5 +139,6 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     exportStatus: booleanOption(options, 'exportStatus', false),
     flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
     flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
+    selfProvision: booleanOption(options, 'selfProvision', true) && env[SKIP_SETUP_ENV] !== '1',
   };
 }

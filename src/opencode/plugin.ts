@@ -18,6 +18,7 @@ import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
 import { startTelemetry } from './telemetry.js';
+import { startSelfProvisioning } from './self-provision.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
@@ -70,12 +71,15 @@ const server: Plugin = async (input, options) => {
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
+      stopSelfProvisioning();
       service.flush('dispose', { final: true });
       stopExitFlush();
       await telemetry?.shutdown();
       releaseStore(store);
     },
   };
+  // After the hooks are ready, in the background: adds what setup provisions when it is missing.
+  const stopSelfProvisioning = config.selfProvision ? startSelfProvisioning(input, { service, logger }) : () => undefined;
   return hooks;
 };
 

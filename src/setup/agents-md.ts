@@ -5,7 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readText, writeText } from './context.js';
+import { readText, removedByUser, writeText } from './context.js';
+import { AGENTS_MD_ITEM } from './items.js';
 import type { SetupContext } from './context.js';
 import type { StepResult } from './step.js';
 
@@ -15,7 +16,7 @@ export const AGENTS_MD = 'AGENTS.md';
 export const BEGIN_MARKER = '<!-- BEGIN opencode-agent-tracker: scoring rules (replaced on upgrade; edit outside these markers) -->';
 export const END_MARKER = '<!-- END opencode-agent-tracker: scoring rules -->';
 /** How a marker line is recognised, whatever the wording after the name. */
-const BEGIN_PREFIX = '<!-- BEGIN opencode-agent-tracker';
+export const BEGIN_PREFIX = '<!-- BEGIN opencode-agent-tracker';
 const END_PREFIX = '<!-- END opencode-agent-tracker';
 
 export type SectionAction = 'created' | 'appended' | 'replaced' | 'unchanged';
@@ -63,6 +64,12 @@ export function mergeSection(existing: string | undefined, body: string): { text
 export function installAgentsMd(context: SetupContext, root: string): StepResult {
   const body = fs.readFileSync(path.join(root, TRACK_AGENTS_FILE), 'utf8');
   const file = path.join(context.configDir, AGENTS_MD);
+  if (fs.existsSync(file) && !fs.statSync(file).isFile()) {
+    throw new Error(`${file} is not a file; it was left untouched. Move it aside, then run "agent-tracker setup".`);
+  }
+  if (context.skipItems.has(AGENTS_MD_ITEM) && !readText(context, file)?.includes(BEGIN_PREFIX)) {
+    return { step: 'agents-md', status: 'unchanged', messages: [removedByUser(`the scoring rules in ${file}`)] };
+  }
   let merged: { text: string; action: SectionAction };
   try {
     merged = mergeSection(readText(context, file), body);

@@ -5,8 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { removedByUser } from './context.js';
 import type { SetupContext } from './context.js';
 import { openGlobalConfig, saveGlobalConfig } from './global-config.js';
+import { agentItem } from './items.js';
 import { editJsonc, isJsonObject } from './opencode-json.js';
 import type { StepResult } from './step.js';
 
@@ -29,7 +31,7 @@ export function readShippedAgents(root: string): Record<string, Record<string, u
 }
 
 /** Whether the user already defines an agent of this name somewhere OpenCode looks. */
-function userHasAgent(config: Record<string, unknown>, configDir: string, name: string): boolean {
+export function userHasAgent(config: Record<string, unknown>, configDir: string, name: string): boolean {
   for (const key of ['agent', 'mode'] as const) {
     const section = config[key];
     if (isJsonObject(section) && Object.hasOwn(section, name)) return true;
@@ -50,6 +52,10 @@ export function installAgents(context: SetupContext, root: string): StepResult {
   for (const [name, definition] of Object.entries(agents)) {
     if (userHasAgent(editable.config, context.configDir, name)) {
       messages.push(`kept your agent "${name}"`);
+      continue;
+    }
+    if (context.skipItems.has(agentItem(name))) {
+      messages.push(removedByUser(`agent "${name}"`));
       continue;
     }
     // In shipped order, ahead of the user's own agents; a new "agent" object goes first in the file.

@@ -21,11 +21,26 @@ export interface SetupContext {
   written: Set<string>;
   /** In a dry run, the text a step "wrote", so later steps see it. */
   pendingText: Map<string, string>;
+  /** Items (ids from items.ts) the steps leave out: the user removed them after setup added them. */
+  skipItems: ReadonlySet<string>;
 }
 
 /** A fresh context for one run. */
-export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date } = {}): SetupContext {
-  return { configDir: path.resolve(configDir), dryRun: options.dryRun ?? false, now: options.now ?? new Date(), backups: new Map(), written: new Set(), pendingText: new Map() };
+export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date; skipItems?: ReadonlySet<string> } = {}): SetupContext {
+  return {
+    configDir: path.resolve(configDir),
+    dryRun: options.dryRun ?? false,
+    now: options.now ?? new Date(),
+    backups: new Map(),
+    written: new Set(),
+    pendingText: new Map(),
+    skipItems: options.skipItems ?? new Set(),
+  };
+}
+
+/** The message for an item a step leaves out because the user removed it. */
+export function removedByUser(what: string): string {
+  return `left out ${what}: it was removed after setup added it (run "agent-tracker setup" to add it back)`;
 }
 
 /** Refuses any path outside the config folder (the one place setup may write). */

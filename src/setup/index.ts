@@ -24,6 +24,10 @@ export interface SetupOptions {
   root?: string;
   dryRun?: boolean;
   now?: Date;
+  /** Only what goes into the config folder beside the plugin (skills, agents, AGENTS.md, commands): not the plugin folder or entry. */
+  contentOnly?: boolean;
+  /** Items (ids from items.ts) to leave out: the user removed them after setup added them. */
+  skipItems?: ReadonlySet<string>;
 }
 
 export interface SetupReport {
@@ -43,6 +47,9 @@ const STEPS: readonly [StepName, (context: SetupContext, root: string) => StepRe
   ['agents-md', installAgentsMd],
 ];
 
+/** The steps that install the plugin itself; the plugin provisioning itself leaves them out (OpenCode loads it already). */
+const PACKAGE_STEPS: ReadonlySet<StepName> = new Set(['plugin-folder', 'plugin-entry']);
+
 /** No one is there to read details: CI, `NONINTERACTIVE`, or stdin is not a terminal. */
 export function isInteractive(env: NodeJS.ProcessEnv = process.env, stdinIsTTY = Boolean(process.stdin.isTTY)): boolean {
   return !env.CI && !env.NONINTERACTIVE && stdinIsTTY;
@@ -52,8 +59,13 @@ export function isInteractive(env: NodeJS.ProcessEnv = process.env, stdinIsTTY =
 export function runSetup(options: SetupOptions = {}): SetupReport {
   const configDir = path.resolve(options.configDir ?? opencodeConfigDir());
   const root = options.root ?? packageRoot();
-  const context = createContext(configDir, { dryRun: options.dryRun ?? false, ...(options.now ? { now: options.now } : {}) });
-  const steps = STEPS.map(([step, run]): StepResult => {
+  const context = createContext(configDir, {
+    dryRun: options.dryRun ?? false,
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.skipItems ? { skipItems: options.skipItems } : {}),
+  });
+  const chosen = options.contentOnly ? STEPS.filter(([step]) => !PACKAGE_STEPS.has(step)) : STEPS;
+  const steps = chosen.map(([step, run]): StepResult => {
     try {
       return run(context, root);
     } catch (error) {

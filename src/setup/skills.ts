@@ -4,7 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { replaceFolder } from './context.js';
+import { removedByUser, replaceFolder } from './context.js';
+import { skillItem } from './items.js';
 import type { SetupContext } from './context.js';
 import type { StepResult } from './step.js';
 
@@ -37,6 +38,10 @@ export function installSkills(context: SetupContext, root: string): StepResult {
     const target = path.join(context.configDir, SKILLS_FOLDER, name);
     if (userHasSkill(context.configDir, name)) {
       messages.push(`kept your skill folder for "${name}"`);
+      continue;
+    }
+    if (context.skipItems.has(skillItem(name))) {
+      messages.push(removedByUser(`skill "${name}"`));
       continue;
     }
     replaceFolder(context, target, (folder) => fs.cpSync(path.join(root, SKILLS_FOLDER, name), folder, { recursive: true }));

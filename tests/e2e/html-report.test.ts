@@ -29,7 +29,7 @@ const BLOCKS = [
 
 function chromiumPath(): string {
   const found = spawnSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).stdout.trim();
-  if (!found) throw new Error('chromium is not installed: run "apt-get update && apt-get install -y chromium" (.ci/run does this)');
+  if (!found) throw new Error('chromium is not installed: run "node scripts/test-prerequisites.mjs" (npm test does this before the e2e tests)');
   return found;
 }
 

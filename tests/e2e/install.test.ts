@@ -1,7 +1,8 @@
 /**
  * The real install path: `npm pack` this package, `npm install` the tarball into throwaway projects
  * with a temporary HOME (and npm cache), then delete those projects and drive the real `opencode`
- * binary against what was provisioned. Needs `npm run build` first and the npm registry.
+ * binary against what was provisioned. Needs `npm run build` first. The dependencies come from a
+ * registry on 127.0.0.1 serving what this checkout's node_modules holds (tests/helpers/local-registry.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
@@ -17,6 +18,9 @@ import type { FakeModel } from '../helpers/fake-model.js';
 import { git, makeRepo, makeSandbox, opencodeConfig, OPENCODE_BIN, removeSandbox, ROOT, runBounded, runOpencode } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 import { treeHash, withoutValues } from '../helpers/compare-files.js';
+import { runtimeClosure } from '../../src/setup/dependency-closure.js';
+import { startLocalRegistry } from '../helpers/local-registry.js';
+import type { LocalRegistry } from '../helpers/local-registry.js';
 
 jest.setTimeout(900_000);
 
@@ -47,7 +51,9 @@ function secondHome(sandbox: Sandbox, name: string): { env: NodeJS.ProcessEnv; c
   const home = path.join(sandbox.root, name);
   const configDir = path.join(home, '.config', 'opencode');
   fs.mkdirSync(configDir, { recursive: true });
-  return { env: { ...sandbox.env, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, '.config') }, configDir };
+  const env: NodeJS.ProcessEnv = { ...sandbox.env, HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+  delete env.AGENT_TRACKER_SKIP_SETUP;
+  return { env, configDir };
 }
 
 describe('npm install of the packed package', () => {
@@ -55,6 +61,7 @@ describe('npm install of the packed package', () => {
   let env: NodeJS.ProcessEnv;
   let tarball: string;
   let firstInstall: RunResult;
+  let registry: LocalRegistry;
   const projects: string[] = [];
 
   function npm(args: string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<RunResult> {
@@ -73,7 +80,9 @@ describe('npm install of the packed package', () => {
   beforeAll(async () => {
     expect(fs.existsSync(path.join(ROOT, 'dist', 'setup', 'index.js'))).toBe(true);
     sandbox = makeSandbox('agent-tracker-install-');
-    env = { ...sandbox.env, npm_config_cache: path.join(sandbox.root, 'npm-cache'), npm_config_update_notifier: 'false', CI: 'true' };
+    registry = await startLocalRegistry(runtimeClosure(ROOT), path.join(sandbox.root, 'registry'));
+    env = { ...sandbox.env, npm_config_registry: registry.url, npm_config_cache: path.join(sandbox.root, 'npm-cache'), npm_config_update_notifier: 'false', CI: 'true' };
+    delete env.AGENT_TRACKER_SKIP_SETUP;
     const packDir = path.join(sandbox.root, 'pack');
     fs.mkdirSync(packDir);
     // --ignore-scripts: the build is already done; packing must not rebuild a checkout others share.
@@ -89,7 +98,10 @@ describe('npm install of the packed package', () => {
     firstInstall = await installInNewProject('project-one');
   });
 
-  afterAll(() => removeSandbox(sandbox));
+  afterAll(async () => {
+    await registry.close();
+    removeSandbox(sandbox);
+  });
 
   it('exits 0 and provisions the plugin folder, its entry, the skills, the agents and the AGENTS.md section', () => {
     // Our script's own problems would be lines starting "agent-tracker"; npm's notices start "npm".

@@ -53,6 +53,9 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
     GIT_COMMITTER_EMAIL: 'agent@example.test',
     GIT_CONFIG_NOSYSTEM: '1',
     npm_config_cache: path.join(home, '.npm'),
+    // The plugin's self-provisioning (and npm's postinstall) stay off unless a test removes this:
+    // otherwise every start would add agents and skills to the sandbox's config folder.
+    AGENT_TRACKER_SKIP_SETUP: '1',
   };
   return { root, home, configDir, env, dbPath: path.join(configDir, 'agent-tracker.lmdb') };
 }

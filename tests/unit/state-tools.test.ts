@@ -10,7 +10,8 @@ import { silentLogger } from '../../src/core/logger.js';
 import { gradeDelta, REVIVE_SP } from '../../src/core/rules.js';
 import { MAX_TEXT_LENGTH } from '../../src/core/validation.js';
 import { stateTools } from '../../src/opencode/tools/state.js';
-import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
+import { cliCommand } from '../../src/setup/cli-location.js';
+import { git, makeRepo, makeSandbox, removeSandbox, ROOT } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -162,6 +163,8 @@ describe('agent-status', () => {
   it('shows the calling agent and refuses an unknown or malformed name', async () => {
     setup();
     expect(await call('agent-status', {})).toContain('build');
+    // Installed by OpenCode the CLI is not on PATH: the sheet says how to run it from where the package is.
+    expect(await call('agent-status', {})).toContain(`\`${cliCommand(ROOT)} <command>\``);
     await expectRefused('agent-status', { agent: 'nobody' }, /no agent named "nobody"/);
     await expectRefused('agent-status', { agent: '../etc' }, /may contain only letters, digits/);
   });

@@ -40,7 +40,9 @@ export type Mutation =
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
   | { table: 'communication'; key: JournalKey; value: CommunicationEvent }
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }
-  | { table: 'projects'; key: string; value: ProjectProfile };
+  | { table: 'projects'; key: string; value: ProjectProfile }
+  /** Items setup put into an OpenCode config folder (key), added to the set already stored. */
+  | { table: 'provisioned'; key: string; items: string[] };
 
 /** Written only when absent: commits and journal entries are immutable once stored. */
 export const WRITE_ONCE_TABLES = ['commits', 'communication', 'activities'] as const;

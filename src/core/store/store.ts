@@ -130,6 +130,11 @@ function statOrUndefined(file: string): fs.Stats | undefined {
   }
 }
 
+/** The meta key holding what setup provisioned into one config folder. */
+function provisionedKey(configDir: string): string {
+  return `provisioned:${configDir}`;
+}
+
 export class Store {
   readonly path: string;
   readonly maxDatabaseSize: number;
@@ -243,6 +248,12 @@ export class Store {
     };
   }
 
+  /** What setup has provisioned into this OpenCode config folder so far (item ids), as stored. */
+  provisionedItems(configDir: string): string[] {
+    const stored: unknown = this.tables.meta.get(provisionedKey(configDir));
+    return Array.isArray(stored) ? stored.filter((item): item is string => typeof item === 'string') : [];
+  }
+
   /** Runs `action` in one synchronous write transaction; a full map becomes a DatabaseFullError. */
   transaction<T>(action: () => T): T {
     try {
@@ -330,6 +341,11 @@ export class Store {
       case 'projects':
         t.projects.putSync(mutation.key, mutation.value);
         break;
+      case 'provisioned': {
+        const items = new Set([...this.provisionedItems(mutation.key), ...mutation.items]);
+        t.meta.putSync(provisionedKey(mutation.key), [...items].sort());
+        break;
+      }
     }
   }
 

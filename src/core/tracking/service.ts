@@ -404,6 +404,22 @@ export class TrackingService {
     return entry;
   }
 
+  // ---- provisioning record ---------------------------------------------------------------------
+
+  /** Item ids setup has put into an OpenCode config folder, stored or buffered (a later absence = the user removed it). */
+  provisionedItems(configDir: string): string[] {
+    const buffered = this.buffer.mutations().flatMap((m) => (m.table === 'provisioned' && m.key === configDir ? m.items : []));
+    return [...new Set([...this.store.provisionedItems(configDir), ...buffered])];
+  }
+
+  /** Buffers item ids as provisioned into `configDir`; the flush adds them to the stored set. */
+  recordProvisioned(configDir: string, items: readonly string[]): void {
+    const known = new Set(this.buffer.mutations().flatMap((m) => (m.table === 'provisioned' && m.key === configDir ? m.items : [])));
+    const fresh = items.filter((item) => !known.has(item));
+    if (fresh.length === 0) return;
+    this.buffer.put({ table: 'provisioned', key: configDir, items: [...known, ...fresh] });
+  }
+
   // ---- turn end and flushing --------------------------------------------------------------------
 
   /**

@@ -10,12 +10,18 @@ import * as valid from '../../core/validation.js';
 import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
 import type { AgentStatus, Grade } from '../../core/types.js';
+import { cliHint } from '../../setup/cli-location.js';
 import type { ToolContextDeps } from './deps.js';
 
 const z = tool.schema;
 
 function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
   return ['```', deps.renderStatus(status), '```'].join('\n');
+}
+
+/** The sheet for `agent-status`, with how the user runs the CLI from where the package is. */
+function statusWithCli(deps: ToolContextDeps, status: AgentStatus): string {
+  return `${statusBlock(deps, status)}\n${cliHint()}`;
 }
 
 /**
@@ -55,7 +61,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         if (named && named !== context.agent && !service.knowsAgent(valid.agentName(named))) {
           throw new InputError(`no agent named "${named}" has been tracked yet`);
         }
-        return statusBlock(deps, service.getAgentStatus(named || context.agent));
+        return statusWithCli(deps, service.getAgentStatus(named || context.agent));
       },
     }),
 
