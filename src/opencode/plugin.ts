@@ -15,6 +15,9 @@ import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
 import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
+import { maskToolOutput } from './guards/output-mask.js';
+import type { ToolOutput } from './guards/output-mask.js';
+import { ProjectSecrets } from './guards/project-secrets.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
 import { createStatusSheets } from './toast.js';
@@ -50,7 +53,17 @@ const server: Plugin = async (input, options) => {
   migrateLegacyIn(store, input.directory, logger);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
-  const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
+  // Secrets of the project's env files: scanned in the background now, masked in every tool output and in what is stored.
+  const secrets = config.protectEnvFiles ? new ProjectSecrets(project, logger) : undefined;
+  void secrets?.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
+  const service = new TrackingService({
+    store,
+    config,
+    logger,
+    project,
+    ownTools: TOOL_NAMES,
+    ...(secrets ? { maskText: (text: string) => secrets.maskNow(text) } : {}),
+  });
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
 
@@ -65,6 +78,7 @@ const server: Plugin = async (input, options) => {
       guards: config.protectEnvFiles ? [envFileGuard] : [],
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
+      ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
