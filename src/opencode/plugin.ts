@@ -14,7 +14,7 @@ import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
-import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
+import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } from './guards/env-guard.js';
 import { maskToolOutput } from './guards/output-mask.js';
 import type { ToolOutput } from './guards/output-mask.js';
 import { ProjectSecrets } from './guards/project-secrets.js';
@@ -75,7 +75,7 @@ const server: Plugin = async (input, options) => {
       logger,
       directory: project,
       ownTools,
-      guards: config.protectEnvFiles ? [envFileGuard] : [],
+      guards: config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [],
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
