@@ -3,6 +3,7 @@
  * URL-encoded forms), against a plain `indexOf` over the same text measured in the same run.
  */
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { SecretMasker } from '../dist/core/secrets/mask.js';
 import { median } from './support.mjs';
 
