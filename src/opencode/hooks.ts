@@ -10,6 +10,7 @@ import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
 import { backgroundProfiler } from './project-profile.js';
+import type { ToolOutput } from './guards/output-mask.js';
 
 /** A tool call the tracker refuses on purpose; its message reaches the model. */
 export class RefusalError extends Error {
@@ -32,11 +33,16 @@ export interface HookContext {
   guards?: ((tool: string, args: unknown) => string | undefined)[];
   /** Run after the guards pass: may narrow the arguments the host runs the call with. */
   argumentRewriters?: ((tool: string, args: unknown) => void)[];
+  /** Rewrites every tool's output before the model sees it (secret masking); must never throw. */
+  maskOutput?: (output: ToolOutput) => Promise<void>;
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
 }
 
 type Handler<A extends unknown[]> = (...args: A) => Promise<void>;
+type ToolAfter = NonNullable<Hooks['tool.execute.after']>;
+type ToolAfterInput = Parameters<ToolAfter>[0];
+type ToolAfterOutput = Parameters<ToolAfter>[1];
 
 function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Handler<A>): Handler<A> {
   return async (...args: A) => {
@@ -73,6 +79,32 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     );
   };
 
+  /** Records a finished tool call: success or failure, edited files, and the commits and push it made. */
+  const trackToolCall = guarded(logger, 'tool.execute.after', async (input: ToolAfterInput, output: ToolAfterOutput) => {
+    const metadata = (output.metadata ?? {}) as Record<string, unknown>;
+    const exit = typeof metadata.exit === 'number' ? metadata.exit : undefined;
+    const ok = exit === undefined || exit === 0;
+    // With haltBlocksTools off the call ran; the warning rides along in its output so the model sees it.
+    const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
+    if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
+    service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
+    const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
+    if (file) service.noteFileEdited(input.sessionID, file);
+
+    const before = headBefore.get(input.callID);
+    headBefore.delete(input.callID);
+    if (!before) return;
+    const head = await readHead(ctx.directory);
+    let commits: CommitRecord[] = [];
+    if (head && head !== before.head) {
+      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt));
+    }
+    const command = stringArg(input.args, 'command') ?? '';
+    const pushed = ok && runsGitPush(command);
+    if (pushed) service.recordPush(input.sessionID);
+    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
+  });
+
   return {
     'chat.params': guarded(logger, 'chat.params', async (input) => {
       if (input.agent === TITLE_AGENT) return;
@@ -104,30 +136,11 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       }
     }),
 
-    'tool.execute.after': guarded(logger, 'tool.execute.after', async (input, output) => {
-      const metadata = (output.metadata ?? {}) as Record<string, unknown>;
-      const exit = typeof metadata.exit === 'number' ? metadata.exit : undefined;
-      const ok = exit === undefined || exit === 0;
-      // With haltBlocksTools off the call ran; the warning rides along in its output so the model sees it.
-      const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
-      if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
-      service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
-      const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
-      if (file) service.noteFileEdited(input.sessionID, file);
-
-      const before = headBefore.get(input.callID);
-      headBefore.delete(input.callID);
-      if (!before) return;
-      const head = await readHead(ctx.directory);
-      let commits: CommitRecord[] = [];
-      if (head && head !== before.head) {
-        commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt));
-      }
-      const command = stringArg(input.args, 'command') ?? '';
-      const pushed = ok && runsGitPush(command);
-      if (pushed) service.recordPush(input.sessionID);
-      if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
-    }),
+    // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.
+    'tool.execute.after': async (input, output) => {
+      if (ctx.maskOutput) await ctx.maskOutput(output);
+      await trackToolCall(input, output);
+    },
 
     // The host does not await event handlers: everything that must reach the disk happens
     // synchronously, before any await.

@@ -14,7 +14,10 @@ import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
-import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
+import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } from './guards/env-guard.js';
+import { maskToolOutput } from './guards/output-mask.js';
+import type { ToolOutput } from './guards/output-mask.js';
+import { ProjectSecrets } from './guards/project-secrets.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
 import { startTelemetry } from './telemetry.js';
@@ -52,7 +55,17 @@ const server: Plugin = async (input, options) => {
   migrateLegacyIn(store, input.directory, logger);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
-  const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
+  // Secrets of the project's env files: scanned in the background now, masked in every tool output and in what is stored.
+  const secrets = config.protectEnvFiles ? new ProjectSecrets(project, logger) : undefined;
+  void secrets?.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
+  const service = new TrackingService({
+    store,
+    config,
+    logger,
+    project,
+    ownTools: TOOL_NAMES,
+    ...(secrets ? { maskText: (text: string) => secrets.maskNow(text) } : {}),
+  });
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
   const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
@@ -65,9 +78,10 @@ const server: Plugin = async (input, options) => {
       logger,
       directory: project,
       ownTools,
-      guards: config.protectEnvFiles ? [envFileGuard] : [],
+      guards: config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [],
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
+      ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {

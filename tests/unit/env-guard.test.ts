@@ -1,6 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
   confineGrepToNonEnvFiles,
+  createEnvFileGuard,
+  fileSystemIgnoresCase,
   envFileGuard,
   envFileInCommand,
   GREP_WITHOUT_ENV_FILES,
@@ -131,5 +136,50 @@ describe('a grep that names no files', () => {
     const glob: Record<string, unknown> = { pattern: '**/*.ts' };
     confineGrepToNonEnvFiles('glob', glob);
     expect(glob).toEqual({ pattern: '**/*.ts' });
+  });
+});
+
+describe('the cheap gaps of the name check, closed', () => {
+  it.each([
+    ['git show HEAD:.env', 'HEAD:.env'],
+    ['git show origin/main:config/.env.local', 'origin/main:config/.env.local'],
+    ['cat .en?', '.en?'],
+    ['cat .[e]nv', '.[e]nv'],
+    ['cat .e*', '.e*'],
+    ['cat ./.[a-z]nv.local', './.[a-z]nv.local'],
+    ['cat .e""nv', '.env'],
+    ["cat '.env'", '.env'],
+    ["cat .e'n'v", '.env'],
+    ['cat .e\\nv', '.env'],
+  ])('refuses %s', (command, target) => {
+    expect(envFileInCommand(command)).toBe(target);
+    expect(refused('bash', { command })).toContain(target);
+  });
+
+  it.each(['ls -a .*', 'cat .eslintrc', 'git show HEAD:README.md', 'cat .en', 'echo "it\'s fine"', 'cat .[a]bc', 'cat .?', 'grep -r "env" src'])('allows %s', (command) => {
+    expect(envFileInCommand(command)).toBeUndefined();
+  });
+
+  it('reads names without case only where the file system ignores case', () => {
+    expect(isProtectedEnvPath('.ENV')).toBe(false);
+    expect(isProtectedEnvPath('.ENV', true)).toBe(true);
+    expect(isProtectedEnvPath('Config/.Env.Local', true)).toBe(true);
+    expect(isProtectedEnvPath('.ENV.EXAMPLE', true)).toBe(false);
+    const insensitive = createEnvFileGuard({ ignoreCase: true });
+    expect(insensitive('read', { filePath: '/repo/.ENV' })).toMatch(/refused read/);
+    expect(insensitive('bash', { command: 'cat .Env' })).toMatch(/refused bash/);
+    expect(createEnvFileGuard()('read', { filePath: '/repo/.ENV' })).toBeUndefined();
+  });
+
+  it('tells a case-sensitive file system from one that ignores case', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-case-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'Readme.md'), 'x');
+      // Linux file systems here are case-sensitive: the flipped name does not resolve.
+      expect(fileSystemIgnoresCase(dir)).toBe(fs.existsSync(path.join(dir, 'rEADME.MD')));
+      expect(fileSystemIgnoresCase(path.join(dir, 'missing'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -85,6 +85,8 @@ export interface TrackingOptions {
   /** Names of the tracker's own tools: they earn no XP. */
   ownTools?: readonly string[];
   now?: () => Date;
+  /** Masks secrets in text before it is buffered (prompts, notes, commit messages); identity by default. */
+  maskText?: (text: string) => string;
 }
 
 export class TrackingService {
@@ -94,6 +96,7 @@ export class TrackingService {
   private readonly project: string;
   private readonly ownTools: ReadonlySet<string>;
   private readonly now: () => Date;
+  private readonly maskText: (text: string) => string;
   private readonly buffer = new WriteBuffer();
   private readonly sessions = new Map<string, SessionSetup>();
   private readonly turns = new Map<string, TurnState>();
@@ -113,6 +116,7 @@ export class TrackingService {
     this.project = options.project;
     this.ownTools = new Set(options.ownTools ?? []);
     this.now = options.now ?? (() => new Date());
+    this.maskText = options.maskText ?? ((text) => text);
   }
 
   get pendingMutations(): number {
@@ -154,7 +158,7 @@ export class TrackingService {
   /** Notes the user's prompt that starts a turn: the task of the turn's journal entry. */
   noteTurnTask(sessionId: string, prompt: string): void {
     const task = prompt.replace(/\s+/g, ' ').trim();
-    if (task) this.turn(sessionId).task = task.slice(0, TASK_SUMMARY_LENGTH);
+    if (task) this.turn(sessionId).task = this.maskText(task).slice(0, TASK_SUMMARY_LENGTH);
   }
 
   noteFileEdited(sessionId: string, file: string): void {
@@ -197,7 +201,7 @@ export class TrackingService {
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
       if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key)) continue;
-      const value: CommitRecord = { ...commit, project: setup.project, agent: setup.agent, model: setup.model, sessionId };
+      const value: CommitRecord = { ...commit, message: this.maskText(commit.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
       this.buffer.put({ table: 'commits', key, value });
       this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
       this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
@@ -358,11 +362,11 @@ export class TrackingService {
     const draft = {
       commit: fullHash,
       timestamp,
-      task: task || made?.message.split('\n')[0] || '',
+      task: this.maskText(task || made?.message.split('\n')[0] || ''),
       agent_grade: agentGrade,
       user_grade: userGrade,
-      agent_note: agentNote,
-      user_note: userNote,
+      agent_note: this.maskText(agentNote),
+      user_note: this.maskText(userNote),
       agent,
       model,
       project: input.project,
@@ -517,7 +521,8 @@ export class TrackingService {
   }
 
   private addActivity(entry: ActivityEntry): void {
-    this.buffer.put({ table: 'activities', key: this.journalKey(entry.agent, entry.timestamp), value: entry });
+    const masked = { ...entry, task: this.maskText(entry.task), actions: this.maskText(entry.actions), outcome: this.maskText(entry.outcome), decisions: this.maskText(entry.decisions) };
+    this.buffer.put({ table: 'activities', key: this.journalKey(entry.agent, entry.timestamp), value: masked });
   }
 
   /** [agent, time, suffix]: the suffix (process, random, sequence) keeps keys of one instant apart. */

@@ -7,6 +7,8 @@
  * stops accidents and ordinary commands, not a determined attempt to hide the name from it.
  * A grep that names no files is narrowed to everything but env files instead of being refused.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 
 /** Last name parts that mark a template without secrets: `.env.example`, `.env.local.sample`. */
 const TEMPLATE_SUFFIXES: ReadonlySet<string> = new Set(['example', 'sample', 'template']);
@@ -33,8 +35,10 @@ function baseName(filePath: string): string {
 }
 
 /** Whether a path names a protected env file: `.env` or `.env.<anything>` except templates. */
-export function isProtectedEnvPath(filePath: string): boolean {
-  const name = baseName(filePath.trim());
+export function isProtectedEnvPath(filePath: string, ignoreCase = false): boolean {
+  const typed = baseName(filePath.trim());
+  // On a file system that ignores case (macOS, Windows), `.ENV` opens `.env`.
+  const name = ignoreCase ? typed.toLowerCase() : typed;
   if (name === ENV_NAME) return true;
   if (!name.startsWith(`${ENV_NAME}.`)) return false;
   const parts = name.slice(ENV_NAME.length + 1).toLowerCase().split('.');
@@ -70,15 +74,66 @@ export function globTargetsEnv(pattern: string): boolean {
   });
 }
 
-/** Whether one word (a path or a glob) points at a protected env file. */
-function wordTargetsEnv(word: string): boolean {
-  if (word === '') return false;
-  return GLOB_CHARACTERS.test(word) ? globTargetsEnv(word) : isProtectedEnvPath(word);
+/** Names a glob could reach that are env files: a glob matching any of them targets env files. */
+const ENV_NAMES_TO_TRY = ['.env', '.env.local', '.env.production', '.env.development', '.env.test'];
+
+/** A shell glob's last part as a RegExp (`?`, `*`, `[...]`, `[!...]`), or undefined when it has no wildcard. */
+function globRegExp(glob: string): RegExp | undefined {
+  if (!GLOB_CHARACTERS.test(glob)) return undefined;
+  let source = '';
+  for (let i = 0; i < glob.length; i += 1) {
+    const char = glob[i] as string;
+    if (char === '*') source += '.*';
+    else if (char === '?') source += '.';
+    else if (char === '[') {
+      const end = glob.indexOf(']', i + 2);
+      if (end === -1) source += '\\[';
+      else {
+        const inside = glob.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        source += `[${inside}]`;
+        i = end;
+      }
+    } else source += char.replace(/[.+^${}()|\\/]/g, '\\$&');
+  }
+  try {
+    return new RegExp(`^${source}$`, 'i');
+  } catch {
+    return undefined;
+  }
 }
 
-/** The protected env file a shell command mentions, if any (`cat .env`, `source ./.env.local`). */
-export function envFileInCommand(command: string): string | undefined {
-  return command.split(SHELL_WORD_BREAK).find((word) => wordTargetsEnv(word));
+/**
+ * Whether a glob word such as `.en?`, `.[e]nv` or `.e*` reaches an env file the way the shell
+ * expands it: it starts with a dot, spells at least one letter of "env" itself, and matches an
+ * env file name. (`.*` alone does not count: it lists every dotfile, and masking covers it.)
+ */
+export function shellGlobReachesEnv(word: string): boolean {
+  const name = baseName(word);
+  if (!name.startsWith('.') || !/[env]/i.test(name.replace(/\[[^\]]*\]/g, ''))) return false;
+  const pattern = globRegExp(name);
+  return pattern !== undefined && ENV_NAMES_TO_TRY.some((candidate) => pattern.test(candidate));
+}
+
+/** Whether one word (a path or a glob) points at a protected env file. */
+function wordTargetsEnv(word: string, ignoreCase = false): boolean {
+  if (word === '') return false;
+  // `HEAD:.env`, `origin/main:config/.env`: git's REV:path names a file too.
+  const colon = word.indexOf(':');
+  if (colon > 0 && wordTargetsEnv(word.slice(colon + 1), ignoreCase)) return true;
+  return GLOB_CHARACTERS.test(word) ? globTargetsEnv(word) || shellGlobReachesEnv(word) : isProtectedEnvPath(word, ignoreCase);
+}
+
+/**
+ * The protected env file a shell command mentions, if any (`cat .env`, `source ./.env.local`). The
+ * words are read as typed and as the shell reads them after quote removal (`.e""nv`, `'.env'`, `.e\nv`).
+ */
+export function envFileInCommand(command: string, ignoreCase = false): string | undefined {
+  const unquoted = command.replace(/\\(.)/g, '$1').replace(/(\S)["']+(?=\S)/g, '$1').replace(/["']/g, ' ');
+  for (const text of [command, unquoted]) {
+    const found = text.split(SHELL_WORD_BREAK).find((word) => wordTargetsEnv(word, ignoreCase));
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function stringArgs(args: unknown, names: readonly string[]): string[] {
@@ -98,11 +153,21 @@ function refusal(tool: string, target: string): string {
 
 /**
  * The guard plugged into the tool.execute.before hook: a refusal reason for a call that would
- * touch a protected env file, undefined otherwise.
+ * touch a protected env file, undefined otherwise. `ignoreCase` where the project's file system does.
  */
+export function createEnvFileGuard(options: { ignoreCase?: boolean } = {}): (tool: string, args: unknown) => string | undefined {
+  const ignoreCase = options.ignoreCase ?? false;
+  return (tool, args) => envFileRefusal(tool, args, ignoreCase);
+}
+
+/** The guard for a case-sensitive file system. */
 export function envFileGuard(tool: string, args: unknown): string | undefined {
+  return envFileRefusal(tool, args, false);
+}
+
+function envFileRefusal(tool: string, args: unknown, ignoreCase: boolean): string | undefined {
   if (PATH_TOOLS.has(tool)) {
-    const target = stringArgs(args, ['filePath', 'path', 'filePaths']).find((value) => wordTargetsEnv(value.trim()));
+    const target = stringArgs(args, ['filePath', 'path', 'filePaths']).find((value) => wordTargetsEnv(value.trim(), ignoreCase));
     if (target) return refusal(tool, target);
   }
   if (GLOB_PATTERN_TOOLS.has(tool)) {
@@ -117,13 +182,13 @@ export function envFileGuard(tool: string, args: unknown): string | undefined {
     for (const patch of stringArgs(args, ['patchText', 'patch'])) {
       for (const header of patch.matchAll(PATCH_FILE_HEADER)) {
         const target = (header[1] ?? '').trim();
-        if (isProtectedEnvPath(target)) return refusal(tool, target);
+        if (isProtectedEnvPath(target, ignoreCase)) return refusal(tool, target);
       }
     }
   }
   if (SHELL_TOOLS.has(tool)) {
     for (const command of stringArgs(args, ['command'])) {
-      const target = envFileInCommand(command);
+      const target = envFileInCommand(command, ignoreCase);
       if (target) return refusal(tool, target);
     }
   }
@@ -148,3 +213,15 @@ export function confineGrepToNonEnvFiles(tool: string, args: unknown): void {
   if (include === '' || CATCH_ALL_GLOB.test(include)) record.include = GREP_WITHOUT_ENV_FILES;
 }
 
+
+/** Whether the file system holding `directory` ignores case (macOS and Windows defaults): a case-flipped name of an entry resolves. */
+export function fileSystemIgnoresCase(directory: string): boolean {
+  try {
+    const entry = fs.readdirSync(directory).find((name) => name.toLowerCase() !== name.toUpperCase());
+    if (!entry) return false;
+    const flipped = [...entry].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
+    return fs.existsSync(path.join(directory, flipped));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Masks every tool's output before the model sees it: the text, the title and every string in the
+ * metadata (bash keeps its own copy of the output there). Fails CLOSED: if masking fails, the
+ * output is replaced by a short notice, never passed through.
+ */
+import type { SecretMasker } from '../../core/secrets/mask.js';
+
+/** What `tool.execute.after` hands over and lets a plugin rewrite. */
+export interface ToolOutput {
+  title: string;
+  output: string;
+  metadata: unknown;
+}
+
+export const MASKING_FAILED_OUTPUT =
+  '[agent-tracker] This output was withheld: it could not be checked for secrets from the project\'s .env files. Ask the user to look at it.';
+
+const MAX_METADATA_DEPTH = 8;
+
+function maskValue(value: unknown, masker: SecretMasker, depth: number): unknown {
+  if (typeof value === 'string') return masker.mask(value);
+  if (depth >= MAX_METADATA_DEPTH || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, masker, depth + 1));
+  const masked: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) masked[key] = maskValue(item, masker, depth + 1);
+  return masked;
+}
+
+/** Rewrites the output in place; never throws. */
+export async function maskToolOutput(output: ToolOutput, masker: () => Promise<SecretMasker>): Promise<void> {
+  try {
+    const active = await masker();
+    if (active.values === 0) return;
+    if (typeof output.output === 'string') output.output = active.mask(output.output);
+    if (typeof output.title === 'string') output.title = active.mask(output.title);
+    output.metadata = maskValue(output.metadata, active, 0);
+  } catch {
+    output.output = MASKING_FAILED_OUTPUT;
+    output.title = 'output withheld';
+    output.metadata = {};
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * Secret masking, table-driven: reading env files as dotenv does, which values are masked (the
+ * named rule), the encoded forms, and the masker over texts where secrets sit anywhere.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { parseEnvFile } from '../../src/core/secrets/env-file.js';
+import { isMaskable, MASKING_RULES, SecretMasker, secretForms } from '../../src/core/secrets/mask.js';
+
+describe('parseEnvFile', () => {
+  it.each([
+    ['KEY=value', [['KEY', 'value']]],
+    ['export KEY=value', [['KEY', 'value']]],
+    ['  KEY = value  ', [['KEY', 'value']]],
+    ['KEY: value', [['KEY', 'value']]],
+    ['KEY=value # a comment', [['KEY', 'value']]],
+    ['KEY=val#ue', [['KEY', 'val#ue']]],
+    ['# KEY=hidden\nKEY2=shown', [['KEY2', 'shown']]],
+    ["KEY='single # kept'", [['KEY', 'single # kept']]],
+    ['KEY="double\\nline"', [['KEY', 'double\nline']]],
+    ['KEY="say \\"hi\\" there"', [['KEY', 'say "hi" there']]],
+    ['KEY="first\nsecond"\nNEXT=x', [['KEY', 'first\nsecond'], ['NEXT', 'x']]],
+    ['KEY="never closed\nNEXT=x', [['KEY', 'never closed\nNEXT=x']]],
+    ['KEY=`backtick`', [['KEY', 'backtick']]],
+    ['A=1\r\nB=2\r\n', [['A', '1'], ['B', '2']]],
+    ['not an assignment\n=nokey\n9KEY=x', []],
+    ['dotted.key-name=v', [['dotted.key-name', 'v']]],
+    ['EMPTY=', [['EMPTY', '']]],
+  ])('reads %j', (text, expected) => {
+    expect(parseEnvFile(text).map(({ key, value }) => [key, value])).toEqual(expected);
+  });
+});
+
+describe('which values are masked', () => {
+  it('names its length rule', () => {
+    expect(MASKING_RULES).toEqual({ minValueLength: 6, minFormLength: 8 });
+  });
+
+  it.each([
+    ['sk-live-1234', true],
+    ['abcdef', true],
+    ['abcde', false],
+    ['  abcde  ', false],
+    ['true', false],
+    ['FALSE', false],
+    ['production', false],
+    ['development', false],
+    ['disabled', false],
+    ['123456', false],
+    ['-12.5e3', false],
+    ['3.14159', false],
+    ['1234567a', true],
+    ['http://localhost:3000/api', false],
+    ['postgres://127.0.0.1:5432/app', false],
+    ['redis://[::1]:6379', false],
+    ['postgres://admin:hunter22@localhost:5432/app', true],
+    ['https://api.example.com/v1', true],
+    ['https://localhost.evil.test/x', true],
+  ])('%j masked: %s', (value, expected) => {
+    expect(isMaskable(value)).toBe(expected);
+  });
+});
+
+describe('secretForms', () => {
+  it('holds the value, its base64 at every alignment (standard and URL-safe) and its URL encoding', () => {
+    const value = 'p@ss/word+secret?';
+    const forms = secretForms(value);
+    expect(forms[0]).toBe(value);
+    expect(forms).toContain(Buffer.from(value).toString('base64'));
+    expect(forms).toContain(encodeURIComponent(value));
+    for (const prefix of ['', 'K', 'KE', 'KEY=']) {
+      const encoded = Buffer.from(`${prefix}${value}\nNEXT=1`).toString('base64');
+      expect(forms.some((form) => form !== value && encoded.includes(form))).toBe(true);
+      const urlSafe = encoded.replace(/\+/g, '-').replace(/\//g, '_');
+      expect(forms.some((form) => form !== value && urlSafe.includes(form))).toBe(true);
+    }
+    expect(forms.every((form) => form === value || form.length >= MASKING_RULES.minFormLength)).toBe(true);
+  });
+
+  it('keeps a short value itself but no encoded form shorter than the rule', () => {
+    const forms = secretForms('abcdef');
+    expect(forms).toContain('abcdef');
+    expect(forms.filter((form) => form !== 'abcdef').every((form) => form.length >= 8)).toBe(true);
+  });
+});
+
+describe('SecretMasker', () => {
+  const masker = new SecretMasker([
+    { key: 'API_KEY', value: 'sk-live-51HxYz', file: '.env' },
+    { key: 'DB_URL', value: 'postgres://admin:hunter22@db.internal:5432/app', file: 'api/.env.local' },
+    { key: 'DB_PASSWORD', value: 'hunter22', file: 'api/.env.local' },
+    { key: 'DEBUG', value: 'true', file: '.env' },
+    { key: 'PORT', value: '8080', file: '.env' },
+  ]);
+
+  it('counts only the values its rule masks', () => {
+    expect(masker.values).toBe(3);
+  });
+
+  it.each([
+    ['API_KEY=sk-live-51HxYz', 'API_KEY=[masked: API_KEY from .env]'],
+    ['sk-live-51HxYz', '[masked: API_KEY from .env]'],
+    ['a sk-live-51HxYz b sk-live-51HxYz c', 'a [masked: API_KEY from .env] b [masked: API_KEY from .env] c'],
+    ['xsk-live-51HxYzx', 'x[masked: API_KEY from .env]x'],
+    ['url=postgres://admin:hunter22@db.internal:5432/app;', 'url=[masked: DB_URL from api/.env.local];'],
+    ['pw hunter22', 'pw [masked: DB_PASSWORD from api/.env.local]'],
+    ['DEBUG=true PORT=8080', 'DEBUG=true PORT=8080'],
+    ['sk-live-51HxY', 'sk-live-51HxY'],
+    ['', ''],
+    ['abc', 'abc'],
+  ])('masks %j', (text, expected) => {
+    expect(masker.mask(text)).toBe(expected);
+  });
+
+  it('masks the base64 of a whole env file and the URL-encoded value', () => {
+    const file = 'API_KEY=sk-live-51HxYz\nDEBUG=true\n';
+    const encoded = Buffer.from(file).toString('base64');
+    expect(masker.mask(encoded)).not.toBe(encoded);
+    expect(masker.mask(encoded)).toContain('[masked: API_KEY from .env]');
+    const url = `https://x.test/?u=${encodeURIComponent('postgres://admin:hunter22@db.internal:5432/app')}`;
+    expect(masker.mask(url)).toBe('https://x.test/?u=[masked: DB_URL from api/.env.local]');
+  });
+
+  it('leaves text without secrets as the same string, and an empty masker changes nothing', () => {
+    const text = 'nothing to see here '.repeat(100);
+    expect(masker.mask(text)).toBe(text);
+    const empty = new SecretMasker([{ key: 'X', value: 'short', file: '.env' }]);
+    expect(empty.values).toBe(0);
+    expect(empty.mask('short and sk-live-51HxYz')).toBe('short and sk-live-51HxYz');
+  });
+
+  it('finds a secret at every position of a long text', () => {
+    const secret = 'Zq9!secretvalue';
+    const one = new SecretMasker([{ key: 'S', value: secret, file: '.env' }]);
+    for (let at = 0; at < 40; at += 1) {
+      const text = `${'.'.repeat(at)}${secret}${'-'.repeat(40 - at)}`;
+      expect(one.mask(text)).toBe(`${'.'.repeat(at)}[masked: S from .env]${'-'.repeat(40 - at)}`);
+    }
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Finding and reading a project's env files for masking: which files count, re-reading an edited
+ * file at once, and bad files (not UTF-8, huge, thousands of lines, a symlink loop, unreadable)
+ * degrading to "mask what could be read" with one warning each, never an error.
+ */
+import { describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ENV_SCAN_LIMITS, findEnvFiles, ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
+import { recordingLogger } from '../helpers/temp-store.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const tempDir = useTempDirs('agent-tracker-secrets-');
+
+function write(root: string, file: string, text: string | Buffer): void {
+  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+  fs.writeFileSync(path.join(root, file), text);
+}
+
+describe('finding env files', () => {
+  it('finds .env and .env.* anywhere but templates, dependency and build folders', async () => {
+    const root = tempDir();
+    for (const file of ['.env', '.env.local', 'api/.env.production', 'a/b/c/.env', '.env.example', 'api/.env.sample', 'node_modules/x/.env', 'vendor/.env', 'dist/.env', '.git/.env', 'x.env.ts', 'env']) write(root, file, 'K=secretvalue\n');
+    const found = (await findEnvFiles(root)).map((file) => path.relative(root, file));
+    expect(found).toEqual(['.env', '.env.local', 'a/b/c/.env', 'api/.env.production']);
+  });
+
+  it('stops at its depth bound and survives a symlink loop', async () => {
+    const root = tempDir();
+    const deep = Array.from({ length: ENV_SCAN_LIMITS.maxDepth + 2 }, (_, i) => `d${i}`).join('/');
+    write(root, `${deep}/.env`, 'K=secretvalue\n');
+    write(root, 'shallow/.env', 'K=secretvalue\n');
+    fs.symlinkSync(root, path.join(root, 'shallow', 'loop'));
+    fs.symlinkSync(path.join(root, '.env.self'), path.join(root, '.env.self'));
+    const found = (await findEnvFiles(root)).map((file) => path.relative(root, file));
+    expect(found).toContain('shallow/.env');
+    expect(found.some((file) => file.startsWith('d0/'))).toBe(false);
+  });
+});
+
+describe('ProjectSecrets', () => {
+  it('re-reads an edited env file at once and forgets a deleted one', async () => {
+    const root = tempDir();
+    write(root, '.env', 'TOKEN=first-secret-value\n');
+    const secrets = new ProjectSecrets(root, recordingLogger([]));
+    expect((await secrets.masker()).mask('first-secret-value')).toBe('[masked: TOKEN from .env]');
+    write(root, '.env', 'TOKEN=second-secret-value-longer\n');
+    expect(secrets.maskNow('second-secret-value-longer')).toBe('[masked: TOKEN from .env]');
+    fs.rmSync(path.join(root, '.env'));
+    expect(secrets.maskNow('second-secret-value-longer')).toBe('second-secret-value-longer');
+  });
+
+  it('finds a new env file at the next rescan', async () => {
+    const root = tempDir();
+    let now = 0;
+    const secrets = new ProjectSecrets(root, recordingLogger([]), () => now);
+    expect((await secrets.masker()).values).toBe(0);
+    write(root, 'svc/.env', 'NEW=brand-new-secret\n');
+    now = ENV_SCAN_LIMITS.rescanMs + 1;
+    await secrets.masker();
+    await secrets.scan();
+    expect(secrets.maskNow('brand-new-secret')).toBe('[masked: NEW from svc/.env]');
+  });
+
+  it('masks what it can read of bad files, with one warning each', async () => {
+    const root = tempDir();
+    write(root, '.env', Buffer.concat([Buffer.from('GOOD=readable-secret\nBAD='), Buffer.from([0xff, 0xfe, 0x00, 0xc3]), Buffer.from('\nAFTER=after-bad-bytes\n')]));
+    const many = Array.from({ length: 5000 }, (_, i) => `K${i}=value-number-${i}`).join('\n');
+    write(root, '.env.many', many);
+    write(root, '.env.huge', `FIRST=in-the-first-megabyte\n${'#'.repeat(ENV_SCAN_LIMITS.maxFileBytes)}\nLAST=beyond-the-cap-value\n`);
+    // A link that leads nowhere: the file is there by name but cannot be opened.
+    fs.symlinkSync(path.join(root, 'missing-target'), path.join(root, '.env.broken'));
+    const logged: { level: string; message: string }[] = [];
+    const secrets = new ProjectSecrets(root, recordingLogger(logged));
+    const masker = await secrets.masker();
+    expect(masker.mask('readable-secret after-bad-bytes value-number-4999 in-the-first-megabyte')).toBe(
+      '[masked: GOOD from .env] [masked: AFTER from .env] [masked: K4999 from .env.many] [masked: FIRST from .env.huge]',
+    );
+    expect(masker.mask('beyond-the-cap-value')).toBe('beyond-the-cap-value');
+    await secrets.masker();
+    expect(logged.map((entry) => entry.level)).toEqual(['warn', 'warn']);
+    expect(logged.map((entry) => entry.message).join('\n')).toMatch(/\.env\.broken could not be read \(ENOENT\)[\s\S]*\.env\.huge is larger than/);
+  });
+});
