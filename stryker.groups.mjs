@@ -6,6 +6,6 @@ export const GROUPS = {
   rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
   'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['write-buffer', 'tracking', 'state'] },
   recommend: { mutate: ['src/core/report/recommend.ts'], tests: ['recommend'] },
-  masking: { mutate: ['src/core/secrets/**/*.ts'], tests: ['masking', 'red-team-secrets', 'project-secrets'] },
+  masking: { mutate: ['src/core/secrets/**/*.ts'], tests: ['masking'] },
   query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
 };
