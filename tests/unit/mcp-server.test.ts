@@ -4,7 +4,7 @@
  * tool error (the server keeps serving), and nothing a tool does changes the database.
  * Runs the built CLI: needs `npm run build` first.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +15,9 @@ import { CLI, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
 import { treeHash } from '../helpers/compare-files.js';
+
+// Each tool call runs a CLI command in the server: on a loaded machine that takes seconds.
+jest.setTimeout(120_000);
 
 interface TextResult {
   content: { type: string; text: string }[];
