@@ -20,6 +20,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
   export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
+  repair: { usage: 'repair [--dry-run] [--json]', about: 'rebuild a damaged database from what can be read and the newest snapshot', load: () => import('./commands/repair.js') },
 };
 
 function usage(): string {
