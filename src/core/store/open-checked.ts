@@ -64,7 +64,7 @@ export function openChecked(options: StoreOptions, events: CheckedOpenEvents): S
     }
     try {
       store.attach();
-      recordVerified(options.path);
+      recordVerified(options.path, result.entries);
       const newer = schemaProblem(store);
       if (newer) events.problem(newer);
       events.ready(store);
@@ -87,7 +87,7 @@ export function openCheckedSync(options: StoreOptions): Store {
   if (needsVerification(options.path)) {
     const result = verifySync(options.path);
     if (!result.ok) throw damaged(options.path, result.cause);
-    recordVerified(options.path);
+    recordVerified(options.path, result.entries);
   }
   return Store.open(options);
 }

@@ -23,13 +23,20 @@ export class StoreProblem extends Error {
 const OTHER_PATH = 'or set another path with the "databasePath" option or AGENT_TRACKER_DB_PATH';
 const KIB = 1024;
 
-/** The name of the user this process runs as, for a chown the user can paste. */
+/** The numeric id of the user this process runs as: chown takes it, and it is right under every runtime. */
+function userId(): string {
+  return String(process.getuid?.() ?? '$(id -u)');
+}
+
+/** "user NAME (uid N)"; Bun names a user without a passwd entry "unknown", so the uid is always given. */
 function userName(): string {
+  let name = '';
   try {
-    return os.userInfo().username;
+    name = os.userInfo().username;
   } catch {
-    return String(process.getuid?.() ?? 'YOUR_USER');
+    // no passwd entry
   }
+  return name && name !== 'unknown' ? `user ${name} (uid ${userId()})` : `uid ${userId()}`;
 }
 
 /** A size in KiB or MiB, whichever reads better. */
@@ -43,7 +50,7 @@ export function folderNotWritable(folder: string, cause: string): StoreProblem {
   return new StoreProblem(
     'permission',
     `the agent-tracker database folder ${folder} is not writable by ${userName()} (${cause}) and has no writable lock file: ` +
-      `run "chown ${userName()} '${folder}' && chmod u+rwx '${folder}'", ${OTHER_PATH}.`,
+      `run "chown ${userId()} '${folder}' && chmod u+rwx '${folder}'", ${OTHER_PATH}.`,
   );
 }
 
@@ -52,7 +59,7 @@ export function fileNotAccessible(file: string, cause: string): StoreProblem {
   return new StoreProblem(
     'permission',
     `the agent-tracker database file ${file} cannot be opened by ${userName()} (${cause}): ` +
-      `run "chown ${userName()} '${file}' && chmod u+rw '${file}'", ${OTHER_PATH}.`,
+      `run "chown ${userId()} '${file}' && chmod u+rw '${file}'", ${OTHER_PATH}.`,
   );
 }
 

@@ -10,13 +10,12 @@
  */
 import fs from 'node:fs';
 import type { Key } from 'lmdb';
-import { lmdbFileProblem } from './lmdb-file-check.js';
 import type { SalvagedTable, TableSalvage } from './salvage.js';
 import { SALVAGED_TABLES, salvageFile } from './salvage.js';
 import { snapshotsOf } from './snapshot.js';
 import { Store } from './store.js';
 import type { HistoryTable, MergeRecord } from './store.js';
-import { recordVerified, sidecarPath, verifySync } from './verify.js';
+import { lastKnownEntries, recordVerified, sidecarPath, verifySync } from './verify.js';
 
 export interface TableRepairCounts {
   /** Read from the damaged file. */
@@ -60,10 +59,6 @@ export interface RepairReport {
   refilled: RefillResult[];
 }
 
-function emptySalvage(): TableSalvage {
-  return { records: new Map(), expected: undefined, skippedRanges: 1 };
-}
-
 /** The newest snapshot whose every page reads (checked out of process), salvaged. */
 function newestGoodSnapshot(database: string): { file: string; tables: Record<SalvagedTable, TableSalvage> } | undefined {
   for (const snapshot of snapshotsOf(database)) {
@@ -88,12 +83,11 @@ export function repairDatabase(options: RepairOptions): RepairReport {
   const database = options.path;
   const now = options.now ?? new Date();
   if (!fs.existsSync(database)) throw new Error(`there is no database at ${database}: nothing to repair`);
-  // A file without a sound header holds nothing lmdb could find; only the snapshot can help.
-  const headerProblem = lmdbFileProblem(database);
-  const damagedTables = headerProblem
-    ? (Object.fromEntries(SALVAGED_TABLES.map((table) => [table, emptySalvage()])) as Record<SalvagedTable, TableSalvage>)
-    : salvageFile(database);
+  // Read even when the header is bad: the children may crash, this process never does.
+  const damagedTables = salvageFile(database);
   const snapshot = newestGoodSnapshot(database);
+  // When the damaged file's own counts are unreadable, the counts of its last verified state stand in.
+  const lastKnown = lastKnownEntries(database) ?? {};
 
   const tables = {} as Record<SalvagedTable, TableRepairCounts>;
   const merged = new Map<SalvagedTable, { key: Key; value: unknown }[]>();
@@ -108,10 +102,11 @@ export function repairDatabase(options: RepairOptions): RepairReport {
     }
     merged.set(table, records);
     const kept = fromFile.records.size;
+    const expected = fromFile.expected ?? lastKnown[table];
     tables[table] = {
       kept,
       recovered,
-      lost: fromFile.expected === undefined ? null : Math.max(0, fromFile.expected - kept - recovered),
+      lost: expected === undefined ? null : Math.max(0, expected - kept - recovered),
       skippedRanges: fromFile.skippedRanges,
     };
   }
@@ -141,7 +136,8 @@ export function repairDatabase(options: RepairOptions): RepairReport {
   fs.rmSync(sidecarPath(database), { force: true });
   fs.renameSync(fresh, database);
   fs.rmSync(`${fresh}-lock`, { force: true });
-  recordVerified(database);
+  const freshCounts = Object.fromEntries([...merged].map(([table, records]) => [table, records.length]));
+  recordVerified(database, freshCounts);
   report.damagedFileKeptAt = aside;
   return report;
 }

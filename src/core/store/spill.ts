@@ -40,9 +40,9 @@ export interface SpillMergeResult {
   left: { file: string; reason: string }[];
 }
 
-/** The temp-folder place for spills of one database (its path hashed: one folder serves every database). */
+/** The temp-folder place for spills (one per user: the temp folder is shared; a database's path is hashed into the name). */
 function tempFolder(): string {
-  return path.join(os.tmpdir(), TEMP_FOLDER);
+  return path.join(os.tmpdir(), `${TEMP_FOLDER}-${process.getuid?.() ?? 'user'}`);
 }
 
 function tempPrefix(database: string): string {

@@ -82,16 +82,33 @@ export function isVerified(file: string): boolean {
 }
 
 /**
- * Records the file's current state as verified. Best effort: where the sidecar cannot be written
- * (a read-only folder) the file is verified again next time, which costs time, never safety.
+ * How many records each table held when the file was last verified (or last written cleanly by this
+ * tracker), whatever happened to the file since: records are never deleted, so these are lower
+ * bounds of what a later damaged file held. Repair counts its losses against them when the damaged
+ * file's own counts cannot be read.
  */
-export function recordVerified(file: string): void {
+export function lastKnownEntries(file: string): Record<string, number> | undefined {
+  try {
+    const stored = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as { entries?: Record<string, number> };
+    return stored.entries;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Records the file's current state as verified, with its entry counts per table when known (else
+ * the counts recorded before are kept). Best effort: where the sidecar cannot be written (a
+ * read-only folder) the file is verified again next time, which costs time, never safety.
+ */
+export function recordVerified(file: string, entries?: Record<string, number>): void {
   const fingerprint = fingerprintOf(file);
   if (!fingerprint) return;
   const target = sidecarPath(file);
   const temporary = `${target}.${process.pid}.tmp`;
+  const counts = entries ?? lastKnownEntries(file);
   try {
-    fs.writeFileSync(temporary, JSON.stringify({ format: SIDECAR_FORMAT, fingerprint, verifiedAt: new Date().toISOString() }));
+    fs.writeFileSync(temporary, JSON.stringify({ format: SIDECAR_FORMAT, fingerprint, verifiedAt: new Date().toISOString(), ...(counts ? { entries: counts } : {}) }));
     fs.renameSync(temporary, target);
   } catch {
     fs.rmSync(temporary, { force: true });
