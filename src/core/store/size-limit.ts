@@ -11,11 +11,11 @@
  * Over-estimating only makes the limit bite a little early; it never lets the file past it.
  */
 /** Pages one key may dirty: its leaf plus branch pages up to the root of a 100,000-entry tree. */
-export const WRITE_PATH_PAGES = 4;
+export const WRITE_PATH_PAGES = 2;
 /** Meta, free-list records, and the roots of the named sub-databases a batch touches. */
 export const FIXED_PAGES = 24;
 /** Documents (commits, journal entries, retrospectives) are indexed: their text is written again as postings. */
-export const DOCUMENT_INDEX_FACTOR = 2;
+export const DOCUMENT_INDEX_FACTOR = 1;
 /** The share of the limit at which the user is warned once. */
 export const WARN_AT_SHARE = 0.8;
 

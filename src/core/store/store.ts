@@ -413,7 +413,7 @@ export class Store {
     const growth = maxGrowthBytes({ values, fileBytes: size, pageSize: PAGE_SIZE });
     if (!fitsWithin(size, growth, this.maxDatabaseSize)) {
       throw new DatabaseFullError(
-        `the agent-tracker database at ${this.path} is full (${size} bytes, maxDatabaseSize ${this.maxDatabaseSize}, this write may need ${growth} more). ` +
+        `the agent-tracker database at ${this.path} is full (${size} bytes, maxDatabaseSize ${this.maxDatabaseSize}). ` +
           'Raise the "maxDatabaseSize" plugin option (at most 2 GiB); nothing is lost: what waits is kept in memory and, at the end of the session, in a spill file beside the database.',
       );
     }
