@@ -25,7 +25,7 @@ jest.setTimeout(900_000);
 const REPLY = 'Finished the file.';
 const PAGE_SIZE = 4096;
 const SWEEP_SEED = 22;
-const SWEEP_PAGES = 4;
+const SWEEP_PAGES = 3;
 const NOBODY = 65534;
 const IS_ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
 const HISTORY_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects'];
@@ -106,6 +106,9 @@ describe('a damaged, full or locked database never takes OpenCode down, and no r
   let model: FakeModel;
   let base: string;
   let before: Record<string, number>;
+  /** A one-session database for the page sweep: few pages, so every page can be tried. */
+  let small: string;
+  let beforeSmall: Record<string, number>;
 
   beforeAll(async () => {
     sandbox = makeSandbox('agent-tracker-faults-');
@@ -118,11 +121,18 @@ describe('a damaged, full or locked database never takes OpenCode down, and no r
         'NEXT-TURN': [bash('echo next > next.txt'), say(REPLY)],
         'KILLED-TURN': [bash('echo killed > killed.txt && git add killed.txt && git commit -q -m "a commit before the kill"'), bash('sleep 60'), say(REPLY)],
       }),
+      // The whole table takes several minutes on a loaded machine: the model outlives it.
+      { lifetimeMs: 40 * 60_000, maxRequests: 1000 },
     );
     writeGlobalConfig(sandbox, { modelUrl: model.url });
     // The history every row starts from: three real sessions, with a commit and a snapshot.
+    small = path.join(sandbox.root, 'small', 'agent-tracker.lmdb');
     base = path.join(sandbox.root, 'base', 'agent-tracker.lmdb');
-    for (const name of ['seed-a', 'seed-b', 'seed-c']) {
+    const first = await runOpencode(sandbox, makeRepo(sandbox, 'seed-a'), 'SEED-TURN: seed the history', { env: { AGENT_TRACKER_DB_PATH: small } });
+    expect(first.code).toBe(0);
+    beforeSmall = recordsOf(sandbox, small).counts;
+    copyBase(small, base);
+    for (const name of ['seed-b', 'seed-c']) {
       const run = await runOpencode(sandbox, makeRepo(sandbox, name), 'SEED-TURN: seed the history', { env: { AGENT_TRACKER_DB_PATH: base } });
       expect(run.code).toBe(0);
     }
@@ -140,24 +150,24 @@ describe('a damaged, full or locked database never takes OpenCode down, and no r
   });
 
   /** Every record from before is back, except those repair named lost; the faulted turn is recorded too. */
-  function expectEverythingBack(db: string, marker: string, repaired?: RepairJson): void {
+  function expectEverythingBack(db: string, marker: string, repaired?: RepairJson, from: Record<string, number> = before): void {
     const after = recordsOf(sandbox, db);
     for (const kind of HISTORY_KINDS) {
       const lost = repaired?.tables[kind]?.lost ?? 0;
-      expect({ kind, backOrNamedLost: (after.counts[kind] ?? 0) + lost >= (before[kind] ?? 0) }).toEqual({ kind, backOrNamedLost: true });
+      expect({ kind, backOrNamedLost: (after.counts[kind] ?? 0) + lost >= (from[kind] ?? 0) }).toEqual({ kind, backOrNamedLost: true });
     }
     expect(after.lines.some((line) => line.includes(marker))).toBe(true);
   }
 
   it('a seeded sweep of damaged pages: the CLI never dies by a signal on any page, and sampled pages under OpenCode come back after repair', async () => {
-    const pages = fs.statSync(base).size / PAGE_SIZE;
+    const pages = fs.statSync(small).size / PAGE_SIZE;
     const random = seeded(SWEEP_SEED);
     const garbage = (): Buffer => Buffer.from(Array.from({ length: PAGE_SIZE }, () => Math.floor(random() * 256)));
     // Every page, through the CLI (fast): exit 0, or exit 1 with one line naming repair.
     const detected: number[] = [];
     for (let page = 0; page < pages; page += 1) {
       const db = path.join(sandbox.root, 'sweep-cli', `page-${page}.lmdb`);
-      copyBase(base, db);
+      copyBase(small, db);
       const fd = fs.openSync(db, 'r+');
       fs.writeSync(fd, garbage(), 0, PAGE_SIZE, page * PAGE_SIZE);
       fs.closeSync(fd);
@@ -175,7 +185,7 @@ describe('a damaged, full or locked database never takes OpenCode down, and no r
     const sample = [...detected].sort(() => random() - 0.5).slice(0, SWEEP_PAGES);
     for (const page of sample) {
       const db = path.join(sandbox.root, 'sweep', `page-${page}.lmdb`);
-      copyBase(base, db);
+      copyBase(small, db);
       const fd = fs.openSync(db, 'r+');
       fs.writeSync(fd, garbage(), 0, PAGE_SIZE, page * PAGE_SIZE);
       fs.closeSync(fd);
@@ -192,7 +202,7 @@ describe('a damaged, full or locked database never takes OpenCode down, and no r
       const next = await runOpencode(sandbox, repo, 'NEXT-TURN: one more file', { env });
       expect(next.code).toBe(0);
       expect(linesMatching(next, /damaged|repair/)).toHaveLength(0);
-      expectEverythingBack(db, `FAULT-TURN page-${page}`, report);
+      expectEverythingBack(db, `FAULT-TURN page-${page}`, report, beforeSmall);
     }
   });
 

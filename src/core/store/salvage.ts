@@ -35,58 +35,65 @@ interface Pass {
   complete: boolean;
 }
 
-/** One child reading one table in one direction; what it wrote before dying still counts. */
-function readPass(file: string, table: string, direction: 'forward' | 'reverse'): Pass {
+/**
+ * One child reading `tables` in order, in one direction; what it wrote before dying still counts.
+ * Tables it never reached come back absent.
+ */
+function readPass(file: string, tables: readonly SalvagedTable[], direction: 'forward' | 'reverse'): Map<SalvagedTable, Pass> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-salvage-'));
   const out = path.join(folder, 'records.ndjson');
   const runtime = childRuntime();
+  const passes = new Map<SalvagedTable, Pass>();
   try {
-    spawnSync(runtime.command, [childScript(), 'salvage', file, out, table, direction], { env: runtime.env, stdio: 'ignore', timeout: VERIFY_TIMEOUT_MS });
+    spawnSync(runtime.command, [childScript(), 'salvage', file, out, tables.join(','), direction], { env: runtime.env, stdio: 'ignore', timeout: VERIFY_TIMEOUT_MS });
     let text = '';
     try {
       text = fs.readFileSync(out, 'utf8');
     } catch {
-      return { records: [], expected: undefined, complete: false };
+      return passes;
     }
-    const pass: Pass = { records: [], expected: undefined, complete: false };
     for (const line of text.split('\n')) {
       if (!line) continue;
-      let parsed: { k?: Key; v?: unknown; expected?: number | null; done?: boolean; ok?: boolean };
+      let parsed: { t?: SalvagedTable; k?: Key; v?: unknown; expected?: number | null; done?: boolean };
       try {
         parsed = JSON.parse(line) as typeof parsed;
       } catch {
         break; // the last line was cut by the crash
       }
+      if (!parsed.t) continue;
+      let pass = passes.get(parsed.t);
+      if (!pass) passes.set(parsed.t, (pass = { records: [], expected: undefined, complete: false }));
       if (parsed.done) pass.complete = true;
       else if ('expected' in parsed) pass.expected = typeof parsed.expected === 'number' ? parsed.expected : undefined;
       else if (parsed.k !== undefined && parsed.v !== undefined) pass.records.push({ key: parsed.k, value: parsed.v });
     }
-    return pass;
+    return passes;
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 
-/** Every readable record of one table of `file`. */
-export function salvageTable(file: string, table: SalvagedTable): TableSalvage {
-  const records = new Map<string, SalvagedRecord>();
-  const forward = readPass(file, table, 'forward');
-  for (const record of forward.records) records.set(JSON.stringify(record.key), record);
-  let expected = forward.expected;
-  let skippedRanges = 0;
-  if (!forward.complete) {
-    const reverse = readPass(file, table, 'reverse');
-    expected ??= reverse.expected;
-    for (const record of reverse.records) records.set(JSON.stringify(record.key), record);
-    const unread = expected === undefined ? !reverse.complete : records.size < expected;
-    if (unread) skippedRanges = 1;
-  }
-  return { records, expected, skippedRanges };
-}
-
-/** Every readable record of every history table of `file`. */
+/**
+ * Every readable record of every history table of `file`. A healthy file takes one child; each
+ * table a child died in is read again backwards, and the tables after it get a child each.
+ */
 export function salvageFile(file: string): Record<SalvagedTable, TableSalvage> {
   const result = {} as Record<SalvagedTable, TableSalvage>;
-  for (const table of SALVAGED_TABLES) result[table] = salvageTable(file, table);
+  const first = readPass(file, SALVAGED_TABLES, 'forward');
+  for (const table of SALVAGED_TABLES) {
+    const forward = first.get(table) ?? readPass(file, [table], 'forward').get(table) ?? { records: [], expected: undefined, complete: false };
+    const records = new Map<string, SalvagedRecord>();
+    for (const record of forward.records) records.set(JSON.stringify(record.key), record);
+    let expected = forward.expected;
+    let skippedRanges = 0;
+    if (!forward.complete) {
+      const reverse = readPass(file, [table], 'reverse').get(table);
+      expected ??= reverse?.expected;
+      for (const record of reverse?.records ?? []) records.set(JSON.stringify(record.key), record);
+      const unread = expected === undefined ? !reverse?.complete : records.size < expected;
+      if (unread) skippedRanges = 1;
+    }
+    result[table] = { records, expected, skippedRanges };
+  }
   return result;
 }

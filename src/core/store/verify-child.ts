@@ -5,9 +5,10 @@
  *
  *   verify-child.js verify  DB OUT          read every record of every table (every leaf, branch and
  *                                            overflow page the tracker reads); write one JSON line
- *   verify-child.js salvage DB OUT TABLE DIRECTION [START_KEY_JSON]
- *                                            write each readable record of TABLE as a JSON line, in
- *                                            key order ("forward") or reverse, from START_KEY
+ *   verify-child.js salvage DB OUT TABLES DIRECTION
+ *                                            write each readable record of the comma-separated
+ *                                            TABLES as a JSON line, in key order ("forward") or
+ *                                            reverse, one table after the other
  *
  * Every line is written with a synchronous write, so what was read before a crash is on disk.
  */
@@ -46,26 +47,25 @@ function verify(file: string, fd: number): void {
   writeLine(fd, { ok: true, schemaVersion, entries });
 }
 
-function salvage(file: string, fd: number, table: string, direction: string, startJson: string | undefined): void {
+function salvage(file: string, fd: number, tables: string, direction: string): void {
   const root = openReadOnly(file);
-  const db = tableOf(root, table);
-  const options: { reverse?: boolean; start?: Key } = {};
-  if (direction === 'reverse') options.reverse = true;
-  if (startJson) options.start = JSON.parse(startJson) as Key;
-  // The entry count lives in the sub-database's record in the main tree: cheap, and known even when
-  // pages of the table itself are damaged.
-  writeLine(fd, { expected: (db.getStats() as { entryCount?: number }).entryCount ?? null });
-  for (const { key, value } of db.getRange(options)) writeLine(fd, { k: key, v: value });
-  writeLine(fd, { done: true });
+  for (const table of tables.split(',')) {
+    const db = tableOf(root, table);
+    // The entry count lives in the sub-database's record in the main tree: cheap, and known even
+    // when pages of the table itself are damaged.
+    writeLine(fd, { t: table, expected: (db.getStats() as { entryCount?: number }).entryCount ?? null });
+    for (const { key, value } of db.getRange(direction === 'reverse' ? { reverse: true } : {})) writeLine(fd, { t: table, k: key, v: value });
+    writeLine(fd, { t: table, done: true });
+  }
 }
 
 function main(argv: string[]): void {
-  const [mode, file, out, table, direction, start] = argv;
-  if (!mode || !file || !out) throw new Error('usage: verify-child.js verify|salvage DB OUT [TABLE DIRECTION [START]]');
+  const [mode, file, out, table, direction] = argv;
+  if (!mode || !file || !out) throw new Error('usage: verify-child.js verify|salvage DB OUT [TABLES DIRECTION]');
   const fd = fs.openSync(out, 'w');
   try {
     if (mode === 'verify') verify(file, fd);
-    else if (mode === 'salvage' && table && direction) salvage(file, fd, table, direction, start);
+    else if (mode === 'salvage' && table && direction) salvage(file, fd, table, direction);
     else throw new Error(`unknown mode ${mode}`);
   } catch (error) {
     writeLine(fd, { ok: false, error: (error as Error).message ?? String(error) });
