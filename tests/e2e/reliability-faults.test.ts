@@ -25,7 +25,7 @@ jest.setTimeout(900_000);
 const REPLY = 'Finished the file.';
 const PAGE_SIZE = 4096;
 const SWEEP_SEED = 22;
-const SWEEP_PAGES = 3;
+const SWEEP_PAGES = 2;
 const NOBODY = 65534;
 const IS_ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
 const HISTORY_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects'];
