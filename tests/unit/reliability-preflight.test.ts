@@ -104,6 +104,7 @@ describe('the size limit', () => {
     // 8,000 bytes a session; 200,000 bytes left: 25 sessions.
     expect(line).toMatch(/is 80% full \(800000 of 1000000 bytes.*about 25 more session\(s\) fit.*maxDatabaseSize/);
     expect(usageWarning('/db', { fileBytes: 950_000, limit, sessions: 100 })).toMatch(/95% full.*about 5 more/);
-    expect(usageWarning('/db', { fileBytes: limit, limit, sessions: 0 })).toMatch(/about 0 more/);
+    expect(usageWarning('/db', { fileBytes: limit, limit, sessions: 100 })).toMatch(/100% full.*about 0 more/);
+    expect(usageWarning('/db', { fileBytes: limit, limit, sessions: 0 })).toMatch(/no session is recorded yet/);
   });
 });

@@ -57,11 +57,13 @@ export function usageWarning(path: string, input: UsageWarningInput): string | u
   const { fileBytes, limit, sessions } = input;
   if (fileBytes < limit * WARN_AT_SHARE) return undefined;
   const percent = Math.floor((fileBytes / limit) * 100);
-  const perSession = sessions > 0 ? fileBytes / sessions : 0;
-  const left = perSession > 0 ? Math.max(0, Math.floor((limit - fileBytes) / perSession)) : 0;
+  const rate =
+    sessions > 0
+      ? `about ${Math.max(0, Math.floor((limit - fileBytes) / (fileBytes / sessions)))} more session(s) fit at the current rate`
+      : 'no session is recorded yet to tell how many more fit';
   return (
     `the agent-tracker database at ${path} is ${percent}% full (${fileBytes} of ${limit} bytes, maxDatabaseSize): ` +
-    `about ${left} more session(s) fit at the current rate; raise the "maxDatabaseSize" plugin option (at most 2 GiB). ` +
+    `${rate}; raise the "maxDatabaseSize" plugin option (at most 2 GiB). ` +
     'Past the limit, sessions are kept in a spill file beside the database until there is room.'
   );
 }
