@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
 import { openChecked, openCheckedSync } from '../../src/core/store/open-checked.js';
@@ -20,6 +20,9 @@ import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger } from '../helpers/temp-store.js';
+
+// Child processes on a loaded machine: generous, and every child is bounded by VERIFY_TIMEOUT_MS.
+jest.setTimeout(180_000);
 
 const SIZE = 64 * 1024 * 1024;
 const PAGE = 4096;
