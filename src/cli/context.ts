@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
-import { Store } from '../core/store/store.js';
+import { openCheckedSync } from '../core/store/open-checked.js';
+import type { Store } from '../core/store/store.js';
 import { readPluginOptions } from '../setup/opencode-json.js';
 
 /** A failure the user caused or can fix: printed as one line, exit code 1. */
@@ -60,14 +61,19 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   }
 }
 
-/** Opens the configured database, runs `action`, and always closes it. */
+/**
+ * Opens the configured database (checked first, and read in a child process when it changed since
+ * it was last verified: a damaged file never crashes the CLI), runs `action`, and always closes it.
+ * A file of a newer schema is only read: one warning line, and any write fails with that line.
+ */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>): Promise<T> {
   let store: Store;
   try {
-    store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
   } catch (error) {
     throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
   }
+  if (store.refusal) processOutput.err(`agent-tracker: ${store.refusal}`);
   try {
     return await action(store);
   } finally {

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
   mcp: { usage: 'mcp', about: 'serve the read-only tools (report, recommend, prior_art, status, project_profile) to MCP clients over stdio', load: () => import('./commands/mcp.js') },
+  repair: { usage: 'repair [--dry-run] [--json]', about: 'rebuild a damaged database from what can be read and the newest snapshot', load: () => import('./commands/repair.js') },
 };
 
 function usage(): string {

@@ -7,8 +7,10 @@
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { resolveConfig } from '../core/config.js';
+import type { TrackerConfig } from '../core/config.js';
 import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
+import { openChecked } from '../core/store/open-checked.js';
 import type { Store } from '../core/store/store.js';
 import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
@@ -22,6 +24,7 @@ import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
 import { startTelemetry } from './telemetry.js';
 import { startSelfProvisioning } from './self-provision.js';
+import { endSession, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
@@ -42,17 +45,30 @@ function migrateLegacyIn(store: Store, directory: string, logger: Logger): void 
 
 const server: Plugin = async (input, options) => {
   const logger = hostLogger(input.client);
-  let config;
-  let store;
+  const notify = storeNotifier(input.client, logger);
+  let config: TrackerConfig | undefined;
+  let store: Store;
+  // The file is checked out of process when it changed since it was last verified; until it is
+  // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open.
+  const late: { service?: TrackingService } = {};
+  const ready = (opened: Store): void => {
+    if (!config) return;
+    mergeSpilledSessions(opened, config, logger);
+    migrateLegacyIn(opened, input.directory, logger);
+    late.service?.storeAttached();
+    late.service?.flush('database ready');
+  };
   try {
     config = resolveConfig({ options: options ?? {} });
-    store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
+      openChecked(storeOptions, { problem: (problem) => notify(problem.message), ready }),
+    );
   } catch (error) {
     logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
     return {};
   }
 
-  migrateLegacyIn(store, input.directory, logger);
+  if (store.attached && !store.refusal) ready(store);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
   // Secrets of the project's env files: scanned in the background now, masked in every tool output and in what is stored.
@@ -66,8 +82,10 @@ const server: Plugin = async (input, options) => {
     ownTools: TOOL_NAMES,
     ...(secrets ? { maskText: (text: string) => secrets.maskNow(text) } : {}),
   });
+  late.service = service;
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
+  service.onFlushed(sizeWatcher(store, notify));
   const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
 
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
@@ -86,8 +104,8 @@ const server: Plugin = async (input, options) => {
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
       stopSelfProvisioning();
-      service.flush('dispose', { final: true });
       stopExitFlush();
+      await endSession(service, logger);
       await telemetry?.shutdown();
       releaseStore(store);
     },

@@ -4,6 +4,7 @@
  * waits for file reads; failures are logged, never thrown.
  */
 import type { Logger } from '../core/logger.js';
+import { StoreNotWritableError } from '../core/store/store.js';
 import type { Store } from '../core/store/store.js';
 
 /** Projects already being profiled or profiled by this process, per database. */
@@ -31,6 +32,8 @@ export function backgroundProfiler(options: BackgroundProfilerOptions): () => vo
         })
         .catch((error: unknown) => {
           started.delete(key); // a later session may try again
+          // A store not open for writing was reported to the user once, when that was found out.
+          if (error instanceof StoreNotWritableError) return;
           logger.warn(`agent-tracker: could not classify project ${project}: ${(error as Error).message}`);
         });
     });

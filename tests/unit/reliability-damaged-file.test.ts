@@ -55,7 +55,8 @@ describe('a damaged database file', () => {
     for (const readOnly of [false, true]) {
       const outcome = openInChild(file, readOnly);
       expect(outcome).toMatchObject({ signal: null, code: 0 });
-      expect(outcome.said).toMatch(/^StoreOpenError: the agent-tracker database at .* cannot be used: .*Move the file aside/);
+      expect(outcome.said).toMatch(/^StoreProblem: the agent-tracker database at .* is damaged \(.*\): run "agent-tracker repair"/);
+      expect(outcome.said).not.toMatch(/move the file aside/i);
     }
     expect(fs.readFileSync(file).equals(bytes)).toBe(true);
   });
@@ -70,7 +71,7 @@ describe('a damaged database file', () => {
     fs.truncateSync(file, Math.floor(fs.statSync(file).size / 3));
     const outcome = openInChild(file, false);
     expect(outcome).toMatchObject({ signal: null, code: 0 });
-    expect(outcome.said).toMatch(/StoreOpenError: .*truncated/);
+    expect(outcome.said).toMatch(/StoreProblem: .*is damaged \(it is truncated.*agent-tracker repair/);
   });
 
   it('still opens an empty file and a sound database', () => {

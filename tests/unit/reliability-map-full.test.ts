@@ -1,7 +1,7 @@
 /**
  * A database that reaches its maxDatabaseSize: recording goes on in memory, one clear error is
- * logged, the buffer is kept and written by the process's last flush, and a restart with a larger
- * size writes again on top of everything that was saved before.
+ * logged, the buffer is kept, the file never grows past the limit (the last flush included: what
+ * does not fit goes to a spill file), and a restart with a larger size merges the spill exactly once.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -9,7 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { MIB, resolveConfig } from '../../src/core/config.js';
+import { mergeSpills, spillFilesOf } from '../../src/core/store/spill.js';
 import { DatabaseFullError, Store } from '../../src/core/store/store.js';
+import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 
 const TINY_SIZE = 1 * MIB;
@@ -49,7 +51,7 @@ describe('a database that is full', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('keeps recording, logs one clear error, keeps the buffer until the last flush, and writes again after a restart with a larger size', () => {
+  it('keeps recording, logs one clear error, spills what the last flush cannot write, and merges it once after a restart with a larger size', () => {
     const first = tracker(dir, TINY_SIZE);
     let index = 0;
     // Record until a flush is refused: the buffer then stays non-empty past the flush bound.
@@ -74,17 +76,25 @@ describe('a database that is full', () => {
     expect(first.errors[0]).toMatch(/is full .*maxDatabaseSize.*Raise the "maxDatabaseSize" plugin option/);
     // Nothing half-written: what was saved before is still there and readable.
     expect(first.store.tables.activities.getKeysCount()).toBe(saved);
-    // The process ends: its last flush is let past the soft limit, so nothing buffered is lost.
-    expect(first.service.flush('exit', { final: true }).ok).toBe(true);
+    // The process ends: the limit holds for its last flush too; what waits goes to a spill file.
+    const last = finalFlush(first.service, 'exit');
+    expect(last.mutations).toBe(buffered + ENTRIES_AFTER_FULL);
+    expect(last.spilled).toBeDefined();
     expect(first.service.pendingMutations).toBe(0);
+    expect(first.store.tables.activities.getKeysCount()).toBe(saved);
+    expect(fs.statSync(first.store.path).size).toBeLessThanOrEqual(TINY_SIZE);
     const kept = saved + buffered + ENTRIES_AFTER_FULL;
-    expect(first.store.tables.activities.getKeysCount()).toBe(kept);
     first.store.close();
 
-    // A restart with a larger maxDatabaseSize: the old data is intact and new data lands.
+    // A restart with a larger maxDatabaseSize: the spill is merged, once, on top of the old data.
     const second = tracker(dir, LARGER_SIZE);
     try {
+      expect(second.store.tables.activities.getKeysCount()).toBe(saved);
+      const merged = mergeSpills(second.store, second.service.config.rules);
+      expect(merged).toMatchObject({ merged: 1, mutations: buffered + ENTRIES_AFTER_FULL, left: [] });
+      expect(spillFilesOf(second.store.path)).toEqual([]);
       expect(second.store.tables.activities.getKeysCount()).toBe(kept);
+      expect(mergeSpills(second.store, second.service.config.rules).merged).toBe(0);
       for (let i = 0; i < buffered; i += 1) logEntry(second.service, 'build', index++);
       const outcome = second.service.flush('after restart');
       expect(outcome.ok).toBe(true);
@@ -95,13 +105,18 @@ describe('a database that is full', () => {
     }
   });
 
-  it('refuses at the limit but never before it', () => {
+  it('never lets the file past the limit, and refuses only in the last stretch before it', () => {
     const { store, service, errors } = tracker(dir, TINY_SIZE);
     try {
       let index = 0;
-      while (index < MAX_ENTRIES && service.pendingMutations < FLUSH_EVERY) logEntry(service, 'plan', index++);
-      // The refusal came once the file had reached the limit, not earlier.
-      expect(fs.statSync(store.path).size).toBeGreaterThanOrEqual(TINY_SIZE);
+      let largest = 0;
+      while (index < MAX_ENTRIES && service.pendingMutations < FLUSH_EVERY) {
+        logEntry(service, 'plan', index++);
+        largest = Math.max(largest, fs.statSync(store.path).size);
+      }
+      expect(largest).toBeLessThanOrEqual(TINY_SIZE);
+      // Refused within one flush's bound of the limit, not at a fraction of it.
+      expect(largest).toBeGreaterThanOrEqual(TINY_SIZE / 3);
       expect(errors).toHaveLength(1);
     } finally {
       store.close();

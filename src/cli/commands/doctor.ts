@@ -2,6 +2,9 @@
 import fs from 'node:fs';
 import { opencodeConfigDir } from '../../core/config.js';
 import { cliCommand } from '../../setup/cli-location.js';
+import { usageWarning } from '../../core/store/size-limit.js';
+import { snapshotsOf } from '../../core/store/snapshot.js';
+import { pendingSpills } from '../../core/store/spill.js';
 import { describeProvisioning, inspectProvisioning } from '../../setup/inspect.js';
 import { packageRoot } from '../../setup/package-root.js';
 import { inspectItems } from '../../setup/presence.js';
@@ -23,9 +26,11 @@ export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, {}, false);
   const config = loadConfig(values.db);
   const configDir = opencodeConfigDir();
+  const now = Date.now();
   const report = await withStore(config, (store) => {
     const meta = store.meta();
     const recorded = new Set(store.provisionedItems(configDir));
+    const fileSize = fs.statSync(store.path).size;
     return {
       databasePath: store.path,
       maxDatabaseSize: config.maxDatabaseSize,
@@ -35,6 +40,15 @@ export async function run(args: string[], output: Output): Promise<void> {
       lastFlushAt: meta.lastFlushAt || null,
       counts: store.counts(),
       removedByUser: removedByUser(configDir, recorded),
+      sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() }) ?? null,
+      readOnlyBecause: store.refusal ?? null,
+      spilled: pendingSpills(store.path),
+      snapshots: snapshotsOf(store.path).map((snapshot) => ({
+        file: snapshot.file,
+        takenAt: snapshot.takenAt.toISOString(),
+        ageHours: Math.round(((now - snapshot.takenAt.getTime()) / 3_600_000) * 10) / 10,
+        size: snapshot.size,
+      })),
     };
   });
   // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
@@ -48,6 +62,11 @@ export async function run(args: string[], output: Output): Promise<void> {
     `size            ${report.fileSize} bytes of at most ${report.maxDatabaseSize}`,
     `schema version  ${report.schemaVersion}`,
     `flushes         ${report.flushes}${report.lastFlushAt ? ` (last at ${report.lastFlushAt})` : ''}`,
+    ...(report.sizeWarning ? [`warning         ${report.sizeWarning}`] : []),
+    ...(report.readOnlyBecause ? [`read-only       ${report.readOnlyBecause}`] : []),
+    ...(report.spilled.files > 0 ? [`waiting         ${report.spilled.mutations} change(s) in ${report.spilled.files} spill file(s), merged at the next OpenCode start`] : []),
+    `snapshots       ${report.snapshots.length === 0 ? 'none yet (one is taken at the end of a session, at most once a day)' : ''}`,
+    ...report.snapshots.map((snapshot) => `  ${snapshot.file}  ${snapshot.ageHours} h old, ${snapshot.size} bytes`),
     'entries',
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
     ...describeProvisioning(provisioning),

@@ -59,3 +59,34 @@ export function lmdbFileProblem(file: string): string | undefined {
   if (size < (lastPage + 1) * pageSize) return `it is truncated (${size} bytes, its header needs ${(lastPage + 1) * pageSize})`;
   return undefined;
 }
+
+/** What the newer of the two meta pages says: enough to tell a committed write from none. */
+export interface LmdbMetaSummary {
+  pageSize: number;
+  /** The id of the last committed write transaction. */
+  txnId: number;
+  /** The last page in use: (lastPage + 1) × pageSize bytes hold data. */
+  lastPage: number;
+}
+
+/** Reads both meta pages with plain reads; undefined when the file is not a sound LMDB file. */
+export function lmdbMetaSummary(file: string): LmdbMetaSummary | undefined {
+  if (lmdbFileProblem(file) !== undefined) return undefined;
+  const first = Buffer.alloc(META_BYTES);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, first, 0, META_BYTES, 0);
+    const header = PAGE_HEADER_SIZES.find((offset) => first.readUInt32LE(offset) === LMDB_MAGIC) ?? PAGE_HEADER_SIZES[0];
+    const pageSize = first.readUInt32LE(header + PAGE_SIZE_OFFSET_IN_META);
+    const second = Buffer.alloc(META_BYTES);
+    fs.readSync(fd, second, 0, META_BYTES, pageSize);
+    const lastPageOffset = header + PAGE_SIZE_OFFSET_IN_META + DB_RECORDS_SIZE;
+    const metas = [first, second]
+      .filter((page) => page.readUInt32LE(header) === LMDB_MAGIC)
+      .map((page) => ({ lastPage: Number(page.readBigUInt64LE(lastPageOffset)), txnId: Number(page.readBigUInt64LE(lastPageOffset + 8)) }));
+    const newest = metas.reduce((a, b) => (b.txnId > a.txnId ? b : a));
+    return { pageSize, ...newest };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -7,13 +7,14 @@ import type { StoreOptions } from './store.js';
 
 const shared = new Map<string, { store: Store; users: number }>();
 
-export function acquireStore(options: StoreOptions): Store {
+/** `open` decides how a first user opens it (the plugin passes the checked, non-blocking opener). */
+export function acquireStore(options: StoreOptions, open: (options: StoreOptions) => Store = Store.open): Store {
   const entry = shared.get(options.path);
   if (entry) {
     entry.users += 1;
     return entry.store;
   }
-  const store = Store.open(options);
+  const store = open(options);
   shared.set(options.path, { store, users: 1 });
   return store;
 }

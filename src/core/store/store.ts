@@ -22,11 +22,17 @@ import type {
 } from '../types.js';
 import type { FlushResult, Mutation, TableName } from './mutations.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
+import { emptyTables } from './empty-tables.js';
+import { freeBytes, preflight } from './preflight.js';
+import { diskFull, newerSchema } from './problems.js';
+import { fitsWithin, maxGrowthBytes } from './size-limit.js';
 import { indexWrittenDocuments } from '../query/term-index.js';
 import type { TermIndexKey } from '../query/term-index.js';
 
 export const SCHEMA_VERSION = 1;
 const MAX_NAMED_DATABASES = 16;
+/** lmdb's page size on the platforms lmdb-js ships for (the OS page size). */
+const PAGE_SIZE = 4096;
 
 /** A read/write view of one named sub-database, free of lmdb's own types for callers. */
 export interface Table<V, K extends Key = Key> {
@@ -102,6 +108,33 @@ export interface StoreOptions {
   readOnly?: boolean;
 }
 
+/** Raised by writes to a store that is not (yet) open for writing: still being checked, damaged, or newer. */
+export class StoreNotWritableError extends Error {
+  override name = 'StoreNotWritableError';
+}
+
+/** Names the tables of an open root database; the term index is stored uncompressed. */
+function tablesOf(root: RootDatabase): Tables {
+  const table = <V, K extends Key>(name: TableName): Table<V, K> =>
+    // The term index holds packed binary postings: they do not compress, so it is stored as is.
+    root.openDB<V, K>({ name, compression: name !== 'terms' }) as unknown as Table<V, K>;
+  return {
+    agents: table('agents'),
+    sessions: table('sessions'),
+    commits: table('commits'),
+    communication: table('communication'),
+    retrospectives: table('retrospectives'),
+    activities: table('activities'),
+    projects: table('projects'),
+    migrations: table('migrations'),
+    terms: table('terms'),
+    meta: table('meta'),
+  };
+}
+
+/** The documents a mutation writes, for the size bound: indexed records count their text twice. */
+const DOCUMENT_TABLES: ReadonlySet<Mutation['table']> = new Set(['commits', 'activities']);
+
 const ZERO_COUNTERS: UsageCounters = {
   toolCalls: 0,
   toolFailures: 0,
@@ -121,15 +154,6 @@ const ZERO_COUNTERS: UsageCounters = {
   cost: 0,
 };
 
-/** The file's stats, or undefined when it cannot be looked at (opening then reports why). */
-function statOrUndefined(file: string): fs.Stats | undefined {
-  try {
-    return fs.statSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
 /** The meta key holding what setup provisioned into one config folder. */
 function provisionedKey(configDir: string): string {
   return `provisioned:${configDir}`;
@@ -139,71 +163,106 @@ export class Store {
   readonly path: string;
   readonly maxDatabaseSize: number;
   readonly tables: Tables;
-  private readonly root: RootDatabase;
+  private root: RootDatabase | undefined;
+  private options: StoreOptions;
   private closed = false;
+  /** Why writes are refused (still being checked, damaged, newer schema); undefined when writable. */
+  private writeRefusal: string | undefined;
   /** Called inside the flush transaction with every document written, to keep indexes in step. */
   private readonly indexers: ((documents: WrittenDocument[]) => void)[] = [];
 
-  private constructor(root: RootDatabase, options: StoreOptions) {
+  private constructor(root: RootDatabase | undefined, options: StoreOptions) {
     this.root = root;
+    this.options = options;
     this.path = options.path;
     this.maxDatabaseSize = options.maxDatabaseSize;
-    const table = <V, K extends Key>(name: TableName): Table<V, K> =>
-      // The term index holds packed binary postings: they do not compress, so it is stored as is.
-      root.openDB<V, K>({ name, compression: name !== 'terms' }) as unknown as Table<V, K>;
-    this.tables = {
-      agents: table('agents'),
-      sessions: table('sessions'),
-      commits: table('commits'),
-      communication: table('communication'),
-      retrospectives: table('retrospectives'),
-      activities: table('activities'),
-      projects: table('projects'),
-      migrations: table('migrations'),
-      terms: table('terms'),
-      meta: table('meta'),
-    };
+    this.tables = root ? tablesOf(root) : emptyTables();
     // Every writer keeps the term index in step, inside its flush transaction (plugin, import, migrate).
     if (!options.readOnly) this.addIndexer((documents) => indexWrittenDocuments(this.tables.terms, documents));
   }
 
   /**
    * Opens (creating when needed) the database at `options.path`: the lmdb file plus its `-lock` file.
-   * @throws StoreOpenError with the path and what to do.
+   * The place is checked in JS first (preflight.ts); a file written by a newer schema is opened
+   * read-only and refuses writes. Does NOT verify every page: see verify.ts for that.
+   * @throws StoreProblem (one line with the advice) or StoreOpenError with the path and what to do.
    */
   static open(options: StoreOptions): Store {
-    // lmdb crashes the whole process (and OpenCode with it) on a damaged file, so an existing file's
-    // header is checked with plain reads first. An empty file is fine to write into.
-    const existing = statOrUndefined(options.path);
-    if (existing?.isFile() && (existing.size > 0 || options.readOnly)) {
-      const problem = lmdbFileProblem(options.path);
-      if (problem) {
-        throw new StoreOpenError(
-          `the agent-tracker database at ${options.path} cannot be used: ${problem}. ` +
-            'Move the file aside (a new database is then created there), or set another path with the "databasePath" option or AGENT_TRACKER_DB_PATH.',
-        );
-      }
-    }
+    const problem = preflight({ path: options.path, ...(options.readOnly ? { readOnly: true } : {}) });
+    if (problem) throw problem;
+    const store = new Store(Store.openRoot(options), options);
+    store.settleSchema();
+    return store;
+  }
+
+  /**
+   * A store whose tables read as empty and whose writes are refused with `reason`, until `attach`
+   * opens the file: the plugin records into memory while the file is checked out of process.
+   */
+  static pending(options: StoreOptions, reason: string): Store {
+    const store = new Store(undefined, options);
+    store.writeRefusal = reason;
+    return store;
+  }
+
+  /** Opens the file behind a pending store (after it passed its checks); the tables switch to it. */
+  attach(): void {
+    if (this.root || this.closed) return;
+    const problem = preflight({ path: this.path, ...(this.options.readOnly ? { readOnly: true } : {}) });
+    if (problem) throw problem;
+    this.root = Store.openRoot(this.options);
+    Object.assign(this.tables, tablesOf(this.root));
+    this.writeRefusal = undefined;
+    this.settleSchema();
+  }
+
+  /** Whether the file is open (false while a pending store waits for its checks). */
+  get attached(): boolean {
+    return this.root !== undefined;
+  }
+
+  /** Why writes are refused, or undefined when the store takes writes. */
+  get refusal(): string | undefined {
+    return this.writeRefusal;
+  }
+
+  /** Refuses further writes with `reason` (e.g. the check found damage); reads go on. */
+  refuseWrites(reason: string): void {
+    this.writeRefusal = reason;
+  }
+
+  private static openRoot(options: StoreOptions): RootDatabase {
     try {
       if (!options.readOnly) fs.mkdirSync(path.dirname(options.path), { recursive: true });
-      const root = open({
+      return open({
         path: options.path,
         mapSize: options.maxDatabaseSize,
         maxDbs: MAX_NAMED_DATABASES,
         compression: true,
         readOnly: options.readOnly ?? false,
       });
-      const store = new Store(root, options);
-      if (!options.readOnly && store.tables.meta.get('schemaVersion') === undefined) {
-        root.transactionSync(() => store.tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
-      }
-      return store;
     } catch (error) {
       throw new StoreOpenError(
         `cannot open the agent-tracker database at ${options.path}: ${(error as Error).message}. ` +
           'Check that the folder is writable, or set another path with the "databasePath" option or AGENT_TRACKER_DB_PATH.',
       );
     }
+  }
+
+  /** Stamps a new file with the schema version; a newer one turns the store read-only (nothing written). */
+  private settleSchema(): void {
+    const stored = this.tables.meta.get('schemaVersion');
+    if (stored === undefined) {
+      if (!this.options.readOnly) this.transaction(() => this.tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
+      return;
+    }
+    if (Number(stored) > SCHEMA_VERSION) this.writeRefusal = newerSchema(this.path, Number(stored), SCHEMA_VERSION).message;
+  }
+
+  /** A compacted, consistent copy of the open database at `target` (lmdb copies while it stays open). */
+  async backup(target: string): Promise<void> {
+    if (!this.root) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
+    await this.root.backup(target, true);
   }
 
   /** Registers an index updater that runs inside every flush transaction. */
@@ -256,6 +315,7 @@ export class Store {
 
   /** Runs `action` in one synchronous write transaction; a full map becomes a DatabaseFullError. */
   transaction<T>(action: () => T): T {
+    if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
     try {
       return this.root.transactionSync(action);
     } catch (error) {
@@ -273,12 +333,13 @@ export class Store {
   /**
    * Applies a batch in ONE transaction: agent ops replayed on the stored agent, counter deltas added
    * to the stored counters, write-once records written only when absent, indexes updated.
-   * All or nothing: on a throw, nothing of the batch is written. `pastSizeLimit` lets the last
-   * flush of a process through a full database (lmdb still grows), so a shutdown loses nothing.
+   * All or nothing: on a throw, nothing of the batch is written. The size limit is hard, for the
+   * last flush of a process too: what does not fit stays with the caller (spill.ts keeps it).
    */
-  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string, options: { pastSizeLimit?: boolean } = {}): FlushResult {
+  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
     const started = performance.now();
-    if (!options.pastSizeLimit) this.ensureFits();
+    if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
+    this.ensureFits(mutations);
     this.transaction(() => {
       const written: WrittenDocument[] = [];
       for (const mutation of mutations) this.applyOne(mutation, rules, now, written);
@@ -350,22 +411,30 @@ export class Store {
   }
 
   /**
-   * lmdb-js grows its map on demand, so the size limit is enforced here, softly: a flush is refused
-   * once the data file has reached maxDatabaseSize (one flush may overshoot it).
+   * lmdb-js grows its map on demand, so the size limit is enforced here, hard: a batch is refused
+   * unless the file plus an upper bound of what it can add stays within maxDatabaseSize, and the
+   * disk has room for that bound (size-limit.ts says why the bound holds).
    */
-  private ensureFits(): void {
+  private ensureFits(mutations: readonly Mutation[]): void {
     let size = 0;
     try {
       size = fs.statSync(this.path).size;
     } catch {
       return;
     }
-    if (size >= this.maxDatabaseSize) {
+    const values = mutations.map((mutation) => ({
+      bytes: JSON.stringify(mutation).length,
+      document: DOCUMENT_TABLES.has(mutation.table) || (mutation.table === 'agents' && mutation.ops.some((op) => 'retrospective' in op)),
+    }));
+    const growth = maxGrowthBytes({ values, fileBytes: size, pageSize: PAGE_SIZE });
+    if (!fitsWithin(size, growth, this.maxDatabaseSize)) {
       throw new DatabaseFullError(
         `the agent-tracker database at ${this.path} is full (${size} bytes, maxDatabaseSize ${this.maxDatabaseSize}). ` +
-          'Raise the "maxDatabaseSize" plugin option (at most 2 GiB); nothing buffered was lost.',
+          'Raise the "maxDatabaseSize" plugin option (at most 2 GiB); nothing is lost: what waits is kept in memory and, at the end of the session, in a spill file beside the database.',
       );
     }
+    const free = freeBytes(path.dirname(this.path));
+    if (free !== undefined && free < growth) throw diskFull(path.dirname(this.path), free, growth);
   }
 
   /** Entry counts per sub-database, for `doctor`. */
@@ -380,7 +449,7 @@ export class Store {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    void this.root.close();
+    if (this.root) void this.root.close();
   }
 }
 

@@ -3,6 +3,7 @@
  * SIGINT/SIGTERM/SIGHUP. A signal is re-raised after the flush when nobody else handles it, so the
  * process still ends the way it would have without the tracker.
  */
+import { finalFlush } from './final-flush.js';
 import type { TrackingService } from './service.js';
 
 const live = new Set<TrackingService>();
@@ -10,7 +11,7 @@ const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let installed = false;
 
 function flushAll(reason: string): void {
-  for (const service of live) service.flush(reason, { final: true });
+  for (const service of live) finalFlush(service, reason);
 }
 
 function onSignal(signal: NodeJS.Signals): void {

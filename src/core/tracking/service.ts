@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
+import { StoreNotWritableError } from '../store/store.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, Mutation, SessionKey } from '../store/mutations.js';
 import type {
@@ -460,14 +461,16 @@ export class TrackingService {
 
   /**
    * Writes everything buffered in one transaction. On failure the buffer is kept for the next
-   * trigger and the error is reported once (repeats of the same error stay quiet). A `final` flush
-   * (the process or the plugin is ending) is let past a full database: there is no next trigger.
+   * trigger and the error is reported once (repeats of the same error stay quiet). A store that is
+   * not open for writing (still checked, damaged, newer) was reported when that was found out.
+   * A `final` flush that fails leaves the buffer to `takePending` (final-flush.ts spills it).
    */
   flush(reason: string, options: { final?: boolean } = {}): FlushOutcome {
+    void options;
     if (this.buffer.size === 0) return { ok: true, mutations: 0, durationMs: 0 };
     const mutations = this.buffer.mutations();
     try {
-      const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString(), { pastSizeLimit: options.final === true });
+      const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString());
       this.buffer.clear();
       this.haltedCache.clear();
       this.lastFlushError = '';
@@ -482,12 +485,24 @@ export class TrackingService {
       return { ok: true, ...result };
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
-      if (failure.message !== this.lastFlushError) {
+      if (!(failure instanceof StoreNotWritableError) && failure.message !== this.lastFlushError) {
         this.lastFlushError = failure.message;
         this.logger.error(`agent-tracker: could not save tracking data (${reason}): ${failure.message}`);
       }
       return { ok: false, error: failure };
     }
+  }
+
+  /** Hands over (and forgets) every buffered mutation: the spill file keeps what a final flush could not write. */
+  takePending(): Mutation[] {
+    const mutations = this.buffer.mutations();
+    this.buffer.clear();
+    return mutations;
+  }
+
+  /** The store behind this service was opened late (it was checked first): forget what was read from nothing. */
+  storeAttached(): void {
+    this.haltedCache.clear();
   }
 
   // ---- internals ------------------------------------------------------------------------------

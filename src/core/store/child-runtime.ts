@@ -1,0 +1,33 @@
+/**
+ * How to start a JavaScript child process from wherever the tracker runs: under Node it is
+ * `process.execPath`; inside OpenCode's single-file Bun binary, `process.execPath` is the `opencode`
+ * binary itself, which behaves as plain `bun` when BUN_BE_BUN=1 is set (checked with opencode
+ * 1.18.33, Bun 1.3.14); under Electron (OpenCode Desktop) ELECTRON_RUN_AS_NODE=1 does the same.
+ * Only argv arrays, never a shell.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface ChildRuntime {
+  command: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The command and environment that run a .js file with the runtime this process runs on. */
+export function childRuntime(): ChildRuntime {
+  if (process.versions.bun) return { command: process.execPath, env: { ...process.env, BUN_BE_BUN: '1' } };
+  if (process.versions.electron) return { command: process.execPath, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } };
+  return { command: process.execPath, env: process.env };
+}
+
+/**
+ * The built child script beside this module. From the TypeScript sources (unit tests) it is the
+ * compiled copy under dist/, so `npm run build` must have run.
+ */
+export function childScript(): string {
+  const here = fileURLToPath(new URL('./verify-child.js', import.meta.url));
+  if (fs.existsSync(here)) return here;
+  const fromSources = here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
+  return fromSources;
+}

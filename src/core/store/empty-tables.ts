@@ -1,0 +1,35 @@
+/**
+ * Tables that read as empty and refuse writes: what a pending store shows while its file is being
+ * checked out of process. Recording goes on in the write buffer meanwhile; nothing touches lmdb.
+ */
+import type { Key } from 'lmdb';
+import type { Table, Tables } from './store.js';
+
+/** A table with nothing in it; a write is a programming error (writes go through the store's transaction). */
+function emptyTable<V, K extends Key>(): Table<V, K> {
+  return {
+    get: () => undefined,
+    doesExist: () => false,
+    getRange: () => [],
+    getKeysCount: () => 0,
+    putSync: () => {
+      throw new Error('the agent-tracker database is not open yet');
+    },
+  };
+}
+
+/** One empty table per named sub-database. */
+export function emptyTables(): Tables {
+  return {
+    agents: emptyTable(),
+    sessions: emptyTable(),
+    commits: emptyTable(),
+    communication: emptyTable(),
+    retrospectives: emptyTable(),
+    activities: emptyTable(),
+    projects: emptyTable(),
+    migrations: emptyTable(),
+    terms: emptyTable(),
+    meta: emptyTable(),
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * `maxDatabaseSize` as a HARD limit. lmdb-js grows its memory map by itself whenever a write needs
+ * more pages (its own patch of mdb_page_alloc), so the map size cannot enforce the limit. Instead a
+ * write is let through only when the file plus an upper bound of what the write can add stays within
+ * the limit. The bound, per write transaction (copy-on-write B-trees):
+ *   - every value written needs its bytes in pages (compression only shrinks them), counted twice
+ *     for the prior-art term index the same transaction updates from documents;
+ *   - every key touched dirties at most one leaf and the pages above it: WRITE_PATH_PAGES pages,
+ *     but never more pages than the tree already has (a page is copied at most once per transaction);
+ *   - the meta, free-list and sub-database root records: FIXED_PAGES.
+ * Over-estimating only makes the limit bite a little early; it never lets the file past it.
+ */
+/** Pages one key may dirty: its leaf plus branch pages up to the root of a 100,000-entry tree. */
+export const WRITE_PATH_PAGES = 2;
+/** Meta, free-list records, and the roots of the named sub-databases a batch touches. */
+export const FIXED_PAGES = 24;
+/** Documents (commits, journal entries, retrospectives) are indexed: their text is written again as postings. */
+export const DOCUMENT_INDEX_FACTOR = 1;
+/** The share of the limit at which the user is warned once. */
+export const WARN_AT_SHARE = 0.8;
+
+export interface WriteEstimateInput {
+  /** JSON length of each value the write puts, and whether it is an indexed document. */
+  values: readonly { bytes: number; document: boolean }[];
+  /** Bytes of the data file now. */
+  fileBytes: number;
+  pageSize: number;
+}
+
+/** An upper bound of how many bytes one write transaction can add to the data file. */
+export function maxGrowthBytes(input: WriteEstimateInput): number {
+  const { values, fileBytes, pageSize } = input;
+  let dataBytes = 0;
+  for (const value of values) dataBytes += value.bytes * (value.document ? 1 + DOCUMENT_INDEX_FACTOR : 1);
+  const existingPages = Math.ceil(fileBytes / pageSize);
+  const copiedPages = Math.min(values.length * WRITE_PATH_PAGES, existingPages);
+  return (FIXED_PAGES + copiedPages + Math.ceil(dataBytes / pageSize)) * pageSize;
+}
+
+/** Whether a write of at most `growth` bytes keeps the file within `limit`. */
+export function fitsWithin(fileBytes: number, growth: number, limit: number): boolean {
+  return fileBytes + growth <= limit;
+}
+
+export interface UsageWarningInput {
+  fileBytes: number;
+  limit: number;
+  /** Sessions recorded so far (their bytes give the rate). */
+  sessions: number;
+}
+
+/**
+ * The one-line warning once the file has passed WARN_AT_SHARE of the limit, with how many more
+ * sessions fit at the rate so far; undefined below it.
+ */
+export function usageWarning(path: string, input: UsageWarningInput): string | undefined {
+  const { fileBytes, limit, sessions } = input;
+  if (fileBytes < limit * WARN_AT_SHARE) return undefined;
+  const percent = Math.floor((fileBytes / limit) * 100);
+  const rate =
+    sessions > 0
+      ? `about ${Math.max(0, Math.floor((limit - fileBytes) / (fileBytes / sessions)))} more session(s) fit at the current rate`
+      : 'no session is recorded yet to tell how many more fit';
+  return (
+    `the agent-tracker database at ${path} is ${percent}% full (${fileBytes} of ${limit} bytes, maxDatabaseSize): ` +
+    `${rate}; raise the "maxDatabaseSize" plugin option (at most 2 GiB). ` +
+    'Past the limit, sessions are kept in a spill file beside the database until there is room.'
+  );
+}

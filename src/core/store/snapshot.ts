@@ -1,0 +1,86 @@
+/**
+ * Snapshots: compacted, consistent copies of the database beside it (lmdb copies while it stays open,
+ * in its own thread), taken at the end of a session at most once a day; the newest SNAPSHOTS_KEPT
+ * are kept. `agent-tracker repair` merges the newest good one; `doctor` lists them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Store } from './store.js';
+
+export const SNAPSHOT_INTERVAL_MS = 24 * 60 * 60 * 1000;
+export const SNAPSHOTS_KEPT = 3;
+const SNAPSHOT_INFIX = '.snapshot-';
+
+export interface SnapshotInfo {
+  file: string;
+  takenAt: Date;
+  size: number;
+}
+
+/** `20261123T001500123Z` ↔ a Date: sorts as text, readable in a file name. */
+function stampOf(date: Date): string {
+  return date.toISOString().replace(/[-:.]/g, '');
+}
+
+function dateOf(stamp: string): Date | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z$/.exec(stamp);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s, ms] = match;
+  return new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}Z`);
+}
+
+/** The database's snapshots, newest first. */
+export function snapshotsOf(database: string): SnapshotInfo[] {
+  const prefix = `${path.basename(database)}${SNAPSHOT_INFIX}`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(database));
+  } catch {
+    return [];
+  }
+  const found: SnapshotInfo[] = [];
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const takenAt = dateOf(name.slice(prefix.length));
+    if (!takenAt) continue;
+    const file = path.join(path.dirname(database), name);
+    try {
+      found.push({ file, takenAt, size: fs.statSync(file).size });
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return found.sort((a, b) => b.takenAt.getTime() - a.takenAt.getTime());
+}
+
+/** Whether the newest snapshot is older than a day (or there is none). */
+export function isSnapshotDue(database: string, now: Date): boolean {
+  const newest = snapshotsOf(database)[0];
+  return !newest || now.getTime() - newest.takenAt.getTime() >= SNAPSHOT_INTERVAL_MS;
+}
+
+/** Removes all but the newest `SNAPSHOTS_KEPT` snapshots (and their lock files). */
+export function pruneSnapshots(database: string): void {
+  for (const old of snapshotsOf(database).slice(SNAPSHOTS_KEPT)) {
+    fs.rmSync(old.file, { force: true });
+    fs.rmSync(`${old.file}-lock`, { force: true });
+  }
+}
+
+/**
+ * Takes a snapshot when one is due; returns its file, or undefined when none was due.
+ * Written under a temporary name and renamed, so a half-copied snapshot never looks whole.
+ */
+export async function snapshotIfDue(store: Store, now: Date = new Date()): Promise<string | undefined> {
+  if (!store.attached || !isSnapshotDue(store.path, now)) return undefined;
+  const target = `${store.path}${SNAPSHOT_INFIX}${stampOf(now)}`;
+  const temporary = `${path.dirname(store.path)}${path.sep}.${path.basename(target)}.partial`;
+  try {
+    await store.backup(temporary);
+    fs.renameSync(temporary, target);
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
+  pruneSnapshots(store.path);
+  return target;
+}

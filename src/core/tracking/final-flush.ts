@@ -1,0 +1,39 @@
+/**
+ * The last write of a service (the plugin is disposed, the process exits): flush, and keep whatever
+ * still cannot be written (full disk, size limit, damaged or newer file, a check not finished) in a
+ * spill file that the next start merges. Nothing recorded is dropped.
+ */
+import type { Logger } from '../logger.js';
+import { silentLogger } from '../logger.js';
+import { writeSpill } from '../store/spill.js';
+import { SALVAGED_TABLES } from '../store/salvage.js';
+import { recordVerified } from '../store/verify.js';
+import type { TrackingService } from './service.js';
+
+export interface FinalFlushResult {
+  /** The spill file written, when something could not reach the database. */
+  spilled?: string;
+  mutations: number;
+}
+
+export function finalFlush(service: TrackingService, reason: string, logger: Logger = silentLogger): FinalFlushResult {
+  const store = service.store;
+  const outcome = service.flush(reason, { final: true });
+  if (service.pendingMutations === 0) {
+    // The file was verified when it opened and has since changed by clean lmdb commits (this
+    // process's, or another tracker's that verified it too): it stays verified (verify.ts).
+    if (outcome.ok && store.attached && !store.refusal) {
+      recordVerified(store.path, Object.fromEntries(SALVAGED_TABLES.map((table) => [table, store.tables[table].getKeysCount()])));
+    }
+    return { mutations: 0 };
+  }
+  const mutations = service.takePending();
+  try {
+    const spilled = writeSpill(store.path, mutations);
+    logger.warn(`agent-tracker: ${mutations.length} change(s) could not be saved in ${store.path}; they are kept in ${spilled} and merged into the database at the next start`);
+    return { spilled, mutations: mutations.length };
+  } catch (error) {
+    logger.error(`agent-tracker: ${mutations.length} change(s) could not be saved, not even in a spill file: ${(error as Error).message}`);
+    return { mutations: mutations.length };
+  }
+}
