@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
+import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
+import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, SessionKey } from '../store/mutations.js';
 import type {
@@ -16,6 +17,7 @@ import type {
   Grade,
   RetrospectiveEntry,
   TokenCounts,
+  UserGradeRecord,
 } from '../types.js';
 import { UNKNOWN } from '../types.js';
 import * as valid from '../validation.js';
@@ -50,10 +52,18 @@ export interface GradeInput {
   project: string;
   commit: unknown;
   agentGrade: unknown;
-  userGrade: unknown;
   task?: unknown;
   agentNote?: unknown;
-  userNote?: unknown;
+}
+
+/** The user's grade: from the `/grade` slash command or `agent-tracker grade`. */
+export interface UserGradeInput {
+  project: string;
+  /** A full or unambiguous short hash; absent: the most recent commit the user has not graded. */
+  commit?: unknown;
+  grade: unknown;
+  note?: unknown;
+  via: UserGradeRecord['via'];
 }
 
 export interface ActivityInput {
@@ -334,16 +344,15 @@ export class TrackingService {
   }
 
   /**
-   * Grades a commit: both grades move CS (bounded), the graded commit earns XP, the retrospective
-   * and both communication events are buffered. A commit is graded once per agent.
+   * The agent's self-grade of a commit, with its retrospective: moves CS (bounded) and earns the
+   * graded-commit XP. Counted as a self-grade on the usage record of the setup that made the commit.
+   * No agent tool can give the user's grade: the user grades with `/grade` or `agent-tracker grade`.
    */
   gradeCommit(input: GradeInput): RetrospectiveEntry {
     const commit = valid.commitHash(input.commit);
     const agentGrade = valid.grade(input.agentGrade, 'agent grade');
-    const userGrade = valid.grade(input.userGrade, 'user grade');
     const task = valid.text(input.task, 'task');
     const agentNote = valid.text(input.agentNote, 'agent note');
-    const userNote = valid.text(input.userNote, 'user note');
     const caller = valid.agentName(input.agent);
     const made = this.findCommit(input.project, commit);
     const agent = made?.agent && made.agent !== UNKNOWN ? made.agent : caller;
@@ -354,34 +363,74 @@ export class TrackingService {
     const model = made?.model ?? setup?.model ?? UNKNOWN;
     const timestamp = this.now().toISOString();
     const before = this.getAgentStatus(agent);
-    const delta = gradeDelta(agentGrade, userGrade);
     const draft = {
       commit: fullHash,
       timestamp,
       task: task || made?.message.split('\n')[0] || '',
       agent_grade: agentGrade,
-      user_grade: userGrade,
       agent_note: agentNote,
-      user_note: userNote,
+      user_note: '',
       agent,
       model,
       project: input.project,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      provenance: 'self' as const,
     };
-    this.buffer.addAgentOp(agent, { kind: 'grade', delta, retrospective: draft });
+    this.buffer.addAgentOp(agent, { kind: 'grade', delta: agentGrade, retrospective: draft });
     const after = this.getAgentStatus(agent);
-    for (const [source, value] of [['agent', agentGrade], ['user', userGrade]] as const) {
-      this.buffer.put({
-        table: 'communication',
-        key: this.journalKey(agent, timestamp),
-        value: { agent, commit: fullHash, project: input.project, source, grade: value as Grade, timestamp },
-      });
-    }
-    if (input.sessionId && setup) {
-      this.count(input.sessionId, { ...setup, agent, model }, { gradedCommits: 1, gradeSum: delta, csDelta: after.cs - before.cs });
-    }
+    this.buffer.put({
+      table: 'communication',
+      key: this.journalKey(agent, timestamp),
+      value: { agent, commit: fullHash, project: input.project, source: 'agent', provenance: 'self', grade: agentGrade, timestamp },
+    });
+    const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, csDelta: after.cs - before.cs };
+    if (made) this.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
+    else if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent, model }, counters);
     this.afterRecord();
     return { ...draft, score_before: before.cs, score_after: after.cs };
+  }
+
+  /**
+   * The user's grade of a commit a tracked session made (`/grade`, `agent-tracker grade`): moves the
+   * maker's CS, is counted as a user grade on the maker's usage record, and is flushed at once.
+   * Without a commit, the most recent commit of the project the user has not graded yet.
+   * @throws InputError (bad grade, unknown/ambiguous commit, already graded, nothing to grade); the flush error.
+   */
+  gradeAsUser(input: UserGradeInput): { grade: UserGradeRecord; status: AgentStatus } {
+    const grade = valid.grade(input.grade, 'grade');
+    const note = valid.text(input.note, 'note');
+    const made = input.commit === undefined || input.commit === '' ? this.latestUserUngraded(input.project) : this.trackedCommit(input.project, valid.commitHash(input.commit));
+    if (this.isUserGraded(made.project, made.hash)) {
+      throw new InputError(`you already graded commit ${made.hash.slice(0, SHORT_HASH_LENGTH)} (${made.agent}, ${made.model}); a commit gets one grade from you`);
+    }
+    const record: UserGradeRecord = {
+      commit: made.hash,
+      project: made.project,
+      agent: made.agent,
+      model: made.model,
+      sessionId: made.sessionId,
+      grade,
+      note,
+      timestamp: this.now().toISOString(),
+      provenance: 'user',
+      via: input.via,
+    };
+    const before = this.getAgentStatus(made.agent);
+    this.buffer.addAgentOp(made.agent, { kind: 'grade', delta: grade, userGrade: record });
+    const after = this.getAgentStatus(made.agent);
+    this.buffer.put({
+      table: 'communication',
+      key: this.journalKey(made.agent, record.timestamp),
+      value: { agent: made.agent, commit: made.hash, project: made.project, source: 'user', provenance: 'user', grade, timestamp: record.timestamp },
+    });
+    this.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, {
+      userGradedCommits: 1,
+      userGradeSum: grade,
+      csDelta: after.cs - before.cs,
+    });
+    const outcome = this.flush('user grade');
+    if (!outcome.ok) throw outcome.error;
+    return { grade: record, status: this.getAgentStatus(made.agent) };
   }
 
   /** A journal entry written by an agent. */
@@ -519,6 +568,36 @@ export class TrackingService {
       if (key[0] === project && key[1].startsWith(hashOrPrefix)) return value;
     }
     return undefined;
+  }
+
+  /** The tracked commits of a project whose hash starts with `prefix`, from the buffer and the database. */
+  private commitsStartingWith(project: string, prefix: string, limit: number): CommitRecord[] {
+    const found: CommitRecord[] = [];
+    for (const mutation of this.buffer.mutations()) {
+      if (mutation.table === 'commits' && mutation.key[0] === project && mutation.key[1].startsWith(prefix)) found.push(mutation.value);
+    }
+    for (const { key, value } of this.store.tables.commits.getRange({ start: [project, prefix] })) {
+      if (key[0] !== project || !key[1].startsWith(prefix) || found.length >= limit) break;
+      found.push(value);
+    }
+    return found;
+  }
+
+  /** @throws InputError when no tracked session made the commit or the prefix is ambiguous. */
+  private trackedCommit(project: string, hashOrPrefix: string): CommitRecord {
+    return pickTrackedCommit(this.commitsStartingWith(project, hashOrPrefix, 2), hashOrPrefix);
+  }
+
+  /** @throws InputError when every tracked commit of the project is graded (or there is none). */
+  private latestUserUngraded(project: string): CommitRecord {
+    const latest = latestUngradedCommit(this.commitsStartingWith(project, '', Number.MAX_SAFE_INTEGER), (commit) => this.isUserGraded(commit.project, commit.hash));
+    if (!latest) throw new InputError(`no commit made by a tracked session in ${project} is left for you to grade; name one: /grade N COMMIT`);
+    return latest;
+  }
+
+  private isUserGraded(project: string, commit: string): boolean {
+    if (this.store.tables.userGrades.doesExist([project, commit])) return true;
+    return this.buffer.mutations().some((m) => m.table === 'agents' && m.ops.some((op) => op.kind === 'grade' && 'userGrade' in op && op.userGrade.project === project && op.userGrade.commit === commit));
   }
 
   private isGraded(agent: string, commit: string): boolean {
