@@ -14,7 +14,6 @@ import type {
   AgentStatus,
   CommitRecord,
   CounterDeltas,
-  Grade,
   RetrospectiveEntry,
   TokenCounts,
   UserGradeRecord,
