@@ -7,6 +7,7 @@
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { resolveConfig } from '../core/config.js';
+import { migrateGradeProvenance } from '../core/outcomes/legacy-grades.js';
 import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import type { Store } from '../core/store/store.js';
@@ -35,6 +36,15 @@ function migrateLegacyIn(store: Store, directory: string, logger: Logger): void 
   }
 }
 
+/** Counts grades recorded before provenance (self / agent-reported) once; a failure is logged, never fatal. */
+function migrateGradesOf(store: Store, logger: Logger): void {
+  try {
+    migrateGradeProvenance(store);
+  } catch (error) {
+    logger.error(`agent-tracker: counting old grades by provenance failed, tracking goes on: ${(error as Error).message}`);
+  }
+}
+
 const server: Plugin = async (input, options) => {
   const logger = hostLogger(input.client);
   let config;
@@ -48,6 +58,7 @@ const server: Plugin = async (input, options) => {
   }
 
   migrateLegacyIn(store, input.directory, logger);
+  migrateGradesOf(store, logger);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
   const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
