@@ -9,6 +9,8 @@ import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projec
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
+import { executedCommand, revertPoint } from './outcome-events.js';
+import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
 
 /** A tool call the tracker refuses on purpose; its message reaches the model. */
@@ -34,6 +36,8 @@ export interface HookContext {
   argumentRewriters?: ((tool: string, args: unknown) => void)[];
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
+  /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part). */
+  onGradeCommand?: (argumentsText: string) => void;
 }
 
 type Handler<A extends unknown[]> = (...args: A) => Promise<void>;
@@ -83,7 +87,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       const prompt = output.parts
         .flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : []))
         .join(' ');
-      if (prompt) service.noteTurnTask(output.message.sessionID, prompt);
+      if (prompt) service.noteTurnTask(output.message.sessionID, prompt, output.message.id);
     }),
 
     'tool.execute.before': guarded(logger, 'tool.execute.before', async (input, output) => {
@@ -112,6 +116,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
       if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
       service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
+      if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringArg(input.args, 'command') ?? '', exit);
       const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
       if (file) service.noteFileEdited(input.sessionID, file);
 
@@ -139,6 +144,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         case 'session.updated': {
           const info = sessionInfo(event);
           if (info) service.noteSession(info.id, info.parentId ? { parentId: info.parentId } : {});
+          if (info && event.type === 'session.updated') service.recordRevert(info.id, revertPoint(event));
           if (event.type === 'session.created') profileProject();
           break;
         }
@@ -165,6 +171,13 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         case 'command.executed': {
           const sessionId = sessionIdOf(event);
           if (sessionId) service.recordCommand(sessionId);
+          const command = executedCommand(event);
+          if (command?.name === GRADE_COMMAND_NAME) ctx.onGradeCommand?.(command.arguments);
+          break;
+        }
+        case 'message.removed': {
+          const sessionId = sessionIdOf(event);
+          if (sessionId) service.confirmRevert(sessionId);
           break;
         }
       }

@@ -17,6 +17,7 @@ import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
 import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
+import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
@@ -76,6 +77,7 @@ const server: Plugin = async (input, options) => {
       guards: config.protectEnvFiles ? [envFileGuard] : [],
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
+      onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {

@@ -13,6 +13,7 @@ import { packageRoot } from './package-root.js';
 import { registerPlugin } from './plugin-entry.js';
 import { installPluginFolder } from './plugin-folder.js';
 import { installSkills } from './skills.js';
+import { installCommands } from './commands.js';
 import type { StepName, StepResult } from './step.js';
 
 export type { StepName, StepResult, StepStatus } from './step.js';
@@ -41,6 +42,7 @@ const STEPS: readonly [StepName, (context: SetupContext, root: string) => StepRe
   ['skills', installSkills],
   ['agents', installAgents],
   ['agents-md', installAgentsMd],
+  ['commands', installCommands],
 ];
 
 /** No one is there to read details: CI, `NONINTERACTIVE`, or stdin is not a terminal. */

@@ -5,6 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes/test-runs.js';
+import type { TestState } from '../outcomes/test-runs.js';
+import { undoneBySetup, undoneTurns } from '../outcomes/undo.js';
+import type { TurnRecord } from '../outcomes/undo.js';
 import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
 import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import type { Store } from '../store/store.js';
@@ -25,6 +29,8 @@ import { WriteBuffer } from './write-buffer.js';
 
 const TASK_SUMMARY_LENGTH = 200;
 const MAX_REMEMBERED_MESSAGES = 2000;
+/** Turns per session remembered for undo: an undo further back than this finds nothing to count. */
+const MAX_REMEMBERED_TURNS = 500;
 
 /** Who is working in a session: the agent and model of its latest model request, and where. */
 export interface SessionSetup {
@@ -78,6 +84,8 @@ export interface ActivityInput {
 export type FlushOutcome = { ok: true; mutations: number; durationMs: number } | { ok: false; error: Error };
 
 interface TurnState {
+  /** The user's message that started the turn (OpenCode message ids sort by time). */
+  messageId?: string;
   task: string;
   tools: Map<string, number>;
   failures: number;
@@ -110,6 +118,10 @@ export class TrackingService {
   private readonly countedCalls = new Map<string, Set<string>>();
   private readonly messageTotals = new Map<string, { tokens: TokenCounts; cost: number }>();
   private readonly haltedCache = new Map<string, boolean>();
+  /** Per session: its finished turns (for undo), its test state, and an undo not yet made final. */
+  private readonly finishedTurns = new Map<string, TurnRecord[]>();
+  private readonly testStates = new Map<string, TestState>();
+  private readonly pendingUndo = new Map<string, { messageId: string; turns: TurnRecord[] }>();
   private readonly afterFlush: ((agents: string[]) => void)[] = [];
   private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
   private sequence = 0;
@@ -161,9 +173,58 @@ export class TrackingService {
   }
 
   /** Notes the user's prompt that starts a turn: the task of the turn's journal entry. */
-  noteTurnTask(sessionId: string, prompt: string): void {
+  noteTurnTask(sessionId: string, prompt: string, messageId?: string): void {
     const task = prompt.replace(/\s+/g, ' ').trim();
     if (task) this.turn(sessionId).task = task.slice(0, TASK_SUMMARY_LENGTH);
+    if (messageId) this.turn(sessionId).messageId = messageId;
+  }
+
+  /**
+   * A bash command and its exit code. When it runs a test suite: a test run, a pass when it exited 0,
+   * and the session's recovery (green after red) kept up to date.
+   */
+  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void {
+    if (exitCode === undefined || !recognizeTestRun(command, this.config.testCommandPatterns)) return;
+    const passed = exitCode === 0;
+    const next = nextTestState(this.testStates.get(sessionId) ?? INITIAL_TEST_STATE, passed);
+    this.testStates.set(sessionId, next.state);
+    const counters: CounterDeltas = { testRuns: 1, testPasses: passed ? 1 : 0 };
+    if (next.recoveryDelta !== 0) counters.testRecoveries = next.recoveryDelta;
+    this.count(sessionId, this.setupOf(sessionId), counters);
+    this.afterRecord();
+  }
+
+  /**
+   * The session's revert point (OpenCode undo) changed: `messageId` is where the session is reverted
+   * to, undefined when the revert was cleared. The undone turns count against the setups that worked
+   * them; a revert the user takes back (unrevert) takes the count back, one made final (messages
+   * removed, or the user prompted on top of it) stays.
+   */
+  recordRevert(sessionId: string, messageId: string | undefined): void {
+    const pending = this.pendingUndo.get(sessionId);
+    if (pending?.messageId === messageId) return;
+    if (pending) this.countUndo(sessionId, pending.turns, -1);
+    this.pendingUndo.delete(sessionId);
+    if (!messageId) return;
+    const turns = undoneTurns(this.finishedTurns.get(sessionId) ?? [], messageId);
+    this.pendingUndo.set(sessionId, { messageId, turns });
+    this.countUndo(sessionId, turns, 1);
+  }
+
+  /** The reverted messages were removed (or the user prompted on top of the revert): the undo is final. */
+  confirmRevert(sessionId: string): void {
+    const pending = this.pendingUndo.get(sessionId);
+    if (!pending) return;
+    this.pendingUndo.delete(sessionId);
+    const kept = new Set(pending.turns.map((turn) => turn.messageId));
+    this.finishedTurns.set(sessionId, (this.finishedTurns.get(sessionId) ?? []).filter((turn) => !kept.has(turn.messageId)));
+  }
+
+  private countUndo(sessionId: string, turns: readonly TurnRecord[], sign: 1 | -1): void {
+    for (const { turn, count } of undoneBySetup(turns).values()) {
+      this.count(sessionId, { agent: turn.agent, model: turn.model, project: turn.project }, { undoneTurns: sign * count });
+    }
+    if (turns.length > 0) this.afterRecord();
   }
 
   noteFileEdited(sessionId: string, file: string): void {
@@ -462,6 +523,7 @@ export class TrackingService {
     const turn = this.turns.get(sessionId);
     this.turns.delete(sessionId);
     this.countedCalls.delete(sessionId);
+    if (turn) this.finishTurn(sessionId, turn);
     if (turn && (turn.tools.size > 0 || turn.commits.length > 0)) {
       const setup = this.setupOf(sessionId);
       const actions = [...turn.tools].map(([tool, n]) => `${tool} x${n}`).join(', ');
@@ -519,6 +581,18 @@ export class TrackingService {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  /** Counts a finished turn for its setup and remembers where it started, for undo. */
+  private finishTurn(sessionId: string, turn: TurnState): void {
+    const setup = this.setupOf(sessionId);
+    if (setup.agent === UNKNOWN) return;
+    this.count(sessionId, setup, { turns: 1 });
+    if (!turn.messageId) return;
+    const finished = this.finishedTurns.get(sessionId) ?? [];
+    finished.push({ messageId: turn.messageId, agent: setup.agent, model: setup.model, project: setup.project });
+    if (finished.length > MAX_REMEMBERED_TURNS) finished.shift();
+    this.finishedTurns.set(sessionId, finished);
+  }
 
   private afterRecord(): void {
     const { flushMaxMutations, flushMaxAgeMs } = this.config;
