@@ -12,6 +12,7 @@ import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } 
 import { executedCommand, revertPoint } from './outcome-events.js';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
+import { backgroundGitSignals } from './git-signals-background.js';
 
 /** A tool call the tracker refuses on purpose; its message reaches the model. */
 export class RefusalError extends Error {
@@ -63,6 +64,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   const { service, logger } = ctx;
   /** Registers the project's profile after the first session starts, off the hook's path. */
   const profileProject = backgroundProfiler({ store: service.store, project: ctx.directory, logger });
+  const refreshGitSignals = backgroundGitSignals(service, ctx.directory, logger);
   /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
 
@@ -145,7 +147,10 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
           const info = sessionInfo(event);
           if (info) service.noteSession(info.id, info.parentId ? { parentId: info.parentId } : {});
           if (info && event.type === 'session.updated') service.recordRevert(info.id, revertPoint(event));
-          if (event.type === 'session.created') profileProject();
+          if (event.type === 'session.created') {
+            profileProject();
+            refreshGitSignals();
+          }
           break;
         }
         case 'session.idle': {

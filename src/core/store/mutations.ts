@@ -45,7 +45,9 @@ export type Mutation =
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
   | { table: 'communication'; key: JournalKey; value: CommunicationEvent }
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }
-  | { table: 'projects'; key: string; value: ProjectProfile };
+  | { table: 'projects'; key: string; value: ProjectProfile }
+  /** Small local state kept with the data it describes (e.g. the git-signal cache of a project). */
+  | { table: 'meta'; key: string; value: unknown };
 
 /** Written only when absent: commits and journal entries are immutable once stored. */
 export const WRITE_ONCE_TABLES = ['commits', 'communication', 'activities'] as const;

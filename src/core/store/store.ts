@@ -340,6 +340,9 @@ export class Store {
       case 'projects':
         t.projects.putSync(mutation.key, mutation.value);
         break;
+      case 'meta':
+        t.meta.putSync(mutation.key, mutation.value);
+        break;
     }
   }
 

@@ -8,6 +8,8 @@ import type { Logger } from '../logger.js';
 import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes/test-runs.js';
 import type { TestState } from '../outcomes/test-runs.js';
 import { undoneBySetup, undoneTurns } from '../outcomes/undo.js';
+import { gitSignalCacheKey } from '../outcomes/git-outcomes.js';
+import type { CommitSignal, GitSignalCache } from '../outcomes/git-outcomes.js';
 import type { TurnRecord } from '../outcomes/undo.js';
 import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
 import { applyAgentOp, newAgent, toStatus } from '../rules.js';
@@ -209,6 +211,27 @@ export class TrackingService {
     const turns = undoneTurns(this.finishedTurns.get(sessionId) ?? [], messageId);
     this.pendingUndo.set(sessionId, { messageId, turns });
     this.countUndo(sessionId, turns, 1);
+  }
+
+  /** The tracked commits of a project (git signals read them off the hot path). */
+  trackedCommits(project: string): CommitRecord[] {
+    return this.commitsStartingWith(project, '', Number.MAX_SAFE_INTEGER);
+  }
+
+  /** The project's git-signal cache, from the buffer or the database. */
+  gitSignalCache(project: string): GitSignalCache | undefined {
+    const key = gitSignalCacheKey(project);
+    const pending = this.buffer.mutations().find((m) => m.table === 'meta' && m.key === key);
+    return (pending?.table === 'meta' ? pending.value : this.store.tables.meta.get(key)) as GitSignalCache | undefined;
+  }
+
+  /** Counts reverted / followed-up commits on the usage records of the setups that made them, with the cache, in one flush. */
+  recordGitSignals(project: string, signals: readonly CommitSignal[], cache: GitSignalCache): void {
+    for (const { commit, revertedCommits, followUpFixCommits } of signals) {
+      this.count(commit.sessionId, { agent: commit.agent, model: commit.model, project: commit.project }, { revertedCommits, followUpFixCommits });
+    }
+    this.buffer.put({ table: 'meta', key: gitSignalCacheKey(project), value: cache });
+    this.afterRecord();
   }
 
   /** The reverted messages were removed (or the user prompted on top of the revert): the undo is final. */
