@@ -1,5 +1,5 @@
 /**
- * The `/grade` slash command in OpenCode: recorded by the plugin from the `command.executed` event,
+ * The `/grade` slash command in OpenCode: recorded by the plugin in the `command.execute.before` hook,
  * so the model plays no part in it, and answered with a toast naming the commit, agent, model and grade.
  */
 import type { PluginInput } from '@opencode-ai/plugin';
@@ -27,6 +27,7 @@ export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: stri
       .catch((error: unknown) => deps.logger.warn(`agent-tracker: could not show the grade toast: ${(error as Error).message}`));
   };
   return (argumentsText) => {
+    deps.logger.info(`agent-tracker: /grade ${argumentsText}`);
     try {
       const parsed = parseGradeArguments(argumentsText);
       const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
@@ -37,6 +38,7 @@ export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: stri
       );
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
+      deps.logger.warn(`agent-tracker: /grade recorded nothing: ${error.message}`);
       toast('/grade: nothing recorded', error.message, 'error');
     }
   };

@@ -9,7 +9,7 @@ import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projec
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
-import { executedCommand, revertPoint } from './outcome-events.js';
+import { revertPoint } from './outcome-events.js';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
 import { backgroundGitSignals } from './git-signals-background.js';
@@ -136,6 +136,12 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
     }),
 
+    // The user's /grade is recorded here, before the model sees the command: the host awaits this hook
+    // (the command.executed event comes after the model's turn, and `opencode run` may end first).
+    'command.execute.before': guarded(logger, 'command.execute.before', async (input) => {
+      if (input.command === GRADE_COMMAND_NAME) ctx.onGradeCommand?.(input.arguments);
+    }),
+
     // The host does not await event handlers: everything that must reach the disk happens
     // synchronously, before any await.
     event: guarded(logger, 'event', async ({ event: raw }) => {
@@ -176,8 +182,6 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         case 'command.executed': {
           const sessionId = sessionIdOf(event);
           if (sessionId) service.recordCommand(sessionId);
-          const command = executedCommand(event);
-          if (command?.name === GRADE_COMMAND_NAME) ctx.onGradeCommand?.(command.arguments);
           break;
         }
         case 'message.removed': {

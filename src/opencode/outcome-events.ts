@@ -1,4 +1,4 @@
-/** Narrowing of the bus events behind outcome signals: a session's revert point, an executed slash command. */
+/** Narrowing of the bus events behind outcome signals: a session's revert point. */
 import type { BusEvent } from './events.js';
 
 function isDict(value: unknown): value is Record<string, unknown> {
@@ -14,11 +14,4 @@ export function revertPoint(event: BusEvent): string | undefined {
   if (!isDict(info) || !isDict(info.revert)) return undefined;
   const messageId = info.revert.messageID;
   return typeof messageId === 'string' && messageId !== '' ? messageId : undefined;
-}
-
-/** `command.executed`: the slash command's name and its arguments text. */
-export function executedCommand(event: BusEvent): { name: string; arguments: string } | undefined {
-  const { name, arguments: args } = event.properties;
-  if (typeof name !== 'string') return undefined;
-  return { name, arguments: typeof args === 'string' ? args : '' };
 }

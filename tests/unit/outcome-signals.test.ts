@@ -178,6 +178,11 @@ describe('/grade arguments', () => {
     ['2 abcdefa is not a hash without a digit', { grade: '2', note: 'abcdefa is not a hash without a digit' }],
     ['2 1a2b3c is too short', { grade: '2', note: '1a2b3c is too short' }],
     ['x y', { grade: 'x', note: 'y' }],
+    ['"5 good work, thanks"', { grade: '5', note: 'good work, thanks' }],
+    ["'2 1a2b3c4 ok'", { grade: '2', commit: '1a2b3c4', note: 'ok' }],
+    ['"5 unbalanced', { grade: '"5', note: 'unbalanced' }],
+    ['"', { grade: '"', note: '' }],
+    ['5 "quoted note"', { grade: '5', note: '"quoted note"' }],
   ])('%j reads as %j', (text, want) => {
     expect(parseGradeArguments(text)).toEqual(want);
   });

@@ -10,6 +10,12 @@ export const GRADE_COMMAND_NAME = 'grade';
 /** A word that is a commit hash: 7 to 64 hex digits with at least one digit (so "deadbeef" notes need a hash first). */
 const HASH_WORD = /^(?=[0-9a-f]*[0-9])[0-9a-f]{7,64}$/i;
 
+/** `opencode run --command` hands the message over in quotes ("5 good work"): one surrounding pair is dropped. */
+function unquoted(text: string): string {
+  const first = text[0];
+  return text.length >= 2 && (first === '"' || first === "'") && text.endsWith(first) ? text.slice(1, -1).trim() : text;
+}
+
 export interface GradeCommandArguments {
   grade: string;
   commit?: string;
@@ -22,7 +28,7 @@ export interface GradeCommandArguments {
  * @throws InputError when no grade was given.
  */
 export function parseGradeArguments(text: string): GradeCommandArguments {
-  const words = text.trim().split(/\s+/).filter((word) => word !== '');
+  const words = unquoted(text.trim()).split(/\s+/).filter((word) => word !== '');
   const [grade, second, ...rest] = words;
   if (grade === undefined) throw new InputError('give a grade: /grade N [COMMIT] [note], N one of -1 bad, 1 neutral, 2 good, 5 excellence');
   if (second !== undefined && HASH_WORD.test(second)) return { grade, commit: second.toLowerCase(), note: rest.join(' ') };

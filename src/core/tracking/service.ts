@@ -247,7 +247,8 @@ export class TrackingService {
     for (const { turn, count } of undoneBySetup(turns).values()) {
       this.count(sessionId, { agent: turn.agent, model: turn.model, project: turn.project }, { undoneTurns: sign * count });
     }
-    if (turns.length > 0) this.afterRecord();
+    // An undo is the user's act and no turn end follows it: written at once.
+    if (turns.length > 0) this.flush('undo');
   }
 
   noteFileEdited(sessionId: string, file: string): void {
