@@ -4,7 +4,7 @@
  * means and rates; a rate without evidence is null, never 0.
  */
 import { gradeEvidence, rate } from '../outcomes/counters.js';
-import type { OutcomeCounters } from '../types.js';
+import type { GradedRecord } from '../outcomes/counters.js';
 
 /** What a report row says about how a setup's work turned out. */
 export interface OutcomeFields {
@@ -61,7 +61,7 @@ export function emptyOutcomeSums(): OutcomeSums {
 }
 
 /** Adds one usage record's outcome counters to a row's sums. */
-export function addOutcomes(sums: OutcomeSums, record: OutcomeCounters): void {
+export function addOutcomes(sums: OutcomeSums, record: GradedRecord): void {
   const grades = gradeEvidence(record);
   sums.user.commits += grades.user.commits;
   sums.user.sum += grades.user.sum;
