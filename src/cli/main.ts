@@ -15,6 +15,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   setup: { usage: 'setup [--dry-run] [--json] [--mcp opencode|claude-code]', about: 'set up OpenCode: plugin folder, config entry, skills, agents, AGENTS.md (--mcp: register the MCP server with a client)', load: () => import('./commands/setup.js') },
   'init-project': { usage: 'init-project [PATH] [--json]', about: 'classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
   migrate: { usage: 'migrate [DIR] [--json]', about: 'merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
+  grade: { usage: 'grade COMMIT N [--note TEXT] [--project PATH] [--json]', about: "your own grade (-1, 1, 2, 5) of a commit a tracked session made", load: () => import('./commands/grade.js') },
   revive: { usage: 'revive AGENT [--json]', about: 'put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
   report: { usage: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
   recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },

@@ -2,6 +2,7 @@
  * Resolves and validates the tracker's settings from plugin options and the environment.
  * The plugin and the CLI both go through here, so they always open the same database.
  */
+import { compileTestPatterns } from './outcomes/test-runs.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { ScoringRules } from './rules.js';
@@ -27,6 +28,8 @@ export interface TrackerConfig {
   flushMaxAgeMs: number;
   /** Provision missing agents, skills, AGENTS.md section and commands at plugin start (off: option false or AGENT_TRACKER_SKIP_SETUP=1). */
   selfProvision: boolean;
+  /** Extra patterns (option `testCommands`) that make a bash command count as a test run. */
+  testCommandPatterns: RegExp[];
 }
 
 /** A setting the user gave that cannot be used; the message says what to change. */
@@ -65,10 +68,22 @@ const KNOWN_OPTIONS = [
   // Resolved on its own (core/telemetry/settings.ts): a bad telemetry setting turns off telemetry, not tracking.
   'telemetry',
   'selfProvision',
+  'testCommands',
 ] as const;
 
 /** The environment switch that turns provisioning off: for npm's postinstall and for the plugin's self-provisioning. */
 export const SKIP_SETUP_ENV = 'AGENT_TRACKER_SKIP_SETUP';
+
+/** Option `testCommands`: a list of regular expressions (strings), each matched against a simple shell command. */
+function testCommandPatterns(value: unknown): RegExp[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string' && item !== '')) {
+    throw new ConfigError(`option "testCommands" must be a list of regular expressions as strings, e.g. ["^make check\\b"], got ${JSON.stringify(value)}`);
+  }
+  const { patterns, invalid } = compileTestPatterns(value);
+  if (invalid.length > 0) throw new ConfigError(`option "testCommands" holds an invalid regular expression: ${JSON.stringify(invalid[0])}`);
+  return patterns;
+}
 
 function booleanOption(options: Record<string, unknown>, name: string, fallback: boolean): boolean {
   const value = options[name];
@@ -140,5 +155,6 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
     flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
     selfProvision: booleanOption(options, 'selfProvision', true) && env[SKIP_SETUP_ENV] !== '1',
+    testCommandPatterns: testCommandPatterns(options.testCommands),
   };
 }

@@ -154,6 +154,24 @@ export interface CommunicationEvent {
   source: 'agent' | 'user';
   grade: Grade;
   timestamp: string;
+  /** How the grade came; absent on records from before provenance (read them with `provenanceOf`). */
+  provenance?: GradeProvenance;
+}
+
+/** The user's own grade of a commit a tracked session made (`/grade` or `agent-tracker grade`): one per commit. */
+export interface UserGradeRecord {
+  commit: string;
+  project: string;
+  /** The setup that made the commit, and the session it made it in. */
+  agent: string;
+  model: string;
+  sessionId: string;
+  grade: Grade;
+  note: string;
+  timestamp: string;
+  provenance: 'user';
+  /** Which door the grade came through. */
+  via: 'slash-command' | 'cli';
 }
 
 /** The retrospective of a graded commit (R8.2), with the CS before and after the grades. */
@@ -162,7 +180,8 @@ export interface RetrospectiveEntry {
   timestamp: string;
   task: string;
   agent_grade: Grade;
-  user_grade: Grade;
+  /** A "user grade" relayed by the agent: only on records from before provenance (read as agent-reported). */
+  user_grade?: Grade;
   score_before: number;
   score_after: number;
   agent_note: string;
@@ -171,6 +190,10 @@ export interface RetrospectiveEntry {
   model: string;
   project: string;
   sessionId?: string;
+  /** Set on retrospectives written since grades carry provenance: `agent_grade` is the agent's self-grade. */
+  provenance?: 'self';
+  /** Set once the record's grades were counted into its usage record's provenance counters (migration). */
+  outcomeCounted?: boolean;
 }
 
 /** A journal entry (R8.3): written by hand through a tool, or automatically at the end of a turn. */

@@ -9,8 +9,11 @@ import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projec
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
+import { revertPoint } from './outcome-events.js';
+import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
 import type { ToolOutput } from './guards/output-mask.js';
+import { backgroundGitSignals } from './git-signals-background.js';
 
 /** A tool call the tracker refuses on purpose; its message reaches the model. */
 export class RefusalError extends Error {
@@ -37,6 +40,8 @@ export interface HookContext {
   maskOutput?: (output: ToolOutput) => Promise<void>;
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
+  /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part). */
+  onGradeCommand?: (argumentsText: string) => void;
 }
 
 type Handler<A extends unknown[]> = (...args: A) => Promise<void>;
@@ -65,6 +70,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   const { service, logger } = ctx;
   /** Registers the project's profile after the first session starts, off the hook's path. */
   const profileProject = backgroundProfiler({ store: service.store, project: ctx.directory, logger });
+  const refreshGitSignals = backgroundGitSignals(service, ctx.directory, logger);
   /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
 
@@ -88,6 +94,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
     if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
     service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
+    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringArg(input.args, 'command') ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
 
@@ -115,7 +122,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       const prompt = output.parts
         .flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : []))
         .join(' ');
-      if (prompt) service.noteTurnTask(output.message.sessionID, prompt);
+      if (prompt) service.noteTurnTask(output.message.sessionID, prompt, output.message.id);
     }),
 
     'tool.execute.before': guarded(logger, 'tool.execute.before', async (input, output) => {
@@ -142,6 +149,12 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       await trackToolCall(input, output);
     },
 
+    // The user's /grade is recorded here, before the model sees the command: the host awaits this hook
+    // (the command.executed event comes after the model's turn, and `opencode run` may end first).
+    'command.execute.before': guarded(logger, 'command.execute.before', async (input) => {
+      if (input.command === GRADE_COMMAND_NAME) ctx.onGradeCommand?.(input.arguments);
+    }),
+
     // The host does not await event handlers: everything that must reach the disk happens
     // synchronously, before any await.
     event: guarded(logger, 'event', async ({ event: raw }) => {
@@ -152,7 +165,11 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         case 'session.updated': {
           const info = sessionInfo(event);
           if (info) service.noteSession(info.id, info.parentId ? { parentId: info.parentId } : {});
-          if (event.type === 'session.created') profileProject();
+          if (info && event.type === 'session.updated') service.recordRevert(info.id, revertPoint(event));
+          if (event.type === 'session.created') {
+            profileProject();
+            refreshGitSignals();
+          }
           break;
         }
         case 'session.idle': {
@@ -178,6 +195,11 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         case 'command.executed': {
           const sessionId = sessionIdOf(event);
           if (sessionId) service.recordCommand(sessionId);
+          break;
+        }
+        case 'message.removed': {
+          const sessionId = sessionIdOf(event);
+          if (sessionId) service.confirmRevert(sessionId);
           break;
         }
       }

@@ -8,6 +8,7 @@
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
+import { migrateGradeProvenance } from '../core/outcomes/legacy-grades.js';
 import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import { openChecked } from '../core/store/open-checked.js';
@@ -21,6 +22,7 @@ import { maskToolOutput } from './guards/output-mask.js';
 import type { ToolOutput } from './guards/output-mask.js';
 import { ProjectSecrets } from './guards/project-secrets.js';
 import { createHooks } from './hooks.js';
+import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { startTelemetry } from './telemetry.js';
 import { startSelfProvisioning } from './self-provision.js';
@@ -43,6 +45,15 @@ function migrateLegacyIn(store: Store, directory: string, logger: Logger): void 
   }
 }
 
+/** Counts grades recorded before provenance (self / agent-reported) once; a failure is logged, never fatal. */
+function migrateGradesOf(store: Store, logger: Logger): void {
+  try {
+    migrateGradeProvenance(store);
+  } catch (error) {
+    logger.error(`agent-tracker: counting old grades by provenance failed, tracking goes on: ${(error as Error).message}`);
+  }
+}
+
 const server: Plugin = async (input, options) => {
   const logger = hostLogger(input.client);
   const notify = storeNotifier(input.client, logger);
@@ -55,6 +66,7 @@ const server: Plugin = async (input, options) => {
     if (!config) return;
     mergeSpilledSessions(opened, config, logger);
     migrateLegacyIn(opened, input.directory, logger);
+    migrateGradesOf(opened, logger);
     late.service?.storeAttached();
     late.service?.flush('database ready');
   };
@@ -100,6 +112,7 @@ const server: Plugin = async (input, options) => {
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
+      onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {

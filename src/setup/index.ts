@@ -13,6 +13,7 @@ import { packageRoot } from './package-root.js';
 import { registerPlugin } from './plugin-entry.js';
 import { installPluginFolder } from './plugin-folder.js';
 import { installSkills } from './skills.js';
+import { installCommands } from './commands.js';
 import type { StepName, StepResult } from './step.js';
 
 export type { StepName, StepResult, StepStatus } from './step.js';
@@ -45,6 +46,7 @@ const STEPS: readonly [StepName, (context: SetupContext, root: string) => StepRe
   ['skills', installSkills],
   ['agents', installAgents],
   ['agents-md', installAgentsMd],
+  ['commands', installCommands],
 ];
 
 /** The steps that install the plugin itself; the plugin provisioning itself leaves them out (OpenCode loads it already). */

@@ -106,7 +106,7 @@ describe('npm install of the packed package', () => {
   it('exits 0 and provisions the plugin folder, its entry, the skills, the agents and the AGENTS.md section', () => {
     // Our script's own problems would be lines starting "agent-tracker"; npm's notices start "npm".
     expect({ code: firstInstall.code, problems: firstInstall.stderr.match(/^agent-tracker\b.*$/gm) }).toEqual({ code: 0, problems: null });
-    expect(firstInstall.stdout).toMatch(/agent-tracker setup: .* 5 changed, 0 unchanged, 0 failed/);
+    expect(firstInstall.stdout).toMatch(/agent-tracker setup: .* 6 changed, 0 unchanged, 0 failed/);
     const config = sandbox.configDir;
     for (const file of ['package.json', 'dist/opencode/plugin.js', 'dist/cli/main.js', 'node_modules/lmdb/package.json', 'node_modules/zod/package.json']) {
       expect(fs.existsSync(path.join(config, PLUGIN_FOLDER, file))).toBe(true);
@@ -143,7 +143,7 @@ describe('npm install of the packed package', () => {
     const before = treeHash(sandbox.configDir);
     const second = await installInNewProject('project-two');
     expect(second.code).toBe(0);
-    expect(second.stdout).toMatch(/agent-tracker setup: .* 0 changed, 5 unchanged, 0 failed/);
+    expect(second.stdout).toMatch(/agent-tracker setup: .* 0 changed, 6 unchanged, 0 failed/);
     expect(treeHash(sandbox.configDir)).toEqual(before);
   });
 

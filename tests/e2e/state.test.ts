@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { applyAgentOp, DEFAULT_RULES, gradeDelta, newAgent } from '../../src/core/rules.js';
+import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
 import type { AgentOp } from '../../src/core/types.js';
 import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel, Step } from '../helpers/fake-model.js';
@@ -34,7 +34,8 @@ const EARNED: AgentOp[] = [
   { kind: 'xp', amount: 2 * rules.xpPerToolCall },
   { kind: 'commits', amount: 1 },
   { kind: 'xp', amount: rules.xpPerCommit + rules.xpPerPush },
-  { kind: 'grade', delta: gradeDelta(AGENT_GRADE, USER_GRADE) },
+  // The user grade the model sends through grade-commit is ignored: only the self-grade counts.
+  { kind: 'grade', delta: AGENT_GRADE },
 ];
 /** Bug reports until the halt: as many as the SP the agent has then. */
 const BUG_REPORTS = rulesGive(EARNED).sp;

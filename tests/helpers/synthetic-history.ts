@@ -116,7 +116,8 @@ export function recordHistory(blocks: readonly WorkBlock[], options: RecordOptio
         const pair = pairs[commitIndex];
         commitIndex += 1;
         if (!pair) continue;
-        service.gradeCommit({ sessionId, agent: work.agent, project: work.project, commit: commit.hash, agentGrade: pair[0], userGrade: pair[1] });
+        service.gradeCommit({ sessionId, agent: work.agent, project: work.project, commit: commit.hash, agentGrade: pair[0] });
+        service.gradeAsUser({ project: work.project, commit: commit.hash, grade: pair[1], via: 'cli' });
       }
       const outcome = service.endTurn(sessionId);
       if (!outcome.ok) throw outcome.error;

@@ -156,7 +156,7 @@ function overlapRanking(store: PriorArtStore['store'], query: string): string[] 
     if (relevance >= RELEVANCE_THRESHOLD && relevance > 0) scored.push({ key: seedKey(kind, time), relevance, grade, time });
   };
   for (const { value } of store.tables.retrospectives.getRange()) {
-    consider('retrospective', searchableText({ kind: 'retrospective', value }), value.user_grade, value.timestamp);
+    consider('retrospective', searchableText({ kind: 'retrospective', value }), value.user_grade ?? 0, value.timestamp);
   }
   for (const { value } of store.tables.activities.getRange()) consider('activity', searchableText({ kind: 'activity', value }), 0, value.timestamp);
   for (const { value } of store.tables.commits.getRange()) consider('commit', searchableText({ kind: 'commit', value }), 0, value.timestamp);

@@ -219,7 +219,7 @@ describe('valid input round-trips into the database', () => {
     );
   });
 
-  it('grade-commit stores the retrospective with both grades and notes', async () => {
+  it('grade-commit stores the retrospective with the self-grade and note, and never a user grade the model sends', async () => {
     const grade = fc.constantFrom(...GRADES);
     await fc.assert(
       fc.asyncProperty(grade, grade, optionalText, optionalText, optionalText, async (agentGrade, userGrade, task, agentNote, userNote) => {
@@ -231,11 +231,13 @@ describe('valid input round-trips into the database', () => {
         expect(t.store.tables.retrospectives.get(['build', commit])).toMatchObject({
           commit,
           agent_grade: agentGrade,
-          user_grade: userGrade,
           agent_note: trimmed(agentNote),
-          user_note: trimmed(userNote),
+          user_note: '',
+          provenance: 'self',
           ...(task ? { task: trimmed(task) } : {}),
         });
+        expect(t.store.tables.retrospectives.get(['build', commit])?.user_grade).toBeUndefined();
+        expect(t.store.tables.userGrades.getKeysCount()).toBe(0);
       }),
       { numRuns: ROUND_TRIP_RUNS },
     );

@@ -118,11 +118,11 @@ describe('scripts/postinstall.mjs', () => {
     const { home: homeDir, configDir } = home('postinstall-broken', { 'opencode.json': BROKEN_CONFIG });
     const run = postinstall(installed, homeDir, { CI: 'true' });
     expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toMatch(/^agent-tracker setup: .* 3 changed, 0 unchanged, 2 failed$/);
+    expect(run.stdout.trim()).toMatch(/^agent-tracker setup: .* 4 changed, 0 unchanged, 2 failed$/);
     expect(run.stderr).toMatch(/plugin-entry failed: .*opencode\.json does not parse .*left untouched/);
     expect(run.stderr).toMatch(/agents failed: .*left untouched/);
     expect(fs.readFileSync(path.join(configDir, 'opencode.json'), 'utf8')).toBe(BROKEN_CONFIG);
-    expect(fs.readdirSync(configDir).sort()).toEqual(['AGENTS.md', 'opencode.json', 'plugins', 'skills']);
+    expect(fs.readdirSync(configDir).sort()).toEqual(['AGENTS.md', 'commands', 'opencode.json', 'plugins', 'skills']);
     expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode', 'plugin.js'))).toBe(true);
   });
 
@@ -141,7 +141,7 @@ describe('scripts/postinstall.mjs', () => {
     const { home: homeDir, configDir } = home('checkout-home');
     const run = postinstall(checkout, homeDir, { CI: 'true' });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(run.stdout).toMatch(/5 changed, 0 unchanged, 0 failed/);
+    expect(run.stdout).toMatch(/6 changed, 0 unchanged, 0 failed/);
     expect(fs.existsSync(path.join(checkout, 'dist', 'setup', 'index.js'))).toBe(true);
     expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'setup', 'index.js'))).toBe(true);
   });

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import type { ToolContext, ToolDefinition } from '@opencode-ai/plugin';
 import { formatHealthStatus } from '../../src/core/report/sheet.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { gradeDelta, REVIVE_SP } from '../../src/core/rules.js';
+import { REVIVE_SP } from '../../src/core/rules.js';
 import { MAX_TEXT_LENGTH } from '../../src/core/validation.js';
 import { stateTools } from '../../src/opencode/tools/state.js';
 import { cliCommand } from '../../src/setup/cli-location.js';
@@ -76,49 +76,65 @@ async function expectRefused(name: string, args: Record<string, unknown>, messag
 const ONE_MB = 'x'.repeat(1024 * 1024);
 
 describe('grade-commit', () => {
-  it('grades HEAD and reports the CS change the rules give', async () => {
+  it('records the self-grade of HEAD and reports the CS change the rules give', async () => {
     setup();
     const before = t.service.getAgentStatus('build').cs;
-    const output = await call('grade-commit', { commit: 'HEAD', agentGrade: 5, userGrade: 2, task: 'initial', agentNote: 'ok' });
+    const output = await call('grade-commit', { commit: 'HEAD', agentGrade: 5, task: 'initial', agentNote: 'ok' });
     expect(output).toContain(head.slice(0, 12));
-    expect(output).toContain(`CS ${before.toFixed(1)} -> ${(before + gradeDelta(5, 2)).toFixed(1)}`);
+    expect(output).toContain(`CS ${before.toFixed(1)} -> ${(before + 5).toFixed(1)}`);
+    expect(output).toContain('The user grades the work themselves with /grade');
+    expect(output).not.toContain('were ignored');
     t.service.flush('test');
-    expect(t.store.tables.retrospectives.get(['build', head])).toMatchObject({ agent_grade: 5, user_grade: 2 });
+    expect(t.store.tables.retrospectives.get(['build', head])).toMatchObject({ agent_grade: 5, provenance: 'self' });
+  });
+
+  it('never records a "user grade" a model sends: ignored, and the reply says the user grades with /grade', async () => {
+    setup();
+    const before = t.service.getAgentStatus('build').cs;
+    const output = await call('grade-commit', { commit: 'HEAD', agentGrade: 1, userGrade: 5, userNote: ONE_MB });
+    expect(output).toContain('The userGrade/userNote you sent were ignored: only the user grades, with /grade.');
+    expect(output).toContain(`CS ${before.toFixed(1)} -> ${(before + 1).toFixed(1)}`);
+    t.service.flush('test');
+    expect([...t.store.tables.userGrades.getRange()]).toHaveLength(0);
+    const retrospective = t.store.tables.retrospectives.get(['build', head]);
+    expect(retrospective?.user_grade).toBeUndefined();
+    expect(retrospective?.user_note).toBe('');
+    const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
+    expect(events.map((e) => [e.source, e.provenance, e.grade])).toEqual([['agent', 'self', 1]]);
   });
 
   it('resolves an abbreviated hash to the full commit', async () => {
     setup();
-    await call('grade-commit', { commit: head.slice(0, 8), agentGrade: 1, userGrade: 1 });
+    await call('grade-commit', { commit: head.slice(0, 8), agentGrade: 1 });
     t.service.flush('test');
     expect(t.store.tables.retrospectives.get(['build', head])).toBeDefined();
   });
 
-  it('refuses grade 3, 0, "excellent" and 2.5 for either side', async () => {
+  it('refuses a self-grade of 3, 0, "excellent" and 2.5', async () => {
     setup();
     for (const bad of [3, 0, 'excellent', 2.5]) {
-      await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: bad, userGrade: 2 }, /agent grade must be one of -1, 1, 2, 5/);
-      await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: bad }, /user grade must be one of -1, 1, 2, 5/);
+      await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: bad }, /agent grade must be one of -1, 1, 2, 5/);
     }
   });
 
   it('refuses an empty commit, a non-hash and a hash that is not in this repository', async () => {
     setup();
-    await expectRefused('grade-commit', { commit: '', agentGrade: 2, userGrade: 2 }, /commit must be a commit hash/);
-    await expectRefused('grade-commit', { commit: '--all', agentGrade: 2, userGrade: 2 }, /is not a commit hash/);
-    await expectRefused('grade-commit', { commit: 'deadbeefdeadbeef', agentGrade: 2, userGrade: 2 }, /not in the git history/);
+    await expectRefused('grade-commit', { commit: '', agentGrade: 2 }, /commit must be a commit hash/);
+    await expectRefused('grade-commit', { commit: '--all', agentGrade: 2 }, /is not a commit hash/);
+    await expectRefused('grade-commit', { commit: 'deadbeefdeadbeef', agentGrade: 2 }, /not in the git history/);
   });
 
   it('refuses a 1 MB note and control characters in a note', async () => {
     setup();
-    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: 2, userNote: ONE_MB }, new RegExp(`user note is ${ONE_MB.length} characters long; at most ${MAX_TEXT_LENGTH}`));
-    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: 2, agentNote: 'fine\u0000\u001b[31m' }, /agent note contains control characters/);
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, agentNote: ONE_MB }, new RegExp(`agent note is ${ONE_MB.length} characters long; at most ${MAX_TEXT_LENGTH}`));
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 2, agentNote: 'fine\u0000\u001b[31m' }, /agent note contains control characters/);
   });
 
   it('refuses a second grade of the same commit', async () => {
     setup();
-    await call('grade-commit', { commit: 'HEAD', agentGrade: 2, userGrade: 2 });
+    await call('grade-commit', { commit: 'HEAD', agentGrade: 2 });
     t.service.flush('test');
-    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 5, userGrade: 5 }, /already graded/);
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 5 }, /already graded/);
   });
 });
 

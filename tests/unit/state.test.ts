@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { silentLogger } from '../../src/core/logger.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
-import { applyAgentOp, DEFAULT_RULES, gradeDelta, newAgent } from '../../src/core/rules.js';
+import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
 import { statusExporter, statusExportPath } from '../../src/core/tracking/status-export.js';
 import type { StatusExport } from '../../src/core/tracking/status-export.js';
 import type { AgentOp, Grade } from '../../src/core/types.js';
@@ -41,56 +41,55 @@ function working(agent = 'build', session = 's1') {
 }
 
 describe('grading a commit', () => {
-  it('applies both grades to CS, awards XP and stores the retrospective with CS before and after', () => {
+  it('records the agent\'s self-grade: CS, XP, the retrospective, and a self-grade on the maker\'s usage record', () => {
     t = tempTracker();
     const s = working();
     t.service.recordCommits(s, [gitCommit(1)]);
-    const entry = t.service.gradeCommit({
-      sessionId: s, agent: 'build', project: PROJECT, commit: hash(1), agentGrade: 5, userGrade: 2,
-      agentNote: 'went well', userNote: 'clear',
-    });
+    const entry = t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(1), agentGrade: 5, agentNote: 'went well' });
     const want = expected([
       { kind: 'commits', amount: 1 },
       { kind: 'xp', amount: rules.xpPerCommit },
-      { kind: 'grade', delta: gradeDelta(5, 2) },
+      { kind: 'grade', delta: 5 },
     ]);
     expect(entry).toMatchObject({ score_before: rules.initialCs, score_after: want.cs, task: 'feat: change 1', agent: 'build', model: 'fake/model' });
     expect(t.service.flush('test').ok).toBe(true);
 
     expect(t.store.tables.agents.get('build')).toMatchObject({ sp: want.sp, xp: want.xp, cs: want.cs, commits: 1 });
-    expect(t.store.tables.retrospectives.get(['build', hash(1)])).toMatchObject({
-      commit: hash(1), agent_grade: 5, user_grade: 2, score_before: rules.initialCs, score_after: want.cs,
-      agent_note: 'went well', user_note: 'clear',
-    });
+    const retrospective = t.store.tables.retrospectives.get(['build', hash(1)]);
+    expect(retrospective).toMatchObject({ commit: hash(1), agent_grade: 5, provenance: 'self', agent_note: 'went well' });
+    expect(retrospective?.user_grade).toBeUndefined();
     const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
-    expect(events.map((e) => [e.source, e.grade]).sort()).toEqual([['agent', 5], ['user', 2]]);
-    expect(t.store.tables.sessions.get([s, 'build', 'fake/model'])).toMatchObject({ gradedCommits: 1, gradeSum: 7, csDelta: want.cs - rules.initialCs });
+    expect(events.map((e) => [e.provenance, e.grade])).toEqual([['self', 5]]);
+    const usage = t.store.tables.sessions.get([s, 'build', 'fake/model']);
+    expect(usage).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5, csDelta: want.cs - rules.initialCs });
+    expect(usage?.userGradedCommits).toBeUndefined();
+    expect(usage?.reportedGradedCommits).toBeUndefined();
   });
 
-  it('lowers CS by -2 for two bad grades and never below 0', () => {
-    t = tempTracker({ rules: { initialCs: 1 } });
+  it('lowers CS for a bad self-grade and never below 0', () => {
+    t = tempTracker({ rules: { initialCs: 0.5 } });
     const s = working();
     t.service.recordCommits(s, [gitCommit(2)]);
-    const entry = t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(2), agentGrade: -1, userGrade: -1 });
-    expect(entry).toMatchObject({ score_before: 1, score_after: 0 });
+    const entry = t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(2), agentGrade: -1 });
+    expect(entry).toMatchObject({ score_before: 0.5, score_after: 0 });
     t.service.flush('test');
     expect(t.store.tables.agents.get('build')?.cs).toBe(0);
   });
 
-  it('stops a +10 at the SP x 100 cap', () => {
-    t = tempTracker({ rules: { initialCs: 95 } });
+  it('stops a gain at the SP x 100 cap', () => {
+    t = tempTracker({ rules: { initialCs: 97 } });
     const s = working();
     t.service.recordCommits(s, [gitCommit(3)]);
-    const entry = t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(3), agentGrade: 5, userGrade: 5 });
+    const entry = t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(3), agentGrade: 5 });
     const sp = t.service.getAgentStatus('build').sp;
-    expect(entry.score_after).toBe(Math.min(95 + 10, sp * rules.csCapPerSp));
+    expect(entry.score_after).toBe(Math.min(97 + 5, sp * rules.csCapPerSp));
   });
 
   it('refuses to grade the same commit twice, before and after the flush, and writes nothing more', () => {
     t = tempTracker();
     const s = working();
     t.service.recordCommits(s, [gitCommit(4)]);
-    const grade = (g: Grade) => t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(4).slice(0, 10), agentGrade: g, userGrade: g });
+    const grade = (g: Grade) => t.service.gradeCommit({ sessionId: s, agent: 'build', project: PROJECT, commit: hash(4).slice(0, 10), agentGrade: g });
     grade(2);
     const pending = t.service.pendingMutations;
     expect(() => grade(5)).toThrow(/already graded/);
@@ -102,13 +101,15 @@ describe('grading a commit', () => {
     expect(t.store.tables.agents.get('build')?.cs).toBe(cs);
   });
 
-  it('credits the agent that made the commit, not the one grading it', () => {
+  it('credits the agent that made the commit, not the one grading it, on the maker\'s usage record', () => {
     t = tempTracker();
     working('build', 's1');
     t.service.recordCommits('s1', [gitCommit(5)]);
     working('plan', 's2');
-    const entry = t.service.gradeCommit({ sessionId: 's2', agent: 'plan', project: PROJECT, commit: hash(5), agentGrade: 2, userGrade: 2 });
+    const entry = t.service.gradeCommit({ sessionId: 's2', agent: 'plan', project: PROJECT, commit: hash(5), agentGrade: 2 });
     expect(entry.agent).toBe('build');
+    t.service.flush('test');
+    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/model'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 2 });
   });
 });
 

@@ -163,7 +163,7 @@ describe('grading from two processes at once', () => {
     for (const service of [t.service, other]) service.noteModelRequest('s1', 'build', 'fake/m');
     t.service.recordCommits('s1', [commit(1)]);
     t.service.flush('commit');
-    const grade = { agent: 'build', project: '/work/project', commit: commit(1).hash, agentGrade: 5, userGrade: 5 };
+    const grade = { agent: 'build', project: '/work/project', commit: commit(1).hash, agentGrade: 5 };
     t.service.gradeCommit(grade);
     other.gradeCommit(grade);
     expect(t.service.flush('first').ok).toBe(true);
@@ -171,7 +171,7 @@ describe('grading from two processes at once', () => {
     const want = expected([
       { kind: 'commits', amount: 1 },
       { kind: 'xp', amount: DEFAULT_RULES.xpPerCommit },
-      { kind: 'grade', delta: 10 },
+      { kind: 'grade', delta: 5 },
     ]);
     expect(t.store.tables.agents.get('build')).toMatchObject({ cs: want.cs, xp: want.xp, sp: want.sp });
     expect(t.store.tables.retrospectives.getKeysCount()).toBe(1);

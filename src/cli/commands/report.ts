@@ -13,6 +13,10 @@ import { buildReport, REPORT_GROUPINGS } from '../../core/report/report.js';
 import type { ReportGrouping } from '../../core/report/report.js';
 import { reportToCsv, reportToTable } from '../../core/report/table.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { TrackerConfig } from '../../core/config.js';
+import { silentLogger } from '../../core/logger.js';
+import type { Store } from '../../core/store/store.js';
+import { TrackingService } from '../../core/tracking/service.js';
 import type { Output } from '../context.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -33,6 +37,18 @@ function parseGrouping(value: string | undefined): ReportGrouping {
   return value as ReportGrouping;
 }
 
+/**
+ * Brings the git signals of the reported projects up to date before reading (a project folder that is
+ * gone or no repository simply has none). Written in one flush.
+ */
+async function refreshProjectGitSignals(store: Store, config: TrackerConfig, projects: string | string[]): Promise<void> {
+  const { refreshGitSignals } = await import('../../core/outcomes/git-outcomes.js');
+  const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+  for (const project of typeof projects === 'string' ? [projects] : projects) await refreshGitSignals(service, project);
+  const outcome = service.flush('git signals');
+  if (!outcome.ok) throw outcome.error;
+}
+
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
@@ -50,7 +66,10 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const history = await withStore(config, (store) => loadHistory(store, filter));
+  const history = await withStore(config, async (store) => {
+    await refreshProjectGitSignals(store, config, filter.project ?? [...new Set(loadHistory(store, filter).usage.map((record) => record.project))]);
+    return loadHistory(store, filter);
+  });
   const report = buildReport(history, by);
 
   if (htmlFile !== undefined) {

@@ -6,6 +6,7 @@
  */
 import type { Store } from '../store/store.js';
 import type { UsageRecord } from '../types.js';
+import { allGrades, gradedCommitCount } from '../outcomes/counters.js';
 
 export interface HistoryFilter {
   /** Absolute project path; only its records are kept. */
@@ -33,12 +34,13 @@ export function loadHistory(store: Store, filter: HistoryFilter = {}): History {
   return { usage };
 }
 
-/** Each graded commit has two grades (the agent's and the user's); `gradeSum` adds both. */
-export const GRADES_PER_COMMIT = 2;
-
-/** The sum of a record's commit grades on the grade scale: the mean of the two grades per commit. */
+/**
+ * The sum of a record's commit grades on the grade scale, scaled to graded commits: the mean of all its
+ * grades (user, self, agent-reported) times its graded commits.
+ */
 export function commitGradeSum(record: UsageRecord): number {
-  return record.gradeSum / GRADES_PER_COMMIT;
+  const all = allGrades(record);
+  return all.commits > 0 ? (all.sum / all.commits) * gradedCommitCount(record) : 0;
 }
 
 /** Total tokens of a usage record, all kinds together. */

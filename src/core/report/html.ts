@@ -18,9 +18,20 @@ export interface HtmlReportInput {
   generatedAt: string;
 }
 
+function percentOf(value: number): string {
+  return `${(value * 100).toFixed(1)}%`;
+}
+
 const SETUP_METRICS: readonly SetupMetric[] = [
   { title: 'commits', value: (row) => row.commits, format: (value) => String(value), lowerIsBetter: false },
   { title: 'mean grade', value: (row) => row.meanGrade, format: (value) => value.toFixed(2), lowerIsBetter: false },
+  { title: 'mean user grade', value: (row) => row.meanUserGrade, format: (value) => value.toFixed(2), lowerIsBetter: false },
+  { title: 'mean self-grade', value: (row) => row.meanSelfGrade, format: (value) => value.toFixed(2), lowerIsBetter: false },
+  { title: 'self - user grade (overrating)', value: (row) => row.selfUserGap, format: (value) => value.toFixed(2), lowerIsBetter: true },
+  { title: 'commits reverted', value: (row) => row.revertRate, format: percentOf, lowerIsBetter: true },
+  { title: 'commits needing a follow-up fix', value: (row) => row.followUpFixRate, format: percentOf, lowerIsBetter: true },
+  { title: 'turns undone', value: (row) => row.undoRate, format: percentOf, lowerIsBetter: true },
+  { title: 'test runs passing', value: (row) => row.testPassRate, format: percentOf, lowerIsBetter: false },
   { title: 'bugs / commit', value: (row) => row.bugsPerCommit, format: (value) => value.toFixed(2), lowerIsBetter: true },
   { title: 'tool failures', value: (row) => row.failureRate, format: (value) => `${(value * 100).toFixed(1)}%`, lowerIsBetter: true },
   { title: 'cost / commit', value: (row) => row.costPerCommit, format: (value) => `$${value.toFixed(3)}`, lowerIsBetter: true },

@@ -8,6 +8,7 @@
  */
 import type { History } from './history.js';
 import { commitGradeSum } from './history.js';
+import { gradedCommitCount } from '../outcomes/counters.js';
 import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile, UsageRecord } from '../types.js';
@@ -120,7 +121,7 @@ function emptyEvidence(): Evidence {
 }
 
 function addUsage(tally: Tally, record: UsageRecord, weight: number): void {
-  tally.graded += weight * record.gradedCommits;
+  tally.graded += weight * gradedCommitCount(record);
   tally.gradeSum += weight * commitGradeSum(record);
   tally.commits += weight * record.commits;
   tally.bugs += weight * record.bugs;

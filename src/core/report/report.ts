@@ -4,6 +4,9 @@
  */
 import type { History } from './history.js';
 import { commitGradeSum, totalTokens } from './history.js';
+import { gradedCommitCount } from '../outcomes/counters.js';
+import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
+import type { OutcomeFields, OutcomeSums } from './outcome-columns.js';
 
 /** How rows are grouped: `setup` is agent × model; `project` is agent × model × project. */
 export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
@@ -11,7 +14,7 @@ export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
 export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project'];
 
 /** One row of the report. A dimension the grouping does not split by is null. */
-export interface ReportRow {
+export interface ReportRow extends OutcomeFields {
   agent: string | null;
   model: string | null;
   project: string | null;
@@ -26,7 +29,7 @@ export interface ReportRow {
   /** Bugs per commit; null without commits. */
   bugsPerCommit: number | null;
   gradedCommits: number;
-  /** Mean of both grades (-1..5) over graded commits; null without graded commits. */
+  /** Mean of every grade (-1..5: user, self, agent-reported) over graded commits; null without graded commits. */
   meanGrade: number | null;
   /** CS gained or lost through grades. */
   csChange: number;
@@ -54,6 +57,7 @@ interface Accumulator {
   row: ReportRow;
   sessionIds: Set<string>;
   gradeSum: number;
+  outcomes: OutcomeSums;
 }
 
 const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project')[]>> = {
@@ -89,6 +93,7 @@ function emptyRow(agent: string | null, model: string | null, project: string | 
     costPerCommit: null,
     firstAt: null,
     lastAt: null,
+    ...outcomeFields(emptyOutcomeSums(), 0),
   };
 }
 
@@ -108,6 +113,7 @@ function finish(accumulator: Accumulator): ReportRow {
   row.bugsPerCommit = ratio(row.bugs, row.commits);
   row.meanGrade = ratio(accumulator.gradeSum, row.gradedCommits);
   row.costPerCommit = ratio(row.cost, row.commits);
+  Object.assign(row, outcomeFields(accumulator.outcomes, row.commits));
   return row;
 }
 
@@ -115,7 +121,7 @@ function finish(accumulator: Accumulator): ReportRow {
 export function buildReport(history: History, by: ReportGrouping = 'setup'): Report {
   const dimensions = DIMENSIONS[by];
   const groups = new Map<string, Accumulator>();
-  const totals: Accumulator = { row: emptyRow(null, null, null), sessionIds: new Set(), gradeSum: 0 };
+  const totals: Accumulator = { row: emptyRow(null, null, null), sessionIds: new Set(), gradeSum: 0, outcomes: emptyOutcomeSums() };
 
   const groupOf = (agent: string, model: string, project: string): Accumulator => {
     const parts = {
@@ -126,7 +132,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
     const key = `${parts.agent ?? ''}\u0000${parts.model ?? ''}\u0000${parts.project ?? ''}`;
     let group = groups.get(key);
     if (!group) {
-      group = { row: emptyRow(parts.agent, parts.model, parts.project), sessionIds: new Set(), gradeSum: 0 };
+      group = { row: emptyRow(parts.agent, parts.model, parts.project), sessionIds: new Set(), gradeSum: 0, outcomes: emptyOutcomeSums() };
       groups.set(key, group);
     }
     return group;
@@ -149,7 +155,8 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
       row.tokensCacheWrite += record.tokensCacheWrite;
       row.tokens += tokens;
       row.cost += record.cost;
-      row.gradedCommits += record.gradedCommits;
+      row.gradedCommits += gradedCommitCount(record);
+      addOutcomes(target.outcomes, record);
       row.csChange += record.csDelta;
       target.gradeSum += commitGradeSum(record);
       widen(row, record.firstAt, record.lastAt);

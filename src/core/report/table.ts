@@ -3,6 +3,7 @@
  * the JSON field names in the same order, so `--json` and `--csv` carry the same rows.
  */
 import type { Report, ReportGrouping, ReportRow } from './report.js';
+import { OUTCOME_FIELDS } from './outcome-columns.js';
 
 /** Every field of a report row, in output order. */
 export const REPORT_FIELDS: readonly (keyof ReportRow)[] = [
@@ -30,6 +31,7 @@ export const REPORT_FIELDS: readonly (keyof ReportRow)[] = [
   'costPerCommit',
   'firstAt',
   'lastAt',
+  ...OUTCOME_FIELDS,
 ];
 
 const CSV_NEEDS_QUOTES = /[",\r\n]/;
@@ -80,6 +82,10 @@ function compact(value: number): string {
   return String(value);
 }
 
+function signedDecimal(value: number): string {
+  return value > 0 ? `+${value.toFixed(2)}` : value.toFixed(2);
+}
+
 function signed(value: number): string {
   return value > 0 ? `+${count(value)}` : count(value);
 }
@@ -99,6 +105,15 @@ const METRIC_COLUMNS: readonly TableColumn[] = [
   { title: 'bugs/commit', value: (row) => decimal(row.bugsPerCommit), numeric: true },
   { title: 'graded', value: (row) => count(row.gradedCommits), numeric: true },
   { title: 'grade', value: (row) => decimal(row.meanGrade), numeric: true },
+  { title: 'user#', value: (row) => count(row.userGradedCommits), numeric: true },
+  { title: 'user', value: (row) => decimal(row.meanUserGrade), numeric: true },
+  { title: 'self', value: (row) => decimal(row.meanSelfGrade), numeric: true },
+  { title: 'self-user', value: (row) => (row.selfUserGap === null ? DASH : signedDecimal(row.selfUserGap)), numeric: true },
+  { title: 'relayed', value: (row) => (row.agentReportedGradedCommits === 0 ? DASH : `${decimal(row.meanAgentReportedGrade)}/${count(row.agentReportedGradedCommits)}`), numeric: true },
+  { title: 'revert%', value: (row) => percent(row.revertRate), numeric: true },
+  { title: 'fix%', value: (row) => percent(row.followUpFixRate), numeric: true },
+  { title: 'undo%', value: (row) => percent(row.undoRate), numeric: true },
+  { title: 'tests%', value: (row) => percent(row.testPassRate), numeric: true },
   { title: 'CS', value: (row) => signed(row.csChange), numeric: true },
   { title: 'tokens', value: (row) => compact(row.tokens), numeric: true },
   { title: 'cost', value: (row) => money(row.cost), numeric: true },

@@ -29,6 +29,7 @@ export function emptyTables(): Tables {
     activities: emptyTable(),
     projects: emptyTable(),
     migrations: emptyTable(),
+    userGrades: emptyTable(),
     terms: emptyTable(),
     meta: emptyTable(),
   };

@@ -14,6 +14,7 @@ import type {
   ProjectProfile,
   RetrospectiveEntry,
   UsageRecord,
+  UserGradeRecord,
 } from '../types.js';
 
 /** Key layouts of the named sub-databases. Arrays sort element by element. */
@@ -30,7 +31,11 @@ export type RetrospectiveKey = [string, string];
 export type RetrospectiveDraft = Omit<RetrospectiveEntry, 'score_before' | 'score_after'>;
 
 /** A grade op may carry the retrospective to write with the CS before and after it. */
-export type AgentMutationOp = AgentOp | { kind: 'grade'; delta: number; retrospective: RetrospectiveDraft };
+export type AgentMutationOp =
+  | AgentOp
+  | { kind: 'grade'; delta: number; retrospective: RetrospectiveDraft }
+  /** The user's grade: written once per [project, commit] with its CS change, or dropped whole. */
+  | { kind: 'grade'; delta: number; userGrade: UserGradeRecord };
 
 export type SessionInit = Omit<UsageRecord, CounterName | 'lastAt'>;
 
@@ -42,7 +47,10 @@ export type Mutation =
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }
   | { table: 'projects'; key: string; value: ProjectProfile }
   /** Items setup put into an OpenCode config folder (key), added to the set already stored. */
-  | { table: 'provisioned'; key: string; items: string[] };
+  | { table: 'provisioned'; key: string; items: string[] }
+
+  /** Small local state kept with the data it describes (e.g. the git-signal cache of a project). */
+  | { table: 'meta'; key: string; value: unknown };
 
 /** Written only when absent: commits and journal entries are immutable once stored. */
 export const WRITE_ONCE_TABLES = ['commits', 'communication', 'activities'] as const;
@@ -56,6 +64,7 @@ export type TableName =
   | 'activities'
   | 'projects'
   | 'migrations'
+  | 'userGrades'
   | 'terms'
   | 'meta';
 

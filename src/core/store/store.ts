@@ -19,6 +19,7 @@ import type {
   RetrospectiveEntry,
   UsageCounters,
   UsageRecord,
+  UserGradeRecord,
 } from '../types.js';
 import type { FlushResult, Mutation, TableName } from './mutations.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
@@ -58,6 +59,8 @@ export interface Tables {
   activities: Table<ActivityEntry, [string, string, string]>;
   projects: Table<ProjectProfile, string>;
   migrations: Table<MigrationRecord, string>;
+  /** The user's grades, keyed [project, commit hash]. */
+  userGrades: Table<UserGradeRecord, [string, string]>;
   /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
   terms: Table<unknown, TermIndexKey>;
   meta: Table<unknown, string>;
@@ -70,7 +73,7 @@ export type WrittenDocument =
   | { kind: 'retrospective'; key: [string, string]; value: RetrospectiveEntry };
 
 /** The sub-databases that hold history, and so can be merged from a migration or an import. */
-export type HistoryTable = 'agents' | 'sessions' | 'commits' | 'communication' | 'retrospectives' | 'activities' | 'projects';
+export type HistoryTable = 'agents' | 'sessions' | 'commits' | 'communication' | 'retrospectives' | 'activities' | 'projects' | 'userGrades';
 
 /** One record to merge: where it goes, its key and its stored value. */
 export interface MergeRecord {
@@ -127,6 +130,7 @@ function tablesOf(root: RootDatabase): Tables {
     activities: table('activities'),
     projects: table('projects'),
     migrations: table('migrations'),
+    userGrades: table('userGrades'),
     terms: table('terms'),
     meta: table('meta'),
   };
@@ -366,6 +370,12 @@ export class Store {
             const value: RetrospectiveEntry = { ...op.retrospective, score_before: before, score_after: agent.cs };
             t.retrospectives.putSync(key, value);
             written.push({ kind: 'retrospective', key, value });
+          } else if (op.kind === 'grade' && 'userGrade' in op) {
+            // The user grades a commit once: a second grade (another process, a retry) is dropped whole.
+            const key: [string, string] = [op.userGrade.project, op.userGrade.commit];
+            if (t.userGrades.doesExist(key)) continue;
+            applyAgentOp(agent, op, rules);
+            t.userGrades.putSync(key, op.userGrade);
           } else {
             applyAgentOp(agent, op, rules);
           }
@@ -407,6 +417,9 @@ export class Store {
         t.meta.putSync(provisionedKey(mutation.key), [...items].sort());
         break;
       }
+      case 'meta':
+        t.meta.putSync(mutation.key, mutation.value);
+        break;
     }
   }
 

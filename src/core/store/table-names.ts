@@ -10,6 +10,7 @@ export const TABLE_NAMES: readonly TableName[] = [
   'activities',
   'projects',
   'migrations',
+  'userGrades',
   'terms',
   'meta',
 ];

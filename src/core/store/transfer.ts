@@ -10,16 +10,21 @@
  */
 import { createHash } from 'node:crypto';
 import { isGrade } from '../rules.js';
+import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
+import { provenanceOf } from '../outcomes/grades.js';
 import type { MigrationRecord } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, Store, Table } from './store.js';
 
 /** The sub-databases that hold history. Indexes, migrations and meta are local and rebuilt. */
-export const EXPORT_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects'] as const satisfies readonly HistoryTable[];
+export const EXPORT_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects', 'userGrades'] as const satisfies readonly HistoryTable[];
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export const EXPORT_FORMAT = 'agent-tracker-export';
-export const EXPORT_VERSION = 1;
+/** 2: grades carry provenance (communication `provenance`, `userGrades` records). */
+export const EXPORT_VERSION = 2;
+/** The first version whose grades carry provenance; older files' "user grades" were relayed by agents. */
+const PROVENANCE_VERSION = 2;
 const HEADER_KIND = 'header';
 const END_KIND = 'end';
 /** Records of one import in the migrations sub-database: `import:<sha256 of the file>#<time>`. */
@@ -52,7 +57,7 @@ export interface ExportSummary {
 }
 
 function emptyCounts(): Record<ExportKind, number> {
-  return { agents: 0, sessions: 0, commits: 0, communication: 0, retrospectives: 0, activities: 0, projects: 0 };
+  return { agents: 0, sessions: 0, commits: 0, communication: 0, retrospectives: 0, activities: 0, projects: 0, userGrades: 0 };
 }
 
 function tableOf(store: Store, kind: ExportKind): Table<unknown, ExportKey> {
@@ -87,7 +92,7 @@ export function exportRecords(store: Store, write: (chunk: string) => void, now:
 
 // ---- validation ---------------------------------------------------------------------------------
 
-type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'grade';
+type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'grade' | 'provenance';
 
 interface KindRules {
   /** 0 for a string key, else the length of the array key. */
@@ -117,6 +122,24 @@ const USAGE_COUNTERS = [
   'cost',
 ] as const;
 
+/** Outcome counters: optional on usage records (absent reads as 0). */
+const OUTCOME_COUNTERS = [
+  'userGradedCommits',
+  'userGradeSum',
+  'selfGradedCommits',
+  'selfGradeSum',
+  'reportedGradedCommits',
+  'reportedGradeSum',
+  'turns',
+  'undoneTurns',
+  'testRuns',
+  'testPasses',
+  'testRecoveries',
+  'revertedCommits',
+  'followUpFixCommits',
+  'trackerFileEdits',
+] as const;
+
 const RULES: Readonly<Record<ExportKind, KindRules>> = {
   agents: {
     keyLength: 0,
@@ -134,7 +157,7 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
       lastAt: 'string',
       ...Object.fromEntries(USAGE_COUNTERS.map((name) => [name, 'number' as const])),
     },
-    optional: { parentSessionId: 'string' },
+    optional: { parentSessionId: 'string', source: 'string', ...Object.fromEntries(OUTCOME_COUNTERS.map((name) => [name, 'number' as const])) },
     keyFromValue: (v) => [v.sessionId, v.agent, v.model],
   },
   commits: {
@@ -156,6 +179,7 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
   communication: {
     keyLength: 3,
     required: { agent: 'string', commit: 'string', project: 'string', source: 'string', grade: 'grade', timestamp: 'string' },
+    optional: { provenance: 'provenance' },
     keyFromValue: (v) => [v.agent, v.timestamp],
   },
   retrospectives: {
@@ -165,7 +189,6 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
       timestamp: 'string',
       task: 'string',
       agent_grade: 'grade',
-      user_grade: 'grade',
       score_before: 'number',
       score_after: 'number',
       agent_note: 'string',
@@ -174,7 +197,7 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
       model: 'string',
       project: 'string',
     },
-    optional: { sessionId: 'string' },
+    optional: { sessionId: 'string', user_grade: 'grade', outcomeCounted: 'boolean' },
     keyFromValue: (v) => [v.agent, v.commit],
   },
   activities: {
@@ -207,6 +230,22 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
     },
     keyFromValue: (v) => [v.path],
   },
+  userGrades: {
+    keyLength: 2,
+    required: {
+      commit: 'string',
+      project: 'string',
+      agent: 'string',
+      model: 'string',
+      sessionId: 'string',
+      grade: 'grade',
+      note: 'string',
+      timestamp: 'string',
+      provenance: 'provenance',
+      via: 'string',
+    },
+    keyFromValue: (v) => [v.project, v.commit],
+  },
 };
 
 function hasType(value: unknown, type: FieldType): boolean {
@@ -221,6 +260,8 @@ function hasType(value: unknown, type: FieldType): boolean {
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
     case 'grade':
       return isGrade(value);
+    case 'provenance':
+      return value === 'user' || value === 'self' || value === 'agent-reported';
   }
 }
 
@@ -230,7 +271,27 @@ const TYPE_NAMES: Readonly<Record<FieldType, string>> = {
   boolean: 'true or false',
   strings: 'a list of texts',
   grade: 'a grade (-1, 1, 2 or 5)',
+  provenance: 'user, self or agent-reported',
 };
+
+/**
+ * A record of an export older than provenance, as this version stores it: a communication event's
+ * "user" grade came through an agent tool, so it reads as agent-reported; its retrospectives stay as
+ * they are (they read as agent-reported and are counted by the grade migration after the import).
+ */
+function upgradeRecord(record: ExportRecord, version: number): ExportRecord {
+  if (version >= PROVENANCE_VERSION) return record;
+  if (record.kind === 'communication') {
+    const { provenance: _ignored, ...value } = record.value;
+    const source = value.source === 'agent' ? 'agent' : 'user';
+    return { ...record, value: { ...value, provenance: provenanceOf({ source }) } };
+  }
+  if (record.kind === 'retrospectives') {
+    const { provenance: _ignored, outcomeCounted: _counted, ...value } = record.value;
+    return { ...record, value };
+  }
+  return record;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -275,6 +336,8 @@ export function parseExport(text: string): ExportRecord[] {
   const records: ExportRecord[] = [];
   const lines = text.split('\n');
   let header = false;
+  // A file without a header is read as the oldest version: it cannot make a grade the user's.
+  let version = 1;
   let end: { line: number; records: unknown } | undefined;
   lines.forEach((raw, index) => {
     const number = index + 1;
@@ -298,6 +361,7 @@ export function parseExport(text: string): ExportRecord[] {
         fail(`export version ${JSON.stringify(parsed.version)} is newer than this agent-tracker reads (${EXPORT_VERSION}); update agent-tracker`);
       }
       header = true;
+      version = Number(parsed.version);
       return;
     }
     if (parsed.kind === END_KIND) {
@@ -306,7 +370,8 @@ export function parseExport(text: string): ExportRecord[] {
     }
     const problem = recordProblem(parsed);
     if (problem) fail(problem);
-    records.push({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> });
+    if (parsed.kind === 'userGrades' && version < PROVENANCE_VERSION) fail(`userGrades records need export version ${PROVENANCE_VERSION} or later (this file is version ${version})`);
+    records.push(upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> }, version));
   });
   if (end && end.records !== records.length) {
     throw new InputError(`line ${end.line}: the end line counts ${JSON.stringify(end.records)} records but the file holds ${records.length}. Nothing was imported.`);
@@ -363,5 +428,7 @@ export function importExport(store: Store, text: string, source: string, now: ()
       store.tables.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
     }
   });
+  // Old retrospectives (of this file or from before) count into their usage records once.
+  if (result.added > 0) migrateGradeProvenance(store, { force: true });
   return result;
 }

@@ -5,7 +5,14 @@
 import { randomBytes } from 'node:crypto';
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
+import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes/test-runs.js';
+import type { TestState } from '../outcomes/test-runs.js';
+import { undoneBySetup, undoneTurns } from '../outcomes/undo.js';
+import { gitSignalCacheKey } from '../outcomes/git-outcomes.js';
+import type { CommitSignal, GitSignalCache } from '../outcomes/git-outcomes.js';
+import type { TurnRecord } from '../outcomes/undo.js';
+import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
+import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import { StoreNotWritableError } from '../store/store.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, Mutation, SessionKey } from '../store/mutations.js';
@@ -14,9 +21,9 @@ import type {
   AgentStatus,
   CommitRecord,
   CounterDeltas,
-  Grade,
   RetrospectiveEntry,
   TokenCounts,
+  UserGradeRecord,
 } from '../types.js';
 import { UNKNOWN } from '../types.js';
 import * as valid from '../validation.js';
@@ -25,6 +32,8 @@ import { WriteBuffer } from './write-buffer.js';
 
 const TASK_SUMMARY_LENGTH = 200;
 const MAX_REMEMBERED_MESSAGES = 2000;
+/** Turns per session remembered for undo: an undo further back than this finds nothing to count. */
+const MAX_REMEMBERED_TURNS = 500;
 
 /** Who is working in a session: the agent and model of its latest model request, and where. */
 export interface SessionSetup {
@@ -51,10 +60,18 @@ export interface GradeInput {
   project: string;
   commit: unknown;
   agentGrade: unknown;
-  userGrade: unknown;
   task?: unknown;
   agentNote?: unknown;
-  userNote?: unknown;
+}
+
+/** The user's grade: from the `/grade` slash command or `agent-tracker grade`. */
+export interface UserGradeInput {
+  project: string;
+  /** A full or unambiguous short hash; absent: the most recent commit the user has not graded. */
+  commit?: unknown;
+  grade: unknown;
+  note?: unknown;
+  via: UserGradeRecord['via'];
 }
 
 export interface ActivityInput {
@@ -70,6 +87,8 @@ export interface ActivityInput {
 export type FlushOutcome = { ok: true; mutations: number; durationMs: number } | { ok: false; error: Error };
 
 interface TurnState {
+  /** The user's message that started the turn (OpenCode message ids sort by time). */
+  messageId?: string;
   task: string;
   tools: Map<string, number>;
   failures: number;
@@ -105,6 +124,10 @@ export class TrackingService {
   private readonly countedCalls = new Map<string, Set<string>>();
   private readonly messageTotals = new Map<string, { tokens: TokenCounts; cost: number }>();
   private readonly haltedCache = new Map<string, boolean>();
+  /** Per session: its finished turns (for undo), its test state, and an undo not yet made final. */
+  private readonly finishedTurns = new Map<string, TurnRecord[]>();
+  private readonly testStates = new Map<string, TestState>();
+  private readonly pendingUndo = new Map<string, { messageId: string; turns: TurnRecord[] }>();
   private readonly afterFlush: ((agents: string[], mutations: readonly Mutation[]) => void)[] = [];
   private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
   private sequence = 0;
@@ -157,9 +180,80 @@ export class TrackingService {
   }
 
   /** Notes the user's prompt that starts a turn: the task of the turn's journal entry. */
-  noteTurnTask(sessionId: string, prompt: string): void {
+  noteTurnTask(sessionId: string, prompt: string, messageId?: string): void {
     const task = prompt.replace(/\s+/g, ' ').trim();
     if (task) this.turn(sessionId).task = this.maskText(task).slice(0, TASK_SUMMARY_LENGTH);
+    if (messageId) this.turn(sessionId).messageId = messageId;
+  }
+
+  /**
+   * A bash command and its exit code. When it runs a test suite: a test run, a pass when it exited 0,
+   * and the session's recovery (green after red) kept up to date.
+   */
+  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void {
+    if (exitCode === undefined || !recognizeTestRun(command, this.config.testCommandPatterns)) return;
+    const passed = exitCode === 0;
+    const next = nextTestState(this.testStates.get(sessionId) ?? INITIAL_TEST_STATE, passed);
+    this.testStates.set(sessionId, next.state);
+    const counters: CounterDeltas = { testRuns: 1, testPasses: passed ? 1 : 0 };
+    if (next.recoveryDelta !== 0) counters.testRecoveries = next.recoveryDelta;
+    this.count(sessionId, this.setupOf(sessionId), counters);
+    this.afterRecord();
+  }
+
+  /**
+   * The session's revert point (OpenCode undo) changed: `messageId` is where the session is reverted
+   * to, undefined when the revert was cleared. The undone turns count against the setups that worked
+   * them; a revert the user takes back (unrevert) takes the count back, one made final (messages
+   * removed, or the user prompted on top of it) stays.
+   */
+  recordRevert(sessionId: string, messageId: string | undefined): void {
+    const pending = this.pendingUndo.get(sessionId);
+    if (pending?.messageId === messageId) return;
+    if (pending) this.countUndo(sessionId, pending.turns, -1);
+    this.pendingUndo.delete(sessionId);
+    if (!messageId) return;
+    const turns = undoneTurns(this.finishedTurns.get(sessionId) ?? [], messageId);
+    this.pendingUndo.set(sessionId, { messageId, turns });
+    this.countUndo(sessionId, turns, 1);
+  }
+
+  /** The tracked commits of a project (git signals read them off the hot path). */
+  trackedCommits(project: string): CommitRecord[] {
+    return this.commitsStartingWith(project, '', Number.MAX_SAFE_INTEGER);
+  }
+
+  /** The project's git-signal cache, from the buffer or the database. */
+  gitSignalCache(project: string): GitSignalCache | undefined {
+    const key = gitSignalCacheKey(project);
+    const pending = this.buffer.mutations().find((m) => m.table === 'meta' && m.key === key);
+    return (pending?.table === 'meta' ? pending.value : this.store.tables.meta.get(key)) as GitSignalCache | undefined;
+  }
+
+  /** Counts reverted / followed-up commits on the usage records of the setups that made them, with the cache, in one flush. */
+  recordGitSignals(project: string, signals: readonly CommitSignal[], cache: GitSignalCache): void {
+    for (const { commit, revertedCommits, followUpFixCommits } of signals) {
+      this.count(commit.sessionId, { agent: commit.agent, model: commit.model, project: commit.project }, { revertedCommits, followUpFixCommits });
+    }
+    this.buffer.put({ table: 'meta', key: gitSignalCacheKey(project), value: cache });
+    this.afterRecord();
+  }
+
+  /** The reverted messages were removed (or the user prompted on top of the revert): the undo is final. */
+  confirmRevert(sessionId: string): void {
+    const pending = this.pendingUndo.get(sessionId);
+    if (!pending) return;
+    this.pendingUndo.delete(sessionId);
+    const kept = new Set(pending.turns.map((turn) => turn.messageId));
+    this.finishedTurns.set(sessionId, (this.finishedTurns.get(sessionId) ?? []).filter((turn) => !kept.has(turn.messageId)));
+  }
+
+  private countUndo(sessionId: string, turns: readonly TurnRecord[], sign: 1 | -1): void {
+    for (const { turn, count } of undoneBySetup(turns).values()) {
+      this.count(sessionId, { agent: turn.agent, model: turn.model, project: turn.project }, { undoneTurns: sign * count });
+    }
+    // An undo is the user's act and no turn end follows it: written at once.
+    if (turns.length > 0) this.flush('undo');
   }
 
   noteFileEdited(sessionId: string, file: string): void {
@@ -339,16 +433,15 @@ export class TrackingService {
   }
 
   /**
-   * Grades a commit: both grades move CS (bounded), the graded commit earns XP, the retrospective
-   * and both communication events are buffered. A commit is graded once per agent.
+   * The agent's self-grade of a commit, with its retrospective: moves CS (bounded) and earns the
+   * graded-commit XP. Counted as a self-grade on the usage record of the setup that made the commit.
+   * No agent tool can give the user's grade: the user grades with `/grade` or `agent-tracker grade`.
    */
   gradeCommit(input: GradeInput): RetrospectiveEntry {
     const commit = valid.commitHash(input.commit);
     const agentGrade = valid.grade(input.agentGrade, 'agent grade');
-    const userGrade = valid.grade(input.userGrade, 'user grade');
     const task = valid.text(input.task, 'task');
     const agentNote = valid.text(input.agentNote, 'agent note');
-    const userNote = valid.text(input.userNote, 'user note');
     const caller = valid.agentName(input.agent);
     const made = this.findCommit(input.project, commit);
     const agent = made?.agent && made.agent !== UNKNOWN ? made.agent : caller;
@@ -359,34 +452,74 @@ export class TrackingService {
     const model = made?.model ?? setup?.model ?? UNKNOWN;
     const timestamp = this.now().toISOString();
     const before = this.getAgentStatus(agent);
-    const delta = gradeDelta(agentGrade, userGrade);
     const draft = {
       commit: fullHash,
       timestamp,
       task: this.maskText(task || made?.message.split('\n')[0] || ''),
       agent_grade: agentGrade,
-      user_grade: userGrade,
       agent_note: this.maskText(agentNote),
-      user_note: this.maskText(userNote),
+      user_note: '',
       agent,
       model,
       project: input.project,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      provenance: 'self' as const,
     };
-    this.buffer.addAgentOp(agent, { kind: 'grade', delta, retrospective: draft });
+    this.buffer.addAgentOp(agent, { kind: 'grade', delta: agentGrade, retrospective: draft });
     const after = this.getAgentStatus(agent);
-    for (const [source, value] of [['agent', agentGrade], ['user', userGrade]] as const) {
-      this.buffer.put({
-        table: 'communication',
-        key: this.journalKey(agent, timestamp),
-        value: { agent, commit: fullHash, project: input.project, source, grade: value as Grade, timestamp },
-      });
-    }
-    if (input.sessionId && setup) {
-      this.count(input.sessionId, { ...setup, agent, model }, { gradedCommits: 1, gradeSum: delta, csDelta: after.cs - before.cs });
-    }
+    this.buffer.put({
+      table: 'communication',
+      key: this.journalKey(agent, timestamp),
+      value: { agent, commit: fullHash, project: input.project, source: 'agent', provenance: 'self', grade: agentGrade, timestamp },
+    });
+    const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, csDelta: after.cs - before.cs };
+    if (made) this.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
+    else if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent, model }, counters);
     this.afterRecord();
     return { ...draft, score_before: before.cs, score_after: after.cs };
+  }
+
+  /**
+   * The user's grade of a commit a tracked session made (`/grade`, `agent-tracker grade`): moves the
+   * maker's CS, is counted as a user grade on the maker's usage record, and is flushed at once.
+   * Without a commit, the most recent commit of the project the user has not graded yet.
+   * @throws InputError (bad grade, unknown/ambiguous commit, already graded, nothing to grade); the flush error.
+   */
+  gradeAsUser(input: UserGradeInput): { grade: UserGradeRecord; status: AgentStatus } {
+    const grade = valid.grade(input.grade, 'grade');
+    const note = valid.text(input.note, 'note');
+    const made = input.commit === undefined || input.commit === '' ? this.latestUserUngraded(input.project) : this.trackedCommit(input.project, valid.commitHash(input.commit));
+    if (this.isUserGraded(made.project, made.hash)) {
+      throw new InputError(`you already graded commit ${made.hash.slice(0, SHORT_HASH_LENGTH)} (${made.agent}, ${made.model}); a commit gets one grade from you`);
+    }
+    const record: UserGradeRecord = {
+      commit: made.hash,
+      project: made.project,
+      agent: made.agent,
+      model: made.model,
+      sessionId: made.sessionId,
+      grade,
+      note,
+      timestamp: this.now().toISOString(),
+      provenance: 'user',
+      via: input.via,
+    };
+    const before = this.getAgentStatus(made.agent);
+    this.buffer.addAgentOp(made.agent, { kind: 'grade', delta: grade, userGrade: record });
+    const after = this.getAgentStatus(made.agent);
+    this.buffer.put({
+      table: 'communication',
+      key: this.journalKey(made.agent, record.timestamp),
+      value: { agent: made.agent, commit: made.hash, project: made.project, source: 'user', provenance: 'user', grade, timestamp: record.timestamp },
+    });
+    this.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, {
+      userGradedCommits: 1,
+      userGradeSum: grade,
+      csDelta: after.cs - before.cs,
+    });
+    const outcome = this.flush('user grade');
+    if (!outcome.ok) throw outcome.error;
+    return { grade: record, status: this.getAgentStatus(made.agent) };
   }
 
   /** A journal entry written by an agent. */
@@ -435,6 +568,7 @@ export class TrackingService {
     const turn = this.turns.get(sessionId);
     this.turns.delete(sessionId);
     this.countedCalls.delete(sessionId);
+    if (turn) this.finishTurn(sessionId, turn);
     if (turn && (turn.tools.size > 0 || turn.commits.length > 0)) {
       const setup = this.setupOf(sessionId);
       const actions = [...turn.tools].map(([tool, n]) => `${tool} x${n}`).join(', ');
@@ -507,6 +641,18 @@ export class TrackingService {
 
   // ---- internals ------------------------------------------------------------------------------
 
+  /** Counts a finished turn for its setup and remembers where it started, for undo. */
+  private finishTurn(sessionId: string, turn: TurnState): void {
+    const setup = this.setupOf(sessionId);
+    if (setup.agent === UNKNOWN) return;
+    this.count(sessionId, setup, { turns: 1 });
+    if (!turn.messageId) return;
+    const finished = this.finishedTurns.get(sessionId) ?? [];
+    finished.push({ messageId: turn.messageId, agent: setup.agent, model: setup.model, project: setup.project });
+    if (finished.length > MAX_REMEMBERED_TURNS) finished.shift();
+    this.finishedTurns.set(sessionId, finished);
+  }
+
   private afterRecord(): void {
     const { flushMaxMutations, flushMaxAgeMs } = this.config;
     if (this.buffer.size >= flushMaxMutations || this.buffer.ageMs(Date.now()) >= flushMaxAgeMs) this.flush('buffer limit');
@@ -555,6 +701,36 @@ export class TrackingService {
       if (key[0] === project && key[1].startsWith(hashOrPrefix)) return value;
     }
     return undefined;
+  }
+
+  /** The tracked commits of a project whose hash starts with `prefix`, from the buffer and the database. */
+  private commitsStartingWith(project: string, prefix: string, limit: number): CommitRecord[] {
+    const found: CommitRecord[] = [];
+    for (const mutation of this.buffer.mutations()) {
+      if (mutation.table === 'commits' && mutation.key[0] === project && mutation.key[1].startsWith(prefix)) found.push(mutation.value);
+    }
+    for (const { key, value } of this.store.tables.commits.getRange({ start: [project, prefix] })) {
+      if (key[0] !== project || !key[1].startsWith(prefix) || found.length >= limit) break;
+      found.push(value);
+    }
+    return found;
+  }
+
+  /** @throws InputError when no tracked session made the commit or the prefix is ambiguous. */
+  private trackedCommit(project: string, hashOrPrefix: string): CommitRecord {
+    return pickTrackedCommit(this.commitsStartingWith(project, hashOrPrefix, 2), hashOrPrefix);
+  }
+
+  /** @throws InputError when every tracked commit of the project is graded (or there is none). */
+  private latestUserUngraded(project: string): CommitRecord {
+    const latest = latestUngradedCommit(this.commitsStartingWith(project, '', Number.MAX_SAFE_INTEGER), (commit) => this.isUserGraded(commit.project, commit.hash));
+    if (!latest) throw new InputError(`no commit made by a tracked session in ${project} is left for you to grade; name one: /grade N COMMIT`);
+    return latest;
+  }
+
+  private isUserGraded(project: string, commit: string): boolean {
+    if (this.store.tables.userGrades.doesExist([project, commit])) return true;
+    return this.buffer.mutations().some((m) => m.table === 'agents' && m.ops.some((op) => op.kind === 'grade' && 'userGrade' in op && op.userGrade.project === project && op.userGrade.commit === commit));
   }
 
   private isGraded(agent: string, commit: string): boolean {

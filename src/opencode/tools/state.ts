@@ -46,6 +46,9 @@ async function resolveCommit(directory: string, ref: string): Promise<string> {
   return full;
 }
 
+/** The reply when a model sends a "user grade" through the tool: no agent tool can give the user's grade. */
+const USER_GRADE_IGNORED = 'The userGrade/userNote you sent were ignored: only the user grades, with /grade.';
+
 const gradeHelp = Object.entries(GRADE_LABELS)
   .map(([value, label]) => `${value} ${label}`)
   .join(', ');
@@ -67,20 +70,17 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
 
     'grade-commit': tool({
       description:
-        `Grade a commit after making it: your own grade and the user's grade (${gradeHelp}), with notes. ` +
-        'Records the retrospective and updates the communication score.',
+        `Grade a commit you made, after making it: your own grade (${gradeHelp}) and a note on how it went. ` +
+        'Records the retrospective and updates the communication score. The user grades your work themselves, with /grade.',
       args: {
         commit: z.string().describe('Commit hash, or HEAD for the latest commit'),
-        agentGrade: z.number().describe(`Your grade: ${gradeHelp}`),
-        userGrade: z.number().describe(`The user's grade: ${gradeHelp}`),
+        agentGrade: z.number().describe(`Your grade of your own work: ${gradeHelp}`),
         task: z.string().optional().describe('What the commit was for'),
-        agentNote: z.string().optional().describe('Your note on how the collaboration went'),
-        userNote: z.string().optional().describe("The user's note"),
+        agentNote: z.string().optional().describe('Your note on how the work went'),
       },
       async execute(args, context) {
         // Every argument is checked before git runs, so a bad grade never costs a git call.
         valid.grade(args.agentGrade, 'agent grade');
-        valid.grade(args.userGrade, 'user grade');
         const commit = await resolveCommit(context.directory, args.commit);
         const entry = service.gradeCommit({
           sessionId: context.sessionID,
@@ -88,15 +88,16 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
           project: deps.project,
           commit,
           agentGrade: args.agentGrade,
-          userGrade: args.userGrade,
           task: args.task,
           agentNote: args.agentNote,
-          userNote: args.userNote,
         });
+        // A model may still send a "user grade" (old prompts): it is dropped, never recorded as the user's.
+        const relayed = 'userGrade' in (args as Record<string, unknown>) || 'userNote' in (args as Record<string, unknown>);
         return [
-          `Graded commit ${entry.commit.slice(0, 12)} for ${entry.agent}: agent ${GRADE_LABELS[entry.agent_grade as Grade]}, ` +
-            `user ${GRADE_LABELS[entry.user_grade as Grade]}.`,
+          `Recorded your self-grade of commit ${entry.commit.slice(0, 12)} for ${entry.agent}: ${GRADE_LABELS[entry.agent_grade as Grade]}.`,
           `CS ${entry.score_before.toFixed(1)} -> ${entry.score_after.toFixed(1)}.`,
+          ...(relayed ? [USER_GRADE_IGNORED] : []),
+          'The user grades the work themselves with /grade N [COMMIT] [note]; do not ask them for a grade.',
         ].join('\n');
       },
     }),

@@ -1,0 +1,53 @@
+/**
+ * `agent-tracker grade COMMIT N [--note TEXT] [--project PATH] [--json]`: the user's own grade of a
+ * commit a tracked session made (N: -1 bad, 1 neutral, 2 good, 5 excellence). Short hashes are
+ * accepted when unambiguous. Counted on the usage record of the setup that made the commit.
+ */
+import path from 'node:path';
+import { silentLogger } from '../../core/logger.js';
+import { runGit } from '../../core/projects/git.js';
+import { TrackingService } from '../../core/tracking/service.js';
+import { GRADE_LABELS } from '../../core/types.js';
+import { InputError } from '../../core/validation.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+
+/** The project a folder belongs to as the plugin records it: the repository's top folder, else the folder. */
+async function projectOf(folder: string): Promise<string> {
+  try {
+    const top = (await runGit(folder, ['rev-parse', '--show-toplevel'])).trim();
+    return top || folder;
+  } catch {
+    return folder;
+  }
+}
+
+/** `-1` would parse as a short option: it is set aside as a positional before parsing. */
+const MINUS_ONE = '-1';
+const MINUS_ONE_STAND_IN = '\u0000minus-one';
+
+export async function run(args: string[], output: Output): Promise<void> {
+  // user-only: gated by src/cli/user-only.ts at merge
+  const parsed = parseCommandArgs(args.map((arg) => (arg === MINUS_ONE ? MINUS_ONE_STAND_IN : arg)), { note: { type: 'string' }, project: { type: 'string' } });
+  const values = parsed.values;
+  const positionals = parsed.positionals.map((arg) => (arg === MINUS_ONE_STAND_IN ? MINUS_ONE : arg));
+  if (positionals.length !== 2) throw new CliError('expects a COMMIT and a grade N (-1, 1, 2 or 5), e.g. agent-tracker grade 1a2b3c4 5 --note "clean fix"');
+  const [commit, grade] = positionals;
+  const project = await projectOf(path.resolve(values.project ?? process.cwd()));
+  const config = loadConfig(values.db);
+  const result = await withStore(config, (store) => {
+    const service = new TrackingService({ store, config, logger: silentLogger, project });
+    try {
+      return service.gradeAsUser({ project, commit, grade, note: values.note, via: 'cli' });
+    } catch (error) {
+      if (error instanceof InputError) throw new CliError(error.message);
+      throw error;
+    }
+  });
+  if (values.json) {
+    output.out(JSON.stringify({ grade: result.grade, agent: { id: result.status.id, cs: result.status.cs } }, null, 2));
+    return;
+  }
+  const g = result.grade;
+  output.out(`Your grade ${g.grade} (${GRADE_LABELS[g.grade]}) for commit ${g.commit.slice(0, 12)} by ${g.agent} (${g.model}) is recorded. ${g.agent}'s CS is now ${result.status.cs.toFixed(1)}.`);
+}

@@ -1,0 +1,94 @@
+/**
+ * Git after the fact, run off the hot path (session start, `report`): reads the project's branch once
+ * per new HEAD (simple-git, argument arrays), decides the fate of each tracked commit with the pure
+ * functions of git-signals.ts, and hands the counter changes to the tracking service, which counts
+ * them on the usage record of the setup that made each commit. A per-project cache (the HEAD it was
+ * computed at and what was counted) makes each commit's signal count once. A folder that is gone or
+ * is no repository has no signal: never an error.
+ */
+import { readHead, runGit } from '../projects/git.js';
+import type { CommitRecord } from '../types.js';
+import { commitFate, FIELD_SEPARATOR, newlyCounted, parseBranchLog, RECORD_SEPARATOR } from './git-signals.js';
+import type { BranchCommit, CountedFate } from './git-signals.js';
+
+/** How far back the branch is read: commits older than this are no longer watched. */
+export const BRANCH_LOG_LIMIT = 300;
+/** Reading a long history may take longer than one quick git call. */
+const BRANCH_LOG_TIMEOUT_MS = 20_000;
+
+/** What was computed for a project: at which HEAD, and what each commit's fate was counted as. */
+export interface GitSignalCache {
+  head: string;
+  counted: Record<string, CountedFate>;
+}
+
+/** The meta key of a project's cache. */
+export function gitSignalCacheKey(project: string): string {
+  return `gitSignals\u0000${project}`;
+}
+
+/** The `git log` arguments: the first-parent branch, newest first, with zero-context diffs. */
+export function branchLogArgs(limit = BRANCH_LOG_LIMIT): string[] {
+  return ['log', '--first-parent', '-n', String(limit), `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%s${FIELD_SEPARATOR}%b${FIELD_SEPARATOR}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD'];
+}
+
+/** The branch of `directory`, oldest first; undefined when it cannot be read (gone, no repository, no commits). */
+export async function readBranch(directory: string): Promise<BranchCommit[] | undefined> {
+  try {
+    return parseBranchLog(await runGit(directory, branchLogArgs(), BRANCH_LOG_TIMEOUT_MS));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A counter change for one tracked commit. */
+export interface CommitSignal {
+  commit: CommitRecord;
+  revertedCommits: number;
+  followUpFixCommits: number;
+}
+
+/**
+ * The new signals of the tracked commits on the branch, and the cache after counting them. Pure:
+ * commits not on the branch (another branch, rewritten history) get nothing.
+ */
+export function gitSignals(branch: readonly BranchCommit[], tracked: readonly CommitRecord[], head: string, cache: GitSignalCache | undefined): { signals: CommitSignal[]; cache: GitSignalCache } {
+  const position = new Map(branch.map((commit, index) => [commit.hash, index]));
+  const counted: Record<string, CountedFate> = { ...(cache?.counted ?? {}) };
+  const signals: CommitSignal[] = [];
+  for (const commit of tracked) {
+    const index = position.get(commit.hash);
+    if (index === undefined) continue;
+    const fate = commitFate(branch, index);
+    const change = newlyCounted(fate, counted[commit.hash]);
+    if (change.revertedCommits === 0 && change.followUpFixCommits === 0) continue;
+    counted[commit.hash] = { reverted: fate.reverted || (counted[commit.hash]?.reverted ?? false), followUpFix: fate.followUpFix || (counted[commit.hash]?.followUpFix ?? false) };
+    signals.push({ commit, ...change });
+  }
+  return { signals, cache: { head, counted } };
+}
+
+/** Where the signals go: the tracking service (buffered counter deltas and the cache, one flush). */
+export interface GitSignalSink {
+  trackedCommits(project: string): CommitRecord[];
+  gitSignalCache(project: string): GitSignalCache | undefined;
+  recordGitSignals(project: string, signals: readonly CommitSignal[], cache: GitSignalCache): void;
+}
+
+/**
+ * Brings a project's git signals up to date. Does nothing when HEAD is where it was last time, when the
+ * project has no tracked commits, or when the folder cannot be read as a repository.
+ * @returns how many commits got a new signal.
+ */
+export async function refreshGitSignals(sink: GitSignalSink, project: string): Promise<number> {
+  const cache = sink.gitSignalCache(project);
+  const head = await readHead(project);
+  if (!head || head === cache?.head) return 0;
+  const tracked = sink.trackedCommits(project);
+  if (tracked.length === 0) return 0;
+  const branch = await readBranch(project);
+  if (!branch) return 0;
+  const result = gitSignals(branch, tracked, head, cache);
+  sink.recordGitSignals(project, result.signals, result.cache);
+  return result.signals.length;
+}

@@ -1,0 +1,117 @@
+/**
+ * The outcome fields of a report row: grades apart by provenance, and the signals no model can
+ * inflate (undone turns, test runs, commits later reverted or fixed). Summed per row, then turned into
+ * means and rates; a rate without evidence is null, never 0.
+ */
+import { gradeEvidence, rate } from '../outcomes/counters.js';
+import type { GradedRecord } from '../outcomes/counters.js';
+
+/** What a report row says about how a setup's work turned out. */
+export interface OutcomeFields {
+  userGradedCommits: number;
+  /** Mean of the user's own grades (-1..5); null when the user graded none. */
+  meanUserGrade: number | null;
+  selfGradedCommits: number;
+  /** Mean of the agent's grades of its own commits. */
+  meanSelfGrade: number | null;
+  /** Mean self-grade minus mean user grade: how much the setup overrates itself (null unless both exist). */
+  selfUserGap: number | null;
+  /** "User grades" relayed by an agent (records from before provenance): shown apart, trusted less. */
+  agentReportedGradedCommits: number;
+  meanAgentReportedGrade: number | null;
+  /** The setup's commits later reverted, per commit. */
+  revertRate: number | null;
+  /** The setup's commits followed by a fix to the same lines, per commit. */
+  followUpFixRate: number | null;
+  /** Turns the user undid, per turn. */
+  undoRate: number | null;
+  testRuns: number;
+  /** Test runs that passed, per test run. */
+  testPassRate: number | null;
+  testRecoveries: number;
+}
+
+/** Running sums behind the outcome fields of one row. */
+export interface OutcomeSums {
+  user: { commits: number; sum: number };
+  self: { commits: number; sum: number };
+  reported: { commits: number; sum: number };
+  turns: number;
+  undoneTurns: number;
+  testRuns: number;
+  testPasses: number;
+  testRecoveries: number;
+  revertedCommits: number;
+  followUpFixCommits: number;
+}
+
+export function emptyOutcomeSums(): OutcomeSums {
+  return {
+    user: { commits: 0, sum: 0 },
+    self: { commits: 0, sum: 0 },
+    reported: { commits: 0, sum: 0 },
+    turns: 0,
+    undoneTurns: 0,
+    testRuns: 0,
+    testPasses: 0,
+    testRecoveries: 0,
+    revertedCommits: 0,
+    followUpFixCommits: 0,
+  };
+}
+
+/** Adds one usage record's outcome counters to a row's sums. */
+export function addOutcomes(sums: OutcomeSums, record: GradedRecord): void {
+  const grades = gradeEvidence(record);
+  sums.user.commits += grades.user.commits;
+  sums.user.sum += grades.user.sum;
+  sums.self.commits += grades.self.commits;
+  sums.self.sum += grades.self.sum;
+  sums.reported.commits += grades.agentReported.commits;
+  sums.reported.sum += grades.agentReported.sum;
+  sums.turns += record.turns ?? 0;
+  sums.undoneTurns += record.undoneTurns ?? 0;
+  sums.testRuns += record.testRuns ?? 0;
+  sums.testPasses += record.testPasses ?? 0;
+  sums.testRecoveries += record.testRecoveries ?? 0;
+  sums.revertedCommits += record.revertedCommits ?? 0;
+  sums.followUpFixCommits += record.followUpFixCommits ?? 0;
+}
+
+/** The outcome fields of a row from its sums and its commit count. */
+export function outcomeFields(sums: OutcomeSums, commits: number): OutcomeFields {
+  const meanUserGrade = rate(sums.user.sum, sums.user.commits);
+  const meanSelfGrade = rate(sums.self.sum, sums.self.commits);
+  return {
+    userGradedCommits: sums.user.commits,
+    meanUserGrade,
+    selfGradedCommits: sums.self.commits,
+    meanSelfGrade,
+    selfUserGap: meanUserGrade === null || meanSelfGrade === null ? null : meanSelfGrade - meanUserGrade,
+    agentReportedGradedCommits: sums.reported.commits,
+    meanAgentReportedGrade: rate(sums.reported.sum, sums.reported.commits),
+    revertRate: rate(sums.revertedCommits, commits),
+    followUpFixRate: rate(sums.followUpFixCommits, commits),
+    undoRate: rate(sums.undoneTurns, sums.turns),
+    testRuns: sums.testRuns,
+    testPassRate: rate(sums.testPasses, sums.testRuns),
+    testRecoveries: sums.testRecoveries,
+  };
+}
+
+/** Field names in output order (JSON and CSV). */
+export const OUTCOME_FIELDS: readonly (keyof OutcomeFields)[] = [
+  'userGradedCommits',
+  'meanUserGrade',
+  'selfGradedCommits',
+  'meanSelfGrade',
+  'selfUserGap',
+  'agentReportedGradedCommits',
+  'meanAgentReportedGrade',
+  'revertRate',
+  'followUpFixRate',
+  'undoRate',
+  'testRuns',
+  'testPassRate',
+  'testRecoveries',
+];

@@ -1,0 +1,25 @@
+/**
+ * Brings the project's git signals (commits later reverted or followed by a fix) up to date in the
+ * background when a session starts: after the hook returns, one run at a time; the next flush writes
+ * what it found. Failures are logged, never thrown.
+ */
+import type { Logger } from '../core/logger.js';
+import type { TrackingService } from '../core/tracking/service.js';
+
+/** Returns a trigger that refreshes the project's git signals off the hook's path. */
+export function backgroundGitSignals(service: TrackingService, project: string, logger: Logger): () => void {
+  let running = false;
+  return () => {
+    if (running) return;
+    running = true;
+    setImmediate(() => {
+      // Loaded here, not at plugin start.
+      import('../core/outcomes/git-outcomes.js')
+        .then(({ refreshGitSignals }) => refreshGitSignals(service, project))
+        .catch((error: unknown) => logger.warn(`agent-tracker: could not read git signals of ${project}: ${(error as Error).message}`))
+        .finally(() => {
+          running = false;
+        });
+    });
+  };
+}

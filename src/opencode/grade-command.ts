@@ -1,0 +1,45 @@
+/**
+ * The `/grade` slash command in OpenCode: recorded by the plugin in the `command.execute.before` hook,
+ * so the model plays no part in it, and answered with a toast naming the commit, agent, model and grade.
+ */
+import type { PluginInput } from '@opencode-ai/plugin';
+import type { Logger } from '../core/logger.js';
+import { parseGradeArguments } from '../core/outcomes/grade-command.js';
+import type { TrackingService } from '../core/tracking/service.js';
+import { GRADE_LABELS } from '../core/types.js';
+import { InputError } from '../core/validation.js';
+
+const GRADE_TOAST_DURATION_MS = 8000;
+const SHORT_HASH_LENGTH = 7;
+
+export interface GradeCommandDeps {
+  client: PluginInput['client'];
+  service: TrackingService;
+  logger: Logger;
+  project: string;
+}
+
+/** Records a `/grade` command's arguments as the user's grade and shows the outcome as a toast. */
+export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: string) => void {
+  const toast = (title: string, message: string, variant: 'success' | 'error') => {
+    void deps.client.tui
+      .showToast({ body: { title, message, variant, duration: GRADE_TOAST_DURATION_MS } })
+      .catch((error: unknown) => deps.logger.warn(`agent-tracker: could not show the grade toast: ${(error as Error).message}`));
+  };
+  return (argumentsText) => {
+    deps.logger.info(`agent-tracker: /grade ${argumentsText}`);
+    try {
+      const parsed = parseGradeArguments(argumentsText);
+      const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
+      toast(
+        `Your grade: ${grade.grade} (${GRADE_LABELS[grade.grade]})`,
+        `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})`,
+        'success',
+      );
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      deps.logger.warn(`agent-tracker: /grade recorded nothing: ${error.message}`);
+      toast('/grade: nothing recorded', error.message, 'error');
+    }
+  };
+}

@@ -1,0 +1,193 @@
+/** Git after the fact: revert and follow-up-fix detection (pure, table-driven) and on real fixture repositories. */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { branchLogArgs, gitSignals, readBranch, refreshGitSignals } from '../../src/core/outcomes/git-outcomes.js';
+import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
+import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
+import type { CommitRecord } from '../../src/core/types.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+const lines = (file: string, start: number, end: number): LineRange => ({ file, start, end });
+const commit = (hash: string, subject: string, extra: Partial<BranchCommit> = {}): BranchCommit => ({ hash, subject, body: '', oldLines: [], newLines: [], ...extra });
+const fillers = (n: number, from = 0) => Array.from({ length: n }, (_v, i) => commit(`f${(from + i).toString(16).padStart(7, '0')}`, `chore: other ${i}`, { oldLines: [lines('other.txt', 1, 1)] }));
+const target = commit('c0ffee1234567890', 'feat: add parser', { newLines: [lines('src/p.ts', 10, 20)] });
+const fixAt = (subject = 'fix: parser off by one', file = 'src/p.ts', start = 15, end = 15) => commit('fix0000000000001', subject, { oldLines: [lines(file, start, end)] });
+
+describe('fix-like messages', () => {
+  it.each([
+    ['fix: off by one', true],
+    ['Fixes the parser', true],
+    ['fixed crash', true],
+    ['hotfix for login', true],
+    ['bugfix', true],
+    ['Correct the total', true],
+    ['repair build', true],
+    ['oops', true],
+    ['typo in readme', true],
+    ['regression in 2.0', true],
+    ['feat: add parser', false],
+    ['prefix handling', false],
+    ['refactor: fixtures', false],
+    ['debug logging', false],
+    ['Revert "feat: add parser"', false],
+  ])('%j: %s', (subject, want) => {
+    expect(isFixLike(subject)).toBe(want);
+  });
+});
+
+describe('reverts and fixups', () => {
+  it.each([
+    [{ subject: 'Revert "feat: add parser"', body: 'This reverts commit c0ffee1234567890.' }, true],
+    [{ subject: 'undo', body: 'This reverts commit c0ffee1.' }, true],
+    [{ subject: 'undo', body: 'this reverts commit C0FFEE1234.' }, true],
+    [{ subject: 'Revert "feat: add parser"', body: '' }, true],
+    [{ subject: 'Revert "feat: add parser too"', body: '' }, false],
+    [{ subject: 'undo', body: 'This reverts commit deadbee.' }, false],
+    [{ subject: 'revert the parser', body: '' }, false],
+  ])('%j reverts the commit: %s', (later, want) => {
+    expect(reverts(later, target)).toBe(want);
+  });
+  it.each([
+    ['fixup! feat: add parser', true],
+    ['squash! feat: add parser', true],
+    ['amend! feat: add parser', true],
+    ['fixup! fixup! feat: add parser', true],
+    ['fixup! c0ffee1', true],
+    ['fixup! c0ffee2', false],
+    ['fixup! feat: other', false],
+    ['feat: add parser', false],
+  ])('%j aims at the commit: %s', (subject, want) => {
+    expect(isFixupOf({ subject }, target)).toBe(want);
+  });
+  it.each([
+    [[lines('a', 10, 20)], [lines('a', 20, 25)], true],
+    [[lines('a', 10, 20)], [lines('a', 5, 10)], true],
+    [[lines('a', 10, 20)], [lines('a', 12, 12)], true],
+    [[lines('a', 10, 20)], [lines('a', 21, 30)], false],
+    [[lines('a', 10, 20)], [lines('a', 1, 9)], false],
+    [[lines('a', 10, 20)], [lines('b', 10, 20)], false],
+    [[], [lines('a', 1, 1)], false],
+  ])('%j and %j share a line: %s', (written, changed, want) => {
+    expect(touchesSameLines(written, changed)).toBe(want);
+  });
+});
+
+describe('the fate of a commit on its branch', () => {
+  it.each([
+    ['a fix to the same lines right after', [target, fixAt()], { reverted: false, followUpFix: true }],
+    ['a fix as the 10th commit after', [target, ...fillers(FOLLOW_UP_WINDOW - 1), fixAt()], { reverted: false, followUpFix: true }],
+    ['a fix as the 11th commit after', [target, ...fillers(FOLLOW_UP_WINDOW), fixAt()], { reverted: false, followUpFix: false }],
+    ['a fix to other lines', [target, fixAt('fix: parser', 'src/p.ts', 30, 31)], { reverted: false, followUpFix: false }],
+    ['a fix to another file', [target, fixAt('fix: parser', 'src/q.ts', 15, 15)], { reverted: false, followUpFix: false }],
+    ['a change to the same lines that is no fix', [target, fixAt('feat: extend parser')], { reverted: false, followUpFix: false }],
+    ['a fixup! commit anywhere in the window', [target, ...fillers(FOLLOW_UP_WINDOW - 1), commit('a1', 'fixup! feat: add parser')], { reverted: false, followUpFix: true }],
+    ['a fixup! commit after the window', [target, ...fillers(FOLLOW_UP_WINDOW), commit('a1', 'fixup! feat: add parser')], { reverted: false, followUpFix: false }],
+    ['a revert much later', [target, ...fillers(FOLLOW_UP_WINDOW * 3), commit('r1', 'Revert "feat: add parser"', { body: 'This reverts commit c0ffee1234567890.' })], { reverted: true, followUpFix: false }],
+    ['a revert touching the same lines is no fix', [target, commit('r1', 'Revert "feat: add parser"', { oldLines: [lines('src/p.ts', 10, 20)] })], { reverted: true, followUpFix: false }],
+    ['nothing after it', [target], { reverted: false, followUpFix: false }],
+    ['a fix BEFORE it', [fixAt(), target], { reverted: false, followUpFix: false }],
+  ])('%s', (_name, branch, want) => {
+    expect(commitFate(branch, branch.indexOf(target))).toEqual(want);
+  });
+  it('has no fate for a position off the branch', () => {
+    expect(commitFate([target], 3)).toEqual({ reverted: false, followUpFix: false });
+  });
+  it.each([
+    [FOLLOW_UP_WINDOW - 1, false],
+    [FOLLOW_UP_WINDOW, true],
+    [FOLLOW_UP_WINDOW + 1, true],
+  ])('with %i commits after it the window is closed: %s', (after, want) => {
+    expect(followUpWindowClosed([target, ...fillers(after)], 0)).toBe(want);
+  });
+  it.each([
+    [{ reverted: true, followUpFix: true }, undefined, { revertedCommits: 1, followUpFixCommits: 1 }],
+    [{ reverted: true, followUpFix: false }, { reverted: true, followUpFix: false }, { revertedCommits: 0, followUpFixCommits: 0 }],
+    [{ reverted: true, followUpFix: true }, { reverted: false, followUpFix: true }, { revertedCommits: 1, followUpFixCommits: 0 }],
+    [{ reverted: false, followUpFix: false }, { reverted: true, followUpFix: true }, { revertedCommits: 0, followUpFixCommits: 0 }],
+    [{ reverted: false, followUpFix: true }, undefined, { revertedCommits: 0, followUpFixCommits: 1 }],
+  ])('fate %j counted before as %j adds %j', (fate, before, want) => {
+    expect(newlyCounted(fate, before)).toEqual(want);
+  });
+});
+
+describe('parsing git log -p -U0', () => {
+  it('reads commits oldest first with the lines each removed and wrote', () => {
+    const out = [
+      '\u001ebbbbbbb2\u001ffix: one\u001f\u001f\ndiff --git a/x.txt b/x.txt\nindex 1..2 100644\n--- a/x.txt\n+++ b/x.txt\n@@ -3 +3 @@\n-a\n+b\n@@ -7,0 +8,2 @@\n+c\n+d\n',
+      '\u001eaaaaaaa1\u001ffeat: x\u001fbody line\u001f\ndiff --git a/x.txt b/x.txt\nnew file mode 100644\n--- /dev/null\n+++ b/x.txt\n@@ -0,0 +1,10 @@\n+1\n',
+    ].join('');
+    expect(parseBranchLog(out)).toEqual([
+      { hash: 'aaaaaaa1', subject: 'feat: x', body: 'body line', oldLines: [lines('x.txt', 0, 0)], newLines: [lines('x.txt', 1, 10)] },
+      { hash: 'bbbbbbb2', subject: 'fix: one', body: '', oldLines: [lines('x.txt', 3, 3), lines('x.txt', 7, 7)], newLines: [lines('x.txt', 3, 3), lines('x.txt', 8, 9)] },
+    ]);
+  });
+  it('passes git an argument array naming the first-parent branch with zero-context diffs', () => {
+    expect(branchLogArgs(5)).toEqual(['log', '--first-parent', '-n', '5', '--format=\u001e%H\u001f%s\u001f%b\u001f', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD']);
+  });
+});
+
+describe('on real repositories', () => {
+  let dir: string;
+  let t: TempTracker | undefined;
+  afterEach(() => {
+    t?.dispose();
+    t = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+  function repo(): void {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-signals-')));
+    git('init', '-q', '-b', 'main');
+    git('config', 'user.email', 't@example.com');
+    git('config', 'user.name', 'T');
+  }
+  function commitFile(file: string, text: string, message: string): string {
+    fs.writeFileSync(path.join(dir, file), text);
+    git('add', '-A');
+    git('commit', '-qm', message);
+    return git('rev-parse', 'HEAD');
+  }
+  const numbered = (n: number, changed: Record<number, string> = {}) => Array.from({ length: n }, (_v, i) => changed[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
+  const record = (hash: string, sessionId: string): CommitRecord => ({ hash, project: dir, agent: 'build', model: 'fake/a', sessionId, message: '', files: [], insertions: 0, deletions: 0, timestamp: '2024-01-01T00:00:00Z' });
+
+  it('finds a reverted commit and a follow-up fix, counts each once on the maker, and leaves other commits alone', async () => {
+    repo();
+    commitFile('a.txt', numbered(20), 'init');
+    const reverted = commitFile('b.txt', 'b\n', 'feat: b');
+    const fixed = commitFile('a.txt', numbered(20, { 5: 'five', 6: 'six' }), 'feat: change five');
+    const clean = commitFile('c.txt', 'c\n', 'feat: c');
+    commitFile('a.txt', numbered(20, { 5: 'FIVE', 6: 'six' }), 'fix: five was wrong');
+    git('revert', '--no-edit', reverted);
+
+    const branch = await readBranch(dir);
+    expect(branch?.map((c) => c.subject)).toEqual(['init', 'feat: b', 'feat: change five', 'feat: c', 'fix: five was wrong', 'Revert "feat: b"']);
+
+    t = tempTracker({}, dir);
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [reverted, fixed, clean].map((hash) => ({ hash, message: '', files: [], insertions: 0, deletions: 0, timestamp: '2024-01-01T00:00:00Z' })));
+    t.service.flush('test');
+    expect(await refreshGitSignals(t.service, dir)).toBe(2);
+    t.service.flush('test');
+    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1, followUpFixCommits: 1 });
+    // Same HEAD: nothing read again. A new commit: recomputed, nothing counted twice.
+    expect(await refreshGitSignals(t.service, dir)).toBe(0);
+    commitFile('d.txt', 'd\n', 'fix: unrelated file');
+    expect(await refreshGitSignals(t.service, dir)).toBe(0);
+    t.service.flush('test');
+    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1, followUpFixCommits: 1 });
+    expect(gitSignals(branch ?? [], [record(clean, 's1')], 'x', undefined).signals).toEqual([]);
+  });
+
+  it('has no signal, and no error, for a folder that is gone or is no repository', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-norepo-'));
+    t = tempTracker({}, dir);
+    expect(await readBranch(dir)).toBeUndefined();
+    expect(await refreshGitSignals(t.service, dir)).toBe(0);
+    expect(await refreshGitSignals(t.service, path.join(dir, 'gone'))).toBe(0);
+    expect(t.service.pendingMutations).toBe(0);
+  });
+});

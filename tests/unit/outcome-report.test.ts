@@ -1,0 +1,72 @@
+/** Outcome fields of the report: grades apart by provenance, the self-user gap, signal rates (table-driven). */
+import { describe, expect, it } from '@jest/globals';
+import { allGrades, gradedCommitCount, gradeEvidence, rate } from '../../src/core/outcomes/counters.js';
+import { addOutcomes, emptyOutcomeSums, OUTCOME_FIELDS, outcomeFields } from '../../src/core/report/outcome-columns.js';
+import { REPORT_FIELDS } from '../../src/core/report/table.js';
+
+describe('grades of a usage record', () => {
+  it.each([
+    ['new counters', { userGradedCommits: 2, userGradeSum: 7, selfGradedCommits: 3, selfGradeSum: 15, reportedGradedCommits: 1, reportedGradeSum: -1 },
+      { user: { commits: 2, sum: 7 }, self: { commits: 3, sum: 15 }, agentReported: { commits: 1, sum: -1 } }, 3, { commits: 6, sum: 21 }],
+    ['nothing', {}, { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 0, { commits: 0, sum: 0 }],
+    ['only grades from before provenance', { gradedCommits: 2, gradeSum: 14 },
+      { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 2, sum: 7 } }, 2, { commits: 2, sum: 7 }],
+    ['old counters beside migrated ones', { gradedCommits: 2, gradeSum: 14, selfGradedCommits: 2, selfGradeSum: 10, reportedGradedCommits: 2, reportedGradeSum: 4 },
+      { user: { commits: 0, sum: 0 }, self: { commits: 2, sum: 10 }, agentReported: { commits: 2, sum: 4 } }, 2, { commits: 4, sum: 14 }],
+    ['old counters beside a user grade', { gradedCommits: 1, gradeSum: 4, userGradedCommits: 1, userGradeSum: 5 },
+      { user: { commits: 1, sum: 5 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 1, { commits: 1, sum: 5 }],
+    ['zero old counters', { gradedCommits: 0, gradeSum: 0 }, { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 0, { commits: 0, sum: 0 }],
+  ])('%s', (_name, record, evidence, graded, all) => {
+    expect(gradeEvidence(record)).toEqual(evidence);
+    expect(gradedCommitCount(record)).toBe(graded);
+    expect(allGrades(record)).toEqual(all);
+  });
+  it.each([
+    [1, 4, 0.25],
+    [0, 4, 0],
+    [3, 0, null],
+    [0, 0, null],
+    [-2, 4, -0.5],
+  ])('rate(%d, %d) is %p', (numerator, denominator, want) => {
+    expect(rate(numerator, denominator)).toBe(want);
+  });
+});
+
+describe('outcome fields of a report row', () => {
+  it('sums records and turns them into means, the gap and rates', () => {
+    const sums = emptyOutcomeSums();
+    addOutcomes(sums, { userGradedCommits: 2, userGradeSum: 3, selfGradedCommits: 2, selfGradeSum: 10, turns: 8, undoneTurns: 1, testRuns: 4, testPasses: 3, testRecoveries: 1, revertedCommits: 1 });
+    addOutcomes(sums, { selfGradedCommits: 2, selfGradeSum: 6, reportedGradedCommits: 4, reportedGradeSum: 8, turns: 2, undoneTurns: 1, testRuns: 1, testPasses: 1, followUpFixCommits: 2 });
+    expect(outcomeFields(sums, 10)).toEqual({
+      userGradedCommits: 2,
+      meanUserGrade: 1.5,
+      selfGradedCommits: 4,
+      meanSelfGrade: 4,
+      selfUserGap: 2.5,
+      agentReportedGradedCommits: 4,
+      meanAgentReportedGrade: 2,
+      revertRate: 0.1,
+      followUpFixRate: 0.2,
+      undoRate: 0.2,
+      testRuns: 5,
+      testPassRate: 0.8,
+      testRecoveries: 1,
+    });
+  });
+  it('says null, not 0, where there is no evidence, and a negative gap when the setup underrates itself', () => {
+    const none = outcomeFields(emptyOutcomeSums(), 0);
+    expect(none).toMatchObject({ meanUserGrade: null, meanSelfGrade: null, selfUserGap: null, meanAgentReportedGrade: null, revertRate: null, followUpFixRate: null, undoRate: null, testPassRate: null });
+    const sums = emptyOutcomeSums();
+    addOutcomes(sums, { userGradedCommits: 1, userGradeSum: 5, selfGradedCommits: 1, selfGradeSum: -1 });
+    expect(outcomeFields(sums, 1)).toMatchObject({ selfUserGap: -6, revertRate: 0, followUpFixRate: 0 });
+    const selfOnly = emptyOutcomeSums();
+    addOutcomes(selfOnly, { selfGradedCommits: 1, selfGradeSum: 5 });
+    expect(outcomeFields(selfOnly, 1).selfUserGap).toBeNull();
+    const userOnly = emptyOutcomeSums();
+    addOutcomes(userOnly, { userGradedCommits: 1, userGradeSum: 5 });
+    expect(outcomeFields(userOnly, 1).selfUserGap).toBeNull();
+  });
+  it('carries every outcome field into --json and --csv', () => {
+    for (const field of OUTCOME_FIELDS) expect(REPORT_FIELDS).toContain(field);
+  });
+});
