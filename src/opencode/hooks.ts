@@ -32,6 +32,8 @@ export interface HookContext {
   guards?: ((tool: string, args: unknown) => string | undefined)[];
   /** Run after the guards pass: may narrow the arguments the host runs the call with. */
   argumentRewriters?: ((tool: string, args: unknown) => void)[];
+  /** Whether a tool call edits what configures the tracker (counted as `trackerFileEdits`). */
+  editsTrackerFiles?: (tool: string, args: unknown) => boolean;
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
 }
@@ -114,6 +116,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
       const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
       if (file) service.noteFileEdited(input.sessionID, file);
+      if (ctx.editsTrackerFiles?.(input.tool, input.args)) service.noteTrackerFileEdit(input.sessionID);
 
       const before = headBefore.get(input.callID);
       headBefore.delete(input.callID);

@@ -6,7 +6,9 @@
  * Only a default export: OpenCode refuses a plugin file with any non-function named export.
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
-import { resolveConfig } from '../core/config.js';
+import { opencodeConfigDir, resolveConfig } from '../core/config.js';
+import { editsTrackerFiles } from '../core/integrity/tracker-files.js';
+import { userOnlyGuard } from '../core/integrity/user-only.js';
 import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import type { Store } from '../core/store/store.js';
@@ -17,6 +19,7 @@ import { statusExporter } from '../core/tracking/status-export.js';
 import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
+import { trustPluginOptions } from './option-trust.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
@@ -35,18 +38,30 @@ function migrateLegacyIn(store: Store, directory: string, logger: Logger): void 
   }
 }
 
+/** One log line and one toast naming each ignored project-config key and its file; a failing toast is only logged. */
+function warnIgnoredOptions(input: PluginInput, logger: Logger, notices: string[]): void {
+  const message = notices.join('\n');
+  logger.warn(message);
+  input.client.tui
+    .showToast({ body: { title: 'agent-tracker', message, variant: 'warning' } })
+    .catch((error: unknown) => logger.warn(`agent-tracker: toast failed: ${(error as Error).message}`));
+}
+
 const server: Plugin = async (input, options) => {
   const logger = hostLogger(input.client);
   let config;
   let store;
+  let trust;
   try {
-    config = resolveConfig({ options: options ?? {} });
+    trust = trustPluginOptions(options ?? {}, projectOf(input));
+    config = resolveConfig({ options: trust.options });
     store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
   } catch (error) {
     logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
     return {};
   }
 
+  if (trust.notices.length > 0) warnIgnoredOptions(input, logger, trust.notices);
   migrateLegacyIn(store, input.directory, logger);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
@@ -62,7 +77,8 @@ const server: Plugin = async (input, options) => {
       logger,
       directory: project,
       ownTools,
-      guards: config.protectEnvFiles ? [envFileGuard] : [],
+      guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [envFileGuard] : [])],
+      editsTrackerFiles: (tool, args) => editsTrackerFiles(tool, args, opencodeConfigDir()),
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
     })),

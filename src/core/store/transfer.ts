@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isGrade } from '../rules.js';
-import type { MigrationRecord } from '../types.js';
+import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, Store, Table } from './store.js';
 
@@ -330,6 +330,8 @@ export interface ImportResult {
 export interface ImportRecord extends MigrationRecord {
   digest: string;
   addedByKind: Record<ExportKind, number>;
+  /** How the user-only import came (src/cli/user-only.ts); absent on imports made before it was recorded. */
+  userAction?: UserActionProvenance;
 }
 
 /** The first recorded import of the file with this digest, if any. */
@@ -347,7 +349,13 @@ function firstImport(store: Store, digest: string): ImportRecord | undefined {
  * nothing and records nothing.
  * @throws InputError for a bad file (nothing written).
  */
-export function importExport(store: Store, text: string, source: string, now: () => Date = () => new Date()): ImportResult {
+export function importExport(
+  store: Store,
+  text: string,
+  source: string,
+  now: () => Date = () => new Date(),
+  provenance?: UserActionProvenance,
+): ImportResult {
   const records = parseExport(text);
   const digest = createHash('sha256').update(text).digest('hex');
   const previous = firstImport(store, digest);
@@ -359,7 +367,15 @@ export function importExport(store: Store, text: string, source: string, now: ()
     result.skipped = merged.skipped;
     for (const kind of EXPORT_KINDS) result.addedByKind[kind] = merged.addedByTable[kind] ?? 0;
     if (result.added > 0 || !previous) {
-      const entry: ImportRecord = { source, at, added: result.added, skipped: result.skipped, digest, addedByKind: result.addedByKind };
+      const entry: ImportRecord = {
+        source,
+        at,
+        added: result.added,
+        skipped: result.skipped,
+        digest,
+        addedByKind: result.addedByKind,
+        ...(provenance ? { userAction: provenance } : {}),
+      };
       store.tables.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
     }
   });
