@@ -14,6 +14,7 @@ import type { ReportGrouping } from '../../core/report/report.js';
 import { reportToCsv, reportToTable } from '../../core/report/table.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
+import { writeFileAtomic } from '../../core/fs/atomic-write.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -60,7 +61,7 @@ export async function run(args: string[], output: Output): Promise<void> {
       filter,
       generatedAt: new Date().toISOString(),
     });
-    fs.writeFileSync(htmlFile, page);
+    writeFileAtomic(htmlFile, page);
   }
   if (values.json) {
     output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals }, null, 2));
