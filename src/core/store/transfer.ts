@@ -9,6 +9,7 @@
  * Every line is checked before anything is written; a bad line names its number and writes nothing.
  */
 import { createHash } from 'node:crypto';
+import { importValueProblem } from '../integrity/import-checks.js';
 import { isGrade } from '../rules.js';
 import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
@@ -258,6 +259,8 @@ function recordProblem(parsed: Record<string, unknown>): string | undefined {
   for (const [field, type] of Object.entries(rules.optional ?? {})) {
     if (value[field] !== undefined && !hasType(value[field], type)) return `${kind} field "${field}" must be ${TYPE_NAMES[type]} when present`;
   }
+  const ranges = importValueProblem(kind, value, [...Object.keys(rules.required), ...Object.keys(rules.optional ?? {})]);
+  if (ranges) return ranges;
   const keyParts = typeof key === 'string' ? [key] : (key as string[]);
   const expected = rules.keyFromValue(value);
   if (expected.some((part, i) => part !== keyParts[i])) {
