@@ -99,8 +99,11 @@ describe('red team: the record cannot be gamed', () => {
   it('route 1: restraining options from a project config are ignored, named in one notice, and the config edit is counted', () => {
     expect(attack.code).toBe(0);
     const output = `${attack.stdout}\n${attack.stderr}`;
-    expect(output).toContain(`ignored "haltBlocksTools" from ${path.join(repoA, 'opencode.json')}`);
-    expect(output).toContain(`ignored "rules" from ${path.join(repoA, 'opencode.json')}`);
+    // OpenCode's log prints the message JSON-escaped: \"key\".
+    const named = (key: string) => new RegExp(`ignored \\\\?"${key}\\\\?" from ${path.join(repoA, 'opencode.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+    expect(output).toMatch(named('haltBlocksTools'));
+    expect(output).toMatch(named('rules'));
+    expect(output.match(/level=WARN[^\n]*agent-tracker ignored/g)).toHaveLength(1);
     const build = cliJson<StatusJson>(sandbox, ['status']).agents.find((agent) => agent.id === 'build');
     expect(build?.sp).toBe(DEFAULT_RULES.initialSp);
     const report = cliJson<{ rows: { agent: string; trackerFileEdits: number }[] }>(sandbox, ['report', '--by', 'agent']);
