@@ -148,6 +148,22 @@ describe('red team: the record cannot be gamed', () => {
     } finally {
       store.close();
     }
+    const report = cliJson<{ suspectUserActions: { action: string }[] }>(sandbox, ['report']);
+    expect(report.suspectUserActions.map((entry) => entry.action)).toEqual(['import']);
+    expect(runCli(sandbox, ['report']).stdout).toMatch(/Suspect user-only actions \(1\): made without a terminal/);
+  });
+
+  it('route 5: an import with one forged record imports nothing and names its line', () => {
+    const file = path.join(sandbox.root, 'forged-agent.ndjson');
+    const forged = { id: 'forger', sp: 1e308, xp: -5, cs: 0, commits: 0, bugs: -100, halted: false, createdAt: 'x', updatedAt: 'x' };
+    const huge = { timestamp: '2025-01-01T00:00:00.000Z', task: 'x'.repeat(10 * 1024 * 1024), actions: '', outcome: '', decisions: '', agent: 'forger', model: 'm', project: '/p', automatic: false };
+    fs.writeFileSync(file, [JSON.stringify({ kind: 'activities', key: ['forger', huge.timestamp, 'a'], value: huge }), JSON.stringify({ kind: 'agents', key: 'forger', value: forged })].join('\n'));
+    const before = runCli(sandbox, ['export']).stdout;
+    const result = runCli(sandbox, ['import', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/line 1: activities field "task" is 10485760 characters long; the tools accept at most 4000/);
+    expect(result.stderr).toMatch(/Nothing was imported/);
+    expect(runCli(sandbox, ['export']).stdout.replace(/"exportedAt":"[^"]*"/g, '')).toBe(before.replace(/"exportedAt":"[^"]*"/g, ''));
   });
 
   it('route 6: planted text comes back to another project as quoted data, by project name, self-graded', () => {

@@ -15,6 +15,7 @@ import { reportToCsv, reportToTable } from '../../core/report/table.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { writeFileAtomic } from '../../core/fs/atomic-write.js';
+import { formatSuspectUserActions, suspectUserActions } from '../../core/integrity/suspect-actions.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -51,7 +52,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const history = await withStore(config, (store) => loadHistory(store, filter));
+  const [history, suspect] = await withStore(config, (store) => [loadHistory(store, filter), suspectUserActions(store)] as const);
   const report = buildReport(history, by);
 
   if (htmlFile !== undefined) {
@@ -64,7 +65,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     writeFileAtomic(htmlFile, page);
   }
   if (values.json) {
-    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals }, null, 2));
+    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals, suspectUserActions: suspect }, null, 2));
   } else if (values.csv) {
     output.out(reportToCsv(report.rows));
   } else if (htmlFile !== undefined) {
@@ -74,4 +75,6 @@ export async function run(args: string[], output: Output): Promise<void> {
   } else {
     output.out(reportToTable(report));
   }
+  const warning = values.csv || values.json ? '' : formatSuspectUserActions(suspect);
+  if (warning) output.out(`\n${warning}`);
 }
