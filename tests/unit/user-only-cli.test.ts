@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { CliError } from '../../src/cli/context.js';
-import { confirmUserOnly, hasOpencodeAncestor } from '../../src/cli/user-only.js';
+import { confirmUserOnly } from '../../src/cli/user-only.js';
 import { formatSuspectUserActions, suspectUserActions } from '../../src/core/integrity/suspect-actions.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -35,10 +35,6 @@ describe('confirmUserOnly', () => {
     const { store } = withRunningSession();
     const provenance = confirmUserOnly('import', { store, project, facts: { env: {}, hasTty, opencodeAncestor: false } });
     expect(provenance).toEqual({ action: 'import', ...expected });
-  });
-
-  it('sees no opencode among the test runner’s parents', () => {
-    expect(hasOpencodeAncestor()).toBe(false);
   });
 });
 
