@@ -210,6 +210,22 @@ export interface ActivityEntry {
   /** Files edited during the work, when known. */
   files?: string[];
   automatic: boolean;
+  /** Set on the record of a user-only action (revive, the user's grade, import, repair): how it came. */
+  userAction?: UserActionProvenance;
+}
+
+/** How a user-only action reached the tracker: an OpenCode slash command, or the CLI with or without a terminal. */
+export type UserOnlyVia = 'slash-command' | 'terminal-tty' | 'terminal-no-tty';
+
+/**
+ * The provenance stored on a user-only record. `suspect`: it came without a terminal while a
+ * tracked session of the same project was running, the trace an agent getting past the checks
+ * leaves; report and recommend show such records apart.
+ */
+export interface UserActionProvenance {
+  action: string;
+  via: UserOnlyVia;
+  suspect: boolean;
 }
 
 /** A project's classification (R12.1). */

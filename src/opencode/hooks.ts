@@ -38,6 +38,8 @@ export interface HookContext {
   argumentRewriters?: ((tool: string, args: unknown) => void)[];
   /** Rewrites every tool's output before the model sees it (secret masking); must never throw. */
   maskOutput?: (output: ToolOutput) => Promise<void>;
+  /** Whether a tool call edits what configures the tracker (counted as `trackerFileEdits`). */
+  editsTrackerFiles?: (tool: string, args: unknown) => boolean;
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
   /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part). */
@@ -97,6 +99,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringArg(input.args, 'command') ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
+    if (ctx.editsTrackerFiles?.(input.tool, input.args)) service.noteTrackerFileEdit(input.sessionID);
 
     const before = headBefore.get(input.callID);
     headBefore.delete(input.callID);

@@ -6,9 +6,11 @@
  * Only a default export: OpenCode refuses a plugin file with any non-function named export.
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
-import { resolveConfig } from '../core/config.js';
+import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { migrateGradeProvenance } from '../core/outcomes/legacy-grades.js';
+import { editsTrackerFiles } from '../core/integrity/tracker-files.js';
+import { userOnlyGuard } from '../core/integrity/user-only.js';
 import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import { openChecked } from '../core/store/open-checked.js';
@@ -27,6 +29,7 @@ import { hostLogger } from './host-logger.js';
 import { startTelemetry } from './telemetry.js';
 import { startSelfProvisioning } from './self-provision.js';
 import { endSession, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
+import { trustPluginOptions } from './option-trust.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
@@ -54,11 +57,21 @@ function migrateGradesOf(store: Store, logger: Logger): void {
   }
 }
 
+/** One log line and one toast naming each ignored project-config key and its file; a failing toast is only logged. */
+function warnIgnoredOptions(input: PluginInput, logger: Logger, notices: string[]): void {
+  const message = notices.join('\n');
+  logger.warn(message);
+  input.client.tui
+    .showToast({ body: { title: 'agent-tracker', message, variant: 'warning' } })
+    .catch((error: unknown) => logger.warn(`agent-tracker: toast failed: ${(error as Error).message}`));
+}
+
 const server: Plugin = async (input, options) => {
   const logger = hostLogger(input.client);
   const notify = storeNotifier(input.client, logger);
   let config: TrackerConfig | undefined;
   let store: Store;
+  let trust;
   // The file is checked out of process when it changed since it was last verified; until it is
   // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open.
   const late: { service?: TrackingService } = {};
@@ -71,7 +84,8 @@ const server: Plugin = async (input, options) => {
     late.service?.flush('database ready');
   };
   try {
-    config = resolveConfig({ options: options ?? {} });
+    trust = trustPluginOptions(options ?? {}, projectOf(input));
+    config = resolveConfig({ options: trust.options });
     store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
       openChecked(storeOptions, { problem: (problem) => notify(problem.message), ready }),
     );
@@ -81,6 +95,7 @@ const server: Plugin = async (input, options) => {
   }
 
   if (store.attached && !store.refusal) ready(store);
+  if (trust.notices.length > 0) warnIgnoredOptions(input, logger, trust.notices);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
   // Secrets of the project's env files: scanned in the background now, masked in every tool output and in what is stored.
@@ -108,7 +123,8 @@ const server: Plugin = async (input, options) => {
       logger,
       directory: project,
       ownTools,
-      guards: config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [],
+      guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [])],
+      editsTrackerFiles: (tool, args) => editsTrackerFiles(tool, args, opencodeConfigDir()),
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),

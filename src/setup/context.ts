@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../core/fs/atomic-write.js';
 
 /** Shared by the steps of one setup run. */
 export interface SetupContext {
@@ -49,6 +50,36 @@ export function assertInsideConfig(context: SetupContext, target: string): void 
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
     throw new Error(`refusing to write ${target}: it is outside the OpenCode config folder ${context.configDir}`);
   }
+  // A sub-folder (skills/, plugins/, agents/, command/) that is a link out of the folder would
+  // carry the write elsewhere: compare real paths of the deepest folder that exists.
+  const realConfig = realPathOrSelf(context.configDir);
+  const realParent = realPathOfExisting(path.dirname(path.resolve(target)));
+  const realRelative = path.relative(realConfig, realParent);
+  if (realRelative.startsWith('..') || path.isAbsolute(realRelative)) {
+    throw new Error(
+      `refusing to write ${target}: its folder resolves to ${realParent}, outside the OpenCode config folder ${realConfig}; ` +
+        'remove that link (or make it a real folder), then run "agent-tracker setup" again',
+    );
+  }
+}
+
+function realPathOrSelf(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    return path.resolve(folder);
+  }
+}
+
+/** The real path of `folder`, resolving its deepest existing ancestor (the rest does not exist yet). */
+function realPathOfExisting(folder: string): string {
+  let existing = folder;
+  const rest: string[] = [];
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) {
+    rest.unshift(path.basename(existing));
+    existing = path.dirname(existing);
+  }
+  return path.join(realPathOrSelf(existing), ...rest);
 }
 
 /** A file's text as this run sees it (dry-run writes included), or undefined when it does not exist. */
@@ -64,18 +95,6 @@ function backupName(file: string, now: Date): string {
   let candidate = `${file}.agent-tracker-backup-${stamp}`;
   for (let n = 2; fs.existsSync(candidate); n += 1) candidate = `${file}.agent-tracker-backup-${stamp}-${n}`;
   return candidate;
-}
-
-/** Writes `text` to a temporary sibling and renames it over `file` (keeping the file's mode). */
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.agent-tracker-tmp-${process.pid}`;
-  const mode = fs.existsSync(file) ? fs.statSync(file).mode & 0o777 : undefined;
-  try {
-    fs.writeFileSync(temporary, text, mode === undefined ? undefined : { mode });
-    fs.renameSync(temporary, file);
-  } finally {
-    fs.rmSync(temporary, { force: true });
-  }
 }
 
 /**
@@ -96,7 +115,7 @@ export function writeText(context: SetupContext, file: string, text: string): bo
     fs.copyFileSync(file, backup);
     context.backups.set(file, backup);
   }
-  writeAtomically(file, text);
+  writeFileAtomic(file, text);
   context.written.add(file);
   return true;
 }

@@ -81,7 +81,9 @@ describe('searchPriorArtAcrossProjects', () => {
     const result = await searchPriorArtAcrossProjects(t.store, { taskDescription: 'webhook retry backoff' }, current);
     const text = formatCrossProjectPriorArt(result);
     expect(text).toContain('### Prior Art: From Git History of Similar Projects');
-    expect(text).toContain(`Add webhook retry with exponential backoff — ${similar}`);
+    expect(text).toContain(`in project ${path.basename(similar)}`);
+    expect(text).toContain('  > message: Add webhook retry with exponential backoff');
+    expect(text).not.toContain(similar);
   });
 
   it('searches every project across scopes while no similar project is known', async () => {

@@ -96,7 +96,8 @@ describe('the prior-art tool', () => {
     const tools = priorArtTools({ service: tracker.service, logger: { info: () => {}, warn: () => {}, error: () => {} }, project: MINE, renderStatus: () => '' });
     const text = await tools['prior-art']!.execute({ task: 'export pipeline' }, context);
     expect(text).toContain('### Prior Art: Positive Patterns');
-    expect(text).toContain('**Design the export pipeline** — ungraded activity; agent `plan`, scope `/projects/mine`');
+    expect(text).toContain('- ungraded activity; agent plan, scope mine');
+    expect(text).toContain('  > task: Design the export pipeline');
     expect(text).toContain('Decisions: stream NDJSON, never buffer');
   });
 

@@ -50,6 +50,8 @@ beforeAll(() => {
   t = tempTracker({}, repo);
   tools = createTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
   t.service.noteModelRequest('ses_fuzz', 'build', 'fake/model');
+  // Only commits a tracked session recorded can be graded: the fuzz session made them.
+  t.service.recordCommits('ses_fuzz', ungraded.map((hash) => ({ hash, message: 'change', files: [], insertions: 0, deletions: 0, timestamp: new Date().toISOString() })));
   for (const agent of TRACKED_AGENTS) {
     t.service.noteModelRequest(`ses_${agent}`, agent, 'fake/model');
     t.service.recordToolCall(`ses_${agent}`, 'call_0', 'bash', true);

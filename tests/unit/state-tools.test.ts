@@ -30,11 +30,15 @@ beforeAll(() => {
 afterAll(() => removeSandbox(sandbox));
 afterEach(() => t?.dispose());
 
-function setup(): void {
+function setup(options: { recordHead?: boolean } = {}): void {
   t = tempTracker({}, repo);
   tools = stateTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
   t.service.noteModelRequest('s1', 'build', 'fake/model');
   t.service.recordToolCall('s1', 'c0', 'bash', true);
+  // Only commits a tracked session recorded can be graded: the session made HEAD.
+  if (options.recordHead !== false) {
+    t.service.recordCommits('s1', [{ hash: head, message: 'initial', files: ['README.md'], insertions: 1, deletions: 0, timestamp: new Date().toISOString() }]);
+  }
   t.service.flush('setup');
 }
 
@@ -101,6 +105,11 @@ describe('grade-commit', () => {
     expect(retrospective?.user_note).toBe('');
     const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
     expect(events.map((e) => [e.source, e.provenance, e.grade])).toEqual([['agent', 'self', 1]]);
+  });
+
+  it("refuses a commit no tracked session recorded (the user's own), writing nothing", async () => {
+    setup({ recordHead: false });
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 5, userGrade: 5 }, /was not made by a tracked session in this project/);
   });
 
   it('resolves an abbreviated hash to the full commit', async () => {

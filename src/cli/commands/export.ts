@@ -7,6 +7,7 @@ import path from 'node:path';
 import { exportRecords } from '../../core/store/transfer.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
+import { openAtomic } from '../../core/fs/atomic-write.js';
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {});
@@ -18,18 +19,16 @@ export async function run(args: string[], output: Output): Promise<void> {
     return;
   }
   if (!fs.existsSync(path.dirname(target))) throw new CliError(`cannot write ${target}: its folder does not exist`);
-  const partial = `${target}.partial-${process.pid}`;
-  const fd = fs.openSync(partial, 'w');
+  // A temporary sibling renamed over the target: a symlink at the target is replaced, never followed.
+  const file = openAtomic(target);
   let summary;
   try {
-    summary = await withStore(config, (store) => exportRecords(store, (chunk) => fs.writeSync(fd, chunk)));
-    fs.closeSync(fd);
-    fs.renameSync(partial, target);
+    summary = await withStore(config, (store) => exportRecords(store, (chunk) => file.write(chunk)));
   } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(partial, { force: true });
+    file.abort();
     throw error;
   }
+  file.commit();
   if (values.json) {
     output.out(JSON.stringify({ file: target, ...summary }, null, 2));
     return;

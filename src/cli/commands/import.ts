@@ -8,6 +8,7 @@ import { importExport } from '../../core/store/transfer.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
+import { confirmUserOnly } from '../user-only.js';
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {});
@@ -21,8 +22,11 @@ export async function run(args: string[], output: Output): Promise<void> {
   }
   const config = loadConfig(values.db);
   const result = await withStore(config, (store) => {
+    const project = process.cwd();
+    const provenance = confirmUserOnly('import', { store, project });
     try {
-      return importExport(store, text, source);
+      // The import's own record (migrations) keeps how it came.
+      return importExport(store, text, source, undefined, provenance);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(`${source}: ${error.message}`);
       throw error;

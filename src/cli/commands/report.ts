@@ -18,6 +18,8 @@ import { silentLogger } from '../../core/logger.js';
 import type { Store } from '../../core/store/store.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import type { Output } from '../context.js';
+import { writeFileAtomic } from '../../core/fs/atomic-write.js';
+import { formatSuspectUserActions, suspectUserActions } from '../../core/integrity/suspect-actions.js';
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -66,9 +68,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const history = await withStore(config, async (store) => {
+  const [history, suspect] = await withStore(config, async (store) => {
     await refreshProjectGitSignals(store, config, filter.project ?? [...new Set(loadHistory(store, filter).usage.map((record) => record.project))]);
-    return loadHistory(store, filter);
+    return [loadHistory(store, filter), suspectUserActions(store)] as const;
   });
   const report = buildReport(history, by);
 
@@ -79,10 +81,10 @@ export async function run(args: string[], output: Output): Promise<void> {
       filter,
       generatedAt: new Date().toISOString(),
     });
-    fs.writeFileSync(htmlFile, page);
+    writeFileAtomic(htmlFile, page);
   }
   if (values.json) {
-    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals }, null, 2));
+    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals, suspectUserActions: suspect }, null, 2));
   } else if (values.csv) {
     output.out(reportToCsv(report.rows));
   } else if (htmlFile !== undefined) {
@@ -92,4 +94,6 @@ export async function run(args: string[], output: Output): Promise<void> {
   } else {
     output.out(reportToTable(report));
   }
+  const warning = values.csv || values.json ? '' : formatSuspectUserActions(suspect);
+  if (warning) output.out(`\n${warning}`);
 }

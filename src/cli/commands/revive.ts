@@ -8,15 +8,24 @@ import { TrackingService } from '../../core/tracking/service.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
+import { confirmUserOnly } from '../user-only.js';
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {});
   if (positionals.length !== 1) throw new CliError('expects exactly one AGENT name, e.g. agent-tracker revive build');
   const config = loadConfig(values.db);
   const result = await withStore(config, (store) => {
-    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+    const project = process.cwd();
+    const provenance = confirmUserOnly('revive', { store, project });
+    const service = new TrackingService({ store, config, logger: silentLogger, project });
     try {
-      return service.revive(positionals[0]);
+      const result = service.revive(positionals[0]);
+      if (result.revived) {
+        service.recordUserAction({ agent: result.status.id, project, summary: `User revived ${result.status.id} (${provenance.via})`, provenance });
+        const outcome = service.flush('user action');
+        if (!outcome.ok) throw outcome.error;
+      }
+      return result;
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;

@@ -5,6 +5,7 @@
  * (`projectPath` on patterns, on git matches).
  */
 import { formatPriorArt } from '../query/format.js';
+import { projectName, quoteNote } from '../query/quote.js';
 import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../query/service.js';
 import { scopeOfProject } from '../query/scope.js';
 import { extractKeywords } from '../query/tokenizer.js';
@@ -66,7 +67,9 @@ export function formatCrossProjectPriorArt(result: CrossProjectPriorArt): string
   const text = formatPriorArt(result);
   if (result.gitLogMatches.length === 0) return text;
   const lines = result.gitLogMatches.map(
-    (match) => `- \`${match.commitHash.slice(0, 7)}\` ${match.message} — ${match.projectPath}, relevance ${match.relevanceScore.toFixed(2)}`,
+    (match) =>
+      `- commit ${match.commitHash.slice(0, 7)} in project ${projectName(match.projectPath)}, relevance ${match.relevanceScore.toFixed(2)}\n` +
+      `  > message: ${quoteNote(match.message)}`,
   );
   return `${text}\n\n### Prior Art: From Git History of Similar Projects\n\n${lines.join('\n')}`;
 }

@@ -40,7 +40,7 @@ export function commitLogArgs(from: string | undefined, to: string, max = MAX_CO
     `--max-count=${max}`,
     '--numstat',
     '--no-renames',
-    `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%ct${FIELD_SEPARATOR}%B${FIELD_SEPARATOR}`,
+    `--format=${RECORD_SEPARATOR}%H %P${FIELD_SEPARATOR}%ct${FIELD_SEPARATOR}%B${FIELD_SEPARATOR}`,
     from ? `${from}..${to}` : to,
     '--',
   ];
@@ -51,7 +51,9 @@ export function parseCommitLog(output: string): (GitCommit & { committedAt: numb
   const commits: (GitCommit & { committedAt: number })[] = [];
   for (const record of output.split(RECORD_SEPARATOR)) {
     if (record.trim() === '') continue;
-    const [hash = '', time = '0', message = '', stats = ''] = record.split(FIELD_SEPARATOR);
+    const [hashAndParents = '', time = '0', message = '', stats = ''] = record.split(FIELD_SEPARATOR);
+    // The first field is "%H %P": the hash, then the parents (none for a root commit, 2+ for a merge).
+    const [hash = '', ...parents] = hashAndParents.trim().split(/\s+/);
     const files: string[] = [];
     let insertions = 0;
     let deletions = 0;
@@ -65,6 +67,7 @@ export function parseCommitLog(output: string): (GitCommit & { committedAt: numb
     const committedAt = Number(time);
     commits.push({
       hash: hash.trim(),
+      parents,
       message: message.trim(),
       files,
       insertions,

@@ -1,27 +1,41 @@
-/** Renders prior art as markdown sections an agent can paste into a brainstorm or plan. */
+/**
+ * Renders prior art as markdown sections an agent can paste into a brainstorm or plan. Recorded
+ * text is quoted data under a preface (src/core/query/quote.ts), never markup the model reads as
+ * instructions; another project appears by name, not by path.
+ */
 import { GRADE_LABELS } from '../types.js';
+import { projectName, quoteNote, RECORDED_NOTES_PREFACE } from './quote.js';
 import type { PatternMatch, PriorArtResult } from './types.js';
 
 /** Longest task and notes shown per entry; the full text stays in the database. */
 const MAX_TASK_CHARS = 200;
-const MAX_NOTES_CHARS = 400;
+const MAX_NOTES_CHARS = 300;
 const NONE_FOUND = '_None found._';
 
-function clip(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+/**
+ * A retrospective's grade is labelled self-graded unless the user is known to have given it:
+ * an agent's opinion of its own work is not evidence that it worked.
+ */
+function gradeText(match: PatternMatch): string {
+  if (match.grade === undefined) return `ungraded ${match.source}`;
+  const by = match.gradedBy === 'user' ? 'user-graded' : 'self-graded';
+  return `${by} ${GRADE_LABELS[match.grade]} (${match.grade}) ${match.source}`;
 }
 
-function gradeText(match: PatternMatch): string {
-  return match.grade === undefined ? `ungraded ${match.source}` : `${GRADE_LABELS[match.grade]} (${match.grade}) ${match.source}`;
+/** A scope falls back to a project's path when it has no classification: show the name only. */
+function scopeName(scope: string): string {
+  return scope.startsWith('/') || /^[A-Za-z]:[\\/]/.test(scope) ? projectName(scope) : quoteNote(scope, 64);
 }
 
 function entry(match: PatternMatch): string {
   const day = match.timestamp.slice(0, 10);
+  const where = match.projectPath ? `, project ${projectName(match.projectPath)}` : '';
   const lines = [
-    `- **${clip(match.task, MAX_TASK_CHARS)}** — ${gradeText(match)}; agent \`${match.agentId}\`, scope \`${match.scope}\`, ` +
+    `- ${gradeText(match)}; agent ${quoteNote(match.agentId, 64)}, scope ${scopeName(match.scope)}${where}, ` +
       `${day}, relevance ${match.relevanceScore.toFixed(2)}`,
+    `  > task: ${quoteNote(match.task, MAX_TASK_CHARS)}`,
   ];
-  if (match.notes) lines.push(`  ${clip(match.notes, MAX_NOTES_CHARS)}`);
+  if (match.notes) lines.push(`  > notes: ${quoteNote(match.notes, MAX_NOTES_CHARS)}`);
   return lines.join('\n');
 }
 
@@ -34,7 +48,7 @@ function section(title: string, matches: readonly PatternMatch[]): string {
  * when there are any) and mistakes to avoid.
  */
 export function formatPriorArt(result: PriorArtResult): string {
-  const sections = [section('Prior Art: Positive Patterns', result.positivePatterns)];
+  const sections = [RECORDED_NOTES_PREFACE, section('Prior Art: Positive Patterns', result.positivePatterns)];
   if (result.crossScopePatterns.length > 0) sections.push(section('Prior Art: Cross-Scope Patterns', result.crossScopePatterns));
   sections.push(section('Prior Art: Mistakes to Avoid', result.mistakes));
   return sections.join('\n\n');

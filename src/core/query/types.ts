@@ -1,5 +1,5 @@
 /** The prior-art query and its result: what the QueryService, the agent tool and the CLI share. */
-import type { Grade } from '../types.js';
+import type { Grade, GradeProvenance } from '../types.js';
 import type { EntryKind } from './documents.js';
 
 /** What to search prior art for. */
@@ -35,6 +35,8 @@ export interface PatternMatch {
   /** Matched keywords / all keywords of the query, 0..1 (the ranking itself is BM25). */
   relevanceScore: number;
   projectPath?: string;
+  /** Who gave `grade`, when known; anything but 'user' is shown as self-graded. */
+  gradedBy?: GradeProvenance;
 }
 
 /** Prior art in three categories, each ranked best first. */

@@ -33,6 +33,8 @@ export interface ReportRow extends OutcomeFields {
   meanGrade: number | null;
   /** CS gained or lost through grades. */
   csChange: number;
+  /** Tool calls that edited an OpenCode config, provisioned agents/skills or the tracker's AGENTS.md section. */
+  trackerFileEdits: number;
   tokensInput: number;
   tokensOutput: number;
   tokensReasoning: number;
@@ -82,6 +84,7 @@ function emptyRow(agent: string | null, model: string | null, project: string | 
     bugsPerCommit: null,
     gradedCommits: 0,
     meanGrade: null,
+    trackerFileEdits: 0,
     csChange: 0,
     tokensInput: 0,
     tokensOutput: 0,
@@ -158,6 +161,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
       row.gradedCommits += gradedCommitCount(record);
       addOutcomes(target.outcomes, record);
       row.csChange += record.csDelta;
+      row.trackerFileEdits += record.trackerFileEdits ?? 0;
       target.gradeSum += commitGradeSum(record);
       widen(row, record.firstAt, record.lastAt);
     }

@@ -9,10 +9,11 @@
  * Every line is checked before anything is written; a bad line names its number and writes nothing.
  */
 import { createHash } from 'node:crypto';
+import { importValueProblem } from '../integrity/import-checks.js';
 import { isGrade } from '../rules.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
 import { provenanceOf } from '../outcomes/grades.js';
-import type { MigrationRecord } from '../types.js';
+import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, Store, Table } from './store.js';
 
@@ -319,6 +320,8 @@ function recordProblem(parsed: Record<string, unknown>): string | undefined {
   for (const [field, type] of Object.entries(rules.optional ?? {})) {
     if (value[field] !== undefined && !hasType(value[field], type)) return `${kind} field "${field}" must be ${TYPE_NAMES[type]} when present`;
   }
+  const ranges = importValueProblem(kind, value, [...Object.keys(rules.required), ...Object.keys(rules.optional ?? {})]);
+  if (ranges) return ranges;
   const keyParts = typeof key === 'string' ? [key] : (key as string[]);
   const expected = rules.keyFromValue(value);
   if (expected.some((part, i) => part !== keyParts[i])) {
@@ -395,6 +398,8 @@ export interface ImportResult {
 export interface ImportRecord extends MigrationRecord {
   digest: string;
   addedByKind: Record<ExportKind, number>;
+  /** How the user-only import came (src/cli/user-only.ts); absent on imports made before it was recorded. */
+  userAction?: UserActionProvenance;
 }
 
 /** The first recorded import of the file with this digest, if any. */
@@ -412,7 +417,13 @@ function firstImport(store: Store, digest: string): ImportRecord | undefined {
  * nothing and records nothing.
  * @throws InputError for a bad file (nothing written).
  */
-export function importExport(store: Store, text: string, source: string, now: () => Date = () => new Date()): ImportResult {
+export function importExport(
+  store: Store,
+  text: string,
+  source: string,
+  now: () => Date = () => new Date(),
+  provenance?: UserActionProvenance,
+): ImportResult {
   const records = parseExport(text);
   const digest = createHash('sha256').update(text).digest('hex');
   const previous = firstImport(store, digest);
@@ -424,7 +435,15 @@ export function importExport(store: Store, text: string, source: string, now: ()
     result.skipped = merged.skipped;
     for (const kind of EXPORT_KINDS) result.addedByKind[kind] = merged.addedByTable[kind] ?? 0;
     if (result.added > 0 || !previous) {
-      const entry: ImportRecord = { source, at, added: result.added, skipped: result.skipped, digest, addedByKind: result.addedByKind };
+      const entry: ImportRecord = {
+        source,
+        at,
+        added: result.added,
+        skipped: result.skipped,
+        digest,
+        addedByKind: result.addedByKind,
+        ...(provenance ? { userAction: provenance } : {}),
+      };
       store.tables.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
     }
   });

@@ -25,7 +25,9 @@ import type {
   TokenCounts,
   UserGradeRecord,
 } from '../types.js';
+import type { UserActionProvenance } from '../types.js';
 import { UNKNOWN } from '../types.js';
+import { commitCreditDenial, revertedHash } from '../integrity/commit-credit.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -46,6 +48,8 @@ export interface SessionSetup {
 /** A commit as read from git, before it is attributed to an agent. */
 export interface GitCommit {
   hash: string;
+  /** Parent hashes as git lists them (absent when not read): credit needs to tell merges apart. */
+  parents?: string[];
   message: string;
   files: string[];
   insertions: number;
@@ -93,6 +97,8 @@ interface TurnState {
   tools: Map<string, number>;
   failures: number;
   commits: string[];
+  /** Commits of this turn that earned XP/SP. */
+  earned: number;
   files: Set<string>;
 }
 
@@ -296,12 +302,23 @@ export class TrackingService {
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
       if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key)) continue;
-      const value: CommitRecord = { ...commit, message: this.maskText(commit.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
+      const { parents, ...fact } = commit;
+      const value: CommitRecord = { ...fact, message: this.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
+      const turn = this.turn(sessionId);
+      const revertOf = revertedHash(commit.message);
+      const denial = commitCreditDenial(
+        { filesChanged: commit.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
+        { earnedThisTurn: turn.earned, revertsOwnCommit: revertOf !== undefined && this.findCommit(setup.project, revertOf)?.agent === setup.agent },
+      );
       this.buffer.put({ table: 'commits', key, value });
-      this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
-      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
+      // Every commit is a recorded fact; only work earns (src/core/integrity/commit-credit.ts).
+      if (denial === undefined) {
+        this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
+        this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
+        turn.earned += 1;
+      }
       this.count(sessionId, setup, { commits: 1 });
-      this.turn(sessionId).commits.push(commit.hash);
+      turn.commits.push(commit.hash);
       recorded.push(value);
     }
     this.afterRecord();
@@ -444,7 +461,12 @@ export class TrackingService {
     const agentNote = valid.text(input.agentNote, 'agent note');
     const caller = valid.agentName(input.agent);
     const made = this.findCommit(input.project, commit);
-    const agent = made?.agent && made.agent !== UNKNOWN ? made.agent : caller;
+    if (!made) {
+      throw new InputError(
+        `commit ${commit.slice(0, 12)} was not made by a tracked session in this project; only commits the tracker recorded can be graded (nothing was written)`,
+      );
+    }
+    const agent = made.agent !== UNKNOWN ? made.agent : caller;
     const fullHash = made?.hash ?? commit;
     if (this.isGraded(agent, fullHash)) throw new InputError(`commit ${fullHash.slice(0, 12)} was already graded for ${agent}`);
 
@@ -520,6 +542,28 @@ export class TrackingService {
     const outcome = this.flush('user grade');
     if (!outcome.ok) throw outcome.error;
     return { grade: record, status: this.getAgentStatus(made.agent) };
+  }
+
+  /** A tool call that edited an OpenCode config, the provisioned agents/skills or the tracker's AGENTS.md section. */
+  noteTrackerFileEdit(sessionId: string): void {
+    this.count(sessionId, this.setupOf(sessionId), { trackerFileEdits: 1 });
+    this.afterRecord();
+  }
+
+  /** The record of a user-only action (how it came, whether suspect); the caller flushes. */
+  recordUserAction(input: { agent: string; project: string; summary: string; provenance: UserActionProvenance }): void {
+    this.addActivity({
+      timestamp: this.now().toISOString(),
+      task: input.summary.slice(0, valid.MAX_TEXT_LENGTH),
+      actions: '',
+      outcome: input.provenance.suspect ? 'suspect user action' : 'user action',
+      decisions: '',
+      agent: input.agent,
+      model: UNKNOWN,
+      project: input.project,
+      automatic: false,
+      userAction: input.provenance,
+    });
   }
 
   /** A journal entry written by an agent. */
@@ -661,7 +705,7 @@ export class TrackingService {
   private turn(sessionId: string): TurnState {
     let turn = this.turns.get(sessionId);
     if (!turn) {
-      turn = { task: '', tools: new Map(), failures: 0, commits: [], files: new Set() };
+      turn = { task: '', tools: new Map(), failures: 0, commits: [], earned: 0, files: new Set() };
       this.turns.set(sessionId, turn);
     }
     return turn;

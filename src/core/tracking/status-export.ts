@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import { toStatus } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type { Store } from '../store/store.js';
@@ -74,9 +75,7 @@ export function writeStatusExport(options: StatusExportOptions, touched: readonl
     agents,
   };
   fs.mkdirSync(folder, { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temporary, `${JSON.stringify(content, null, 2)}\n`);
-  fs.renameSync(temporary, file);
+  writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`);
   return file;
 }
 

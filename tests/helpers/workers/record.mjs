@@ -59,7 +59,11 @@ async function record([dbPath, worker, eventsText, flushText]) {
   for (let i = 0; i < events; i += 1) {
     const session = `ses-${i % SHARED_SESSIONS}`;
     service.recordToolCall(session, `${worker}-call-${i}`, 'bash', i % FAIL_EVERY !== 0);
-    if (i % COMMIT_EVERY === 0) service.recordCommits(session, [commitFor(worker, i)]);
+    if (i % COMMIT_EVERY === 0) {
+      service.recordCommits(session, [commitFor(worker, i)]);
+      // Each commit is its own turn: only the first few commits of a turn earn (commit-credit.ts).
+      service.endTurn(session);
+    }
   }
   const last = service.flush('done');
   const endedAt = Date.now();

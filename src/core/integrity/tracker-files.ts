@@ -1,0 +1,47 @@
+/**
+ * Whether a tool call edits what configures or instructs the tracker and the agents: an OpenCode
+ * config file, the provisioned agents/skills/commands/plugins in the config folder, or the tracker's
+ * section of AGENTS.md. Such edits are counted against the session (`trackerFileEdits`).
+ */
+import path from 'node:path';
+
+/** Tools whose `filePath` argument names a file they change. */
+const EDITING_TOOLS: ReadonlySet<string> = new Set(['edit', 'write', 'patch', 'multiedit']);
+/** Sub-folders of the OpenCode config folder that setup provisions or OpenCode loads code from. */
+const PROVISIONED_FOLDERS = ['agents', 'agent', 'skills', 'skill', 'command', 'commands', 'plugins', 'plugin'];
+const CONFIG_FILE = /(^|\/)(opencode\.jsonc?|\.opencode\/[^\s'"]+)$/;
+/** Marks the tracker's AGENTS.md section (see src/setup/agents-md.ts). */
+const TRACKER_SECTION_MARK = 'opencode-agent-tracker';
+/** Shell commands that change files. */
+const WRITING_COMMAND = /(^|[\s;&|(])(rm|mv|cp|truncate|tee|ln|sed\s+-i|perl|python3?|node)(\s|$)|>/;
+const SHELL_CONFIG_MENTION = /(opencode\.jsonc?|\.opencode\/|AGENTS\.md)/;
+
+function stringArg(args: unknown, name: string): string | undefined {
+  if (typeof args !== 'object' || args === null) return undefined;
+  const value = (args as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Whether `file` is an OpenCode config file or lies in a provisioned folder of `configDir`. */
+export function isTrackerManagedPath(file: string, configDir: string): boolean {
+  const resolved = path.resolve(file).replace(/\\/g, '/');
+  if (CONFIG_FILE.test(resolved)) return true;
+  const relative = path.relative(path.resolve(configDir), path.resolve(file));
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return false;
+  return relative === 'opencode.json' || relative === 'opencode.jsonc' || PROVISIONED_FOLDERS.includes(relative.split(path.sep)[0] ?? '');
+}
+
+/** Whether a tool call edits an OpenCode config, the provisioned agents/skills, or the tracker's AGENTS.md section. */
+export function editsTrackerFiles(tool: string, args: unknown, configDir: string): boolean {
+  if (tool === 'bash') {
+    const command = stringArg(args, 'command') ?? '';
+    return SHELL_CONFIG_MENTION.test(command) && WRITING_COMMAND.test(command);
+  }
+  const file = EDITING_TOOLS.has(tool) ? stringArg(args, 'filePath') : undefined;
+  if (!file) return false;
+  if (path.basename(file) === 'AGENTS.md') {
+    const touched = [stringArg(args, 'oldString'), stringArg(args, 'newString'), stringArg(args, 'content')].join('\n');
+    return touched.includes(TRACKER_SECTION_MARK) || touched.includes('agent-tracker');
+  }
+  return isTrackerManagedPath(file, configDir);
+}

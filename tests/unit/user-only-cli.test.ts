@@ -1,0 +1,52 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { CliError } from '../../src/cli/context.js';
+import { confirmUserOnly } from '../../src/cli/user-only.js';
+import { formatSuspectUserActions, suspectUserActions } from '../../src/core/integrity/suspect-actions.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+const PROJECT = '/work/project';
+let t: TempTracker | undefined;
+afterEach(() => t?.dispose());
+
+function withRunningSession(): TempTracker {
+  t = tempTracker({}, PROJECT);
+  t.service.noteModelRequest('s1', 'build', 'fake/model');
+  t.service.recordToolCall('s1', 'c1', 'bash', true);
+  t.service.flush('test');
+  return t;
+}
+
+describe('confirmUserOnly', () => {
+  it('refuses under an agent, says how the user confirms, and writes nothing', () => {
+    const { store } = withRunningSession();
+    const facts = { env: { OPENCODE: '1' }, hasTty: false, opencodeAncestor: false };
+    expect(() => confirmUserOnly('revive', { store, project: PROJECT, facts })).toThrow(CliError);
+    expect(() => confirmUserOnly('revive', { store, project: PROJECT, facts })).toThrow(
+      /"agent-tracker revive" is the user's decision.*\(OPENCODE=1\); nothing was changed\. If you are the user, run "agent-tracker revive …" yourself in a terminal window outside OpenCode\./,
+    );
+  });
+
+  it.each<[string, boolean, string, { via: string; suspect: boolean }]>([
+    ['a terminal, session running', true, PROJECT, { via: 'terminal-tty', suspect: false }],
+    ['no terminal, session of this project running', false, PROJECT, { via: 'terminal-no-tty', suspect: true }],
+    ['no terminal, only another project running', false, '/work/other', { via: 'terminal-no-tty', suspect: false }],
+  ])('%s', (_name, hasTty, project, expected) => {
+    const { store } = withRunningSession();
+    const provenance = confirmUserOnly('import', { store, project, facts: { env: {}, hasTty, opencodeAncestor: false } });
+    expect(provenance).toEqual({ action: 'import', ...expected });
+  });
+});
+
+describe('suspect user-only actions', () => {
+  it('lists a suspect revive record and formats it for the report', () => {
+    const tracker = withRunningSession();
+    tracker.service.recordUserAction({ agent: 'build', project: PROJECT, summary: 'User revived build', provenance: { action: 'revive', via: 'terminal-no-tty', suspect: true } });
+    tracker.service.recordUserAction({ agent: 'plan', project: PROJECT, summary: 'User revived plan', provenance: { action: 'revive', via: 'terminal-tty', suspect: false } });
+    tracker.service.flush('test');
+    const found = suspectUserActions(tracker.store);
+    expect(found).toEqual([expect.objectContaining({ action: 'revive', agent: 'build', project: PROJECT })]);
+    expect(formatSuspectUserActions(found)).toMatch(/^Suspect user-only actions \(1\)[^\n]*\n[^\n]*\n {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d {2}revive build$/);
+    expect(formatSuspectUserActions([])).toBe('');
+  });
+});
