@@ -10,6 +10,7 @@ import { TrackingService } from '../../core/tracking/service.js';
 import { GRADE_LABELS } from '../../core/types.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import { confirmUserOnly } from '../user-only.js';
 import type { Output } from '../context.js';
 
 /** The project a folder belongs to as the plugin records it: the repository's top folder, else the folder. */
@@ -27,7 +28,6 @@ const MINUS_ONE = '-1';
 const MINUS_ONE_STAND_IN = '\u0000minus-one';
 
 export async function run(args: string[], output: Output): Promise<void> {
-  // user-only: gated by src/cli/user-only.ts at merge
   const parsed = parseCommandArgs(args.map((arg) => (arg === MINUS_ONE ? MINUS_ONE_STAND_IN : arg)), { note: { type: 'string' }, project: { type: 'string' } });
   const values = parsed.values;
   const positionals = parsed.positionals.map((arg) => (arg === MINUS_ONE_STAND_IN ? MINUS_ONE : arg));
@@ -36,9 +36,15 @@ export async function run(args: string[], output: Output): Promise<void> {
   const project = await projectOf(path.resolve(values.project ?? process.cwd()));
   const config = loadConfig(values.db);
   const result = await withStore(config, (store) => {
+    // The user's grade is the user's: refused when an agent runs this, and the record says how it came.
+    const provenance = confirmUserOnly('grade', { store, project });
     const service = new TrackingService({ store, config, logger: silentLogger, project });
     try {
-      return service.gradeAsUser({ project, commit, grade, note: values.note, via: 'cli' });
+      const graded = service.gradeAsUser({ project, commit, grade, note: values.note, via: 'cli' });
+      service.recordUserAction({ agent: graded.grade.agent, project, summary: `User graded ${graded.grade.commit.slice(0, 12)} ${graded.grade.grade} (${provenance.via})`, provenance });
+      const outcome = service.flush('user action');
+      if (!outcome.ok) throw outcome.error;
+      return graded;
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;

@@ -371,9 +371,9 @@ export function parseExport(text: string): ExportRecord[] {
       end = { line: number, records: parsed.records };
       return;
     }
+    if (parsed.kind === 'userGrades' && version < PROVENANCE_VERSION) fail(`userGrades records need export version ${PROVENANCE_VERSION} or later (this file is version ${version})`);
     const problem = recordProblem(parsed);
     if (problem) fail(problem);
-    if (parsed.kind === 'userGrades' && version < PROVENANCE_VERSION) fail(`userGrades records need export version ${PROVENANCE_VERSION} or later (this file is version ${version})`);
     records.push(upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> }, version));
   });
   if (end && end.records !== records.length) {
