@@ -13,6 +13,7 @@ import type {
   AgentRecord,
   CommitRecord,
   CommunicationEvent,
+  CounterDeltas,
   CounterName,
   MigrationRecord,
   ProjectProfile,
@@ -20,7 +21,8 @@ import type {
   UsageCounters,
   UsageRecord,
 } from '../types.js';
-import type { FlushResult, Mutation, TableName } from './mutations.js';
+import type { FlushResult, Mutation, ReplayKey, TableName } from './mutations.js';
+import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { indexWrittenDocuments } from '../query/term-index.js';
 import type { TermIndexKey } from '../query/term-index.js';
@@ -52,6 +54,8 @@ export interface Tables {
   activities: Table<ActivityEntry, [string, string, string]>;
   projects: Table<ProjectProfile, string>;
   migrations: Table<MigrationRecord, string>;
+  /** Host events already counted, [hostSessionId, eventId] -> the totals counted for it (see ReplayMutation). */
+  events: Table<CounterDeltas, ReplayKey>;
   /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
   terms: Table<unknown, TermIndexKey>;
   meta: Table<unknown, string>;
@@ -155,6 +159,7 @@ export class Store {
       activities: table('activities'),
       projects: table('projects'),
       migrations: table('migrations'),
+      events: table('events'),
       terms: table('terms'),
       meta: table('meta'),
     };
@@ -303,13 +308,20 @@ export class Store {
         break;
       }
       case 'sessions': {
-        const stored = t.sessions.get(mutation.key);
-        const record: UsageRecord = stored ?? { ...ZERO_COUNTERS, ...mutation.init, lastAt: mutation.lastAt };
-        for (const [name, delta] of Object.entries(mutation.counters) as [CounterName, number][]) {
-          record[name] = (record[name] ?? 0) + delta;
+        this.addSessionCounters(mutation.key, mutation.init, mutation.counters, mutation.lastAt);
+        break;
+      }
+      case 'events': {
+        // Counted once per host event: only what the store does not hold yet is added.
+        const held = t.events.get(mutation.key);
+        const { delta, totals, changed } = replayDelta(held, mutation.totals);
+        if (held !== undefined && !changed) break;
+        const { key, init, at } = mutation.session;
+        if (changed || held === undefined) this.addSessionCounters(key, init, delta, at);
+        if (held === undefined) {
+          for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written);
         }
-        if (mutation.lastAt > record.lastAt) record.lastAt = mutation.lastAt;
-        t.sessions.putSync(mutation.key, record);
+        t.events.putSync(mutation.key, totals);
         break;
       }
       case 'commits':
@@ -331,6 +343,13 @@ export class Store {
         t.projects.putSync(mutation.key, mutation.value);
         break;
     }
+  }
+
+  private addSessionCounters(key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
+    const stored = this.tables.sessions.get(key);
+    const record: UsageRecord = stored ?? { ...ZERO_COUNTERS, ...init, lastAt };
+    addUsage(record, counters, lastAt);
+    this.tables.sessions.putSync(key, record);
   }
 
   /**

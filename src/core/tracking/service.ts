@@ -7,15 +7,17 @@ import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
 import type { Store } from '../store/store.js';
-import type { JournalKey, SessionKey } from '../store/mutations.js';
+import type { JournalKey, SessionInit, SessionKey } from '../store/mutations.js';
 import type {
   ActivityEntry,
+  AgentOp,
   AgentStatus,
   CommitRecord,
   CounterDeltas,
   Grade,
   RetrospectiveEntry,
   TokenCounts,
+  UsageSource,
 } from '../types.js';
 import { UNKNOWN } from '../types.js';
 import * as valid from '../validation.js';
@@ -24,6 +26,8 @@ import { WriteBuffer } from './write-buffer.js';
 
 const TASK_SUMMARY_LENGTH = 200;
 const MAX_REMEMBERED_MESSAGES = 2000;
+/** Length of a full SHA-1 commit hash; shorter ones are abbreviations. */
+const FULL_HASH_LENGTH = 40;
 
 /** Who is working in a session: the agent and model of its latest model request, and where. */
 export interface SessionSetup {
@@ -31,6 +35,17 @@ export interface SessionSetup {
   model: string;
   project: string;
   parentId?: string;
+  /** Where the session's records come from; live unless a backfill says otherwise. */
+  source?: UsageSource;
+}
+
+/**
+ * The host's own identity and time of an event, so recording can be replayed (backfill, refill after
+ * a crash) without counting twice: `eventId` is the host's id (call, message), `at` its ISO time.
+ */
+export interface HostEvent {
+  at?: string;
+  eventId?: string;
 }
 
 /** A commit as read from git, before it is attributed to an agent. */
@@ -127,11 +142,12 @@ export class TrackingService {
   // ---- sessions -------------------------------------------------------------------------------
 
   /** Notes a session's place and parent (subagent sessions have one). */
-  noteSession(sessionId: string, details: { parentId?: string; project?: string }): void {
+  noteSession(sessionId: string, details: { parentId?: string; project?: string; source?: UsageSource }): void {
     const known = this.sessions.get(sessionId);
     const setup: SessionSetup = known ?? { agent: UNKNOWN, model: UNKNOWN, project: details.project ?? this.project };
     if (details.parentId) setup.parentId = details.parentId;
     if (details.project) setup.project = details.project;
+    if (details.source) setup.source = details.source;
     this.sessions.set(sessionId, setup);
   }
 
@@ -163,8 +179,11 @@ export class TrackingService {
 
   // ---- recording (memory only) -----------------------------------------------------------------
 
-  /** A finished tool call. A failure is counted once per call id, whichever event reports it. */
-  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean): void {
+  /**
+   * A finished tool call. A failure is counted once per call id, whichever event reports it; the
+   * call id is the host's, so a replay of the same call (backfill) adds nothing.
+   */
+  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event: HostEvent = {}): void {
     let counted = this.countedCalls.get(sessionId);
     if (!counted) this.countedCalls.set(sessionId, (counted = new Set()));
     if (counted.has(callId)) return;
@@ -173,48 +192,74 @@ export class TrackingService {
     const turn = this.turn(sessionId);
     turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
     if (ok) {
-      this.count(sessionId, setup, { toolCalls: 1 });
-      if (!this.ownTools.has(tool)) this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerToolCall });
+      const xp = this.ownTools.has(tool) ? [] : [{ kind: 'xp' as const, amount: this.config.rules.xpPerToolCall }];
+      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at);
     } else {
       turn.failures += 1;
-      this.count(sessionId, setup, { toolCalls: 1, toolFailures: 1 });
+      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1, toolFailures: 1 }, [], event.at);
     }
     this.afterRecord();
   }
 
-  /** A slash command run in the session. */
-  recordCommand(sessionId: string): void {
+  /** A slash command run in the session; with the host's message id it counts once however often it is replayed. */
+  recordCommand(sessionId: string, event: HostEvent = {}): void {
     const setup = this.setupOf(sessionId);
-    this.count(sessionId, setup, { commands: 1 });
-    this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommand });
+    if (event.eventId) {
+      this.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: this.config.rules.xpPerCommand }], event.at);
+    } else {
+      this.count(sessionId, setup, { commands: 1 });
+      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommand });
+    }
     this.afterRecord();
   }
 
-  /** New commits made by the session's agent. Commits already recorded are ignored. */
-  recordCommits(sessionId: string, commits: readonly GitCommit[]): CommitRecord[] {
+  /**
+   * New commits made by the session's agent. Commits already recorded are ignored. With the host's
+   * call id (`event.eventId`) the call's commits count once however often it is replayed; `count`
+   * then says how many commits the call made when not all of them are known by hash.
+   */
+  recordCommits(sessionId: string, commits: readonly GitCommit[], event: HostEvent & { count?: number } = {}): CommitRecord[] {
     const setup = this.setupOf(sessionId);
     const recorded: CommitRecord[] = [];
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
-      if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key)) continue;
+      if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key) || this.isKnownShortHash(setup.project, commit.hash)) continue;
       const value: CommitRecord = { ...commit, project: setup.project, agent: setup.agent, model: setup.model, sessionId };
       this.buffer.put({ table: 'commits', key, value });
-      this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
-      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
-      this.count(sessionId, setup, { commits: 1 });
+      if (!event.eventId) {
+        this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
+        this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
+        this.count(sessionId, setup, { commits: 1 }, event.at);
+      }
       this.turn(sessionId).commits.push(commit.hash);
       recorded.push(value);
+    }
+    const made = Math.max(event.count ?? 0, event.eventId ? commits.length : 0);
+    if (event.eventId && made > 0) {
+      const ops = [
+        { kind: 'commits' as const, amount: made },
+        { kind: 'xp' as const, amount: this.config.rules.xpPerCommit * made },
+      ];
+      this.replay(sessionId, setup, `commits:${event.eventId}`, { commits: made }, ops, event.at);
     }
     this.afterRecord();
     return recorded;
   }
 
-  /** A successful git push: awarded, then everything buffered is flushed. */
-  recordPush(sessionId: string): FlushOutcome {
+  /**
+   * A successful git push: awarded, then everything buffered is flushed. With the host's call id it
+   * counts once however often it is replayed; `deferFlush` leaves the flush to a replay, which writes
+   * a whole session at a time.
+   */
+  recordPush(sessionId: string, event: HostEvent & { deferFlush?: boolean } = {}): FlushOutcome {
     const setup = this.setupOf(sessionId);
-    this.count(sessionId, setup, { pushes: 1 });
-    this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerPush });
-    return this.flush('push');
+    if (event.eventId) {
+      this.replay(sessionId, setup, `push:${event.eventId}`, { pushes: 1 }, [{ kind: 'xp', amount: this.config.rules.xpPerPush }], event.at);
+    } else {
+      this.count(sessionId, setup, { pushes: 1 });
+      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerPush });
+    }
+    return event.deferFlush ? { ok: true, mutations: 0, durationMs: 0 } : this.flush('push');
   }
 
   /**
@@ -227,26 +272,35 @@ export class TrackingService {
     setup: { agent: string; model: string },
     tokens: TokenCounts,
     cost: number,
+    event: HostEvent = {},
   ): void {
     const previous = this.messageTotals.get(messageId);
     const base = this.setupOf(sessionId);
-    const counters: CounterDeltas = {
-      tokensInput: tokens.input - (previous?.tokens.input ?? 0),
-      tokensOutput: tokens.output - (previous?.tokens.output ?? 0),
-      tokensReasoning: tokens.reasoning - (previous?.tokens.reasoning ?? 0),
-      tokensCacheRead: tokens.cacheRead - (previous?.tokens.cacheRead ?? 0),
-      tokensCacheWrite: tokens.cacheWrite - (previous?.tokens.cacheWrite ?? 0),
-      cost: cost - (previous?.cost ?? 0),
-    };
-    if (!previous) counters.messages = 1;
-    const changed = Object.values(counters).some((value) => value !== 0);
+    const changed =
+      !previous ||
+      tokens.input !== previous.tokens.input ||
+      tokens.output !== previous.tokens.output ||
+      tokens.reasoning !== previous.tokens.reasoning ||
+      tokens.cacheRead !== previous.tokens.cacheRead ||
+      tokens.cacheWrite !== previous.tokens.cacheWrite ||
+      cost !== previous.cost;
     this.messageTotals.set(messageId, { tokens: { ...tokens }, cost });
     if (this.messageTotals.size > MAX_REMEMBERED_MESSAGES) {
       const oldest = this.messageTotals.keys().next().value;
       if (oldest !== undefined) this.messageTotals.delete(oldest);
     }
     if (!changed) return;
-    this.count(sessionId, { ...base, agent: setup.agent, model: setup.model }, counters);
+    // Totals keyed by the host's message id: the store adds only the growth beyond what it holds.
+    const totals: CounterDeltas = {
+      messages: 1,
+      tokensInput: tokens.input,
+      tokensOutput: tokens.output,
+      tokensReasoning: tokens.reasoning,
+      tokensCacheRead: tokens.cacheRead,
+      tokensCacheWrite: tokens.cacheWrite,
+      cost,
+    };
+    this.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, `message:${messageId}`, totals, [], event.at);
     this.afterRecord();
   }
 
@@ -451,7 +505,7 @@ export class TrackingService {
       this.buffer.clear();
       this.haltedCache.clear();
       this.lastFlushError = '';
-      const agents = mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : []));
+      const agents = [...new Set(mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : m.table === 'events' ? m.agentOps.map((o) => o.agent) : [])))];
       for (const listener of this.afterFlush) {
         try {
           listener(agents);
@@ -486,18 +540,43 @@ export class TrackingService {
     return turn;
   }
 
-  private count(sessionId: string, setup: SessionSetup, counters: CounterDeltas): void {
+  private count(sessionId: string, setup: SessionSetup, counters: CounterDeltas, eventAt?: string): void {
     const key: SessionKey = [sessionId, setup.agent, setup.model];
-    const at = this.now().toISOString();
-    const init = {
+    const at = eventAt ?? this.now().toISOString();
+    this.buffer.addCounters(key, this.sessionInit(sessionId, setup, at), counters, at);
+  }
+
+  private sessionInit(sessionId: string, setup: SessionSetup, at: string): SessionInit {
+    return {
       sessionId,
+      source: setup.source ?? 'live',
       agent: setup.agent,
       model: setup.model,
       project: setup.project,
       firstAt: at,
       ...(setup.parentId ? { parentSessionId: setup.parentId } : {}),
     };
-    this.buffer.addCounters(key, init, counters, at);
+  }
+
+  /** Buffers a host event with its totals: counted once per [session, event id], whoever reports it. */
+  private replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string): void {
+    const at = eventAt ?? this.now().toISOString();
+    this.buffer.putReplay({
+      table: 'events',
+      key: [sessionId, eventId],
+      totals,
+      session: { key: [sessionId, setup.agent, setup.model], init: this.sessionInit(sessionId, setup, at), at },
+      agentOps: ops.length > 0 ? [{ agent: setup.agent, ops }] : [],
+    });
+  }
+
+  /** Whether an abbreviated hash (as `git commit` prints it) names a commit already stored for the project. */
+  private isKnownShortHash(project: string, hash: string): boolean {
+    if (hash.length >= FULL_HASH_LENGTH) return false;
+    for (const { key } of this.store.tables.commits.getRange({ start: [project, hash], limit: 1 })) {
+      if (key[0] === project && key[1].startsWith(hash)) return true;
+    }
+    return false;
   }
 
   private addActivity(entry: ActivityEntry): void {
