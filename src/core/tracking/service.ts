@@ -162,6 +162,13 @@ export class TrackingService {
     }
   }
 
+  /** Forgets what memory holds about a session (a replayed session is done: nothing more will come). */
+  forgetSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.turns.delete(sessionId);
+    this.countedCalls.delete(sessionId);
+  }
+
   /** The agent and model working in a session now (unknown until its first model request). */
   setupOf(sessionId: string): SessionSetup {
     return this.sessions.get(sessionId) ?? { agent: UNKNOWN, model: UNKNOWN, project: this.project };
