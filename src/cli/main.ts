@@ -16,10 +16,11 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   'init-project': { usage: 'init-project [PATH] [--json]', about: 'classify a project folder and store its profile', load: () => import('./commands/init-project.js') },
   migrate: { usage: 'migrate [DIR] [--json]', about: 'merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
   revive: { usage: 'revive AGENT [--json]', about: 'put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
-  report: { usage: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
+  report: { usage: 'report [--project P] [--since ISO] [--source live|backfill] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
   recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
   export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
+  backfill: { usage: 'backfill [--since ISO] [--project PATH] [--from DIR] [--dry-run] [--json]', about: "import OpenCode's past sessions (read-only); running it again adds nothing twice", load: () => import('./commands/backfill.js') },
 };
 
 function usage(): string {

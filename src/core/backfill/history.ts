@@ -62,6 +62,8 @@ export interface HistorySource {
   /** What was opened, for messages: the layout and the path. */
   readonly description: string;
   sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession>;
+  /** How many sessions `sessions(query)` will go through (before a `directory` filter), for progress. */
+  count(query: HistoryQuery): number;
   close(): void;
 }
 

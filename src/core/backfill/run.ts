@@ -17,6 +17,8 @@ export const PROJECT_GONE = 'project folder gone (recorded, not classified)';
 export interface BackfillOptions extends HistoryQuery {
   /** Count what would be recorded, write nothing. */
   dryRun?: boolean;
+  /** Called once before the first session with how many sessions will be read. */
+  onTotal?: (total: number) => void;
   /** Called after each session with the sessions done so far. */
   onProgress?: (done: number) => void;
   /** Profiles a project folder once per run (like init-project); errors are counted, not thrown. */
@@ -70,6 +72,7 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     const outcome = service.flush('backfill');
     if (!outcome.ok) throw outcome.error;
   };
+  options.onTotal?.(source.count(options));
   for await (const item of source.sessions(options)) {
     if ('unreadable' in item) {
       add(summary.skipped, item.unreadable);

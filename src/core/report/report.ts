@@ -4,6 +4,7 @@
  */
 import type { History } from './history.js';
 import { commitGradeSum, totalTokens } from './history.js';
+import type { UsageSource } from '../types.js';
 
 /** How rows are grouped: `setup` is agent × model; `project` is agent × model × project. */
 export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
@@ -16,6 +17,11 @@ export interface ReportRow {
   model: string | null;
   project: string | null;
   sessions: number;
+  /** Sessions recorded live (records from before sources were told apart count here) and imported by backfill. */
+  liveSessions: number;
+  backfilledSessions: number;
+  /** Assistant messages. */
+  messages: number;
   toolCalls: number;
   toolFailures: number;
   /** Failed tool calls per tool call; null without tool calls. */
@@ -53,7 +59,12 @@ export interface Report {
 interface Accumulator {
   row: ReportRow;
   sessionIds: Set<string>;
+  sourceIds: Record<UsageSource, Set<string>>;
   gradeSum: number;
+}
+
+function newAccumulator(row: ReportRow): Accumulator {
+  return { row, sessionIds: new Set(), sourceIds: { live: new Set(), backfill: new Set() }, gradeSum: 0 };
 }
 
 const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project')[]>> = {
@@ -69,6 +80,9 @@ function emptyRow(agent: string | null, model: string | null, project: string | 
     model,
     project,
     sessions: 0,
+    liveSessions: 0,
+    backfilledSessions: 0,
+    messages: 0,
     toolCalls: 0,
     toolFailures: 0,
     failureRate: null,
@@ -104,6 +118,8 @@ function widen(row: ReportRow, first: string, last: string): void {
 function finish(accumulator: Accumulator): ReportRow {
   const { row } = accumulator;
   row.sessions = accumulator.sessionIds.size;
+  row.liveSessions = accumulator.sourceIds.live.size;
+  row.backfilledSessions = accumulator.sourceIds.backfill.size;
   row.failureRate = ratio(row.toolFailures, row.toolCalls);
   row.bugsPerCommit = ratio(row.bugs, row.commits);
   row.meanGrade = ratio(accumulator.gradeSum, row.gradedCommits);
@@ -115,7 +131,7 @@ function finish(accumulator: Accumulator): ReportRow {
 export function buildReport(history: History, by: ReportGrouping = 'setup'): Report {
   const dimensions = DIMENSIONS[by];
   const groups = new Map<string, Accumulator>();
-  const totals: Accumulator = { row: emptyRow(null, null, null), sessionIds: new Set(), gradeSum: 0 };
+  const totals: Accumulator = newAccumulator(emptyRow(null, null, null));
 
   const groupOf = (agent: string, model: string, project: string): Accumulator => {
     const parts = {
@@ -126,7 +142,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
     const key = `${parts.agent ?? ''}\u0000${parts.model ?? ''}\u0000${parts.project ?? ''}`;
     let group = groups.get(key);
     if (!group) {
-      group = { row: emptyRow(parts.agent, parts.model, parts.project), sessionIds: new Set(), gradeSum: 0 };
+      group = newAccumulator(emptyRow(parts.agent, parts.model, parts.project));
       groups.set(key, group);
     }
     return group;
@@ -137,6 +153,8 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
     for (const target of [groupOf(record.agent, record.model, record.project), totals]) {
       const row = target.row;
       target.sessionIds.add(record.sessionId);
+      target.sourceIds[record.source ?? 'live'].add(record.sessionId);
+      row.messages += record.messages;
       row.toolCalls += record.toolCalls;
       row.toolFailures += record.toolFailures;
       row.commits += record.commits;

@@ -51,8 +51,28 @@ export class JsonHistorySource implements HistorySource {
     this.description = `OpenCode's JSON history at ${storageFolder}`;
   }
 
+  count(query: HistoryQuery): number {
+    let count = 0;
+    for (const head of this.heads(query)) if (head) count += 1;
+    return count;
+  }
+
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
     const heads: SessionHead[] = [];
+    for (const head of this.heads(query)) {
+      if (head) heads.push(head);
+      else yield { unreadable: UNREADABLE_FILE };
+    }
+    heads.sort((a, b) => a.updatedAt - b.updatedAt || a.id.localeCompare(b.id));
+    for (const head of heads) {
+      const session = this.readSession(head);
+      if ('unreadable' in session) yield session;
+      else if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
+    }
+  }
+
+  /** The session files matching `query`, each as its head or undefined when the file cannot be read. */
+  private *heads(query: HistoryQuery): Generator<SessionHead | undefined> {
     const sessionRoot = path.join(this.storage, 'session');
     for (const project of fs.existsSync(sessionRoot) ? fs.readdirSync(sessionRoot).sort() : []) {
       for (const file of jsonFiles(path.join(sessionRoot, project))) {
@@ -63,19 +83,13 @@ export class JsonHistorySource implements HistorySource {
           head = undefined;
         }
         if (!head) {
-          yield { unreadable: UNREADABLE_FILE };
+          yield undefined;
           continue;
         }
         if (query.updatedAfter !== undefined && head.updatedAt <= query.updatedAfter) continue;
         if (query.createdSince !== undefined && head.createdAt < query.createdSince) continue;
-        heads.push(head);
+        yield head;
       }
-    }
-    heads.sort((a, b) => a.updatedAt - b.updatedAt || a.id.localeCompare(b.id));
-    for (const head of heads) {
-      const session = this.readSession(head);
-      if ('unreadable' in session) yield session;
-      else if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
     }
   }
 

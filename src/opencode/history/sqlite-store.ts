@@ -111,6 +111,11 @@ export class SqliteHistorySource implements HistorySource {
     return new SqliteHistorySource(db, databasePath);
   }
 
+  count(query: HistoryQuery): number {
+    const [row] = [...rows(this.db, 'SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ?', [query.updatedAfter ?? -1, query.createdSince ?? 0])];
+    return num(row?.n) ?? 0;
+  }
+
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
     const heads = [
       ...rows(
