@@ -23,6 +23,8 @@ export interface TrackerConfig {
   haltBlocksTools: boolean;
   protectEnvFiles: boolean;
   exportStatus: boolean;
+  /** Import OpenCode's past sessions in the background (first run: all; then what is new). */
+  importHistory: boolean;
   flushMaxMutations: number;
   flushMaxAgeMs: number;
 }
@@ -58,6 +60,7 @@ const KNOWN_OPTIONS = [
   'haltBlocksTools',
   'protectEnvFiles',
   'exportStatus',
+  'importHistory',
   'flushMaxMutations',
   'flushMaxAgeMs',
 ] as const;
@@ -129,6 +132,7 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     haltBlocksTools: booleanOption(options, 'haltBlocksTools', true),
     protectEnvFiles: booleanOption(options, 'protectEnvFiles', true),
     exportStatus: booleanOption(options, 'exportStatus', false),
+    importHistory: booleanOption(options, 'importHistory', true),
     flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
     flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
   };

@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
+import { scheduleHistoryImport } from './background-import.js';
 import { confineGrepToNonEnvFiles, envFileGuard } from './guards/env-guard.js';
 import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
@@ -54,6 +55,8 @@ const server: Plugin = async (input, options) => {
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
 
+  const stopHistoryImport = config.importHistory ? scheduleHistoryImport({ store, config, logger, project }) : () => undefined;
+
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
 
   const hooks: Hooks = {
@@ -68,6 +71,7 @@ const server: Plugin = async (input, options) => {
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
+      stopHistoryImport();
       service.flush('dispose', { final: true });
       stopExitFlush();
       releaseStore(store);

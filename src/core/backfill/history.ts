@@ -53,6 +53,8 @@ export interface HistoryQuery {
   updatedAfter?: number;
   /** Only sessions created at or after this epoch millisecond (`--since`). */
   createdSince?: number;
+  /** Only sessions created before this epoch millisecond (the plugin leaves sessions begun since its start to live tracking). */
+  createdBefore?: number;
   /** Only sessions whose directory is this folder or inside it. */
   directory?: string;
 }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { applyAgentOp, gradeDelta, newAgent, toStatus } from '../rules.js';
+import { replayDelta } from '../store/replay.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, SessionInit, SessionKey } from '../store/mutations.js';
 import type {
@@ -568,6 +569,11 @@ export class TrackingService {
   /** Buffers a host event with its totals: counted once per [session, event id], whoever reports it. */
   private replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string): void {
     const at = eventAt ?? this.now().toISOString();
+    // A replay (it carries the host's time) of what the store already holds in full buffers nothing.
+    if (eventAt !== undefined) {
+      const held = this.store.tables.events.get([sessionId, eventId]);
+      if (held !== undefined && !replayDelta(held, totals).changed) return;
+    }
     this.buffer.putReplay({
       table: 'events',
       key: [sessionId, eventId],

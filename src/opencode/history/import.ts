@@ -9,8 +9,8 @@ import { readWatermark, writeWatermark } from '../../core/backfill/watermark.js'
 import type { TrackingService } from '../../core/tracking/service.js';
 import { historySignature, openHistory } from './locate.js';
 
-/** Sessions updated this long before the watermark are read again: replaying them adds nothing, missing one would. */
-const WATERMARK_OVERLAP_MS = 60_000;
+/** Sessions updated at the watermark's own millisecond are read again: replaying them adds nothing, missing one would. */
+const WATERMARK_OVERLAP_MS = 1;
 
 export type ImportOutcome = { upToDate: true } | { upToDate: false; summary: BackfillSummary };
 

@@ -88,6 +88,7 @@ export class JsonHistorySource implements HistorySource {
         }
         if (query.updatedAfter !== undefined && head.updatedAt <= query.updatedAfter) continue;
         if (query.createdSince !== undefined && head.createdAt < query.createdSince) continue;
+        if (query.createdBefore !== undefined && head.createdAt >= query.createdBefore) continue;
         yield head;
       }
     }

@@ -112,7 +112,7 @@ export class SqliteHistorySource implements HistorySource {
   }
 
   count(query: HistoryQuery): number {
-    const [row] = [...rows(this.db, 'SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ?', [query.updatedAfter ?? -1, query.createdSince ?? 0])];
+    const [row] = [...rows(this.db, 'SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?', [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER])];
     return num(row?.n) ?? 0;
   }
 
@@ -120,8 +120,8 @@ export class SqliteHistorySource implements HistorySource {
     const heads = [
       ...rows(
         this.db,
-        'SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? ORDER BY time_updated, id',
-        [query.updatedAfter ?? -1, query.createdSince ?? 0],
+        'SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id',
+        [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER],
       ),
     ];
     for (const head of heads) {
