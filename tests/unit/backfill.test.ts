@@ -224,3 +224,33 @@ describe('the incremental import', () => {
     expect(usage(tracker).filter((r) => r.agent === 'build').map((r) => r.sessionId).sort()).toEqual(['ses_a', 'ses_b']);
   });
 });
+
+describe('a large SQLite store', () => {
+  it('reads many sessions in one ordered pass with the same totals as one by one', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    const sessions: FixtureSession[] = [];
+    for (let s = 0; s < 60; s += 1) {
+      // Ids out of time order, so the ordered pass and the watermark order differ.
+      const id = `ses_${String((s * 37) % 60).padStart(3, '0')}`;
+      sessions.push({
+        id, directory: project, created: T0 + s * 1000, updated: T0 + s * 1000 + 500,
+        messages: [
+          { id: `${id}_m1`, role: 'assistant', agent: s % 2 ? 'build' : 'plan', providerID: 'p', modelID: 'm', tokens: tokens(s, 1), cost: 0.5, created: T0 + s * 1000 + 1, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: s % 3 === 0 ? 1 : 0 }] },
+          { id: `${id}_m2`, role: 'assistant', agent: 'build', providerID: 'p', modelID: 'm', tokens: tokens(1, s), cost: 0.25, created: T0 + s * 1000 + 2 },
+        ],
+      });
+    }
+    await writeSqliteHistory(dataDir, sessions);
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    const summary = await runBackfill(tracker.service, source, {});
+    source.close();
+    const records = usage(tracker);
+    const sum = (name: 'messages' | 'tokensInput' | 'tokensOutput' | 'toolCalls' | 'toolFailures' | 'cost') => records.reduce((total, r) => total + r[name], 0);
+    const expectedTokens = (59 * 60) / 2;
+    expect(summary.sessions).toBe(60);
+    expect(new Set(records.map((r) => r.sessionId)).size).toBe(60);
+    expect([sum('messages'), sum('tokensInput'), sum('tokensOutput'), sum('toolCalls'), sum('toolFailures'), sum('cost')]).toEqual([120, expectedTokens + 60, expectedTokens + 60, 60, 20, 45]);
+  });
+});

@@ -25,6 +25,7 @@ type Row = Record<string, unknown>;
 interface SqlStatement {
   bind(values: unknown[]): boolean;
   step(): boolean;
+  get(): unknown[];
   getAsObject(): Row;
   free(): void;
 }
@@ -59,6 +60,20 @@ function* rows(db: SqlDatabase, sql: string, params: unknown[] = []): Generator<
   }
 }
 
+/** Rows as arrays (sql.js builds them faster than objects), for the hot loops. */
+function* tuples(db: SqlDatabase, sql: string, params: unknown[] = []): Generator<unknown[]> {
+  const statement = db.prepare(sql);
+  try {
+    statement.bind(params);
+    while (statement.step()) yield statement.get();
+  } finally {
+    statement.free();
+  }
+}
+
+/** Above this many sessions, messages and parts are read in one ordered pass each instead of per session. */
+const STREAM_ABOVE_SESSIONS = 50;
+
 function parseJson(text: unknown): unknown {
   if (typeof text !== 'string') return undefined;
   try {
@@ -79,6 +94,29 @@ export function layoutProblem(db: SqlDatabase): string | undefined {
   if (missing.length === 0) return undefined;
   const tables = [...rows(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")].map((row) => String(row.name));
   return `${missing.join(', ')} (tables found: ${tables.join(', ') || 'none'})`;
+}
+
+/**
+ * The rows of one session from a pass ordered by session id: skips rows of sessions before `id`
+ * (not selected), yields those of `id`, and keeps the first row after them for the next session.
+ */
+function* takeWhile(source: Iterator<unknown[]>, pending: { message?: unknown[]; part?: unknown[] }, kind: 'message' | 'part', id: string): Generator<unknown[]> {
+  for (;;) {
+    let row = pending[kind];
+    pending[kind] = undefined;
+    if (!row) {
+      const next = source.next();
+      if (next.done) return;
+      row = next.value;
+    }
+    const sessionId = String(row[0]);
+    if (sessionId < id) continue;
+    if (sessionId > id) {
+      pending[kind] = row;
+      return;
+    }
+    yield row;
+  }
 }
 
 export class SqliteHistorySource implements HistorySource {
@@ -124,6 +162,12 @@ export class SqliteHistorySource implements HistorySource {
         [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER],
       ),
     ];
+    const streamed = heads.length > STREAM_ABOVE_SESSIONS;
+    // Many sessions: one pass over messages and one over parts, both in session order (indexed), merged.
+    if (streamed) heads.sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
+    const messageRows = streamed ? tuples(this.db, 'SELECT session_id, id, time_created, data FROM message ORDER BY session_id, time_created, id') : undefined;
+    const partRows = streamed ? tuples(this.db, 'SELECT session_id, message_id, data FROM part ORDER BY session_id') : undefined;
+    const pending: { message?: unknown[]; part?: unknown[] } = {};
     for (const head of heads) {
       const id = str(head.id);
       const directory = str(head.directory);
@@ -131,23 +175,31 @@ export class SqliteHistorySource implements HistorySource {
         yield { unreadable: 'session row without id or directory' };
         continue;
       }
-      const session = this.readSession(id, head, directory);
+      const session = this.readSession(
+        id,
+        head,
+        directory,
+        messageRows ? takeWhile(messageRows, pending, 'message', id) : tuples(this.db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]),
+        partRows ? takeWhile(partRows, pending, 'part', id) : tuples(this.db, 'SELECT session_id, message_id, data FROM part WHERE session_id = ?', [id]),
+      );
       if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
     }
   }
 
-  private readSession(id: string, head: Row, directory: string): HostSession {
+  private readSession(id: string, head: Row, directory: string, messageRows: Iterable<unknown[]>, partRows: Iterable<unknown[]>): HostSession {
     const messages: (HostMessage & { root?: string })[] = [];
     const byId = new Map<string, HostMessage>();
-    for (const row of rows(this.db, 'SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id])) {
-      const message = parseMessage(String(row.id), parseJson(row.data), num(row.time_created));
+    for (const [, messageId, createdAt, data] of messageRows) {
+      const message = parseMessage(String(messageId), parseJson(data), num(createdAt));
       if (!message) continue;
       messages.push(message);
       byId.set(message.id, message);
     }
-    for (const row of rows(this.db, 'SELECT message_id, data FROM part WHERE session_id = ? ORDER BY message_id, id', [id])) {
-      const call = parseToolPart(parseJson(row.data));
-      if (call) byId.get(String(row.message_id))?.tools.push(call);
+    for (const [, messageId, data] of partRows) {
+      // Only tool parts matter; skipping the others unparsed saves most of the JSON work.
+      if (typeof data !== 'string' || !data.includes('"tool"')) continue;
+      const call = parseToolPart(parseJson(data));
+      if (call) byId.get(String(messageId))?.tools.push(call);
     }
     const parentId = str(head.parent_id);
     const createdAt = num(head.time_created) ?? 0;
