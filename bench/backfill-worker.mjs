@@ -4,6 +4,7 @@
  * Prints one JSON line: { ms, maxRssMiB, sessions, incrementalMs }.
  */
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { dist, median, silentLogger } from './support.mjs';
 
 const [dataDir, dbDir] = process.argv.slice(2);
