@@ -14,7 +14,7 @@ import type { FakeModel } from '../helpers/fake-model.js';
 import { cliJson, makeRepo, makeSandbox, OPENCODE_BIN, opencodeConfig, removeSandbox, runBounded, runOpencode } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 
-jest.setTimeout(600_000);
+jest.setTimeout(1_500_000);
 
 interface ReportJson {
   source: string | null;
@@ -85,7 +85,7 @@ describe('backfill of sessions OpenCode ran without the plugin', () => {
       const repo = makeRepo(sandbox, 'history');
       writeConfig(sandbox, model, false);
       for (const [prompt, agent] of [['BUILD-WORK: commit and push', undefined], ['PLAN-WORK: look around', 'plan'], ['MORE-WORK: one more commit', undefined]] as const) {
-        const run = await runOpencode(sandbox, repo, prompt, agent ? { agent } : {});
+        const run = await runOpencode(sandbox, repo, prompt, { timeoutMs: 400_000, ...(agent ? { agent } : {}) });
         expect(run.code).toBe(0);
       }
       expect(fs.existsSync(sandbox.dbPath)).toBe(false); // the plugin really was not there
@@ -124,7 +124,7 @@ describe('backfill of sessions OpenCode ran without the plugin', () => {
 
       // The plugin on, one more session: live, added once, backfilled ones untouched.
       writeConfig(sandbox, model, true);
-      const live = await runOpencode(sandbox, repo, 'LIVE-WORK: commit live');
+      const live = await runOpencode(sandbox, repo, 'LIVE-WORK: commit live', { timeoutMs: 400_000 });
       expect(live.code).toBe(0);
       cliJson<BackfillSummary>(sandbox, ['backfill']);
       const after = cliJson<ReportJson>(sandbox, ['report']);

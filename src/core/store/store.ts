@@ -90,6 +90,12 @@ const DOCUMENT_KIND_OF: Partial<Record<HistoryTable, WrittenDocument['kind']>> =
   retrospectives: 'retrospective',
 };
 
+/** Records read once and written once per batch, whatever number of mutations touch them. */
+interface BatchCache {
+  agents: Map<string, AgentRecord>;
+  sessions: Map<string, { key: [string, string, string]; record: UsageRecord }>;
+}
+
 /** Raised when the database cannot take more data; the message says which setting to raise. */
 export class DatabaseFullError extends Error {
   override name = 'DatabaseFullError';
@@ -275,7 +281,11 @@ export class Store {
     if (!options.pastSizeLimit) this.ensureFits();
     this.transaction(() => {
       const written: WrittenDocument[] = [];
-      for (const mutation of mutations) this.applyOne(mutation, rules, now, written);
+      const cache: BatchCache = { agents: new Map(), sessions: new Map() };
+      for (const mutation of mutations) this.applyOne(mutation, rules, now, written, cache);
+      // Records touched many times in one batch (a backfill) are read and written once each.
+      for (const [agent, record] of cache.agents) this.tables.agents.putSync(agent, record);
+      for (const { key, record } of cache.sessions.values()) this.tables.sessions.putSync(key, record);
       const meta = this.tables.meta;
       meta.putSync('flushes', Number(meta.get('flushes') ?? 0) + 1);
       meta.putSync('lastFlushAt', now);
@@ -284,11 +294,11 @@ export class Store {
     return { mutations: mutations.length, durationMs: performance.now() - started };
   }
 
-  private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[]): void {
+  private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[], cache: BatchCache): void {
     const t = this.tables;
     switch (mutation.table) {
       case 'agents': {
-        const agent = t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
+        const agent = cache.agents.get(mutation.key) ?? t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
         for (const op of mutation.ops) {
           if (op.kind === 'grade' && 'retrospective' in op) {
             // A commit is graded once: when another process graded it first, this grade is dropped whole.
@@ -304,11 +314,11 @@ export class Store {
           }
         }
         agent.updatedAt = now;
-        t.agents.putSync(mutation.key, agent);
+        cache.agents.set(mutation.key, agent);
         break;
       }
       case 'sessions': {
-        this.addSessionCounters(mutation.key, mutation.init, mutation.counters, mutation.lastAt);
+        this.addSessionCounters(cache, mutation.key, mutation.init, mutation.counters, mutation.lastAt);
         break;
       }
       case 'events': {
@@ -317,9 +327,9 @@ export class Store {
         const { delta, totals, changed } = replayDelta(held, mutation.totals);
         if (held !== undefined && !changed) break;
         const { key, init, at } = mutation.session;
-        if (changed || held === undefined) this.addSessionCounters(key, init, delta, at);
+        if (changed || held === undefined) this.addSessionCounters(cache, key, init, delta, at);
         if (held === undefined) {
-          for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written);
+          for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written, cache);
         }
         t.events.putSync(mutation.key, totals);
         break;
@@ -345,11 +355,11 @@ export class Store {
     }
   }
 
-  private addSessionCounters(key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
-    const stored = this.tables.sessions.get(key);
-    const record: UsageRecord = stored ?? { ...ZERO_COUNTERS, ...init, lastAt };
+  private addSessionCounters(cache: BatchCache, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
+    const id = JSON.stringify(key);
+    const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? { ...ZERO_COUNTERS, ...init, lastAt };
     addUsage(record, counters, lastAt);
-    this.tables.sessions.putSync(key, record);
+    cache.sessions.set(id, { key, record });
   }
 
   /**

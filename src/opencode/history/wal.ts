@@ -29,7 +29,7 @@ function walChecksum(data: Buffer, bigEndian: boolean, s: [number, number]): [nu
   return [s0, s1];
 }
 
-/** The main file with the committed frames of `wal` applied; `wal` may be empty or absent. */
+/** The main file with the committed frames of `wal` applied; `wal` may be empty or absent. `main` may be changed. */
 export function applyWal(main: Buffer, wal: Buffer | undefined): Buffer {
   let image = main;
   if (wal && wal.length >= WAL_HEADER_BYTES) {
@@ -68,7 +68,7 @@ export function applyWal(main: Buffer, wal: Buffer | undefined): Buffer {
     }
   }
   // The snapshot is read as a plain (rollback-journal) database: no -wal or -shm is looked for.
-  if (image === main) image = Buffer.from(main);
+  // `main` is this module's own copy of the file, changed in place to spare a second copy.
   for (const offset of FORMAT_VERSION_OFFSETS) if (image.length > offset) image[offset] = ROLLBACK_FORMAT;
   return image;
 }
