@@ -132,7 +132,8 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     haltBlocksTools: booleanOption(options, 'haltBlocksTools', true),
     protectEnvFiles: booleanOption(options, 'protectEnvFiles', true),
     exportStatus: booleanOption(options, 'exportStatus', false),
-    importHistory: booleanOption(options, 'importHistory', true),
+    // AGENT_TRACKER_IMPORT_HISTORY=0 turns it off for one environment (e.g. tests that share one OpenCode data folder).
+    importHistory: env.AGENT_TRACKER_IMPORT_HISTORY?.trim() === '0' ? false : booleanOption(options, 'importHistory', true),
     flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
     flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
   };

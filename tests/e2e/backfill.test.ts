@@ -68,6 +68,7 @@ async function opencodeStats(sandbox: Sandbox, cwd: string): Promise<{ figures: 
 describe('backfill of sessions OpenCode ran without the plugin', () => {
   it('imports them exactly as OpenCode counted them, then adds a live session without counting anything twice', async () => {
     const sandbox = makeSandbox();
+    delete sandbox.env.AGENT_TRACKER_IMPORT_HISTORY; // the plugin's own background import is part of what is tested here
     const model = await startFakeModel(
       scriptByPrompt({
         'BUILD-WORK': [

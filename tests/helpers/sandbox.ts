@@ -53,6 +53,8 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
     GIT_COMMITTER_EMAIL: 'agent@example.test',
     GIT_CONFIG_NOSYSTEM: '1',
     npm_config_cache: path.join(home, '.npm'),
+    // The sessions of a test file share one OpenCode data folder; only the backfill tests import it.
+    AGENT_TRACKER_IMPORT_HISTORY: '0',
   };
   return { root, home, configDir, env, dbPath: path.join(configDir, 'agent-tracker.lmdb') };
 }
