@@ -17,12 +17,13 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   migrate: { usage: 'migrate [DIR] [--json]', about: 'merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
   grade: { usage: 'grade COMMIT N [--note TEXT] [--project PATH] [--json]', about: "your own grade (-1, 1, 2, 5) of a commit a tracked session made", load: () => import('./commands/grade.js') },
   revive: { usage: 'revive AGENT [--json]', about: 'put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
-  report: { usage: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
+  report: { usage: 'report [--project P] [--since ISO] [--source live|backfill] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
   recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
   export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
   mcp: { usage: 'mcp', about: 'serve the read-only tools (report, recommend, prior_art, status, project_profile) to MCP clients over stdio', load: () => import('./commands/mcp.js') },
   repair: { usage: 'repair [--dry-run] [--json]', about: 'rebuild a damaged database from what can be read and the newest snapshot', load: () => import('./commands/repair.js') },
+  backfill: { usage: 'backfill [--since ISO] [--project PATH] [--from DIR] [--dry-run] [--json]', about: "import OpenCode's past sessions (read-only); running it again adds nothing twice", load: () => import('./commands/backfill.js') },
 };
 
 function usage(): string {

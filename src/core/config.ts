@@ -24,6 +24,8 @@ export interface TrackerConfig {
   haltBlocksTools: boolean;
   protectEnvFiles: boolean;
   exportStatus: boolean;
+  /** Import OpenCode's past sessions in the background (first run: all; then what is new). */
+  importHistory: boolean;
   flushMaxMutations: number;
   flushMaxAgeMs: number;
   /** Provision missing agents, skills, AGENTS.md section and commands at plugin start (off: option false or AGENT_TRACKER_SKIP_SETUP=1). */
@@ -63,6 +65,7 @@ const KNOWN_OPTIONS = [
   'haltBlocksTools',
   'protectEnvFiles',
   'exportStatus',
+  'importHistory',
   'flushMaxMutations',
   'flushMaxAgeMs',
   // Resolved on its own (core/telemetry/settings.ts): a bad telemetry setting turns off telemetry, not tracking.
@@ -152,6 +155,8 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     haltBlocksTools: booleanOption(options, 'haltBlocksTools', true),
     protectEnvFiles: booleanOption(options, 'protectEnvFiles', true),
     exportStatus: booleanOption(options, 'exportStatus', false),
+    // AGENT_TRACKER_IMPORT_HISTORY=0 turns it off for one environment (e.g. tests that share one OpenCode data folder).
+    importHistory: env.AGENT_TRACKER_IMPORT_HISTORY?.trim() === '0' ? false : booleanOption(options, 'importHistory', true),
     flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
     flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
     selfProvision: booleanOption(options, 'selfProvision', true) && env[SKIP_SETUP_ENV] !== '1',

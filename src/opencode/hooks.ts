@@ -107,11 +107,11 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     const head = await readHead(ctx.directory);
     let commits: CommitRecord[] = [];
     if (head && head !== before.head) {
-      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt));
+      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId: input.callID });
     }
     const command = stringArg(input.args, 'command') ?? '';
     const pushed = ok && runsGitPush(command);
-    if (pushed) service.recordPush(input.sessionID);
+    if (pushed) service.recordPush(input.sessionID, { eventId: input.callID });
     if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
   });
 

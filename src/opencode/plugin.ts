@@ -23,6 +23,7 @@ import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } f
 import { maskToolOutput } from './guards/output-mask.js';
 import type { ToolOutput } from './guards/output-mask.js';
 import { ProjectSecrets } from './guards/project-secrets.js';
+import { scheduleHistoryImport } from './background-import.js';
 import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
@@ -74,7 +75,7 @@ const server: Plugin = async (input, options) => {
   let trust;
   // The file is checked out of process when it changed since it was last verified; until it is
   // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open.
-  const late: { service?: TrackingService } = {};
+  const late: { service?: TrackingService; importHistory?: () => void } = {};
   const ready = (opened: Store): void => {
     if (!config) return;
     mergeSpilledSessions(opened, config, logger);
@@ -82,6 +83,7 @@ const server: Plugin = async (input, options) => {
     migrateGradesOf(opened, logger);
     late.service?.storeAttached();
     late.service?.flush('database ready');
+    late.importHistory?.();
   };
   try {
     trust = trustPluginOptions(options ?? {}, projectOf(input));
@@ -115,6 +117,17 @@ const server: Plugin = async (input, options) => {
   service.onFlushed(sizeWatcher(store, notify));
   const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
 
+  // OpenCode's past sessions, imported in the background once the database is open for writing.
+  let stopHistoryImport = (): void => undefined;
+  if (config.importHistory) {
+    const historyOptions = { store, config, logger, project };
+    const startImport = (): void => {
+      stopHistoryImport = scheduleHistoryImport(historyOptions);
+    };
+    if (store.attached && !store.refusal) startImport();
+    else late.importHistory = startImport;
+  }
+
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
 
   const hooks: Hooks = {
@@ -133,6 +146,7 @@ const server: Plugin = async (input, options) => {
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
     dispose: async () => {
       stopSelfProvisioning();
+      stopHistoryImport();
       stopExitFlush();
       await endSession(service, logger);
       await telemetry?.shutdown();

@@ -20,11 +20,13 @@ export const PLUGIN_FOLDER = path.join('plugins', PLUGIN_NAME);
 const SHIPPED_FOLDERS = ['dist', 'skills', 'agents'] as const;
 
 /**
- * `@opencode-ai/plugin` is imported only for `tool` (from `@opencode-ai/plugin/tool`), which needs
+ * Packages of which only some files are used. `@opencode-ai/plugin` is imported only for `tool` (from `@opencode-ai/plugin/tool`), which needs
  * zod alone; the rest of that package and its large dependencies are never loaded.
  */
 const PARTIAL_PACKAGES: Readonly<Record<string, PartialPackage>> = {
   '@opencode-ai/plugin': { files: ['package.json', 'dist/tool.js', 'dist/tool.d.ts'], dependencies: ['zod'] },
+  // The history import loads only the WASM build (1.6 MiB of the package's 21 MiB: asm.js, debug builds and zips are left out).
+  'sql.js': { files: ['package.json', 'LICENSE', 'dist/sql-wasm.js', 'dist/sql-wasm.wasm'], dependencies: [] },
 };
 
 /**

@@ -56,6 +56,8 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
     // The plugin's self-provisioning (and npm's postinstall) stay off unless a test removes this:
     // otherwise every start would add agents and skills to the sandbox's config folder.
     AGENT_TRACKER_SKIP_SETUP: '1',
+    // The sessions of a test file share one OpenCode data folder; only the backfill tests import it.
+    AGENT_TRACKER_IMPORT_HISTORY: '0',
   };
   return { root, home, configDir, env, dbPath: path.join(configDir, 'agent-tracker.lmdb') };
 }

@@ -204,10 +204,10 @@ describe('recovery', () => {
     recordVerified(file, result.ok ? result.entries : undefined);
     const pristine = fs.readFileSync(file);
     damageFoundPage();
-    const dry = repairDatabase({ path: file, maxDatabaseSize: SIZE, dryRun: true });
+    const dry = await repairDatabase({ path: file, maxDatabaseSize: SIZE, dryRun: true });
     expect(dry.damagedFileKeptAt).toBeNull();
     expect(fs.readFileSync(file).equals(pristine)).toBe(false);
-    const report = repairDatabase({ path: file, maxDatabaseSize: SIZE });
+    const report = await repairDatabase({ path: file, maxDatabaseSize: SIZE });
     const commits = report.tables.commits;
     expect(commits.kept + commits.recovered + (commits.lost ?? 0)).toBe(120);
     expect(report.damagedFileKeptAt && fs.existsSync(report.damagedFileKeptAt)).toBeTruthy();

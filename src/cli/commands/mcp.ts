@@ -11,6 +11,8 @@ import type { Output } from '../context.js';
 export async function run(args: string[], _output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {}, false);
   if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
+  // The server speaks JSON-RPC on stdout; a JSON document (--json) is not something it can print.
+  if (values.json) throw new CliError('mcp speaks the MCP protocol on stdout; --json does not apply (the tools already answer in JSON)');
   // stdout is the protocol's channel: nothing else may be printed on it.
   const { serveStdio } = await import('../../mcp/server.js');
   await serveStdio({ version: packageVersion(), ...(values.db ? { db: path.resolve(values.db) } : {}) });

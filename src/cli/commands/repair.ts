@@ -3,16 +3,33 @@
  * still be read (crash-isolated) plus the newest good snapshot; the damaged file is kept aside.
  * Close OpenCode first: a session that has the old file open keeps writing to it.
  */
+import type { TrackerConfig } from '../../core/config.js';
+import { silentLogger } from '../../core/logger.js';
 import { repairDatabase } from '../../core/store/repair.js';
 import type { RefillStep, RepairReport } from '../../core/store/repair.js';
+import { TrackingService } from '../../core/tracking/service.js';
+import { importHistory } from '../../opencode/history/import.js';
+import { NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs } from '../context.js';
 import type { Output } from '../context.js';
 
 /**
- * The refill steps repair runs on the fresh database. The import from OpenCode's own history
- * store (backfill) belongs here: it refills what neither the file nor the snapshot had.
+ * Refills the fresh database from OpenCode's own history (the backfill, all of it): sessions,
+ * tokens, tool calls, commits and pushes the damage took. Replay counts each host event once, so
+ * what was salvaged is not counted twice. A history that cannot be read leaves repair's result as is.
  */
-export const REFILL_STEPS: readonly RefillStep[] = [];
+function historyRefill(config: TrackerConfig, location = opencodeDataDir()): RefillStep {
+  return async (store) => {
+    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+    try {
+      const outcome = await importHistory(service, location, { full: true });
+      return { name: `session(s) replayed from OpenCode's history at ${location}`, added: outcome.upToDate ? 0 : outcome.summary.sessions };
+    } catch (error) {
+      const why = error instanceof NoHistoryError ? 'none found' : `not readable: ${(error as Error).message}`;
+      return { name: `session(s): OpenCode's history at ${location} ${why}`, added: 0 };
+    }
+  };
+}
 
 function describe(report: RepairReport): string {
   const rows = Object.entries(report.tables).map(
@@ -23,7 +40,7 @@ function describe(report: RepairReport): string {
     `${report.dryRun ? 'repair (dry run: nothing written) of' : 'repaired'} ${report.database}`,
     `snapshot merged  ${report.snapshot ?? 'none (no snapshot passed its check)'}`,
     ...(report.damagedFileKeptAt ? [`damaged file     kept at ${report.damagedFileKeptAt}`] : []),
-    ...report.refilled.map((step) => `refilled         ${step.added} record(s) from ${step.name}`),
+    ...report.refilled.map((step) => `refilled         ${step.added} ${step.name}`),
     `  ${'records'.padEnd(15)}${'kept'.padStart(8)}${'recovered'.padStart(11)}${'lost'.padStart(9)}`,
     ...rows,
   ].join('\n');
@@ -34,7 +51,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   const config = loadConfig(values.db);
   let report: RepairReport;
   try {
-    report = repairDatabase({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, dryRun: values['dry-run'], refill: REFILL_STEPS });
+    report = await repairDatabase({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, dryRun: values['dry-run'], refill: [historyRefill(config)] });
   } catch (error) {
     throw new CliError((error as Error).message);
   }

@@ -20,6 +20,10 @@ import { TrackingService } from '../../core/tracking/service.js';
 import type { Output } from '../context.js';
 import { writeFileAtomic } from '../../core/fs/atomic-write.js';
 import { formatSuspectUserActions, suspectUserActions } from '../../core/integrity/suspect-actions.js';
+import type { UsageSource } from '../../core/types.js';
+
+/** Where usage records come from, as `--source` names them. */
+const USAGE_SOURCES: readonly UsageSource[] = ['live', 'backfill'];
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
@@ -54,7 +58,7 @@ async function refreshProjectGitSignals(store: Store, config: TrackerConfig, pro
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
-    { project: { type: 'string' }, since: { type: 'string' }, by: { type: 'string' }, csv: { type: 'boolean', default: false }, html: { type: 'string' } },
+    { project: { type: 'string' }, since: { type: 'string' }, by: { type: 'string' }, source: { type: 'string' }, csv: { type: 'boolean', default: false }, html: { type: 'string' } },
     false,
   );
   if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
@@ -64,6 +68,10 @@ export async function run(args: string[], output: Output): Promise<void> {
   const since = parseSince(values.since);
   if (since !== undefined) filter.since = since;
   const by = parseGrouping(values.by);
+  if (values.source !== undefined) {
+    if (!(USAGE_SOURCES as readonly string[]).includes(values.source)) throw new CliError(`--source must be one of ${USAGE_SOURCES.join(', ')}, got "${values.source}"`);
+    filter.source = values.source as UsageSource;
+  }
   const htmlFile = values.html === undefined ? undefined : path.resolve(values.html);
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
@@ -84,7 +92,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     writeFileAtomic(htmlFile, page);
   }
   if (values.json) {
-    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, rows: report.rows, totals: report.totals, suspectUserActions: suspect }, null, 2));
+    output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, source: filter.source ?? null, rows: report.rows, totals: report.totals, suspectUserActions: suspect }, null, 2));
   } else if (values.csv) {
     output.out(reportToCsv(report.rows));
   } else if (htmlFile !== undefined) {

@@ -13,8 +13,8 @@ export const EARNING_COMMITS_PER_TURN = 5;
 
 /** What git says about one commit, as far as credit is concerned. */
 export interface CommitFacts {
-  /** Files the commit changes (against its first parent). */
-  filesChanged: number;
+  /** Files the commit changes (against its first parent); undefined when not known (a backfilled commit). */
+  filesChanged: number | undefined;
   /** How many parents it has: 2 or more is a merge. */
   parentCount: number;
   /** The commit it says it reverts ("This reverts commit X."), when it says so. */
@@ -34,7 +34,7 @@ export interface CreditContext {
 /** The reason a commit earns nothing, or undefined when it earns XP/SP. */
 export function commitCreditDenial(facts: CommitFacts, context: CreditContext): NoCreditReason | undefined {
   if (facts.parentCount > 1) return 'merge';
-  if (facts.filesChanged <= 0) return 'no-file-changes';
+  if (facts.filesChanged !== undefined && facts.filesChanged <= 0) return 'no-file-changes';
   if (facts.revertOf !== undefined && context.revertsOwnCommit) return 'self-revert';
   if (context.earnedThisTurn >= EARNING_COMMITS_PER_TURN) return 'turn-limit';
   return undefined;

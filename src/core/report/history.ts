@@ -5,22 +5,25 @@
  * over 10,000 sessions answers for 100,000 commits; everything after this read is pure.
  */
 import type { Store } from '../store/store.js';
-import type { UsageRecord } from '../types.js';
 import { allGrades, gradedCommitCount } from '../outcomes/counters.js';
+import type { UsageRecord, UsageSource } from '../types.js';
 
 export interface HistoryFilter {
   /** Absolute project path; only its records are kept. */
   project?: string;
   /** ISO time; usage records last active before it are left out. */
   since?: string;
+  /** Only records from this source (records from before sources were told apart are live). */
+  source?: UsageSource;
 }
 
 export interface History {
   usage: UsageRecord[];
 }
 
-function keeps(filter: HistoryFilter, project: string, at: string): boolean {
+function keeps(filter: HistoryFilter, project: string, at: string, source: UsageSource = 'live'): boolean {
   if (filter.project !== undefined && project !== filter.project) return false;
+  if (filter.source !== undefined && source !== filter.source) return false;
   if (filter.since !== undefined && at < filter.since) return false;
   return true;
 }
@@ -29,7 +32,7 @@ function keeps(filter: HistoryFilter, project: string, at: string): boolean {
 export function loadHistory(store: Store, filter: HistoryFilter = {}): History {
   const usage: UsageRecord[] = [];
   for (const { value } of store.tables.sessions.getRange()) {
-    if (keeps(filter, value.project, value.lastAt)) usage.push(value);
+    if (keeps(filter, value.project, value.lastAt, value.source)) usage.push(value);
   }
   return { usage };
 }

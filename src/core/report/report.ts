@@ -7,6 +7,7 @@ import { commitGradeSum, totalTokens } from './history.js';
 import { gradedCommitCount } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
 import type { OutcomeFields, OutcomeSums } from './outcome-columns.js';
+import type { UsageSource } from '../types.js';
 
 /** How rows are grouped: `setup` is agent × model; `project` is agent × model × project. */
 export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
@@ -19,6 +20,11 @@ export interface ReportRow extends OutcomeFields {
   model: string | null;
   project: string | null;
   sessions: number;
+  /** Sessions recorded live (records from before sources were told apart count here) and imported by backfill. */
+  liveSessions: number;
+  backfilledSessions: number;
+  /** Assistant messages. */
+  messages: number;
   toolCalls: number;
   toolFailures: number;
   /** Failed tool calls per tool call; null without tool calls. */
@@ -58,8 +64,13 @@ export interface Report {
 interface Accumulator {
   row: ReportRow;
   sessionIds: Set<string>;
+  sourceIds: Record<UsageSource, Set<string>>;
   gradeSum: number;
   outcomes: OutcomeSums;
+}
+
+function newAccumulator(row: ReportRow): Accumulator {
+  return { row, sessionIds: new Set(), sourceIds: { live: new Set(), backfill: new Set() }, gradeSum: 0, outcomes: emptyOutcomeSums() };
 }
 
 const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project')[]>> = {
@@ -75,6 +86,9 @@ function emptyRow(agent: string | null, model: string | null, project: string | 
     model,
     project,
     sessions: 0,
+    liveSessions: 0,
+    backfilledSessions: 0,
+    messages: 0,
     toolCalls: 0,
     toolFailures: 0,
     failureRate: null,
@@ -112,6 +126,8 @@ function widen(row: ReportRow, first: string, last: string): void {
 function finish(accumulator: Accumulator): ReportRow {
   const { row } = accumulator;
   row.sessions = accumulator.sessionIds.size;
+  row.liveSessions = accumulator.sourceIds.live.size;
+  row.backfilledSessions = accumulator.sourceIds.backfill.size;
   row.failureRate = ratio(row.toolFailures, row.toolCalls);
   row.bugsPerCommit = ratio(row.bugs, row.commits);
   row.meanGrade = ratio(accumulator.gradeSum, row.gradedCommits);
@@ -124,7 +140,7 @@ function finish(accumulator: Accumulator): ReportRow {
 export function buildReport(history: History, by: ReportGrouping = 'setup'): Report {
   const dimensions = DIMENSIONS[by];
   const groups = new Map<string, Accumulator>();
-  const totals: Accumulator = { row: emptyRow(null, null, null), sessionIds: new Set(), gradeSum: 0, outcomes: emptyOutcomeSums() };
+  const totals: Accumulator = newAccumulator(emptyRow(null, null, null));
 
   const groupOf = (agent: string, model: string, project: string): Accumulator => {
     const parts = {
@@ -135,7 +151,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
     const key = `${parts.agent ?? ''}\u0000${parts.model ?? ''}\u0000${parts.project ?? ''}`;
     let group = groups.get(key);
     if (!group) {
-      group = { row: emptyRow(parts.agent, parts.model, parts.project), sessionIds: new Set(), gradeSum: 0, outcomes: emptyOutcomeSums() };
+      group = newAccumulator(emptyRow(parts.agent, parts.model, parts.project));
       groups.set(key, group);
     }
     return group;
@@ -146,6 +162,8 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
     for (const target of [groupOf(record.agent, record.model, record.project), totals]) {
       const row = target.row;
       target.sessionIds.add(record.sessionId);
+      target.sourceIds[record.source ?? 'live'].add(record.sessionId);
+      row.messages += record.messages;
       row.toolCalls += record.toolCalls;
       row.toolFailures += record.toolFailures;
       row.commits += record.commits;

@@ -30,6 +30,7 @@ export function emptyTables(): Tables {
     projects: emptyTable(),
     migrations: emptyTable(),
     userGrades: emptyTable(),
+    events: emptyTable(),
     terms: emptyTable(),
     meta: emptyTable(),
   };

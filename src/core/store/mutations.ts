@@ -39,7 +39,24 @@ export type AgentMutationOp =
 
 export type SessionInit = Omit<UsageRecord, CounterName | 'lastAt'>;
 
+/** [host session id, host event id]: one event of the host (a tool call, a message, a command) once. */
+export type ReplayKey = [string, string];
+
+/**
+ * A replayable event: its counters are the event's TOTALS (not deltas). The flush adds only what the
+ * store does not hold yet for this key, so the same event recorded live, backfilled, or both, counts once.
+ * Its agent ops apply only the first time the key is stored.
+ */
+export interface ReplayMutation {
+  table: 'events';
+  key: ReplayKey;
+  totals: CounterDeltas;
+  session: { key: SessionKey; init: SessionInit; at: string };
+  agentOps: { agent: string; ops: AgentOp[] }[];
+}
+
 export type Mutation =
+  | ReplayMutation
   | { table: 'agents'; key: AgentKey; ops: AgentMutationOp[] }
   | { table: 'sessions'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string }
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
@@ -65,6 +82,7 @@ export type TableName =
   | 'projects'
   | 'migrations'
   | 'userGrades'
+  | 'events'
   | 'terms'
   | 'meta';
 

@@ -37,7 +37,7 @@ export interface RefillResult {
  * A step run on the fresh database before it replaces the damaged one, e.g. the import from
  * OpenCode's own history store that refills sessions, tokens, tool calls and commits a crash lost.
  */
-export type RefillStep = (store: Store) => RefillResult;
+export type RefillStep = (store: Store) => Promise<RefillResult>;
 
 export interface RepairOptions {
   path: string;
@@ -79,7 +79,7 @@ function moveIfExists(from: string, to: string): void {
  * Repairs the database at `options.path` (see the module comment).
  * @throws Error when there is no file to repair.
  */
-export function repairDatabase(options: RepairOptions): RepairReport {
+export async function repairDatabase(options: RepairOptions): Promise<RepairReport> {
   const database = options.path;
   const now = options.now ?? new Date();
   if (!fs.existsSync(database)) throw new Error(`there is no database at ${database}: nothing to repair`);
@@ -125,7 +125,7 @@ export function repairDatabase(options: RepairOptions): RepairReport {
       }
       store.mergeAbsent(history);
     });
-    for (const step of options.refill ?? []) report.refilled.push(step(store));
+    for (const step of options.refill ?? []) report.refilled.push(await step(store));
   } finally {
     store.close();
   }

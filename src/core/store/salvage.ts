@@ -13,7 +13,7 @@ import { childRuntime, childScript } from './child-runtime.js';
 import { VERIFY_TIMEOUT_MS } from './verify.js';
 
 /** The tables that hold history (the term index is rebuilt from documents, meta is written anew). */
-export const SALVAGED_TABLES = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects', 'migrations', 'userGrades'] as const;
+export const SALVAGED_TABLES = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects', 'migrations', 'userGrades', 'events'] as const;
 export type SalvagedTable = (typeof SALVAGED_TABLES)[number];
 
 export interface SalvagedRecord {

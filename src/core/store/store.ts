@@ -13,6 +13,7 @@ import type {
   AgentRecord,
   CommitRecord,
   CommunicationEvent,
+  CounterDeltas,
   CounterName,
   MigrationRecord,
   ProjectProfile,
@@ -21,7 +22,8 @@ import type {
   UsageRecord,
   UserGradeRecord,
 } from '../types.js';
-import type { FlushResult, Mutation, TableName } from './mutations.js';
+import type { FlushResult, Mutation, ReplayKey, TableName } from './mutations.js';
+import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
@@ -61,6 +63,8 @@ export interface Tables {
   migrations: Table<MigrationRecord, string>;
   /** The user's grades, keyed [project, commit hash]. */
   userGrades: Table<UserGradeRecord, [string, string]>;
+  /** Host events already counted, [hostSessionId, eventId] -> the totals counted for it (see ReplayMutation). */
+  events: Table<CounterDeltas, ReplayKey>;
   /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
   terms: Table<unknown, TermIndexKey>;
   meta: Table<unknown, string>;
@@ -94,6 +98,12 @@ const DOCUMENT_KIND_OF: Partial<Record<HistoryTable, WrittenDocument['kind']>> =
   activities: 'activity',
   retrospectives: 'retrospective',
 };
+
+/** Records read once and written once per batch, whatever number of mutations touch them. */
+interface BatchCache {
+  agents: Map<string, AgentRecord>;
+  sessions: Map<string, { key: [string, string, string]; record: UsageRecord }>;
+}
 
 /** Raised when the database cannot take more data; the message says which setting to raise. */
 export class DatabaseFullError extends Error {
@@ -131,6 +141,7 @@ function tablesOf(root: RootDatabase): Tables {
     projects: table('projects'),
     migrations: table('migrations'),
     userGrades: table('userGrades'),
+    events: table('events'),
     terms: table('terms'),
     meta: table('meta'),
   };
@@ -346,7 +357,11 @@ export class Store {
     this.ensureFits(mutations);
     this.transaction(() => {
       const written: WrittenDocument[] = [];
-      for (const mutation of mutations) this.applyOne(mutation, rules, now, written);
+      const cache: BatchCache = { agents: new Map(), sessions: new Map() };
+      for (const mutation of mutations) this.applyOne(mutation, rules, now, written, cache);
+      // Records touched many times in one batch (a backfill) are read and written once each.
+      for (const [agent, record] of cache.agents) this.tables.agents.putSync(agent, record);
+      for (const { key, record } of cache.sessions.values()) this.tables.sessions.putSync(key, record);
       const meta = this.tables.meta;
       meta.putSync('flushes', Number(meta.get('flushes') ?? 0) + 1);
       meta.putSync('lastFlushAt', now);
@@ -355,11 +370,11 @@ export class Store {
     return { mutations: mutations.length, durationMs: performance.now() - started };
   }
 
-  private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[]): void {
+  private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[], cache: BatchCache): void {
     const t = this.tables;
     switch (mutation.table) {
       case 'agents': {
-        const agent = t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
+        const agent = cache.agents.get(mutation.key) ?? t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
         for (const op of mutation.ops) {
           if (op.kind === 'grade' && 'retrospective' in op) {
             // A commit is graded once: when another process graded it first, this grade is dropped whole.
@@ -381,17 +396,24 @@ export class Store {
           }
         }
         agent.updatedAt = now;
-        t.agents.putSync(mutation.key, agent);
+        cache.agents.set(mutation.key, agent);
         break;
       }
       case 'sessions': {
-        const stored = t.sessions.get(mutation.key);
-        const record: UsageRecord = stored ?? { ...ZERO_COUNTERS, ...mutation.init, lastAt: mutation.lastAt };
-        for (const [name, delta] of Object.entries(mutation.counters) as [CounterName, number][]) {
-          record[name] = (record[name] ?? 0) + delta;
+        this.addSessionCounters(cache, mutation.key, mutation.init, mutation.counters, mutation.lastAt);
+        break;
+      }
+      case 'events': {
+        // Counted once per host event: only what the store does not hold yet is added.
+        const held = t.events.get(mutation.key);
+        const { delta, totals, changed } = replayDelta(held, mutation.totals);
+        if (held !== undefined && !changed) break;
+        const { key, init, at } = mutation.session;
+        if (changed || held === undefined) this.addSessionCounters(cache, key, init, delta, at);
+        if (held === undefined) {
+          for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written, cache);
         }
-        if (mutation.lastAt > record.lastAt) record.lastAt = mutation.lastAt;
-        t.sessions.putSync(mutation.key, record);
+        t.events.putSync(mutation.key, totals);
         break;
       }
       case 'commits':
@@ -421,6 +443,13 @@ export class Store {
         t.meta.putSync(mutation.key, mutation.value);
         break;
     }
+  }
+
+  private addSessionCounters(cache: BatchCache, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
+    const id = JSON.stringify(key);
+    const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? { ...ZERO_COUNTERS, ...init, lastAt };
+    addUsage(record, counters, lastAt);
+    cache.sessions.set(id, { key, record });
   }
 
   /**

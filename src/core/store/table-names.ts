@@ -11,6 +11,7 @@ export const TABLE_NAMES: readonly TableName[] = [
   'projects',
   'migrations',
   'userGrades',
+  'events',
   'terms',
   'meta',
 ];

@@ -13,21 +13,24 @@ import type { CommitSignal, GitSignalCache } from '../outcomes/git-outcomes.js';
 import type { TurnRecord } from '../outcomes/undo.js';
 import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
 import { applyAgentOp, newAgent, toStatus } from '../rules.js';
+import { replayDelta } from '../store/replay.js';
 import { StoreNotWritableError } from '../store/store.js';
 import type { Store } from '../store/store.js';
-import type { JournalKey, Mutation, SessionKey } from '../store/mutations.js';
+import type { JournalKey, Mutation, SessionInit, SessionKey } from '../store/mutations.js';
 import type {
   ActivityEntry,
+  AgentOp,
   AgentStatus,
   CommitRecord,
   CounterDeltas,
   RetrospectiveEntry,
   TokenCounts,
   UserGradeRecord,
+  UsageSource,
 } from '../types.js';
 import type { UserActionProvenance } from '../types.js';
 import { UNKNOWN } from '../types.js';
-import { commitCreditDenial, revertedHash } from '../integrity/commit-credit.js';
+import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../integrity/commit-credit.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -36,6 +39,8 @@ const TASK_SUMMARY_LENGTH = 200;
 const MAX_REMEMBERED_MESSAGES = 2000;
 /** Turns per session remembered for undo: an undo further back than this finds nothing to count. */
 const MAX_REMEMBERED_TURNS = 500;
+/** Length of a full SHA-1 commit hash; shorter ones are abbreviations. */
+const FULL_HASH_LENGTH = 40;
 
 /** Who is working in a session: the agent and model of its latest model request, and where. */
 export interface SessionSetup {
@@ -43,6 +48,17 @@ export interface SessionSetup {
   model: string;
   project: string;
   parentId?: string;
+  /** Where the session's records come from; live unless a backfill says otherwise. */
+  source?: UsageSource;
+}
+
+/**
+ * The host's own identity and time of an event, so recording can be replayed (backfill, refill after
+ * a crash) without counting twice: `eventId` is the host's id (call, message), `at` its ISO time.
+ */
+export interface HostEvent {
+  at?: string;
+  eventId?: string;
 }
 
 /** A commit as read from git, before it is attributed to an agent. */
@@ -161,11 +177,12 @@ export class TrackingService {
   // ---- sessions -------------------------------------------------------------------------------
 
   /** Notes a session's place and parent (subagent sessions have one). */
-  noteSession(sessionId: string, details: { parentId?: string; project?: string }): void {
+  noteSession(sessionId: string, details: { parentId?: string; project?: string; source?: UsageSource }): void {
     const known = this.sessions.get(sessionId);
     const setup: SessionSetup = known ?? { agent: UNKNOWN, model: UNKNOWN, project: details.project ?? this.project };
     if (details.parentId) setup.parentId = details.parentId;
     if (details.project) setup.project = details.project;
+    if (details.source) setup.source = details.source;
     this.sessions.set(sessionId, setup);
   }
 
@@ -178,6 +195,13 @@ export class TrackingService {
     } else {
       this.sessions.set(sessionId, { agent, model, project: this.project });
     }
+  }
+
+  /** Forgets what memory holds about a session (a replayed session is done: nothing more will come). */
+  forgetSession(sessionId: string): void {
+    this.sessions.delete(sessionId);
+    this.turns.delete(sessionId);
+    this.countedCalls.delete(sessionId);
   }
 
   /** The agent and model working in a session now (unknown until its first model request). */
@@ -268,8 +292,11 @@ export class TrackingService {
 
   // ---- recording (memory only) -----------------------------------------------------------------
 
-  /** A finished tool call. A failure is counted once per call id, whichever event reports it. */
-  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean): void {
+  /**
+   * A finished tool call. A failure is counted once per call id, whichever event reports it; the
+   * call id is the host's, so a replay of the same call (backfill) adds nothing.
+   */
+  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event: HostEvent = {}): void {
     let counted = this.countedCalls.get(sessionId);
     if (!counted) this.countedCalls.set(sessionId, (counted = new Set()));
     if (counted.has(callId)) return;
@@ -278,59 +305,88 @@ export class TrackingService {
     const turn = this.turn(sessionId);
     turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
     if (ok) {
-      this.count(sessionId, setup, { toolCalls: 1 });
-      if (!this.ownTools.has(tool)) this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerToolCall });
+      const xp = this.ownTools.has(tool) ? [] : [{ kind: 'xp' as const, amount: this.config.rules.xpPerToolCall }];
+      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at);
     } else {
       turn.failures += 1;
-      this.count(sessionId, setup, { toolCalls: 1, toolFailures: 1 });
+      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1, toolFailures: 1 }, [], event.at);
     }
     this.afterRecord();
   }
 
-  /** A slash command run in the session. */
-  recordCommand(sessionId: string): void {
+  /** A slash command run in the session; with the host's message id it counts once however often it is replayed. */
+  recordCommand(sessionId: string, event: HostEvent = {}): void {
     const setup = this.setupOf(sessionId);
-    this.count(sessionId, setup, { commands: 1 });
-    this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommand });
+    if (event.eventId) {
+      this.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: this.config.rules.xpPerCommand }], event.at);
+    } else {
+      this.count(sessionId, setup, { commands: 1 });
+      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommand });
+    }
     this.afterRecord();
   }
 
-  /** New commits made by the session's agent. Commits already recorded are ignored. */
-  recordCommits(sessionId: string, commits: readonly GitCommit[]): CommitRecord[] {
+  /**
+   * New commits made by the session's agent. Commits already recorded are ignored. With the host's
+   * call id (`event.eventId`) the call's commits count once however often it is replayed; `count`
+   * then says how many commits the call made when not all of them are known by hash.
+   */
+  recordCommits(sessionId: string, commits: readonly GitCommit[], event: HostEvent & { count?: number } = {}): CommitRecord[] {
     const setup = this.setupOf(sessionId);
     const recorded: CommitRecord[] = [];
+    const turn = this.turn(sessionId);
+    // Every commit is a recorded fact; only work earns (src/core/integrity/commit-credit.ts).
+    let earned = 0;
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
-      if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key)) continue;
+      if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key) || this.isKnownShortHash(setup.project, commit.hash)) continue;
       const { parents, ...fact } = commit;
       const value: CommitRecord = { ...fact, message: this.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
-      const turn = this.turn(sessionId);
       const revertOf = revertedHash(commit.message);
       const denial = commitCreditDenial(
-        { filesChanged: commit.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
+        // A commit replayed from the host's history has no file list: that check cannot be made.
+        { filesChanged: event.at !== undefined && fact.files.length === 0 ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
         { earnedThisTurn: turn.earned, revertsOwnCommit: revertOf !== undefined && this.findCommit(setup.project, revertOf)?.agent === setup.agent },
       );
       this.buffer.put({ table: 'commits', key, value });
-      // Every commit is a recorded fact; only work earns (src/core/integrity/commit-credit.ts).
       if (denial === undefined) {
-        this.buffer.addAgentOp(setup.agent, { kind: 'commits', amount: 1 });
-        this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerCommit });
+        earned += 1;
         turn.earned += 1;
       }
-      this.count(sessionId, setup, { commits: 1 });
+      if (!event.eventId) this.count(sessionId, setup, { commits: 1 }, event.at);
       turn.commits.push(commit.hash);
       recorded.push(value);
+    }
+    // Commits a replayed call made that git printed no hash for earn within the turn's limit.
+    for (let unnamed = (event.count ?? 0) - commits.length; unnamed > 0 && turn.earned < EARNING_COMMITS_PER_TURN; unnamed -= 1) {
+      earned += 1;
+      turn.earned += 1;
+    }
+    const ops: AgentOp[] = earned > 0 ? [{ kind: 'commits', amount: earned }, { kind: 'xp', amount: this.config.rules.xpPerCommit * earned }] : [];
+    const made = Math.max(event.count ?? 0, commits.length);
+    if (event.eventId && made > 0) {
+      this.replay(sessionId, setup, `commits:${event.eventId}`, { commits: made }, ops, event.at);
+    } else {
+      for (const op of ops) this.buffer.addAgentOp(setup.agent, op);
     }
     this.afterRecord();
     return recorded;
   }
 
-  /** A successful git push: awarded, then everything buffered is flushed. */
-  recordPush(sessionId: string): FlushOutcome {
+  /**
+   * A successful git push: awarded, then everything buffered is flushed. With the host's call id it
+   * counts once however often it is replayed; `deferFlush` leaves the flush to a replay, which writes
+   * a whole session at a time.
+   */
+  recordPush(sessionId: string, event: HostEvent & { deferFlush?: boolean } = {}): FlushOutcome {
     const setup = this.setupOf(sessionId);
-    this.count(sessionId, setup, { pushes: 1 });
-    this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerPush });
-    return this.flush('push');
+    if (event.eventId) {
+      this.replay(sessionId, setup, `push:${event.eventId}`, { pushes: 1 }, [{ kind: 'xp', amount: this.config.rules.xpPerPush }], event.at);
+    } else {
+      this.count(sessionId, setup, { pushes: 1 });
+      this.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: this.config.rules.xpPerPush });
+    }
+    return event.deferFlush ? { ok: true, mutations: 0, durationMs: 0 } : this.flush('push');
   }
 
   /**
@@ -343,26 +399,35 @@ export class TrackingService {
     setup: { agent: string; model: string },
     tokens: TokenCounts,
     cost: number,
+    event: HostEvent = {},
   ): void {
     const previous = this.messageTotals.get(messageId);
     const base = this.setupOf(sessionId);
-    const counters: CounterDeltas = {
-      tokensInput: tokens.input - (previous?.tokens.input ?? 0),
-      tokensOutput: tokens.output - (previous?.tokens.output ?? 0),
-      tokensReasoning: tokens.reasoning - (previous?.tokens.reasoning ?? 0),
-      tokensCacheRead: tokens.cacheRead - (previous?.tokens.cacheRead ?? 0),
-      tokensCacheWrite: tokens.cacheWrite - (previous?.tokens.cacheWrite ?? 0),
-      cost: cost - (previous?.cost ?? 0),
-    };
-    if (!previous) counters.messages = 1;
-    const changed = Object.values(counters).some((value) => value !== 0);
+    const changed =
+      !previous ||
+      tokens.input !== previous.tokens.input ||
+      tokens.output !== previous.tokens.output ||
+      tokens.reasoning !== previous.tokens.reasoning ||
+      tokens.cacheRead !== previous.tokens.cacheRead ||
+      tokens.cacheWrite !== previous.tokens.cacheWrite ||
+      cost !== previous.cost;
     this.messageTotals.set(messageId, { tokens: { ...tokens }, cost });
     if (this.messageTotals.size > MAX_REMEMBERED_MESSAGES) {
       const oldest = this.messageTotals.keys().next().value;
       if (oldest !== undefined) this.messageTotals.delete(oldest);
     }
     if (!changed) return;
-    this.count(sessionId, { ...base, agent: setup.agent, model: setup.model }, counters);
+    // Totals keyed by the host's message id: the store adds only the growth beyond what it holds.
+    const totals: CounterDeltas = {
+      messages: 1,
+      tokensInput: tokens.input,
+      tokensOutput: tokens.output,
+      tokensReasoning: tokens.reasoning,
+      tokensCacheRead: tokens.cacheRead,
+      tokensCacheWrite: tokens.cacheWrite,
+      cost,
+    };
+    this.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, `message:${messageId}`, totals, [], event.at);
     this.afterRecord();
   }
 
@@ -652,7 +717,7 @@ export class TrackingService {
       this.buffer.clear();
       this.haltedCache.clear();
       this.lastFlushError = '';
-      const agents = mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : []));
+      const agents = [...new Set(mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : m.table === 'events' ? m.agentOps.map((o) => o.agent) : [])))];
       for (const listener of this.afterFlush) {
         try {
           listener(agents, mutations);
@@ -711,18 +776,48 @@ export class TrackingService {
     return turn;
   }
 
-  private count(sessionId: string, setup: SessionSetup, counters: CounterDeltas): void {
+  private count(sessionId: string, setup: SessionSetup, counters: CounterDeltas, eventAt?: string): void {
     const key: SessionKey = [sessionId, setup.agent, setup.model];
-    const at = this.now().toISOString();
-    const init = {
+    const at = eventAt ?? this.now().toISOString();
+    this.buffer.addCounters(key, this.sessionInit(sessionId, setup, at), counters, at);
+  }
+
+  private sessionInit(sessionId: string, setup: SessionSetup, at: string): SessionInit {
+    return {
       sessionId,
+      source: setup.source ?? 'live',
       agent: setup.agent,
       model: setup.model,
       project: setup.project,
       firstAt: at,
       ...(setup.parentId ? { parentSessionId: setup.parentId } : {}),
     };
-    this.buffer.addCounters(key, init, counters, at);
+  }
+
+  /** Buffers a host event with its totals: counted once per [session, event id], whoever reports it. */
+  private replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string): void {
+    const at = eventAt ?? this.now().toISOString();
+    // A replay (it carries the host's time) of what the store already holds in full buffers nothing.
+    if (eventAt !== undefined) {
+      const held = this.store.tables.events.get([sessionId, eventId]);
+      if (held !== undefined && !replayDelta(held, totals).changed) return;
+    }
+    this.buffer.putReplay({
+      table: 'events',
+      key: [sessionId, eventId],
+      totals,
+      session: { key: [sessionId, setup.agent, setup.model], init: this.sessionInit(sessionId, setup, at), at },
+      agentOps: ops.length > 0 ? [{ agent: setup.agent, ops }] : [],
+    });
+  }
+
+  /** Whether an abbreviated hash (as `git commit` prints it) names a commit already stored for the project. */
+  private isKnownShortHash(project: string, hash: string): boolean {
+    if (hash.length >= FULL_HASH_LENGTH) return false;
+    for (const { key } of this.store.tables.commits.getRange({ start: [project, hash], limit: 1 })) {
+      if (key[0] === project && key[1].startsWith(hash)) return true;
+    }
+    return false;
   }
 
   private addActivity(entry: ActivityEntry): void {

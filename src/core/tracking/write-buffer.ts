@@ -8,10 +8,12 @@ import type {
   CounterName,
 } from '../types.js';
 import { bufferKey } from '../store/mutations.js';
-import type { AgentMutationOp, Mutation, SessionInit, SessionKey } from '../store/mutations.js';
+import type { AgentMutationOp, Mutation, ReplayMutation, SessionInit, SessionKey } from '../store/mutations.js';
 
 export class WriteBuffer {
   private readonly pending = new Map<string, Mutation>();
+  /** Every buffered op of an agent in the order recorded (direct and on replayable events), for its status. */
+  private readonly opLog = new Map<string, AgentMutationOp[]>();
   private oldest = 0;
 
   get size(): number {
@@ -28,6 +30,7 @@ export class WriteBuffer {
   }
 
   addAgentOp(agent: string, op: AgentMutationOp): void {
+    this.logOps(agent, [op]);
     const key = bufferKey('agents', agent);
     const existing = this.pending.get(key);
     if (existing?.table === 'agents') {
@@ -58,6 +61,31 @@ export class WriteBuffer {
     this.pending.set(id, { table: 'sessions', key, init, counters: { ...counters }, lastAt: at });
   }
 
+  /**
+   * Buffers a replayable host event. A second report of the same event keeps the larger totals
+   * (a message grows while it streams) and the first report's agent ops (they apply once).
+   */
+  putReplay(mutation: ReplayMutation): void {
+    const id = bufferKey('events', mutation.key);
+    const existing = this.pending.get(id);
+    if (existing?.table === 'events') {
+      for (const [name, total] of Object.entries(mutation.totals) as [CounterName, number][]) {
+        if (total > (existing.totals[name] ?? 0)) existing.totals[name] = total;
+      }
+      if (mutation.session.at > existing.session.at) existing.session.at = mutation.session.at;
+      return;
+    }
+    this.touch();
+    this.pending.set(id, { ...mutation, totals: { ...mutation.totals } });
+    for (const { agent, ops } of mutation.agentOps) this.logOps(agent, ops);
+  }
+
+  private logOps(agent: string, ops: readonly AgentMutationOp[]): void {
+    const list = this.opLog.get(agent);
+    if (list) list.push(...ops);
+    else this.opLog.set(agent, [...ops]);
+  }
+
   /** Buffers a whole record (write-once tables, or last-write-wins for projects). */
   put(mutation: Exclude<Mutation, { table: 'agents' } | { table: 'sessions' }>): void {
     this.touch();
@@ -70,8 +98,7 @@ export class WriteBuffer {
 
   /** Buffered ops of one agent, in order, to show a status that includes what is not flushed yet. */
   agentOps(agent: string): readonly AgentMutationOp[] {
-    const mutation = this.pending.get(bufferKey('agents', agent));
-    return mutation?.table === 'agents' ? mutation.ops : [];
+    return this.opLog.get(agent) ?? [];
   }
 
   mutations(): Mutation[] {
@@ -80,6 +107,7 @@ export class WriteBuffer {
 
   clear(): void {
     this.pending.clear();
+    this.opLog.clear();
     this.oldest = 0;
   }
 }

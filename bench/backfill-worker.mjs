@@ -1,0 +1,42 @@
+/**
+ * One backfill measured in a process of its own (so its peak memory is its own): reads the history
+ * store in argv[2] into a new database in argv[3]; `--read-only` only reads it (the baseline).
+ * Prints one JSON line: { ms, maxRssMiB, sessions, incrementalMs }.
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { dist, median, silentLogger } from './support.mjs';
+
+const [dataDir, dbDir] = process.argv.slice(2);
+const readOnly = process.argv.includes('--read-only');
+const { resolveConfig } = await dist('core/config.js');
+const { Store } = await dist('core/store/store.js');
+const { TrackingService } = await dist('core/tracking/service.js');
+const { importHistory } = await dist('opencode/history/import.js');
+const { openHistory } = await dist('opencode/history/locate.js');
+
+const config = resolveConfig({ options: { databasePath: path.join(dbDir, 'db.lmdb'), maxDatabaseSize: 2 ** 31 }, env: {}, home: dbDir });
+const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+const service = new TrackingService({ store, config, logger: silentLogger, project: dbDir });
+const started = performance.now();
+let sessions = 0;
+if (readOnly) {
+  const source = await openHistory(dataDir);
+  for await (const session of source.sessions({})) if (!('unreadable' in session)) sessions += 1;
+  source.close();
+} else {
+  const outcome = await importHistory(service, dataDir);
+  sessions = outcome.upToDate ? 0 : outcome.summary.sessions;
+}
+const ms = performance.now() - started;
+const incremental = [];
+if (!readOnly) {
+  for (let i = 0; i < 21; i += 1) {
+    const t = performance.now();
+    const outcome = await importHistory(service, dataDir);
+    incremental.push(performance.now() - t);
+    if (!outcome.upToDate) throw new Error('nothing changed, yet the import read the store again');
+  }
+}
+store.close();
+console.log(JSON.stringify({ ms, maxRssMiB: process.resourceUsage().maxRSS / 1024, sessions, incrementalMs: incremental.length ? median(incremental) : null }));

@@ -1,0 +1,52 @@
+/**
+ * `agent-tracker backfill [--since ISO] [--project PATH] [--from PATH] [--dry-run] [--json]`:
+ * imports OpenCode's past sessions (read-only) as if they had been tracked live. Running it again,
+ * or after live tracking of the same sessions, adds nothing twice.
+ */
+import path from 'node:path';
+import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
+import { summaryLine } from '../../core/backfill/run.js';
+import type { BackfillSummary } from '../../core/backfill/run.js';
+import { silentLogger } from '../../core/logger.js';
+import { TrackingService } from '../../core/tracking/service.js';
+import { importHistory } from '../../opencode/history/import.js';
+import { NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
+import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import type { Output } from '../context.js';
+import { parseSince } from './report.js';
+import { progressReporter } from './progress.js';
+
+export async function run(args: string[], output: Output): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    { since: { type: 'string' }, project: { type: 'string' }, from: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+    false,
+  );
+  if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
+  const since = parseSince(values.since);
+  const location = path.resolve(values.from ?? opencodeDataDir());
+  const config = loadConfig(values.db);
+  const progress = values.json ? undefined : progressReporter(process.stderr);
+  const summary = await withStore(config, async (store): Promise<BackfillSummary> => {
+    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+    try {
+      const outcome = await importHistory(service, location, {
+        full: true,
+        dryRun: values['dry-run'],
+        ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
+        ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
+        ...(progress ? { onProgress: progress.update, onTotal: progress.start } : {}),
+        classifyProject: async (directory) => (await import('../../core/projects/init-project.js')).profileIfMissing(store, directory),
+      });
+      if (outcome.upToDate) throw new Error('unreachable: a full import always reads the store');
+      return outcome.summary;
+    } catch (error) {
+      if (error instanceof NoHistoryError) throw new CliError(`${error.message}. Pass --from with OpenCode's data folder, or run OpenCode once first.`);
+      if (error instanceof UnknownHistoryLayoutError) throw new CliError(`${error.message}. Nothing was written; an update of agent-tracker may know it.`);
+      throw error;
+    } finally {
+      progress?.finish();
+    }
+  });
+  output.out(values.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
+}

@@ -1,0 +1,26 @@
+/**
+ * What a finished bash call did to git, read from its command, exit code and output alone (the
+ * repository may be gone by the time history is replayed). Pure; table-tested.
+ */
+import { runsGitPush } from '../projects/git.js';
+
+/** `[main 1a2b3c4] message` / `[main (root-commit) 1a2b3c4] message`: the summary line git commit prints. */
+const COMMIT_SUMMARY = /^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$/gm;
+/** `git commit` as a command (options may come between git and the subcommand). */
+const GIT_COMMIT = /(^|[\s;&|(`$])git(\s+-[^\s;&|]+(\s+[^-\s;&|][^\s;&|]*)?)*\s+commit(\s|$)/g;
+
+export interface BashGitFacts {
+  /** Commits the call made: the larger of the summaries printed and the `git commit` runs. */
+  commits: number;
+  /** Hash (as printed, possibly abbreviated) and subject of each commit whose summary was printed. */
+  printed: { hash: string; message: string }[];
+  pushed: boolean;
+}
+
+/** Commits and pushes of a bash call that exited 0; a failed call made none. */
+export function bashGitFacts(command: string, exit: number | undefined, output: string): BashGitFacts {
+  if (exit !== undefined && exit !== 0) return { commits: 0, printed: [], pushed: false };
+  const runs = command.match(GIT_COMMIT)?.length ?? 0;
+  const printed = runs === 0 ? [] : [...output.matchAll(COMMIT_SUMMARY)].map((m) => ({ hash: m[1] ?? '', message: m[2] ?? '' }));
+  return { commits: Math.max(runs, printed.length), printed, pushed: runsGitPush(command) };
+}

@@ -1,0 +1,75 @@
+/**
+ * The host-agnostic shape of a past session as a host's own history store keeps it: what a backfill
+ * replays through TrackingService. Adapters (src/opencode/history) translate their store into this.
+ */
+import type { TokenCounts } from '../types.js';
+
+/** A finished or unfinished tool call of an assistant message. */
+export interface HostToolCall {
+  callId: string;
+  tool: string;
+  /** `completed` and `error` are finished; anything else (pending, running) is not counted. */
+  status: string;
+  /** The bash command, when the tool ran one. */
+  command?: string;
+  output?: string;
+  /** Exit code of a bash call, when the host kept it. */
+  exit?: number;
+  /** Epoch milliseconds the call ended (or started), when known. */
+  endedAt?: number;
+}
+
+export interface HostMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  agent?: string;
+  /** `providerID/modelID`, undefined when the message does not name both. */
+  model?: string;
+  tokens: TokenCounts;
+  cost: number;
+  createdAt: number;
+  completedAt?: number;
+  tools: HostToolCall[];
+}
+
+export interface HostSession {
+  id: string;
+  parentId?: string;
+  directory: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  messages: HostMessage[];
+}
+
+/** A session the source could not read, with the reason counted in the summary. */
+export interface UnreadableSession {
+  unreadable: string;
+  id?: string;
+}
+
+export interface HistoryQuery {
+  /** Only sessions updated after this epoch millisecond (the watermark of an incremental import). */
+  updatedAfter?: number;
+  /** Only sessions created at or after this epoch millisecond (`--since`). */
+  createdSince?: number;
+  /** Only sessions created before this epoch millisecond (the plugin leaves sessions begun since its start to live tracking). */
+  createdBefore?: number;
+  /** Only sessions whose directory is this folder or inside it. */
+  directory?: string;
+}
+
+/** A host's history store, read-only. Sessions come one at a time, oldest update first. */
+export interface HistorySource {
+  /** What was opened, for messages: the layout and the path. */
+  readonly description: string;
+  sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession>;
+  /** How many sessions `sessions(query)` will go through (before a `directory` filter), for progress. */
+  count(query: HistoryQuery): number;
+  close(): void;
+}
+
+/** Raised when a store exists but its layout is not one this version understands; nothing is written. */
+export class UnknownHistoryLayoutError extends Error {
+  override name = 'UnknownHistoryLayoutError';
+}

@@ -1,0 +1,88 @@
+/**
+ * Replays one past session through the same TrackingService calls the live hooks make, keyed by the
+ * host's own ids and times: a session recorded live, backfilled before, or both, counts once.
+ */
+import type { TrackingService } from '../tracking/service.js';
+import { bashGitFacts } from './bash-facts.js';
+import type { HostMessage, HostSession } from './history.js';
+
+/** The agent name the host uses for title generation: not work, not tracked (as live). */
+const TITLE_AGENT = 'title';
+/** Tool call states that are finished; a pending or running call of a live session is left for later. */
+const FINISHED = new Set(['completed', 'error']);
+
+/** Reasons a part of a session was left out, counted in the summary. */
+export const SKIP_REASONS = {
+  unknownModel: 'message without agent or model',
+  unnamedTool: 'tool call without a tool name or call id',
+  unfinishedTool: 'tool call not finished yet',
+} as const;
+
+export interface ReplayedSession {
+  messages: number;
+  toolCalls: number;
+  commits: number;
+  pushes: number;
+  /** Parts left out, by reason. */
+  skipped: Map<string, number>;
+}
+
+function iso(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+function bump(map: Map<string, number>, reason: string): void {
+  map.set(reason, (map.get(reason) ?? 0) + 1);
+}
+
+/** Whether a message is work the tracker counts: an assistant message that names its agent and model. */
+export function isTrackedMessage(message: HostMessage): message is HostMessage & { agent: string; model: string } {
+  return message.role === 'assistant' && message.agent !== undefined && message.agent !== TITLE_AGENT && message.model !== undefined;
+}
+
+/**
+ * Records `session` into the service's buffer (memory only; the caller flushes). With `record` false
+ * it only counts what would be recorded (`--dry-run`).
+ */
+export function replaySession(service: TrackingService | undefined, session: HostSession, project: string): ReplayedSession {
+  const result: ReplayedSession = { messages: 0, toolCalls: 0, commits: 0, pushes: 0, skipped: new Map() };
+  service?.noteSession(session.id, { project, source: 'backfill', ...(session.parentId ? { parentId: session.parentId } : {}) });
+  for (const message of session.messages) {
+    if (message.role !== 'assistant') continue;
+    if (!isTrackedMessage(message)) {
+      if (message.agent !== TITLE_AGENT) bump(result.skipped, SKIP_REASONS.unknownModel);
+      continue;
+    }
+    const at = iso(message.completedAt ?? message.createdAt);
+    service?.noteModelRequest(session.id, message.agent, message.model);
+    service?.recordAssistantMessage(session.id, message.id, { agent: message.agent, model: message.model }, message.tokens, message.cost, { at });
+    result.messages += 1;
+    for (const call of message.tools) {
+      if (!call.tool || !call.callId) {
+        bump(result.skipped, SKIP_REASONS.unnamedTool);
+        continue;
+      }
+      if (!FINISHED.has(call.status)) {
+        bump(result.skipped, SKIP_REASONS.unfinishedTool);
+        continue;
+      }
+      const ok = call.status === 'completed' && (call.exit === undefined || call.exit === 0);
+      const callAt = call.endedAt === undefined ? at : iso(call.endedAt);
+      service?.recordToolCall(session.id, call.callId, call.tool, ok, { at: callAt });
+      result.toolCalls += 1;
+      if (call.tool !== 'bash' || !ok || !call.command) continue;
+      const git = bashGitFacts(call.command, call.exit, call.output ?? '');
+      if (git.commits > 0) {
+        const commits = git.printed.map((commit) => ({ hash: commit.hash, message: commit.message, files: [], insertions: 0, deletions: 0, timestamp: callAt }));
+        service?.recordCommits(session.id, commits, { eventId: call.callId, at: callAt, count: git.commits });
+        result.commits += git.commits;
+      }
+      if (git.pushed) {
+        service?.recordPush(session.id, { eventId: call.callId, at: callAt, deferFlush: true });
+        result.pushes += 1;
+      }
+    }
+  }
+  service?.forgetSession(session.id);
+  return result;
+}

@@ -1,0 +1,117 @@
+/**
+ * The backfill: streams a host's past sessions from its history store and replays each through
+ * TrackingService, a chunk of whole sessions per flush (one transaction), yielding to the event loop
+ * between sessions. Bad input is counted and skipped, never fatal. Used by `agent-tracker backfill`,
+ * by the plugin's background import, and by crash repair's refill.
+ */
+import fs from 'node:fs';
+import type { TrackingService } from '../tracking/service.js';
+import type { HistoryQuery, HistorySource, HostSession } from './history.js';
+import { replaySession } from './replay-session.js';
+
+/** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
+const FLUSH_EVERY_MUTATIONS = 4000;
+/** The reason counted for a session whose project folder no longer exists (its work is still recorded). */
+export const PROJECT_GONE = 'project folder gone (recorded, not classified)';
+
+export interface BackfillOptions extends HistoryQuery {
+  /** Count what would be recorded, write nothing. */
+  dryRun?: boolean;
+  /** Called once before the first session with how many sessions will be read. */
+  onTotal?: (total: number) => void;
+  /** Called after each session with the sessions done so far. */
+  onProgress?: (done: number) => void;
+  /** Profiles a project folder once per run (like init-project); errors are counted, not thrown. */
+  classifyProject?: (directory: string) => Promise<unknown>;
+}
+
+export interface BackfillSummary {
+  source: string;
+  sessions: number;
+  messages: number;
+  toolCalls: number;
+  commits: number;
+  pushes: number;
+  /** Sessions or parts left out, by reason. */
+  skipped: Record<string, number>;
+  /** The newest session update seen (epoch ms): the watermark of the next incremental import. */
+  latestUpdate: number;
+  dryRun: boolean;
+}
+
+function add(skipped: Record<string, number>, reason: string, count = 1): void {
+  skipped[reason] = (skipped[reason] ?? 0) + count;
+}
+
+/** The folder a session's work belongs to (the project, as live tracking names it). */
+function projectOf(session: HostSession): string {
+  return session.directory;
+}
+
+const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Imports `source` into `service`'s store. Each session lands whole in one flush transaction;
+ * replayed events already held (live or an earlier backfill) add nothing.
+ * @throws the flush error when the database refuses a write (what was flushed before stays).
+ */
+export async function runBackfill(service: TrackingService, source: HistorySource, options: BackfillOptions = {}): Promise<BackfillSummary> {
+  const summary: BackfillSummary = {
+    source: source.description,
+    sessions: 0,
+    messages: 0,
+    toolCalls: 0,
+    commits: 0,
+    pushes: 0,
+    skipped: {},
+    latestUpdate: options.updatedAfter ?? 0,
+    dryRun: options.dryRun === true,
+  };
+  const classified = new Set<string>();
+  const flush = (): void => {
+    const outcome = service.flush('backfill');
+    if (!outcome.ok) throw outcome.error;
+  };
+  options.onTotal?.(source.count(options));
+  for await (const item of source.sessions(options)) {
+    if ('unreadable' in item) {
+      add(summary.skipped, item.unreadable);
+      continue;
+    }
+    const project = projectOf(item);
+    const replayed = replaySession(options.dryRun ? undefined : service, item, project);
+    summary.sessions += 1;
+    summary.messages += replayed.messages;
+    summary.toolCalls += replayed.toolCalls;
+    summary.commits += replayed.commits;
+    summary.pushes += replayed.pushes;
+    for (const [reason, count] of replayed.skipped) add(summary.skipped, reason, count);
+    if (item.updatedAt > summary.latestUpdate) summary.latestUpdate = item.updatedAt;
+    if (!classified.has(project)) {
+      classified.add(project);
+      if (!fs.existsSync(project)) add(summary.skipped, PROJECT_GONE);
+      else if (!options.dryRun && options.classifyProject) {
+        try {
+          await options.classifyProject(project);
+        } catch (error) {
+          add(summary.skipped, `project not classified: ${(error as Error).message}`);
+        }
+      }
+    }
+    if (!options.dryRun && service.pendingMutations >= FLUSH_EVERY_MUTATIONS) flush();
+    options.onProgress?.(summary.sessions);
+    await nextTick();
+  }
+  if (!options.dryRun) flush();
+  return summary;
+}
+
+/** The summary as one line: what was imported, then "skipped N: reason" per reason. */
+export function summaryLine(summary: BackfillSummary): string {
+  const verb = summary.dryRun ? 'Would import' : 'Imported';
+  const skipped = Object.entries(summary.skipped).map(([reason, count]) => `skipped ${count}: ${reason}`);
+  return [
+    `${verb} ${summary.sessions} session(s), ${summary.messages} message(s), ${summary.toolCalls} tool call(s), ${summary.commits} commit(s), ${summary.pushes} push(es) from ${summary.source}`,
+    ...skipped,
+  ].join('; ');
+}

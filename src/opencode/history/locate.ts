@@ -1,0 +1,51 @@
+/**
+ * Where OpenCode keeps its history and which layout it is: `$XDG_DATA_HOME/opencode` (else
+ * `~/.local/share/opencode`), with `opencode.db` (current versions) or `storage/` JSON files (older).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { HistorySource } from '../../core/backfill/history.js';
+import { JsonHistorySource } from './json-store.js';
+
+/** OpenCode's data folder, from the environment the way OpenCode resolves it. */
+export function opencodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(os.homedir(), '.local', 'share');
+  return path.join(base, 'opencode');
+}
+
+/** Raised when there is no history store at the place looked at; the message names it. */
+export class NoHistoryError extends Error {
+  override name = 'NoHistoryError';
+}
+
+/**
+ * Opens the history store at `location`: OpenCode's data folder, an `opencode.db` file, or a
+ * `storage` folder. The database wins when a folder has both (OpenCode migrated the files into it).
+ * @throws NoHistoryError when nothing is there; UnknownHistoryLayoutError for a layout it cannot read.
+ */
+export async function openHistory(location: string): Promise<HistorySource> {
+  const resolved = path.resolve(location);
+  const stats = fs.statSync(resolved, { throwIfNoEntry: false });
+  if (stats?.isFile()) return openDatabase(resolved);
+  const database = path.join(resolved, 'opencode.db');
+  if (fs.statSync(database, { throwIfNoEntry: false })?.isFile()) return openDatabase(database);
+  const storage = path.basename(resolved) === 'storage' ? resolved : path.join(resolved, 'storage');
+  if (fs.statSync(path.join(storage, 'session'), { throwIfNoEntry: false })?.isDirectory()) return new JsonHistorySource(storage);
+  throw new NoHistoryError(`no OpenCode history at ${resolved} (looked for opencode.db and storage/session/)`);
+}
+
+async function openDatabase(file: string): Promise<HistorySource> {
+  const { SqliteHistorySource } = await import('./sqlite-store.js');
+  return SqliteHistorySource.open(file);
+}
+
+/** A cheap fingerprint of the store's files: unchanged means nothing new to import. */
+export function historySignature(location: string): string {
+  const parts: string[] = [];
+  for (const file of ['opencode.db', 'opencode.db-wal', 'storage/session']) {
+    const stats = fs.statSync(path.join(location, file), { throwIfNoEntry: false });
+    parts.push(stats ? `${stats.size}:${Math.floor(stats.mtimeMs)}` : '-');
+  }
+  return parts.join('|');
+}

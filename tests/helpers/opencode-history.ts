@@ -1,0 +1,135 @@
+/**
+ * Fixture history stores in OpenCode's two layouts, written by the tests from a declarative list
+ * of sessions: the SQLite database (the real table layout, written with sql.js) and the older
+ * `storage/` JSON files. Record shapes follow what OpenCode 1.18.33 stores.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import sqlJs from 'sql.js';
+
+interface FixtureDb {
+  exec(sql: string): void;
+  run(sql: string, params: unknown[]): void;
+  export(): Uint8Array;
+  close(): void;
+}
+const initSqlJs = sqlJs as unknown as (config: { locateFile: () => string }) => Promise<{ Database: new () => FixtureDb }>;
+
+export interface FixtureTool {
+  callId: string;
+  tool: string;
+  status: 'completed' | 'error' | 'running';
+  command?: string;
+  output?: string;
+  exit?: number;
+}
+
+export interface FixtureMessage {
+  id: string;
+  role: 'user' | 'assistant';
+  agent?: string;
+  providerID?: string;
+  modelID?: string;
+  tokens?: { input: number; output: number; reasoning: number; cache: { read: number; write: number } };
+  cost?: number;
+  created: number;
+  tools?: FixtureTool[];
+}
+
+export interface FixtureSession {
+  id: string;
+  directory: string;
+  parentID?: string;
+  created: number;
+  updated: number;
+  messages: FixtureMessage[];
+}
+
+function messageData(message: FixtureMessage, directory: string): Record<string, unknown> {
+  if (message.role === 'user') return { role: 'user', time: { created: message.created }, agent: message.agent ?? 'build' };
+  return {
+    role: 'assistant',
+    mode: message.agent,
+    ...(message.agent ? { agent: message.agent } : {}),
+    path: { cwd: directory, root: directory },
+    cost: message.cost ?? 0,
+    tokens: { total: 0, ...(message.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }) },
+    ...(message.modelID ? { modelID: message.modelID } : {}),
+    ...(message.providerID ? { providerID: message.providerID } : {}),
+    time: { created: message.created, completed: message.created + 500 },
+    finish: 'stop',
+  };
+}
+
+function partsOf(message: FixtureMessage): { id: string; data: Record<string, unknown> }[] {
+  const parts: { id: string; data: Record<string, unknown> }[] = [{ id: `${message.id}-p0`, data: { type: 'step-start', snapshot: 'x' } }];
+  for (const [index, tool] of (message.tools ?? []).entries()) {
+    const state =
+      tool.status === 'error'
+        ? { status: 'error', input: { command: tool.command }, error: 'failed', time: { start: message.created + 10, end: message.created + 20 } }
+        : {
+            status: tool.status,
+            input: tool.command ? { command: tool.command, description: 'd' } : { filePath: 'x' },
+            output: tool.output ?? '',
+            metadata: tool.exit === undefined ? {} : { output: tool.output ?? '', exit: tool.exit, truncated: false },
+            time: { start: message.created + 10, end: message.created + 20 },
+          };
+    parts.push({ id: `${message.id}-p${index + 1}`, data: { type: 'tool', tool: tool.tool, callID: tool.callId, state } });
+  }
+  parts.push({ id: `${message.id}-pz`, data: { type: 'step-finish', reason: 'stop', cost: message.cost ?? 0 } });
+  return parts;
+}
+
+/** Writes `sessions` as OpenCode's older JSON files under `dataDir/storage`. */
+export function writeJsonHistory(dataDir: string, sessions: readonly FixtureSession[]): void {
+  const storage = path.join(dataDir, 'storage');
+  for (const session of sessions) {
+    const info = { id: session.id, projectID: 'prj', directory: session.directory, title: 't', version: '0.9', time: { created: session.created, updated: session.updated }, ...(session.parentID ? { parentID: session.parentID } : {}) };
+    writeJson(path.join(storage, 'session', 'prj', `${session.id}.json`), info);
+    for (const message of session.messages) {
+      writeJson(path.join(storage, 'message', session.id, `${message.id}.json`), { id: message.id, sessionID: session.id, ...messageData(message, session.directory) });
+      for (const part of partsOf(message)) {
+        writeJson(path.join(storage, 'part', message.id, `${part.id}.json`), { id: part.id, messageID: message.id, sessionID: session.id, ...part.data });
+      }
+    }
+  }
+}
+
+function writeJson(file: string, value: unknown): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value));
+}
+
+/** The tables backfill reads, with the columns OpenCode 1.18.33 creates (others left out). */
+const SCHEMA = `
+CREATE TABLE project (id text PRIMARY KEY, worktree text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, sandboxes text NOT NULL);
+CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL,
+  cost real DEFAULT 0 NOT NULL, tokens_input integer DEFAULT 0 NOT NULL, tokens_output integer DEFAULT 0 NOT NULL, agent text, model text, time_created integer NOT NULL, time_updated integer NOT NULL);
+CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL);
+CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id);
+CREATE INDEX part_session_idx ON part (session_id);
+`;
+
+/** Writes `sessions` as OpenCode's SQLite database `dataDir/opencode.db`; `schema` replaces the table layout. */
+export async function writeSqliteHistory(dataDir: string, sessions: readonly FixtureSession[], schema = SCHEMA): Promise<void> {
+  const wasm = createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
+  const SQL = await initSqlJs({ locateFile: () => wasm });
+  const db = new SQL.Database();
+  db.exec(schema);
+  for (const session of sessions) {
+    db.run('INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?,?,?,?)', [
+      session.id, 'prj', session.parentID ?? null, 's', session.directory, 't', '1.18.33', session.created, session.updated,
+    ]);
+    for (const message of session.messages) {
+      db.run('INSERT INTO message VALUES (?,?,?,?,?)', [message.id, session.id, message.created, message.created, JSON.stringify(messageData(message, session.directory))]);
+      for (const part of partsOf(message)) {
+        db.run('INSERT INTO part VALUES (?,?,?,?,?,?)', [part.id, message.id, session.id, message.created, message.created, JSON.stringify(part.data)]);
+      }
+    }
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'opencode.db'), db.export());
+  db.close();
+}

@@ -1,0 +1,39 @@
+/** The pure parts of replayable recording and backfill, table by table. */
+import { describe, expect, it } from '@jest/globals';
+import { bashGitFacts } from '../../src/core/backfill/bash-facts.js';
+import { replayDelta } from '../../src/core/store/replay.js';
+
+describe('what a finished bash call did to git', () => {
+  it.each([
+    ['git commit -m "x"', 0, '[main 1a2b3c4] x\n 1 file changed', { commits: 1, printed: [{ hash: '1a2b3c4', message: 'x' }], pushed: false }],
+    ['git commit -q -m "x"', 0, '', { commits: 1, printed: [], pushed: false }],
+    ['git commit -m "x"', 1, '[main 1a2b3c4] x', { commits: 0, printed: [], pushed: false }],
+    ['git commit -m "x"', undefined, '[main (root-commit) 00aa11b] first one', { commits: 1, printed: [{ hash: '00aa11b', message: 'first one' }], pushed: false }],
+    ['git commit -m a && git commit -m b', 0, '[dev 1111111] a\n[dev 2222222] b', { commits: 2, printed: [{ hash: '1111111', message: 'a' }, { hash: '2222222', message: 'b' }], pushed: false }],
+    ['git -C repo commit -am fix && git push origin main', 0, '[main abcdef0] fix', { commits: 1, printed: [{ hash: 'abcdef0', message: 'fix' }], pushed: true }],
+    ['git push', 0, 'Everything up-to-date', { commits: 0, printed: [], pushed: true }],
+    ['git push', 128, 'fatal', { commits: 0, printed: [], pushed: false }],
+    ['echo "[main 1a2b3c4] x"', 0, '[main 1a2b3c4] x', { commits: 0, printed: [], pushed: false }],
+    ['git log --oneline', 0, '[main 1a2b3c4] x', { commits: 0, printed: [], pushed: false }],
+    ['legit commit', 0, '', { commits: 0, printed: [], pushed: false }],
+  ])('%s (exit %s)', (command, exit, output, expected) => {
+    expect(bashGitFacts(command, exit, output)).toEqual(expected);
+  });
+});
+
+describe('what a replayed event adds to what the store holds for it', () => {
+  it.each([
+    ['nothing held: everything', undefined, { toolCalls: 1 }, { delta: { toolCalls: 1 }, totals: { toolCalls: 1 }, changed: true }],
+    ['the same again: nothing', { toolCalls: 1 }, { toolCalls: 1 }, { delta: {}, totals: { toolCalls: 1 }, changed: false }],
+    ['a message that grew: the growth', { messages: 1, tokensOutput: 5, cost: 0.1 }, { messages: 1, tokensOutput: 20, cost: 0.25 }, { delta: { tokensOutput: 15, cost: 0.15 }, totals: { messages: 1, tokensOutput: 20, cost: 0.25 }, changed: true }],
+    ['an older, smaller copy: nothing, the held value stays', { tokensOutput: 20 }, { tokensOutput: 5 }, { delta: {}, totals: { tokensOutput: 20 }, changed: false }],
+    ['a counter held but not reported: kept', { toolCalls: 1, toolFailures: 1 }, { toolCalls: 1 }, { delta: {}, totals: { toolCalls: 1, toolFailures: 1 }, changed: false }],
+    ['a zero reported for nothing held: held as zero', undefined, { tokensReasoning: 0, messages: 1 }, { delta: { messages: 1 }, totals: { tokensReasoning: 0, messages: 1 }, changed: true }],
+  ] as const)('%s', (_name, held, reported, expected) => {
+    const result = replayDelta(held === undefined ? undefined : { ...held }, { ...reported });
+    expect(result.changed).toBe(expected.changed);
+    expect(result.totals).toEqual(expected.totals);
+    for (const [name, value] of Object.entries(expected.delta)) expect(result.delta[name as keyof typeof result.delta]).toBeCloseTo(value, 12);
+    expect(Object.keys(result.delta).sort()).toEqual(Object.keys(expected.delta).sort());
+  });
+});

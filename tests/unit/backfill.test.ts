@@ -1,0 +1,256 @@
+/**
+ * Backfill from fixture stores of both OpenCode layouts into a temporary LMDB: totals per agent ×
+ * model equal the store's, bad input is counted and skipped, and replaying twice (or after live
+ * tracking of the same session) never counts anything twice.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { UnknownHistoryLayoutError } from '../../src/core/backfill/history.js';
+import { PROJECT_GONE, runBackfill, summaryLine } from '../../src/core/backfill/run.js';
+import { SKIP_REASONS } from '../../src/core/backfill/replay-session.js';
+import { importHistory } from '../../src/opencode/history/import.js';
+import { openHistory } from '../../src/opencode/history/locate.js';
+import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
+import type { UsageRecord } from '../../src/core/types.js';
+import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
+import type { FixtureSession } from '../helpers/opencode-history.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+const tempDir = useTempDirs('agent-tracker-backfill-');
+let tracker: TempTracker | undefined;
+afterEach(() => {
+  tracker?.dispose();
+  tracker = undefined;
+});
+
+const T0 = Date.UTC(2025, 0, 10, 9, 0, 0);
+const tokens = (input: number, output: number, reasoning = 0, read = 0, write = 0) => ({ input, output, reasoning, cache: { read, write } });
+
+/** Two sessions, two agents, one folder that is gone, and every kind of bad part. */
+function fixture(project: string): FixtureSession[] {
+  return [
+    {
+      id: 'ses_a',
+      directory: project,
+      created: T0,
+      updated: T0 + 60_000,
+      messages: [
+        { id: 'msg_a0', role: 'user', created: T0 },
+        {
+          id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(100, 20, 5, 300, 40), cost: 0.25, created: T0 + 1000,
+          tools: [
+            { callId: 'c1', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "first"', output: '[main 1a2b3c4] first\n 1 file changed\n', exit: 0 },
+            { callId: 'c2', tool: 'read', status: 'error' },
+            { callId: 'c3', tool: 'bash', status: 'completed', command: 'npm test', output: 'fail', exit: 1 },
+          ],
+        },
+        {
+          id: 'msg_a2', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(50, 10), cost: 0.125, created: T0 + 2000,
+          tools: [
+            { callId: 'c4', tool: 'bash', status: 'completed', command: 'git push origin main', output: 'ok', exit: 0 },
+            { callId: 'c5', tool: '', status: 'completed' },
+            { callId: 'c6', tool: 'edit', status: 'running' },
+          ],
+        },
+        { id: 'msg_a3', role: 'assistant', agent: 'plan', providerID: 'openai', modelID: 'gpt', tokens: tokens(7, 3), cost: 0.5, created: T0 + 3000, tools: [{ callId: 'c7', tool: 'grep', status: 'completed' }] },
+        { id: 'msg_a4', role: 'assistant', agent: 'build', tokens: tokens(1, 1), created: T0 + 4000 },
+      ],
+    },
+    {
+      id: 'ses_b',
+      directory: '/no/such/folder/anymore',
+      created: T0 + 100_000,
+      updated: T0 + 200_000,
+      messages: [{ id: 'msg_b1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(10, 2), cost: 0.0625, created: T0 + 100_500, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: 0 }] }],
+    },
+  ];
+}
+
+function usage(t: TempTracker): UsageRecord[] {
+  return [...t.store.tables.sessions.getRange()].map(({ value }) => value);
+}
+
+function find(records: UsageRecord[], session: string, agent: string): UsageRecord {
+  const record = records.find((r) => r.sessionId === session && r.agent === agent);
+  if (!record) throw new Error(`no usage record for ${session} ${agent}`);
+  return record;
+}
+
+const LAYOUTS = [
+  ['SQLite database', (dir: string, sessions: FixtureSession[]) => writeSqliteHistory(dir, sessions)],
+  ['JSON files', async (dir: string, sessions: FixtureSession[]) => writeJsonHistory(dir, sessions)],
+] as const;
+
+describe.each(LAYOUTS)('backfill from the %s layout', (_name, write) => {
+  it('records each setup as live tracking would: messages, tokens by kind, cost, tool calls, failures, commits, pushes', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    await write(dataDir, fixture(project));
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    const summary = await runBackfill(tracker.service, source, {});
+    source.close();
+
+    const records = usage(tracker);
+    expect(records).toHaveLength(3);
+    const build = find(records, 'ses_a', 'build');
+    expect(build).toMatchObject({
+      source: 'backfill', model: 'anthropic/claude', project, messages: 2,
+      tokensInput: 150, tokensOutput: 30, tokensReasoning: 5, tokensCacheRead: 300, tokensCacheWrite: 40, cost: 0.375,
+      toolCalls: 4, toolFailures: 2, commits: 1, pushes: 1,
+    });
+    expect(build.firstAt).toBe(new Date(T0 + 1020).toISOString());
+    expect(find(records, 'ses_a', 'plan')).toMatchObject({ model: 'openai/gpt', messages: 1, tokensInput: 7, tokensOutput: 3, cost: 0.5, toolCalls: 1, toolFailures: 0 });
+    expect(find(records, 'ses_b', 'build')).toMatchObject({ messages: 1, toolCalls: 1, project: '/no/such/folder/anymore' });
+    expect(tracker.store.tables.commits.get([project, '1a2b3c4'])).toMatchObject({ agent: 'build', message: 'first', sessionId: 'ses_a' });
+    // XP as live: 3 successful non-tracker tool calls of build + commit + push; plan's one call.
+    const rules = tracker.config.rules;
+    expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
+    expect(tracker.service.getAgentStatus('plan').xp).toBe(rules.xpPerToolCall);
+
+    expect(summary).toMatchObject({ sessions: 2, messages: 4, toolCalls: 6, commits: 1, pushes: 1 });
+    expect(summary.skipped).toEqual({
+      [SKIP_REASONS.unnamedTool]: 1,
+      [SKIP_REASONS.unfinishedTool]: 1,
+      [SKIP_REASONS.unknownModel]: 1,
+      [PROJECT_GONE]: 1,
+    });
+    expect(summaryLine(summary)).toMatch(/^Imported 2 session\(s\), 4 message\(s\), 6 tool call\(s\), 1 commit\(s\), 1 push\(es\) from .*; skipped 1: /);
+  });
+
+  it('adds nothing when run twice', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    await write(dataDir, fixture(project));
+    tracker = tempTracker();
+    for (let run = 0; run < 2; run += 1) {
+      const source = await openHistory(dataDir);
+      await runBackfill(tracker.service, source, {});
+      source.close();
+    }
+    const build = find(usage(tracker), 'ses_a', 'build');
+    expect(build).toMatchObject({ messages: 2, tokensInput: 150, cost: 0.375, toolCalls: 4, commits: 1, pushes: 1 });
+    expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
+  });
+
+  it('writes nothing with dryRun and filters by folder and creation time', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    await write(dataDir, fixture(project));
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    const dry = await runBackfill(tracker.service, source, { dryRun: true });
+    expect(dry.sessions).toBe(2);
+    expect(usage(tracker)).toHaveLength(0);
+    expect((await runBackfill(tracker.service, source, { directory: project })).sessions).toBe(1);
+    expect((await runBackfill(tracker.service, source, { createdSince: T0 + 50_000 })).sessions).toBe(1);
+    source.close();
+  });
+});
+
+describe('live and backfilled records of one session', () => {
+  it('adds only what is new when a session tracked live (while still running) is backfilled, and the reverse', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    const session = fixture(project)[0] as FixtureSession;
+    tracker = tempTracker({}, project);
+    const live = tracker.service;
+    live.noteSession('ses_a', { project });
+    live.noteModelRequest('ses_a', 'build', 'anthropic/claude');
+    // Live saw the first message half-streamed, and one tool call.
+    live.recordAssistantMessage('ses_a', 'msg_a1', { agent: 'build', model: 'anthropic/claude' }, { input: 100, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, 0.1);
+    live.recordToolCall('ses_a', 'c2', 'read', false);
+    expect(live.endTurn('ses_a').ok).toBe(true);
+
+    await writeSqliteHistory(dataDir, [session]);
+    await importHistory(tracker.another(), dataDir);
+    const build = find(usage(tracker), 'ses_a', 'build');
+    expect(build).toMatchObject({ source: 'live', messages: 2, tokensInput: 150, tokensOutput: 30, tokensCacheRead: 300, cost: 0.375, toolCalls: 4, toolFailures: 2 });
+
+    // Live goes on reporting the finished message: nothing more.
+    live.recordAssistantMessage('ses_a', 'msg_a1', { agent: 'build', model: 'anthropic/claude' }, { input: 100, output: 20, reasoning: 5, cacheRead: 300, cacheWrite: 40 }, 0.25);
+    live.recordToolCall('ses_a', 'c1', 'bash', true);
+    live.flush('test');
+    expect(find(usage(tracker), 'ses_a', 'build')).toMatchObject({ messages: 2, tokensOutput: 30, toolCalls: 4 });
+  });
+});
+
+describe('stores the backfill does not understand', () => {
+  it('names what it found and writes nothing for an unknown SQLite layout', async () => {
+    const dataDir = tempDir();
+    await writeSqliteHistory(dataDir, [], 'CREATE TABLE session (id text, title text); CREATE TABLE message (id text);');
+    await expect(openHistory(dataDir)).rejects.toThrow(UnknownHistoryLayoutError);
+    await expect(openHistory(dataDir)).rejects.toThrow(/no column session\.directory.*no table "part" \(tables found: message, session\)/);
+  });
+
+  it('says where it looked when there is no store', async () => {
+    await expect(openHistory(tempDir())).rejects.toThrow(/no OpenCode history at .* \(looked for opencode.db and storage\/session\/\)/);
+  });
+
+  it('counts a half-written JSON file and goes on with the other sessions', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    writeJsonHistory(dataDir, fixture(project));
+    fs.writeFileSync(path.join(dataDir, 'storage', 'session', 'prj', 'ses_c.json'), '{"id": "ses_c", "direc');
+    fs.writeFileSync(path.join(dataDir, 'storage', 'message', 'ses_b', 'msg_b2.json'), '{"id": "msg_b2", "role": "assis');
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    const summary = await runBackfill(tracker.service, source, {});
+    expect(summary.sessions).toBe(1);
+    expect(summary.skipped[UNREADABLE_FILE]).toBe(2);
+    expect(find(usage(tracker), 'ses_a', 'build').messages).toBe(2);
+  });
+});
+
+describe('the incremental import', () => {
+  it('reads nothing when the store is unchanged and only newer sessions after it grew', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    const [first, second] = fixture(project) as [FixtureSession, FixtureSession];
+    await writeSqliteHistory(dataDir, [first]);
+    tracker = tempTracker();
+    const initial = await importHistory(tracker.service, dataDir, { createdBefore: T0 + 100_000 });
+    expect(initial).toMatchObject({ upToDate: false, summary: { sessions: 1 } });
+    expect(await importHistory(tracker.service, dataDir)).toEqual({ upToDate: true });
+    await writeSqliteHistory(dataDir, [first, { ...second, created: first.updated + 3_600_000, updated: first.updated + 7_200_000 }]);
+    const before = find(usage(tracker), 'ses_a', 'build');
+    const next = await importHistory(tracker.service, dataDir);
+    // The session at the watermark's millisecond is read again (adding nothing), the new one is added.
+    expect(next).toMatchObject({ upToDate: false, summary: { sessions: 2 } });
+    expect(find(usage(tracker), 'ses_a', 'build')).toEqual(before);
+    expect(usage(tracker).filter((r) => r.agent === 'build').map((r) => r.sessionId).sort()).toEqual(['ses_a', 'ses_b']);
+  });
+});
+
+describe('a large SQLite store', () => {
+  it('reads many sessions in one ordered pass with the same totals as one by one', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    const sessions: FixtureSession[] = [];
+    for (let s = 0; s < 60; s += 1) {
+      // Ids out of time order, so the ordered pass and the watermark order differ.
+      const id = `ses_${String((s * 37) % 60).padStart(3, '0')}`;
+      sessions.push({
+        id, directory: project, created: T0 + s * 1000, updated: T0 + s * 1000 + 500,
+        messages: [
+          { id: `${id}_m1`, role: 'assistant', agent: s % 2 ? 'build' : 'plan', providerID: 'p', modelID: 'm', tokens: tokens(s, 1), cost: 0.5, created: T0 + s * 1000 + 1, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: s % 3 === 0 ? 1 : 0 }] },
+          { id: `${id}_m2`, role: 'assistant', agent: 'build', providerID: 'p', modelID: 'm', tokens: tokens(1, s), cost: 0.25, created: T0 + s * 1000 + 2 },
+        ],
+      });
+    }
+    await writeSqliteHistory(dataDir, sessions);
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    const summary = await runBackfill(tracker.service, source, {});
+    source.close();
+    const records = usage(tracker);
+    const sum = (name: 'messages' | 'tokensInput' | 'tokensOutput' | 'toolCalls' | 'toolFailures' | 'cost') => records.reduce((total, r) => total + r[name], 0);
+    const expectedTokens = (59 * 60) / 2;
+    expect(summary.sessions).toBe(60);
+    expect(new Set(records.map((r) => r.sessionId)).size).toBe(60);
+    expect([sum('messages'), sum('tokensInput'), sum('tokensOutput'), sum('toolCalls'), sum('toolFailures'), sum('cost')]).toEqual([120, expectedTokens + 60, expectedTokens + 60, 60, 20, 45]);
+  });
+});
