@@ -49,9 +49,13 @@ export const COST_CREDIBILITY = 20;
 export const MIN_PICK_COMMITS = 10;
 export const MIN_PICK_SESSIONS = 5;
 
-/** How likely the pick is the best: at least CLEAR is "clear", at least LIKELY "likely", else "close call". */
-export const CONFIDENCE_CLEAR = 0.9;
-export const CONFIDENCE_LIKELY = 0.7;
+/**
+ * How likely the pick is the best: at least CLEAR (19 to 1) is "clear", at least LIKELY (4 to 1)
+ * "likely", else "close call". Set high on purpose: between two truly equal setups the chance the
+ * noise alone makes one look 70% likely the best is about one in three, but 80% only one in five.
+ */
+export const CONFIDENCE_CLEAR = 0.95;
+export const CONFIDENCE_LIKELY = 0.8;
 export type Confidence = 'clear' | 'likely' | 'close call';
 /**
  * A lead over the runner-up below this many score points is a close call however sure the estimate:
@@ -181,9 +185,11 @@ function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
     }
     return score;
   };
-  // Weights are relative to the most alike project on record: when nothing alike exists, all
+  // Weights grow with the square of similarity, so a project sharing only a scope (0.2) counts
+  // little next to one of the same family (0.9): a family's best setup is not pulled toward another
+  // family's. They are relative to the most alike project on record: when nothing alike exists, all
   // history counts alike instead of every setup being pulled to the mean for want of evidence.
-  const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity;
+  const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity * similarity;
   let closest = 0;
   for (const record of history.usage) closest = Math.max(closest, similarityTo(record.project));
   const closestWeight = rawWeight(closest);
