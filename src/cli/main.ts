@@ -17,7 +17,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   migrate: { usage: 'migrate [DIR] [--json]', about: 'merge a legacy DIR/~/.config/opencode database', load: () => import('./commands/migrate.js') },
   revive: { usage: 'revive AGENT [--json]', about: 'put a halted agent back to work (SP 1)', load: () => import('./commands/revive.js') },
   report: { usage: 'report [--project P] [--since ISO] [--by agent|model|project] [--json|--csv] [--html FILE]', about: 'outcomes per agent x model', load: () => import('./commands/report.js') },
-  recommend: { usage: 'recommend [--project PATH] [--json]', about: 'the best agent x model setup for a project', load: () => import('./commands/recommend.js') },
+  recommend: { usage: 'recommend [--project PATH] [--prefer quality|balanced|cheap] [--json] [--apply [--global] [--dry-run] [--yes] [--include-uncertain]]', about: 'the best model per agent for a project, and --apply to write it into opencode.json', load: () => import('./commands/recommend.js') },
   export: { usage: 'export [FILE]', about: 'all records as NDJSON (stdout without FILE)', load: () => import('./commands/export.js') },
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
 };
