@@ -34,13 +34,19 @@ export function planAgentModels(text: string, file: string, picks: readonly Agen
   const section = config.agent;
   if (section !== undefined && !isJsonObject(section)) throw new Error(`"agent" in ${file} is not an object`);
   let next = text;
+  let hasSection = section !== undefined;
   const changes: AgentModelChange[] = [];
   for (const { agent, model } of picks) {
     const entry = section && Object.hasOwn(section, agent) ? section[agent] : undefined;
     if (entry !== undefined && !isJsonObject(entry)) throw new Error(`"agent"."${agent}" in ${file} is not an object`);
     const current = entry?.model;
     if (current === model) continue;
-    next = editJsonc(next, ['agent', agent, 'model'], model);
+    // Whatever is new goes in first (position 0): appended last, jsonc-parser would put it before the
+    // last line's trailing comment and re-indent its neighbour. A model already set is replaced in place.
+    if (!hasSection) next = editJsonc(next, ['agent'], { [agent]: { model } }, 0);
+    else if (entry === undefined) next = editJsonc(next, ['agent', agent], { model }, 0);
+    else next = editJsonc(next, ['agent', agent, 'model'], model, current === undefined ? 0 : undefined);
+    hasSection = true;
     changes.push({ agent, from: typeof current === 'string' ? current : null, to: model });
   }
   return { text: next, changes };

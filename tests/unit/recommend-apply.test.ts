@@ -59,6 +59,16 @@ describe('planAgentModels', () => {
   });
 
   it.each([
+    ['a new agent', '{\n  "agent": {\n    "build": { "model": "a/b" } // keep me here\n  }\n}\n', 'docs', '    "build": { "model": "a/b" } // keep me here'],
+    ['a new agent section', '{\n  "model": "x/y" // the default\n}\n', 'docs', '  "model": "x/y" // the default'],
+    ['a model for an agent without one', '{\n  "agent": {\n    "build": { "temperature": 0.2 } // keep me here\n  }\n}\n', 'build', '    } // keep me here'],
+  ])('adds %s first, so the last line keeps its trailing comment', (_name, text, agent, line) => {
+    const plan = planAgentModels(text, 'opencode.json', [{ agent, model: 'm/new' }]);
+    expect(plan.text.split('\n')).toContain(line);
+    expect(plan.changes).toEqual([{ agent, from: null, to: 'm/new' }]);
+  });
+
+  it.each([
     ['does not parse', '{ "agent": ', /opencode\.json does not parse/],
     ['is not an object', '[1, 2]', /opencode\.json is not a JSON object/],
     ['has an agent section that is not an object', '{ "agent": "build" }', /"agent" in opencode\.json is not an object/],
