@@ -15,7 +15,7 @@ import {
   recommendSetups,
 } from '../../src/core/report/recommend.js';
 import type { Preference, Recommendation, ScoredSetup } from '../../src/core/report/recommend.js';
-import { formatRecommendation } from '../../src/core/report/recommend-text.js';
+import { describeConfidence, describeCost, describeScore, formatRecommendation } from '../../src/core/report/recommend-text.js';
 import { scoreSimilarity } from '../../src/core/projects/similarity.js';
 import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
 import { tempTracker } from '../helpers/temp-store.js';
@@ -368,6 +368,47 @@ describe('similarity', () => {
     const result = recommend([...work('build', 'm/a', 20, BASE, '/p/far'), ...work('build', 'm/b', 20, BASE)], { similarity: { '/p/far': 0.1 } });
     expect(setupOf(result, 'build', 'm/a').why.startsWith('mostly on unlike projects; ')).toBe(true);
     expect(setupOf(result, 'build', 'm/b').why.startsWith('mostly')).toBe(false);
+  });
+});
+
+describe('the answer in words', () => {
+  const two = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 5 }), ...work('build', 'm/b', 30, BASE)]);
+  const role = roleOf(two, 'build');
+
+  it.each([
+    ['a clear pick', role, /^clear \(\d+% likely the best\)$/],
+    ['a close call on thin evidence', { ...role, confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence\)$/],
+    ['the only model', { ...role, runnerUp: null }, /^only model used in this role$/],
+    ['the only model, thin', { ...role, runnerUp: null, thinEvidence: true }, /^only model used in this role, thin evidence$/],
+  ])('confidence of %s', (_name, value, expected) => {
+    expect(describeConfidence(value)).toMatch(expected);
+  });
+
+  it.each([
+    [{ costPerAcceptedCommit: 0.1234 }, '$0.123 per accepted commit'],
+    [{ costPerAcceptedCommit: null }, 'cost unknown'],
+  ])('cost %p', (fields, text) => {
+    expect(describeCost({ ...role.pick, ...fields })).toBe(text);
+  });
+
+  it.each([
+    [{ score: 71.25, interval: [65, 78.04] as [number, number], n: 1 }, 'score 71.3 (80%: 65.0-78.0), 1 commit'],
+    [{ score: 50, interval: [40, 60] as [number, number], n: 12 }, 'score 50.0 (80%: 40.0-60.0), 12 commits'],
+  ])('score %p', (fields, text) => {
+    expect(describeScore({ ...role.pick, ...fields })).toBe(text);
+  });
+
+  it('lists each role with pick, why, runner-up and alternatives, then the experiments', () => {
+    const result = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 1 }), ...work('build', 'm/b', 30, { ...BASE, userGradeSum: -1 }), ...work('build', 'm/c', 30, { ...BASE, userGradeSum: -1, revertedCommits: 2 }), ...work('build', 'm/new', 1, { ...BASE, commits: 3, userGradedCommits: 3, userGradeSum: 15 })]);
+    const lines = formatRecommendation(result).split('\n');
+    expect(lines[2]).toBe('Recommended setup (prefer balanced), per role:');
+    expect(lines[3]).toMatch(/^- build: m\/a — (clear|likely|close call) \(\d+% likely the best\)$/);
+    expect(lines[4]).toMatch(/^ {4}score [\d.]+ \(80%: [\d.]+-[\d.]+\), 60 commits, \$0\.250 per accepted commit$/);
+    expect(lines[5]).toMatch(/^ {4}why: /);
+    expect(lines[6]).toMatch(/^ {4}runner-up: m\/b — score /);
+    expect(lines[7]).toMatch(/^ {4}also: m\/c \([\d.]+\), m\/new \([\d.]+\)$/);
+    expect(lines).toContain('Worth trying next (experiments: little evidence, but they might beat the pick):');
+    expect(lines.find((line) => line.startsWith('- build: m/new instead of m/a'))).toMatch(/score [\d.]+ \(80%: [\d.]+-[\d.]+\), 3 commits: only 3 commits, too little to pick; /);
   });
 });
 

@@ -12,6 +12,9 @@ import { renderHtmlReport } from '../../core/report/html.js';
 import { buildReport, REPORT_GROUPINGS } from '../../core/report/report.js';
 import type { ReportGrouping } from '../../core/report/report.js';
 import { reportToCsv, reportToTable } from '../../core/report/table.js';
+import type { Recommendation } from '../../core/report/recommend.js';
+import type { Store } from '../../core/store/store.js';
+import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 
@@ -33,6 +36,17 @@ function parseGrouping(value: string | undefined): ReportGrouping {
   return value as ReportGrouping;
 }
 
+/** The recommendation for the report's page; none when the folder is gone and was never profiled. */
+async function recommendationForPage(store: Store, project: string): Promise<Recommendation | undefined> {
+  const { recommendForProject } = await import('../../core/report/recommend-project.js');
+  try {
+    return await recommendForProject(store, project);
+  } catch (error) {
+    if (error instanceof InputError) return undefined;
+    throw error;
+  }
+}
+
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
@@ -50,7 +64,11 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const history = await withStore(config, (store) => loadHistory(store, filter));
+  const { history, recommendation } = await withStore(config, async (store) => ({
+    history: loadHistory(store, filter),
+    // The page opens with the recommendation for the project asked for (the current folder by default).
+    recommendation: htmlFile === undefined ? undefined : await recommendationForPage(store, filter.project ?? process.cwd()),
+  }));
   const report = buildReport(history, by);
 
   if (htmlFile !== undefined) {
@@ -59,6 +77,7 @@ export async function run(args: string[], output: Output): Promise<void> {
       activity: activityOverTime(history),
       filter,
       generatedAt: new Date().toISOString(),
+      ...(recommendation ? { recommendation } : {}),
     });
     fs.writeFileSync(htmlFile, page);
   }

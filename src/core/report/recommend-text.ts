@@ -22,9 +22,10 @@ export function describeScore(setup: ScoredSetup): string {
   return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${setup.n} commit${setup.n === 1 ? '' : 's'}`;
 }
 
-/** "clear (94% likely the best)". */
+/** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
 export function describeConfidence(role: RoleRecommendation): string {
   const note = role.thinEvidence ? ', thin evidence' : '';
+  if (role.runnerUp === null) return `only model used in this role${note}`;
   return `${role.confidence} (${Math.round(role.probabilityBest * 100)}% likely the best${note})`;
 }
 
