@@ -90,9 +90,16 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number): vo
   tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
 }
 
+const TALLY_FIELDS = Object.keys(emptyTally()) as (keyof Tally)[];
+
+/** Adds `weight` × every sum of `from` into `into`. */
+export function addScaledTally(into: Tally, from: Tally, weight: number): void {
+  for (const name of TALLY_FIELDS) into[name] += weight * from[name];
+}
+
 /** Adds every sum of `from` into `into`. */
 export function addTally(into: Tally, from: Tally): void {
-  for (const name of Object.keys(into) as (keyof Tally)[]) into[name] += from[name];
+  addScaledTally(into, from, 1);
 }
 
 /**

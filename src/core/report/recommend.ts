@@ -14,7 +14,7 @@ import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile } from '../types.js';
 import { probabilityLargest, Z_80 } from './recommend-math.js';
-import { acceptedCommits, addRecord, addTally, emptyTally, pooledShare, posterior, SIGNALS } from './recommend-signals.js';
+import { acceptedCommits, addRecord, addScaledTally, addTally, emptyTally, pooledShare, posterior, SIGNALS } from './recommend-signals.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 import { explainScore } from './recommend-why.js';
 
@@ -190,25 +190,44 @@ function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
   // family's. They are relative to the most alike project on record: when nothing alike exists, all
   // history counts alike instead of every setup being pulled to the mean for want of evidence.
   const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity * similarity;
-  let closest = 0;
-  for (const record of history.usage) closest = Math.max(closest, similarityTo(record.project));
-  const closestWeight = rawWeight(closest);
 
-  const setups = new Map<string, SetupEvidence>();
+  // One pass sums each setup's records per project (plain counts); the similarity weight is then
+  // applied once per setup × project instead of once per record.
+  // Nested maps (agent → model → project) so the hot loop builds no key strings.
+  type ProjectEntry = { agent: string; model: string; project: string; tally: Tally; work: number };
+  const byAgent = new Map<string, Map<string, Map<string, ProjectEntry>>>();
+  const perProject: ProjectEntry[] = [];
   for (const record of history.usage) {
     if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
-    const key = setupKey(record.agent, record.model);
+    let byModel = byAgent.get(record.agent);
+    if (!byModel) byAgent.set(record.agent, (byModel = new Map()));
+    let byProject = byModel.get(record.model);
+    if (!byProject) byModel.set(record.model, (byProject = new Map()));
+    let entry = byProject.get(record.project);
+    if (!entry) {
+      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), work: 0 };
+      byProject.set(record.project, entry);
+      perProject.push(entry);
+    }
+    addRecord(entry.tally, record, 1);
+    entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
+  }
+  let closest = 0;
+  for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));
+  const closestWeight = rawWeight(closest);
+  const setups = new Map<string, SetupEvidence>();
+  for (const entry of perProject) {
+    const key = setupKey(entry.agent, entry.model);
     let setup = setups.get(key);
     if (!setup) {
-      setup = { agent: record.agent, model: record.model, weighted: emptyTally(), counts: emptyTally(), similaritySum: 0, similarityMass: 0 };
+      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), counts: emptyTally(), similaritySum: 0, similarityMass: 0 };
       setups.set(key, setup);
     }
-    const similarity = similarityTo(record.project);
-    addRecord(setup.weighted, record, rawWeight(similarity) / closestWeight);
-    addRecord(setup.counts, record, 1);
-    const work = record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
-    setup.similaritySum += work * similarity;
-    setup.similarityMass += work;
+    const similarity = similarityTo(entry.project);
+    addScaledTally(setup.weighted, entry.tally, rawWeight(similarity) / closestWeight);
+    addTally(setup.counts, entry.tally);
+    setup.similaritySum += entry.work * similarity;
+    setup.similarityMass += entry.work;
   }
   const roles = new Map<string, SetupEvidence[]>();
   for (const setup of setups.values()) roles.set(setup.agent, [...(roles.get(setup.agent) ?? []), setup]);
