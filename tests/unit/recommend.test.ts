@@ -12,6 +12,7 @@ import {
   MIN_PICK_SESSIONS,
   NO_HISTORY_MESSAGE,
   PRACTICAL_LEAD,
+  PREFERENCES,
   recommendSetups,
 } from '../../src/core/report/recommend.js';
 import type { Preference, Recommendation, ScoredSetup } from '../../src/core/report/recommend.js';
@@ -212,6 +213,16 @@ describe('confidence', () => {
     expect(role.certain).toBe(false);
   });
 
+  it('calls a lead under two points a close call however sure it is', () => {
+    // Tool failures only, on plenty of calls: 10% against 11%, a sure but practically nil difference.
+    const usage = [...work('plan', 'm/a', 2000, { toolCalls: 10, toolFailures: 1 }), ...work('plan', 'm/b', 1800, { toolCalls: 10, toolFailures: 1 }), ...work('plan', 'm/b', 200, { toolCalls: 10, toolFailures: 2 })];
+    const role = roleOf(recommend(usage), 'plan');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.probabilityBest).toBeGreaterThan(0.95);
+    expect(role.pick.score - (role.runnerUp?.score ?? 0)).toBeLessThan(PRACTICAL_LEAD);
+    expect(role.confidence).toBe('close call');
+  });
+
   it('calls a large lead on plenty of evidence clear', () => {
     const result = recommend([...work('build', 'm/a', 60, { ...BASE, userGradeSum: 5 }), ...work('build', 'm/b', 60, { ...BASE, userGradeSum: -1, revertedCommits: 1 })]);
     expect(roleOf(result, 'build')).toMatchObject({ confidence: 'clear', certain: true });
@@ -254,6 +265,7 @@ describe('cost', () => {
       const costValue = 0.625 / (0.625 + 0.375);
       expect(setupOf(result, 'build', 'm/cheap').score).toBeCloseTo((1 - share) * base + share * 100 * costValue, 0);
     }
+    expect(PREFERENCES).toEqual(['quality', 'balanced', 'cheap']);
     expect(COST_SHARE.quality).toBe(0);
     expect(COST_SHARE.balanced).toBeLessThan(COST_SHARE.cheap);
   });
@@ -297,6 +309,38 @@ describe('scores and intervals', () => {
   it('breaks score ties by commits, then sessions, then model name', () => {
     const tied = recommend([...work('build', 'm/b', 10, BASE), ...work('build', 'm/a', 10, BASE)], { prefer: 'quality' });
     expect(roleOf(tied, 'build').pick.model).toBe('m/a');
+    // Every commit held and nothing else is known: all score the same, whatever their evidence.
+    const clean = { commits: 2 };
+    const byCommits = recommend([...work('build', 'm/a', 10, clean), ...work('build', 'm/b', 12, clean), ...work('build', 'm/c', 11, clean)]);
+    expect(byCommits.recommendations.map((r) => [r.model, r.score])).toEqual([['m/b', 100], ['m/c', 100], ['m/a', 100]]);
+    expect(roleOf(byCommits, 'build').pick.model).toBe('m/b');
+    const bySessions = recommend([...work('general', 'm/a', 6, { messages: 1 }), ...work('general', 'm/b', 8, { messages: 1 })]);
+    expect(bySessions.recommendations.map((r) => r.model)).toEqual(['m/b', 'm/a']);
+    expect(roleOf(bySessions, 'general').pick.model).toBe('m/b');
+  });
+
+  it('breaks ties in the old flat list across roles by commits, then by agent and model', () => {
+    const result = recommend([...work('review', 'm/a', 10, { commits: 2 }), ...work('build', 'm/z', 10, { commits: 2 }), ...work('build', 'm/y', 10, { commits: 3 })]);
+    expect(result.recommendations.map((r) => `${r.agent} ${r.model}`)).toEqual(['build m/y', 'build m/z', 'review m/a']);
+  });
+
+  it('narrows the interval by the share cost takes, since cost is measured, not sampled', () => {
+    const usage = [...work('build', 'm/a', 20, BASE), ...work('build', 'm/b', 20, { ...BASE, cost: 1 })];
+    const width = (prefer: Preference) => {
+      const pick = setupOf(recommend(usage, { prefer }), 'build', 'm/a');
+      return pick.interval[1] - pick.interval[0];
+    };
+    expect(width('cheap')).toBeCloseTo((1 - COST_SHARE.cheap) * width('quality'), 0);
+    expect(width('cheap')).toBeLessThan(width('balanced'));
+    expect(width('balanced')).toBeLessThan(width('quality'));
+  });
+
+  it('reports each signal\'s estimate and the role average it was shrunk toward, and the user-graded commits', () => {
+    const pick = roleOf(recommend(work('plan', 'm/p', 10, { toolCalls: 10, toolFailures: 1 })), 'plan').pick;
+    expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 }]);
+    const graded = roleOf(recommend(work('build', 'm/b', 10, BASE)), 'build').pick;
+    expect(graded.userGradedCommits).toBe(10);
+    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'acceptedCommits', 'undo', 'reportedGrade', 'tests', 'bugs', 'toolFailures', 'selfGrade']);
   });
 });
 
@@ -331,7 +375,7 @@ describe('roles, the whole setup and the old list', () => {
   ])('says plainly when there is nothing to rank (%s), and points at backfill', (_name, usage) => {
     const result = recommend(usage);
     expect(result).toMatchObject({ roles: [], setup: [], worthTrying: [], recommendations: [], message: NO_HISTORY_MESSAGE });
-    expect(NO_HISTORY_MESSAGE).toContain('agent-tracker backfill');
+    expect(NO_HISTORY_MESSAGE).toMatch(/^No history yet: nothing has been recorded for any agent setup\. Import your past OpenCode sessions with "agent-tracker backfill", or work in OpenCode .*\(\/grade\); then run recommend again\.$/);
     expect(formatRecommendation(result)).toContain(NO_HISTORY_MESSAGE);
   });
 });
@@ -364,10 +408,20 @@ describe('similarity', () => {
     expect(roleOf(recommend(usage, { similarity: { [LIKE]: 0.1, '/p/other': 0.9 } }), 'build').pick.model).toBe('m/b');
   });
 
-  it('says when a setup worked mostly on unlike projects', () => {
-    const result = recommend([...work('build', 'm/a', 20, BASE, '/p/far'), ...work('build', 'm/b', 20, BASE)], { similarity: { '/p/far': 0.1 } });
-    expect(setupOf(result, 'build', 'm/a').why.startsWith('mostly on unlike projects; ')).toBe(true);
+  it.each([
+    [0.1, true],
+    [0.29, true],
+    [0.3, false],
+  ])('says when a setup worked mostly on unlike projects (similarity %p: %p)', (similarity, unlike) => {
+    const result = recommend([...work('build', 'm/a', 20, BASE, '/p/far'), ...work('build', 'm/b', 20, BASE)], { similarity: { '/p/far': similarity } });
+    expect(setupOf(result, 'build', 'm/a').why.startsWith('mostly on unlike projects; ')).toBe(unlike);
     expect(setupOf(result, 'build', 'm/b').why.startsWith('mostly')).toBe(false);
+  });
+
+  it('measures the similarity of tool-only work by its tool calls', () => {
+    const result = recommend([...work('plan', 'm/a', 1, { toolCalls: 30 }), ...work('plan', 'm/a', 1, { toolCalls: 10 }, HALF), ...work('plan', 'm/a', 1, { toolCalls: 0 }, '/p/none')], { similarity: { [HALF]: 0.5 } });
+    // (30 × 1 + 10 × 0.5 + 1 × 0) / 41: a record without calls still counts as one unit of work.
+    expect(setupOf(result, 'plan', 'm/a').similarity).toBe(0.85);
   });
 });
 

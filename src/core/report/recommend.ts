@@ -380,7 +380,7 @@ export function recommendSetups(input: RecommendInput): Recommendation {
     worthTrying.push(...result.worthTrying);
     all.push(...result.all);
   }
-  all.sort((a, b) => b.score - a.score || b.n - a.n || setupKey(a.agent, a.model).localeCompare(setupKey(b.agent, b.model)));
+  all.sort((a, b) => b.score - a.score || b.n - a.n || b.sessions - a.sessions || setupKey(a.agent, a.model).localeCompare(setupKey(b.agent, b.model)));
   return {
     project: input.target,
     prefer,
