@@ -56,7 +56,7 @@ export function buildHistory(store, rules) {
     const at = new Date(start + s * 3_600_000).toISOString();
     const toolCalls = 5 + Math.floor(next() * 40);
     // Grades are counted in the session's usage record too, as TrackingService.gradeCommit does.
-    const grades = { gradedCommits: 0, gradeSum: 0, csDelta: 0 };
+    const grades = { gradedCommits: 0, gradeSum: 0, csDelta: 0, userGradedCommits: 0, userGradeSum: 0, selfGradedCommits: 0, selfGradeSum: 0 };
     const session = {
       table: 'sessions',
       key: [sessionId, agent, model],
@@ -70,6 +70,13 @@ export function buildHistory(store, rules) {
         tokensInput: 20_000,
         tokensOutput: 3_000,
         cost: Math.round(next() * 100) / 100,
+        // Outcome signals, so recommend scores (and gives intervals for) every signal it has.
+        turns: 4,
+        undoneTurns: next() < 0.2 ? 1 : 0,
+        testRuns: 2,
+        testPasses: next() < 0.8 ? 2 : 1,
+        revertedCommits: next() < 0.1 ? 1 : 0,
+        followUpFixCommits: next() < 0.1 ? 1 : 0,
       },
       lastAt: at,
     };
@@ -88,6 +95,13 @@ export function buildHistory(store, rules) {
         const userGrade = pick(GRADES);
         grades.gradedCommits += 1;
         grades.gradeSum += agentGrade + userGrade;
+        // Half the grades carry a provenance (the user's and the agent's own), half are old records.
+        if (graded % 2 === 0) {
+          grades.userGradedCommits += 1;
+          grades.userGradeSum += userGrade;
+          grades.selfGradedCommits += 1;
+          grades.selfGradeSum += agentGrade;
+        }
         grades.csDelta += agentGrade + userGrade;
         ops.push({
           kind: 'grade',
@@ -156,7 +170,7 @@ export default async function run({ quick }) {
       { name: 'report', metric: 'median', value: median(report.wall), unit: 'ms', baseline, target: TARGET_MS },
       { name: 'report', metric: 'p95', value: percentile(report.wall, 95), unit: 'ms', target: TARGET_MS },
       { name: 'report', metric: 'median CPU time', value: median(report.cpu), unit: 'ms', baseline: median(readOnly.cpu) },
-      { name: 'recommend', metric: 'median', value: median(recommend.wall), unit: 'ms', baseline, target: TARGET_MS },
+      { name: 'recommend (per role, 80% intervals, P(best))', metric: 'median', value: median(recommend.wall), unit: 'ms', baseline, target: TARGET_MS },
       { name: 'recommend', metric: 'p95', value: percentile(recommend.wall, 95), unit: 'ms', target: TARGET_MS },
       { name: 'recommend', metric: 'median CPU time', value: median(recommend.cpu), unit: 'ms', baseline: median(readOnly.cpu) },
     ];

@@ -3,7 +3,8 @@
  * refuses when it can tell an agent runs it, and otherwise says how the request came, so the record
  * stays tamper-evident when a determined model gets past the refusal.
  *
- * Called by `revive` and `import` here, and by `grade` and `repair` on their branches:
+ * Called by `revive`, `import`, `grade` and `recommend --apply` (repair opens no readable store to
+ * check; the bash guard refuses it inside OpenCode):
  *   const provenance = confirmUserOnly('revive', { store, project });
  *   service.recordUserAction({ agent, project, summary, provenance });
  */

@@ -93,6 +93,11 @@ describe('HTML report in headless Chromium', () => {
     expect(groups).toEqual(agents);
     expect(dom.match(/class="chart outcome-cost"/g)).toHaveLength(1);
     expect(dom.match(/class="chart activity"/g)).toHaveLength(1);
+    // The page opens with the recommendation for the project asked for (here the current folder).
+    expect(dom).toContain(`Recommended setup for ${sandbox.root}`);
+    expect(dom.match(/class="chart recommendation"/g)).toHaveLength(1);
+    expect(dom.indexOf('class="chart recommendation"')).toBeLessThan(dom.indexOf('class="chart outcome-cost"'));
+    expect(dom).toContain('cost / accepted commit');
     // The hostile names arrive as text, not markup.
     expect(dom).not.toContain('<b>');
     expect(dom).toContain('local/&lt;b&gt;"bold"&amp;&lt;/b&gt;');

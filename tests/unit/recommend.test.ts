@@ -1,138 +1,509 @@
+/**
+ * The recommendation's decisions, table by table: each signal's direction and weight, evidence
+ * thresholds, confidence, cost preference, intervals, similarity weighting, and the old records
+ * recorded through the real TrackingService.
+ */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { loadHistory } from '../../src/core/report/history.js';
-import { CREDIBILITY_COMMITS, credibilityEstimate, NO_HISTORY_MESSAGE, recommendSetups } from '../../src/core/report/recommend.js';
-import type { Recommendation } from '../../src/core/report/recommend.js';
-import { formatRecommendation } from '../../src/core/report/recommend-text.js';
+import {
+  COST_SHARE,
+  confidenceOf,
+  MIN_PICK_COMMITS,
+  MIN_PICK_SESSIONS,
+  NO_HISTORY_MESSAGE,
+  PRACTICAL_LEAD,
+  PREFERENCES,
+  recommendSetups,
+} from '../../src/core/report/recommend.js';
+import type { Preference, Recommendation, ScoredSetup } from '../../src/core/report/recommend.js';
+import { describeConfidence, describeCost, describeScore, formatRecommendation } from '../../src/core/report/recommend-text.js';
 import { scoreSimilarity } from '../../src/core/projects/similarity.js';
-import type { ProjectProfile } from '../../src/core/types.js';
+import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
-import { block, gradePairs, profile, recordHistory, storeProfiles } from '../helpers/synthetic-history.js';
+import { block, profile, recordHistory, storeProfiles } from '../helpers/synthetic-history.js';
 import type { WorkBlock } from '../helpers/synthetic-history.js';
+import { usageRecord } from '../helpers/usage-record.js';
 
-const RUST_DEPS = ['tokio', 'serde', 'axum'];
-const TS_DEPS = ['react', 'react-dom', 'vite'];
-const PROFILES = [
-  profile('/p/rust-one', 'rust', 'axum', 'api', RUST_DEPS),
-  profile('/p/rust-two', 'rust', 'axum', 'api', ['tokio', 'serde']),
-  profile('/p/ts-one', 'typescript', 'react', 'web', TS_DEPS),
-  profile('/p/ts-two', 'typescript', 'react', 'web', ['react', 'vite']),
-];
-const RUST_TARGET = profile('/p/rust-new', 'rust', 'axum', 'api', ['tokio', 'axum']);
-const TS_TARGET = profile('/p/ts-new', 'typescript', 'react', 'web', ['react']);
+const TARGET = profile('/p/target', 'rust', 'axum', 'api', ['tokio']);
 
-const A = { agent: 'build', model: 'anthropic/claude-sonnet' };
-const B = { agent: 'build', model: 'openai/gpt-5' };
-const LUCKY = { agent: 'build', model: 'lucky/tiny' };
-
-const STRONG = { commitsPerSession: 5, failuresPerSession: 1, bugs: 2, costPerSession: 0.5, grades: [[2, 2], [5, 2], [2, 2], [2, 5]] as const };
-const WEAK = { commitsPerSession: 5, failuresPerSession: 4, bugs: 10, costPerSession: 0.5, grades: [[1, 1], [-1, 1], [1, 2]] as const };
-
-/** A strong on Rust and weak on TypeScript, B the other way round; 100 commits per project each. */
-function crossedHistory(): WorkBlock[] {
-  const work = (setup: typeof A, project: string, quality: typeof STRONG | typeof WEAK) =>
-    block({ ...setup, project, sessions: 20, toolCallsPerSession: 10, ...quality, grades: quality.grades.map((g) => [...g] as [typeof g[0], typeof g[1]]) });
-  return [
-    work(A, '/p/rust-one', STRONG),
-    work(A, '/p/rust-two', STRONG),
-    work(B, '/p/rust-one', WEAK),
-    work(B, '/p/rust-two', WEAK),
-    work(A, '/p/ts-one', WEAK),
-    work(A, '/p/ts-two', WEAK),
-    work(B, '/p/ts-one', STRONG),
-    work(B, '/p/ts-two', STRONG),
-  ];
+/** `sessions` records of one setup, each with the same counters. */
+function work(agent: string, model: string, sessions: number, counters: Partial<UsageRecord>, project = TARGET.path): UsageRecord[] {
+  return Array.from({ length: sessions }, () => usageRecord({ agent, model, project, ...counters }));
 }
 
-/** Two perfect commits on a Rust project: excellent grades, no bugs, no failures, cheap. */
-const LUCKY_BLOCK = block({ ...LUCKY, project: '/p/rust-two', sessions: 1, commitsPerSession: 2, toolCallsPerSession: 4, failuresPerSession: 0, costPerSession: 0.05, grades: [[5, 5]] });
-
-function meanGrade(blocks: readonly WorkBlock[]): number {
-  const pairs = blocks.flatMap(gradePairs);
-  return pairs.reduce((sum, [agent, user]) => sum + (agent + user) / 2, 0) / pairs.length;
+/** Similarity from a table keyed by project path; the target itself is 1. */
+function similarityTable(table: Record<string, number>) {
+  return (_target: ProjectProfile, other: ProjectProfile) => table[other.path] ?? 0;
 }
 
-describe('recommend', () => {
+function recommend(usage: UsageRecord[], options: { prefer?: Preference; similarity?: Record<string, number> } = {}): Recommendation {
+  const table = options.similarity ?? {};
+  const profiles = new Map(Object.keys(table).map((path) => [path, profile(path, 'x', 'x', 'x')]));
+  return recommendSetups({ target: TARGET, history: { usage }, profiles, similarity: similarityTable(table), ...(options.prefer ? { prefer: options.prefer } : {}) });
+}
+
+function setupOf(result: Recommendation, agent: string, model: string): ScoredSetup {
+  const found = result.recommendations.find((r) => r.agent === agent && r.model === model);
+  if (!found) throw new Error(`no ${agent} ${model}`);
+  return found;
+}
+
+function roleOf(result: Recommendation, agent: string) {
+  const found = result.roles.find((r) => r.agent === agent);
+  if (!found) throw new Error(`no role ${agent}`);
+  return found;
+}
+
+/** Per session: middling on every signal, so each can be made better or worse. */
+const BASE: Partial<UsageRecord> = {
+  commits: 2,
+  toolCalls: 20,
+  toolFailures: 4,
+  turns: 4,
+  undoneTurns: 1,
+  testRuns: 2,
+  testPasses: 1,
+  userGradedCommits: 1,
+  userGradeSum: 2,
+  reportedGradedCommits: 1,
+  reportedGradeSum: 2,
+  selfGradedCommits: 1,
+  selfGradeSum: 2,
+  revertedCommits: 0,
+  followUpFixCommits: 0,
+  bugs: 0,
+  cost: 0.5,
+};
+
+describe('each signal counts in the right direction', () => {
+  it.each<[string, Partial<UsageRecord>, Partial<UsageRecord>]>([
+    ['user grades', { userGradeSum: 5 }, { userGradeSum: 1 }],
+    ['agent-reported user grades', { reportedGradeSum: 5 }, { reportedGradeSum: 1 }],
+    ['self-grades', { selfGradeSum: 5 }, { selfGradeSum: -1 }],
+    ['reverted commits', { revertedCommits: 0 }, { revertedCommits: 1 }],
+    ['follow-up fixes', { followUpFixCommits: 0 }, { followUpFixCommits: 1 }],
+    ['undone turns', { undoneTurns: 0 }, { undoneTurns: 3 }],
+    ['test passes', { testPasses: 2 }, { testPasses: 0 }],
+    ['bugs', { bugs: 0 }, { bugs: 1 }],
+    ['tool failures', { toolFailures: 0 }, { toolFailures: 10 }],
+  ])('better %s rank higher', (_name, better, worse) => {
+    const result = recommend([...work('build', 'm/better', 20, { ...BASE, ...better }), ...work('build', 'm/worse', 20, { ...BASE, ...worse })], { prefer: 'quality' });
+    const role = roleOf(result, 'build');
+    expect(role.pick.model).toBe('m/better');
+    expect(role.runnerUp?.model).toBe('m/worse');
+    expect(setupOf(result, 'build', 'm/better').score).toBeGreaterThan(setupOf(result, 'build', 'm/worse').score);
+  });
+
+  it.each<[string, Partial<UsageRecord>, Partial<UsageRecord>]>([
+    // Same distance on each: the user's grade outweighs the objective signal, which outweighs the self-grade.
+    ['user grades over reverts', { userGradeSum: 5, revertedCommits: 1 }, { userGradeSum: 2, revertedCommits: 0 }],
+    ['user grades over self-grades', { userGradeSum: 5, selfGradeSum: -1 }, { userGradeSum: 2, selfGradeSum: 5 }],
+    ['user grades over agent-reported ones', { userGradeSum: 5, reportedGradeSum: -1 }, { userGradeSum: 2, reportedGradeSum: 5 }],
+    ['reverts over self-grades', { revertedCommits: 0, selfGradeSum: -1 }, { revertedCommits: 1, selfGradeSum: 5 }],
+    ['undo over self-grades', { undoneTurns: 0, selfGradeSum: -1 }, { undoneTurns: 2, selfGradeSum: 5 }],
+    ['agent-reported grades over self-grades', { reportedGradeSum: 5, selfGradeSum: -1 }, { reportedGradeSum: -1, selfGradeSum: 5 }],
+  ])('%s', (_name, winner, loser) => {
+    const result = recommend([...work('build', 'm/winner', 20, { ...BASE, ...winner }), ...work('build', 'm/loser', 20, { ...BASE, ...loser })], { prefer: 'quality' });
+    expect(roleOf(result, 'build').pick.model).toBe('m/winner');
+  });
+
+  it('ranks a setup no user ever graded on the objective signals', () => {
+    const ungraded = { ...BASE, userGradedCommits: 0, userGradeSum: 0, reportedGradedCommits: 0, reportedGradeSum: 0, selfGradedCommits: 0, selfGradeSum: 0 };
+    const result = recommend([...work('build', 'm/steady', 20, ungraded), ...work('build', 'm/shaky', 20, { ...ungraded, revertedCommits: 1 })], { prefer: 'quality' });
+    const role = roleOf(result, 'build');
+    expect(role.pick.model).toBe('m/steady');
+    expect(role.runnerUp?.why).toContain('20 of 40 commits reverted');
+    expect(role.pick.signals.map((s) => s.name)).not.toContain('userGrade');
+  });
+
+  it('reads an old record (grades before provenance) as self plus agent-reported grades', () => {
+    const old = work('build', 'm/a', 10, { commits: 2, toolCalls: 10, gradedCommits: 2, gradeSum: 14 });
+    const same = work('build', 'm/a', 10, { commits: 2, toolCalls: 10, selfGradedCommits: 2, selfGradeSum: 7, reportedGradedCommits: 2, reportedGradeSum: 7 });
+    const other = work('build', 'm/b', 10, { commits: 2, toolCalls: 10, selfGradedCommits: 2, selfGradeSum: 2, reportedGradedCommits: 2, reportedGradeSum: 2 });
+    const fromOld = setupOf(recommend([...old, ...other]), 'build', 'm/a');
+    const fromNew = setupOf(recommend([...same, ...other]), 'build', 'm/a');
+    expect(fromOld.score).toBe(fromNew.score);
+    expect(fromOld.interval).toEqual(fromNew.interval);
+    expect(fromOld.why).toBe(fromNew.why);
+  });
+});
+
+describe('evidence thresholds', () => {
+  const mediocre = { ...BASE, userGradeSum: 1 };
+  const excellent = { ...BASE, userGradeSum: 5, revertedCommits: 0, undoneTurns: 0, testPasses: 2, toolFailures: 0 };
+
+  it.each([
+    [MIN_PICK_COMMITS - 1, false],
+    [MIN_PICK_COMMITS, true],
+  ])('an excellent setup with %p commits may be the pick: %p', (commits, picked) => {
+    const result = recommend([...work('build', 'm/solid', 20, mediocre), ...work('build', 'm/new', 1, { ...excellent, commits, userGradedCommits: commits, userGradeSum: 5 * commits })], {
+      prefer: 'quality',
+    });
+    const role = roleOf(result, 'build');
+    expect(role.pick.model).toBe(picked ? 'm/new' : 'm/solid');
+    expect(setupOf(result, 'build', 'm/new').thin).toBe(!picked);
+    expect(result.worthTrying.some((trial) => trial.model === 'm/new')).toBe(!picked);
+  });
+
+  it('offers two lucky commits as worth trying, labelled an experiment, never as the pick', () => {
+    const result = recommend([...work('build', 'm/solid', 20, mediocre), ...work('build', 'm/lucky', 1, { ...excellent, commits: 2, userGradedCommits: 2, userGradeSum: 10 })]);
+    const role = roleOf(result, 'build');
+    expect(role.pick.model).toBe('m/solid');
+    expect(role.runnerUp?.model).toBe('m/lucky');
+    expect(result.worthTrying).toEqual([
+      expect.objectContaining({ agent: 'build', model: 'm/lucky', n: 2, experiment: true, insteadOf: 'm/solid' }),
+    ]);
+    expect(result.worthTrying[0]?.why).toMatch(/^only 2 commits, too little to pick; user 5\.0\/5 over 2 commits/);
+    expect(setupOf(result, 'build', 'm/lucky').interval[1]).toBeGreaterThan(role.pick.score);
+  });
+
+  it('does not offer a thin setup whose upper bound stays below the pick', () => {
+    const awful = { ...BASE, userGradeSum: -1, revertedCommits: 2, undoneTurns: 4, testPasses: 0, toolFailures: 20, bugs: 2 };
+    const result = recommend([...work('build', 'm/solid', 40, excellent), ...work('build', 'm/bad', 1, { ...awful, commits: 2, userGradedCommits: 2, userGradeSum: -2 })]);
+    expect(result.worthTrying).toEqual([]);
+    expect(roleOf(result, 'build').alternatives).toEqual([]);
+  });
+
+  it('picks among thin setups when nothing has more evidence, and says the pick is uncertain', () => {
+    const result = recommend([...work('build', 'm/a', 1, { ...excellent, commits: 3 }), ...work('build', 'm/b', 1, { ...mediocre, commits: 3 })]);
+    const role = roleOf(result, 'build');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.thinEvidence).toBe(true);
+    expect(role.certain).toBe(false);
+    expect(result.worthTrying).toEqual([]);
+  });
+
+  it.each([
+    [MIN_PICK_SESSIONS - 1, true],
+    [MIN_PICK_SESSIONS, false],
+  ])('a role that never commits counts sessions: %p sessions are thin: %p', (sessions, thin) => {
+    const planning = { toolCalls: 20, toolFailures: 1, turns: 4, undoneTurns: 0 };
+    const result = recommend(work('plan', 'm/p', sessions, planning));
+    const role = roleOf(result, 'plan');
+    expect(role.pick.thin).toBe(thin);
+    expect(role.pick.why.startsWith(`only ${sessions} sessions, too little to pick; `)).toBe(thin);
+  });
+
+  it('never commits to a pick on thin evidence when applying', () => {
+    const result = recommend([...work('build', 'm/a', 20, excellent)]);
+    expect(roleOf(result, 'build')).toMatchObject({ confidence: 'clear', probabilityBest: 1, thinEvidence: false, certain: true });
+  });
+});
+
+describe('confidence', () => {
+  it.each([
+    [1, null, 'clear'],
+    [0.95, 10, 'clear'],
+    [0.9499, 10, 'likely'],
+    [0.8, 10, 'likely'],
+    [0.7999, 10, 'close call'],
+    [0.99, PRACTICAL_LEAD, 'clear'],
+    [0.99, PRACTICAL_LEAD - 0.01, 'close call'],
+    [0.5, null, 'close call'],
+  ] as const)('P(best) %p with a lead of %p points is %p', (probability, lead, expected) => {
+    expect(confidenceOf(probability, lead)).toBe(expected);
+  });
+
+  it('calls two equal setups a close call and leaves them out of --apply', () => {
+    const result = recommend([...work('build', 'm/a', 30, BASE), ...work('build', 'm/b', 30, BASE)]);
+    const role = roleOf(result, 'build');
+    expect(role.confidence).toBe('close call');
+    expect(role.probabilityBest).toBeCloseTo(0.5, 2);
+    expect(role.certain).toBe(false);
+  });
+
+  it('calls a lead under two points a close call however sure it is', () => {
+    // Tool failures only, on plenty of calls: 10% against 11%, a sure but practically nil difference.
+    const usage = [...work('plan', 'm/a', 2000, { toolCalls: 10, toolFailures: 1 }), ...work('plan', 'm/b', 1800, { toolCalls: 10, toolFailures: 1 }), ...work('plan', 'm/b', 200, { toolCalls: 10, toolFailures: 2 })];
+    const role = roleOf(recommend(usage), 'plan');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.probabilityBest).toBeGreaterThan(0.95);
+    expect(role.pick.score - (role.runnerUp?.score ?? 0)).toBeLessThan(PRACTICAL_LEAD);
+    expect(role.confidence).toBe('close call');
+  });
+
+  it('calls a large lead on plenty of evidence clear', () => {
+    const result = recommend([...work('build', 'm/a', 60, { ...BASE, userGradeSum: 5 }), ...work('build', 'm/b', 60, { ...BASE, userGradeSum: -1, revertedCommits: 1 })]);
+    expect(roleOf(result, 'build')).toMatchObject({ confidence: 'clear', certain: true });
+    expect(roleOf(result, 'build').probabilityBest).toBeGreaterThan(0.99);
+  });
+});
+
+describe('cost', () => {
+  const pricey = { ...BASE, cost: 2 };
+  const cheap = { ...BASE, cost: 0.5 };
+
+  it.each<[Preference, string]>([
+    ['balanced', 'm/cheap'],
+    ['cheap', 'm/cheap'],
+  ])('with equal outcomes, prefer %s picks %s', (prefer, model) => {
+    const result = recommend([...work('build', 'm/pricey', 20, pricey), ...work('build', 'm/cheap', 20, cheap)], { prefer });
+    expect(roleOf(result, 'build').pick.model).toBe(model);
+  });
+
+  it('ignores cost when quality is preferred: equal outcomes score the same', () => {
+    const result = recommend([...work('build', 'm/pricey', 20, pricey), ...work('build', 'm/cheap', 20, cheap)], { prefer: 'quality' });
+    expect(setupOf(result, 'build', 'm/pricey').score).toBe(setupOf(result, 'build', 'm/cheap').score);
+  });
+
+  it('lets a clearly better setup win at a higher price unless cheap is preferred', () => {
+    const usage = [...work('build', 'm/better', 30, { ...BASE, userGradeSum: 5, cost: 2 }), ...work('build', 'm/cheap', 30, { ...BASE, userGradeSum: 2, cost: 0.25 })];
+    expect(roleOf(recommend(usage, { prefer: 'quality' }), 'build').pick.model).toBe('m/better');
+    expect(roleOf(recommend(usage, { prefer: 'balanced' }), 'build').pick.model).toBe('m/better');
+    expect(roleOf(recommend(usage, { prefer: 'cheap' }), 'build').pick.model).toBe('m/cheap');
+  });
+
+  it('moves the score by the cost share: as costly as the role is 1/2, cheaper more', () => {
+    const usage = [...work('build', 'm/pricey', 20, pricey), ...work('build', 'm/cheap', 20, cheap)];
+    const quality = recommend(usage, { prefer: 'quality' });
+    const base = setupOf(quality, 'build', 'm/cheap').score;
+    for (const prefer of ['balanced', 'cheap'] as const) {
+      const result = recommend(usage, { prefer });
+      const share = COST_SHARE[prefer];
+      // Role cost 1.25/accepted commit; the cheap one's shrunk cost is (10 + 20·0.625) / 60 = 0.375.
+      const costValue = 0.625 / (0.625 + 0.375);
+      expect(setupOf(result, 'build', 'm/cheap').score).toBeCloseTo((1 - share) * base + share * 100 * costValue, 0);
+    }
+    expect(PREFERENCES).toEqual(['quality', 'balanced', 'cheap']);
+    expect(COST_SHARE.quality).toBe(0);
+    expect(COST_SHARE.balanced).toBeLessThan(COST_SHARE.cheap);
+  });
+
+  it.each([
+    ['cost over accepted commits', { commits: 12, revertedCommits: 1, followUpFixCommits: 1, cost: 10 }, 1],
+    ['no cost recorded', { commits: 12, cost: 0 }, null],
+    ['no commit held', { commits: 2, revertedCommits: 2, cost: 1 }, null],
+  ])('cost per accepted commit: %s', (_name, counters, expected) => {
+    const result = recommend(work('build', 'm/a', 1, { toolCalls: 5, ...counters }));
+    expect(roleOf(result, 'build').pick.costPerAcceptedCommit).toBe(expected);
+  });
+});
+
+describe('scores and intervals', () => {
+  it('gives a lone setup its own share with an 80% interval from the Beta posterior', () => {
+    // Only tool failures are known: 90 of 100 calls fine, prior = its own share, k = 200.
+    const result = recommend(work('plan', 'm/p', 10, { toolCalls: 10, toolFailures: 1 }));
+    const pick = roleOf(result, 'plan').pick;
+    const sd = Math.sqrt((0.9 * 0.1) / 301);
+    expect(pick.score).toBe(90);
+    expect(pick.interval).toEqual([Math.round(1000 * (0.9 - 1.2815515655446004 * sd)) / 10, Math.round(1000 * (0.9 + 1.2815515655446004 * sd)) / 10]);
+  });
+
+  it('narrows the interval with more evidence, always around the score', () => {
+    const widths = [5, 50, 500].map((sessions) => {
+      const pick = roleOf(recommend([...work('build', 'm/a', sessions, BASE), ...work('build', 'm/b', sessions, { ...BASE, userGradeSum: 5 })]), 'build').pick;
+      expect(pick.interval[0]).toBeLessThanOrEqual(pick.score);
+      expect(pick.interval[1]).toBeGreaterThanOrEqual(pick.score);
+      return pick.interval[1] - pick.interval[0];
+    });
+    expect(widths[0]).toBeGreaterThan(widths[1] ?? 0);
+    expect(widths[1]).toBeGreaterThan(widths[2] ?? 0);
+  });
+
+  it('scores a setup with no measurable signal at the middle', () => {
+    const result = recommend(work('general', 'm/g', 3, { messages: 2 }));
+    expect(roleOf(result, 'general').pick).toMatchObject({ score: 50, interval: [50, 50], n: 0, sessions: 3 });
+  });
+
+  it('breaks score ties by commits, then sessions, then model name', () => {
+    const tied = recommend([...work('build', 'm/b', 10, BASE), ...work('build', 'm/a', 10, BASE)], { prefer: 'quality' });
+    expect(roleOf(tied, 'build').pick.model).toBe('m/a');
+    // Every commit held and nothing else is known: all score the same, whatever their evidence.
+    const clean = { commits: 2 };
+    const byCommits = recommend([...work('build', 'm/a', 10, clean), ...work('build', 'm/b', 12, clean), ...work('build', 'm/c', 11, clean)]);
+    expect(byCommits.recommendations.map((r) => [r.model, r.score])).toEqual([['m/b', 100], ['m/c', 100], ['m/a', 100]]);
+    expect(roleOf(byCommits, 'build').pick.model).toBe('m/b');
+    const bySessions = recommend([...work('general', 'm/a', 6, { messages: 1 }), ...work('general', 'm/b', 8, { messages: 1 })]);
+    expect(bySessions.recommendations.map((r) => r.model)).toEqual(['m/b', 'm/a']);
+    expect(roleOf(bySessions, 'general').pick.model).toBe('m/b');
+  });
+
+  it('breaks ties in the old flat list across roles by commits, then by agent and model', () => {
+    const result = recommend([...work('review', 'm/a', 10, { commits: 2 }), ...work('build', 'm/z', 10, { commits: 2 }), ...work('build', 'm/y', 10, { commits: 3 })]);
+    expect(result.recommendations.map((r) => `${r.agent} ${r.model}`)).toEqual(['build m/y', 'build m/z', 'review m/a']);
+  });
+
+  it('narrows the interval by the share cost takes, since cost is measured, not sampled', () => {
+    const usage = [...work('build', 'm/a', 20, BASE), ...work('build', 'm/b', 20, { ...BASE, cost: 1 })];
+    const width = (prefer: Preference) => {
+      const pick = setupOf(recommend(usage, { prefer }), 'build', 'm/a');
+      return pick.interval[1] - pick.interval[0];
+    };
+    expect(width('cheap')).toBeCloseTo((1 - COST_SHARE.cheap) * width('quality'), 0);
+    expect(width('cheap')).toBeLessThan(width('balanced'));
+    expect(width('balanced')).toBeLessThan(width('quality'));
+  });
+
+  it('reports each signal\'s estimate and the role average it was shrunk toward, and the user-graded commits', () => {
+    const pick = roleOf(recommend(work('plan', 'm/p', 10, { toolCalls: 10, toolFailures: 1 })), 'plan').pick;
+    expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 }]);
+    const graded = roleOf(recommend(work('build', 'm/b', 10, BASE)), 'build').pick;
+    expect(graded.userGradedCommits).toBe(10);
+    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'acceptedCommits', 'undo', 'reportedGrade', 'tests', 'bugs', 'toolFailures', 'selfGrade']);
+  });
+});
+
+describe('roles, the whole setup and the old list', () => {
+  it('answers per role, in name order, with the resulting setup and every setup in the old list', () => {
+    const usage = [
+      ...work('review', 'm/r1', 20, BASE),
+      ...work('build', 'm/b1', 20, { ...BASE, userGradeSum: 5 }),
+      ...work('build', 'm/b2', 20, BASE),
+      ...work('build', 'm/b3', 20, { ...BASE, userGradeSum: -1 }),
+      ...work('unknown', 'm/b1', 20, BASE),
+      ...work('build', 'unknown', 20, BASE),
+    ];
+    const result = recommend(usage);
+    expect(result.prefer).toBe('balanced');
+    expect(result.roles.map((role) => role.agent)).toEqual(['build', 'review']);
+    expect(result.setup).toEqual([
+      { agent: 'build', model: 'm/b1', confidence: roleOf(result, 'build').confidence },
+      { agent: 'review', model: 'm/r1', confidence: 'clear' },
+    ]);
+    const build = roleOf(result, 'build');
+    expect([build.pick.model, build.runnerUp?.model, ...build.alternatives.map((a) => a.model)]).toEqual(['m/b1', 'm/b2', 'm/b3']);
+    expect(result.recommendations.map((r) => `${r.agent} ${r.model}`).sort()).toEqual(['build m/b1', 'build m/b2', 'build m/b3', 'review m/r1']);
+    const scores = result.recommendations.map((r) => r.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(result.message).toBeUndefined();
+  });
+
+  it.each([
+    ['no records', []],
+    ['only unknown agents and models', [...work('unknown', 'm/a', 3, BASE), ...work('build', 'unknown', 3, BASE)]],
+  ])('says plainly when there is nothing to rank (%s), and points at backfill', (_name, usage) => {
+    const result = recommend(usage);
+    expect(result).toMatchObject({ roles: [], setup: [], worthTrying: [], recommendations: [], message: NO_HISTORY_MESSAGE });
+    expect(NO_HISTORY_MESSAGE).toMatch(/^No history yet: nothing has been recorded for any agent setup\. Import your past OpenCode sessions with "agent-tracker backfill", or work in OpenCode .*\(\/grade\); then run recommend again\.$/);
+    expect(formatRecommendation(result)).toContain(NO_HISTORY_MESSAGE);
+  });
+});
+
+describe('similarity', () => {
+  const LIKE = '/p/alike';
+  const HALF = '/p/half';
+
+  it('weighs records by the square of similarity, relative to the most alike project', () => {
+    const result = recommend([...work('build', 'm/a', 1, { commits: 10 }), ...work('build', 'm/a', 1, { commits: 10 }, HALF)], { similarity: { [HALF]: 0.5 } });
+    // 10 × 1 + 10 × (0.05 + 0.95 × 0.25)
+    expect(setupOf(result, 'build', 'm/a')).toMatchObject({ evidence: 12.9, similarity: 0.75 });
+  });
+
+  it('counts all history alike when nothing alike exists', () => {
+    const result = recommend(work('build', 'm/a', 1, { commits: 10 }, HALF), { similarity: { [HALF]: 0.5 } });
+    expect(setupOf(result, 'build', 'm/a').evidence).toBe(10);
+  });
+
+  it('counts a project without a profile as unlike', () => {
+    const result = recommend([...work('build', 'm/a', 1, { commits: 10 }), ...work('build', 'm/a', 1, { commits: 20 }, '/p/unprofiled')]);
+    expect(setupOf(result, 'build', 'm/a')).toMatchObject({ evidence: 11, similarity: 0.33 });
+  });
+
+  it('picks what did best on alike projects over what did best elsewhere', () => {
+    const good = { ...BASE, userGradeSum: 5 };
+    const bad = { ...BASE, userGradeSum: -1, revertedCommits: 1 };
+    const usage = [...work('build', 'm/a', 30, good, LIKE), ...work('build', 'm/a', 30, bad, '/p/other'), ...work('build', 'm/b', 30, bad, LIKE), ...work('build', 'm/b', 30, good, '/p/other')];
+    expect(roleOf(recommend(usage, { similarity: { [LIKE]: 0.9, '/p/other': 0.1 } }), 'build').pick.model).toBe('m/a');
+    expect(roleOf(recommend(usage, { similarity: { [LIKE]: 0.1, '/p/other': 0.9 } }), 'build').pick.model).toBe('m/b');
+  });
+
+  it.each([
+    [0.1, true],
+    [0.29, true],
+    [0.3, false],
+  ])('says when a setup worked mostly on unlike projects (similarity %p: %p)', (similarity, unlike) => {
+    const result = recommend([...work('build', 'm/a', 20, BASE, '/p/far'), ...work('build', 'm/b', 20, BASE)], { similarity: { '/p/far': similarity } });
+    expect(setupOf(result, 'build', 'm/a').why.startsWith('mostly on unlike projects; ')).toBe(unlike);
+    expect(setupOf(result, 'build', 'm/b').why.startsWith('mostly')).toBe(false);
+  });
+
+  it('measures the similarity of tool-only work by its tool calls', () => {
+    const result = recommend([...work('plan', 'm/a', 1, { toolCalls: 30 }), ...work('plan', 'm/a', 1, { toolCalls: 10 }, HALF), ...work('plan', 'm/a', 1, { toolCalls: 0 }, '/p/none')], { similarity: { [HALF]: 0.5 } });
+    // (30 × 1 + 10 × 0.5 + 1 × 0) / 41: a record without calls still counts as one unit of work.
+    expect(setupOf(result, 'plan', 'm/a').similarity).toBe(0.85);
+  });
+});
+
+describe('the answer in words', () => {
+  const two = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 5 }), ...work('build', 'm/b', 30, BASE)]);
+  const role = roleOf(two, 'build');
+
+  it.each([
+    ['a clear pick', role, /^clear \(\d+% likely the best\)$/],
+    ['a close call on thin evidence', { ...role, confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence\)$/],
+    ['the only model', { ...role, runnerUp: null }, /^only model used in this role$/],
+    ['the only model, thin', { ...role, runnerUp: null, thinEvidence: true }, /^only model used in this role, thin evidence$/],
+  ])('confidence of %s', (_name, value, expected) => {
+    expect(describeConfidence(value)).toMatch(expected);
+  });
+
+  it.each([
+    [{ costPerAcceptedCommit: 0.1234 }, '$0.123 per accepted commit'],
+    [{ costPerAcceptedCommit: null }, 'cost unknown'],
+  ])('cost %p', (fields, text) => {
+    expect(describeCost({ ...role.pick, ...fields })).toBe(text);
+  });
+
+  it.each([
+    [{ score: 71.25, interval: [65, 78.04] as [number, number], n: 1 }, 'score 71.3 (80%: 65.0-78.0), 1 commit'],
+    [{ score: 50, interval: [40, 60] as [number, number], n: 12 }, 'score 50.0 (80%: 40.0-60.0), 12 commits'],
+  ])('score %p', (fields, text) => {
+    expect(describeScore({ ...role.pick, ...fields })).toBe(text);
+  });
+
+  it('lists each role with pick, why, runner-up and alternatives, then the experiments', () => {
+    const result = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 1 }), ...work('build', 'm/b', 30, { ...BASE, userGradeSum: -1 }), ...work('build', 'm/c', 30, { ...BASE, userGradeSum: -1, revertedCommits: 2 }), ...work('build', 'm/new', 1, { ...BASE, commits: 3, userGradedCommits: 3, userGradeSum: 15 })]);
+    const lines = formatRecommendation(result).split('\n');
+    expect(lines[2]).toBe('Recommended setup (prefer balanced), per role:');
+    expect(lines[3]).toMatch(/^- build: m\/a — (clear|likely|close call) \(\d+% likely the best\)$/);
+    expect(lines[4]).toMatch(/^ {4}score [\d.]+ \(80%: [\d.]+-[\d.]+\), 60 commits, \$0\.250 per accepted commit$/);
+    expect(lines[5]).toMatch(/^ {4}why: /);
+    expect(lines[6]).toMatch(/^ {4}runner-up: m\/b — score /);
+    expect(lines[7]).toMatch(/^ {4}also: m\/c \([\d.]+\), m\/new \([\d.]+\)$/);
+    expect(lines).toContain('Worth trying next (experiments: little evidence, but they might beat the pick):');
+    expect(lines.find((line) => line.startsWith('- build: m/new instead of m/a'))).toMatch(/score [\d.]+ \(80%: [\d.]+-[\d.]+\), 3 commits: only 3 commits, too little to pick; /);
+  });
+});
+
+describe('recommend over records made by the real TrackingService', () => {
   let tracker: TempTracker | undefined;
   afterEach(() => {
     tracker?.dispose();
     tracker = undefined;
   });
 
-  function recommend(blocks: readonly WorkBlock[], target: ProjectProfile): Recommendation {
-    tracker ??= tempTracker();
-    if (tracker.store.tables.sessions.getKeysCount() === 0) {
-      storeProfiles(tracker.store, tracker.config, PROFILES);
-      recordHistory(blocks, { store: tracker.store, config: tracker.config });
-    }
-    const profiles = new Map(PROFILES.map((p) => [p.path, p]));
-    return recommendSetups({ target, history: loadHistory(tracker.store), profiles, similarity: scoreSimilarity });
-  }
+  const RUST = [profile('/p/rust-one', 'rust', 'axum', 'api', ['tokio', 'serde', 'axum']), profile('/p/rust-two', 'rust', 'axum', 'api', ['tokio', 'serde'])];
+  const TS = [profile('/p/ts-one', 'typescript', 'react', 'web', ['react', 'vite']), profile('/p/ts-two', 'typescript', 'react', 'web', ['react'])];
+  const A = { agent: 'build', model: 'anthropic/claude-sonnet' };
+  const B = { agent: 'build', model: 'openai/gpt-5' };
+  const STRONG = { commitsPerSession: 5, failuresPerSession: 1, bugs: 2, grades: [[2, 2], [5, 2], [2, 2], [2, 5]] as WorkBlock['grades'] };
+  const WEAK = { commitsPerSession: 5, failuresPerSession: 4, bugs: 10, grades: [[1, 1], [-1, 1], [1, 2]] as WorkBlock['grades'] };
 
-  const rank = (result: Recommendation, setup: typeof A) => result.recommendations.findIndex((r) => r.agent === setup.agent && r.model === setup.model);
-
-  it('picks A for a Rust project and B for a TypeScript project', () => {
-    const blocks = [...crossedHistory(), LUCKY_BLOCK];
-    const rust = recommend(blocks, RUST_TARGET);
-    expect(rust.recommendations[0]).toMatchObject(A);
-    expect(rank(rust, B)).toBeGreaterThan(rank(rust, A));
-    const ts = recommend(blocks, TS_TARGET);
-    expect(ts.recommendations[0]).toMatchObject(B);
-    expect(rank(ts, A)).toBeGreaterThan(rank(ts, B));
-    // Overall A and B did the same work, so only the weighting by project similarity can tell them apart.
-    expect(rust.recommendations[0]?.n).toBe(400);
-    expect(ts.recommendations[0]?.n).toBe(400);
-  });
-
-  it('does not let two perfect commits outrank two hundred good ones', () => {
-    const blocks = [...crossedHistory(), LUCKY_BLOCK];
-    const result = recommend(blocks, RUST_TARGET);
-    const lucky = result.recommendations[rank(result, LUCKY)];
-    const best = result.recommendations[0];
-    // On its raw record the lucky setup looks better than A on Rust: a naive ranking would pick it.
-    const aOnRust = blocks.filter((b) => b.model === A.model && b.project.includes('rust'));
-    expect(meanGrade([LUCKY_BLOCK])).toBeGreaterThan(meanGrade(aOnRust));
-    expect(best).toMatchObject(A);
-    expect(lucky).toBeDefined();
-    expect(lucky?.n).toBe(2);
-    expect(lucky?.score).toBeLessThan(best?.score ?? 0);
-    expect(lucky?.why).toMatch(/^only 2 commits, so held near the overall mean; on similar projects \(2 of its 2 commits\): mean grade 5.0/);
-    expect(best?.why).toMatch(/^on similar projects \(200 of its 400 commits\): mean grade 2\.\d over 200 graded commits/);
-  });
-
-  it('lets a setup with the same record win once it has the evidence', () => {
-    const plenty = block({ ...LUCKY_BLOCK, sessions: 40 });
-    const result = recommend([...crossedHistory(), plenty], RUST_TARGET);
-    expect(result.recommendations[0]).toMatchObject(LUCKY);
-    expect(result.recommendations[0]?.n).toBe(80);
-  });
-
-  it('shrinks by credibility: Z = n / (n + k) between the setup and the pooled mean', () => {
-    expect(credibilityEstimate(0, 0, 0.3, CREDIBILITY_COMMITS)).toBeCloseTo(0.3, 12);
-    // n = k: halfway between the setup's own 1.0 and the prior 0.2.
-    expect(credibilityEstimate(CREDIBILITY_COMMITS, CREDIBILITY_COMMITS, 0.2, CREDIBILITY_COMMITS)).toBeCloseTo(0.6, 12);
-    // n much larger than k: nearly the setup's own mean.
-    expect(credibilityEstimate(5000, 10_000, 0.9, CREDIBILITY_COMMITS)).toBeCloseTo(0.5 + (0.4 * CREDIBILITY_COMMITS) / (10_000 + CREDIBILITY_COMMITS), 12);
-  });
-
-  it('says plainly when there is no history, and how to start', () => {
+  it('picks A for a Rust project and B for a TypeScript one (old-style grades, similarity decides)', () => {
     tracker = tempTracker();
-    const result = recommendSetups({ target: RUST_TARGET, history: loadHistory(tracker.store), profiles: new Map(), similarity: scoreSimilarity });
-    expect(result.recommendations).toEqual([]);
-    expect(result.message).toBe(NO_HISTORY_MESSAGE);
-    const text = formatRecommendation(result);
-    expect(text).toContain('No history yet');
-    expect(text).toContain('grade-commit');
-  });
-
-  it('explains each recommendation in one line with its sample count', () => {
-    const result = recommend([...crossedHistory(), LUCKY_BLOCK], RUST_TARGET);
-    const text = formatRecommendation(result);
-    expect(text.split('\n')[0]).toBe('Project /p/rust-new: language rust, framework axum, scope api, 2 dependencies.');
-    expect(text).toContain(`Use ${A.agent} with ${A.model}`);
-    for (const setup of result.recommendations) {
-      expect(setup.why).not.toContain('\n');
-      expect(setup.sessions).toBeGreaterThan(0);
-    }
+    storeProfiles(tracker.store, tracker.config, [...RUST, ...TS]);
+    const blocks = [
+      ...RUST.map((p) => block({ ...A, project: p.path, sessions: 20, ...STRONG })),
+      ...RUST.map((p) => block({ ...B, project: p.path, sessions: 20, ...WEAK })),
+      ...TS.map((p) => block({ ...A, project: p.path, sessions: 20, ...WEAK })),
+      ...TS.map((p) => block({ ...B, project: p.path, sessions: 20, ...STRONG })),
+      block({ agent: 'build', model: 'lucky/tiny', project: '/p/rust-two', sessions: 1, commitsPerSession: 2, failuresPerSession: 0, costPerSession: 0.05, grades: [[5, 5]] }),
+    ];
+    recordHistory(blocks, { store: tracker.store, config: tracker.config });
+    const profiles = new Map([...RUST, ...TS].map((p) => [p.path, p]));
+    const history = loadHistory(tracker.store);
+    const rust = recommendSetups({ target: profile('/p/rust-new', 'rust', 'axum', 'api', ['tokio']), history, profiles, similarity: scoreSimilarity });
+    const ts = recommendSetups({ target: profile('/p/ts-new', 'typescript', 'react', 'web', ['react']), history, profiles, similarity: scoreSimilarity });
+    expect(roleOf(rust, 'build').pick.model).toBe(A.model);
+    expect(roleOf(ts, 'build').pick.model).toBe(B.model);
+    expect(roleOf(rust, 'build').pick.n).toBe(400);
+    expect(roleOf(rust, 'build').pick.why).toMatch(/agent-relayed user grade|self-grade|bugs|tool failures/);
+    expect([roleOf(rust, 'build').runnerUp?.model, ...roleOf(rust, 'build').alternatives.map((a) => a.model)]).toEqual([B.model, 'lucky/tiny']);
+    const text = formatRecommendation(rust);
+    expect(text.split('\n')[0]).toBe('Project /p/rust-new: language rust, framework axum, scope api, 1 dependencies.');
+    expect(text).toContain(`- build: ${A.model} — clear`);
+    expect(text).toContain(`runner-up: ${B.model}`);
+    expect(text).toContain('also: lucky/tiny');
   });
 });

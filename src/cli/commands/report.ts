@@ -12,6 +12,8 @@ import { renderHtmlReport } from '../../core/report/html.js';
 import { buildReport, REPORT_GROUPINGS } from '../../core/report/report.js';
 import type { ReportGrouping } from '../../core/report/report.js';
 import { reportToCsv, reportToTable } from '../../core/report/table.js';
+import type { Recommendation } from '../../core/report/recommend.js';
+import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { TrackerConfig } from '../../core/config.js';
 import { silentLogger } from '../../core/logger.js';
@@ -55,6 +57,17 @@ async function refreshProjectGitSignals(store: Store, config: TrackerConfig, pro
   if (!outcome.ok) throw outcome.error;
 }
 
+/** The recommendation for the report's page; none when the folder is gone and was never profiled. */
+async function recommendationForPage(store: Store, project: string): Promise<Recommendation | undefined> {
+  const { recommendForProject } = await import('../../core/report/recommend-project.js');
+  try {
+    return await recommendForProject(store, project);
+  } catch (error) {
+    if (error instanceof InputError) return undefined;
+    throw error;
+  }
+}
+
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
@@ -76,9 +89,14 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const [history, suspect] = await withStore(config, async (store) => {
+  const { history, suspect, recommendation } = await withStore(config, async (store) => {
     await refreshProjectGitSignals(store, config, filter.project ?? [...new Set(loadHistory(store, filter).usage.map((record) => record.project))]);
-    return [loadHistory(store, filter), suspectUserActions(store)] as const;
+    return {
+      history: loadHistory(store, filter),
+      suspect: suspectUserActions(store),
+      // The page opens with the recommendation for the project asked for (the current folder by default).
+      recommendation: htmlFile === undefined ? undefined : await recommendationForPage(store, filter.project ?? process.cwd()),
+    };
   });
   const report = buildReport(history, by);
 
@@ -88,6 +106,7 @@ export async function run(args: string[], output: Output): Promise<void> {
       activity: activityOverTime(history),
       filter,
       generatedAt: new Date().toISOString(),
+      ...(recommendation ? { recommendation } : {}),
     });
     writeFileAtomic(htmlFile, page);
   }

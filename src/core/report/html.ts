@@ -7,6 +7,8 @@ import type { ActivityOverTime } from './activity.js';
 import { activityChart, colorAt, escapeXml, outcomeCostChart, setupGroupChart } from './charts.js';
 import type { SetupMetric } from './charts.js';
 import type { HistoryFilter } from './history.js';
+import type { Recommendation } from './recommend.js';
+import { recommendationSection } from './recommend-html.js';
 import type { Report, ReportRow } from './report.js';
 import { reportToTable } from './table.js';
 
@@ -16,6 +18,8 @@ export interface HtmlReportInput {
   activity: ActivityOverTime;
   filter: HistoryFilter;
   generatedAt: string;
+  /** The recommendation for the project asked for: the page opens with it. */
+  recommendation?: Recommendation;
 }
 
 function percentOf(value: number): string {
@@ -48,6 +52,8 @@ h3 { font-size: 1rem; margin: 1.2rem 0 0.4rem; }
 pre { background: #f8fafc; padding: 0.8rem; overflow-x: auto; font-size: 12px; }
 svg text { fill: #0f172a; }
 .empty { color: #475569; font-style: italic; }
+table.recommendation { border-collapse: collapse; margin-top: 0.6rem; font-size: 13px; }
+table.recommendation th, table.recommendation td { border-bottom: 1px solid #e2e8f0; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
 `;
 
 /** Groups setup rows by agent, in agent order. */
@@ -79,6 +85,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     '<h1>Agent setups: outcome and cost</h1>',
     `<p class="meta">${escapeXml(describeFilter(input.filter))} · ${report.totals.sessions} sessions · ${report.totals.commits} commits · generated ${escapeXml(input.generatedAt)}</p>`,
   ];
+  if (input.recommendation) body.push(recommendationSection(input.recommendation));
   if (report.rows.length === 0) {
     body.push('<p class="empty">No work recorded yet. Work in OpenCode with the agent-tracker plugin enabled, then make this report again.</p>');
   } else {

@@ -10,7 +10,7 @@ import type { Store } from '../store/store.js';
 import type { ProjectProfile } from '../types.js';
 import { loadHistory } from './history.js';
 import { recommendSetups } from './recommend.js';
-import type { Recommendation } from './recommend.js';
+import type { Preference, Recommendation } from './recommend.js';
 
 /** The target's profile: classified now, else the stored one. @throws InputError when neither exists. */
 export async function targetProfile(store: Store, projectPath: string): Promise<ProjectProfile> {
@@ -24,9 +24,9 @@ export async function targetProfile(store: Store, projectPath: string): Promise<
   }
 }
 
-/** Ranks every recorded setup for the project at `projectPath`. */
-export async function recommendForProject(store: Store, projectPath: string): Promise<Recommendation> {
+/** Recommends a model per role for the project at `projectPath`. */
+export async function recommendForProject(store: Store, projectPath: string, prefer?: Preference): Promise<Recommendation> {
   const target = await targetProfile(store, projectPath);
   const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
-  return recommendSetups({ target, history: loadHistory(store), profiles, similarity: scoreSimilarity });
+  return recommendSetups({ target, history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(prefer ? { prefer } : {}) });
 }

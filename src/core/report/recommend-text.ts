@@ -1,9 +1,6 @@
 /** The recommendation as short markdown, for the terminal and for the model (the agent tool). */
 import { UNKNOWN } from '../types.js';
-import type { Recommendation } from './recommend.js';
-
-/** How many setups the text lists; `--json` has them all. */
-const LISTED_SETUPS = 5;
+import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
 
 function describeProject(recommendation: Recommendation): string {
   const { project } = recommendation;
@@ -15,24 +12,54 @@ function describeProject(recommendation: Recommendation): string {
   return `Project ${project.path}: ${facts.join(', ')}${unclassified}.`;
 }
 
+/** "$0.123 per accepted commit", or nothing when the cost is not known. */
+export function describeCost(setup: ScoredSetup): string {
+  return setup.costPerAcceptedCommit === null ? 'cost unknown' : `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit`;
+}
+
+/** "score 72.4 (80%: 66.0-78.1), 120 commits". */
+export function describeScore(setup: ScoredSetup): string {
+  return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${setup.n} commit${setup.n === 1 ? '' : 's'}`;
+}
+
+/** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
+export function describeConfidence(role: RoleRecommendation): string {
+  const note = role.thinEvidence ? ', thin evidence' : '';
+  if (role.runnerUp === null) return `only model used in this role${note}`;
+  return `${role.confidence} (${Math.round(role.probabilityBest * 100)}% likely the best${note})`;
+}
+
+function roleLines(role: RoleRecommendation): string[] {
+  const { pick, runnerUp } = role;
+  const lines = [
+    `- ${role.agent}: ${pick.model} — ${describeConfidence(role)}`,
+    `    ${describeScore(pick)}, ${describeCost(pick)}`,
+    `    why: ${pick.why}`,
+  ];
+  if (runnerUp) lines.push(`    runner-up: ${runnerUp.model} — ${describeScore(runnerUp)}, ${describeCost(runnerUp)}`);
+  if (role.alternatives.length > 0) lines.push(`    also: ${role.alternatives.map((setup) => `${setup.model} (${setup.score.toFixed(1)})`).join(', ')}`);
+  return lines;
+}
+
 export function formatRecommendation(recommendation: Recommendation): string {
   const lines = [describeProject(recommendation)];
   if (recommendation.message) {
     lines.push('', recommendation.message);
     return lines.join('\n');
   }
-  const [best] = recommendation.recommendations;
-  if (best) lines.push('', `Use ${best.agent} with ${best.model} (score ${best.score.toFixed(1)} of 100, ${best.n} commits).`);
-  lines.push('', 'Setups, best first:');
-  recommendation.recommendations.slice(0, LISTED_SETUPS).forEach((setup, i) => {
-    lines.push(`${i + 1}. ${setup.agent} · ${setup.model} — score ${setup.score.toFixed(1)}, n=${setup.n}: ${setup.why}`);
-  });
-  const more = recommendation.recommendations.length - LISTED_SETUPS;
-  if (more > 0) lines.push(`(${more} more; --json lists them all)`);
+  lines.push('', `Recommended setup (prefer ${recommendation.prefer}), per role:`);
+  for (const role of recommendation.roles) lines.push(...roleLines(role));
+  if (recommendation.worthTrying.length > 0) {
+    lines.push('', 'Worth trying next (experiments: little evidence, but they might beat the pick):');
+    for (const trial of recommendation.worthTrying) {
+      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${trial.n} commits: ${trial.why}`);
+    }
+  }
   lines.push(
     '',
-    'Scores run 0-100 from grades, bugs per commit, tool failure rate and cost per commit; each past record counts by how alike ' +
-      'its project is, and setups with few commits are held near the overall mean.',
+    'Scores run 0-100: the user\'s grades count most, then what happened to the work (reverts, follow-up fixes, undo, tests, ' +
+      'bugs, tool failures), then the setup\'s grades of itself; each past record counts by how alike its project is, setups ' +
+      'with little evidence are held near their role\'s average, and the 80% interval says how sure the score is.',
   );
   return lines.join('\n');
 }

@@ -1,21 +1,37 @@
 /**
- * The setup recommendation: which agent × model to use on a project, from the user's own history.
+ * The setup recommendation: for each role (OpenCode agent) in the user's history, the model that does
+ * best in that role on projects like the target, from the user's own history.
  *
- * Every past record counts in proportion to how alike its project is to the target. Each setup is
- * then scored on four outcomes (grades, bugs per commit, tool failure rate, cost per commit), each
- * shrunk toward the whole history's value by how much evidence the setup has, so two lucky commits
- * cannot outrank two hundred good ones.
+ * Every past record counts in proportion to how alike its project is to the target. Each setup
+ * (agent × model) is scored on signals (the user's grades first, then what happened to the work —
+ * reverts, follow-up fixes, undo, tests, bugs, tool failures — then the setup's grades of itself),
+ * each a Beta posterior shrunk toward the role's average by the setup's own evidence, so two lucky
+ * commits cannot outrank two hundred good ones. The score carries an 80% interval, and each role says
+ * how likely its pick is truly the best.
  */
 import type { History } from './history.js';
-import { commitGradeSum } from './history.js';
-import { gradedCommitCount } from '../outcomes/counters.js';
 import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
 import { UNKNOWN } from '../types.js';
-import type { ProjectProfile, UsageRecord } from '../types.js';
-import { GRADES } from '../types.js';
+import type { ProjectProfile } from '../types.js';
+import { probabilityLargest, Z_80 } from './recommend-math.js';
+import { acceptedCommits, addRecord, addScaledTally, addTally, emptyTally, pooledShare, posterior, SIGNALS } from './recommend-signals.js';
+import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
+import { explainScore } from './recommend-why.js';
 
 /** How alike two project profiles are, 0..1. */
 export type ProjectSimilarity = (a: ProjectProfile, b: ProjectProfile) => number;
+
+/** What the user trades: outcome only, outcome with an eye on cost, or cost as much as outcome. */
+export type Preference = 'quality' | 'balanced' | 'cheap';
+export const PREFERENCES: readonly Preference[] = ['quality', 'balanced', 'cheap'];
+export const DEFAULT_PREFERENCE: Preference = 'balanced';
+
+/**
+ * The share of the final score that cost per accepted commit takes. Balanced lets a clearly better
+ * setup win at a higher price but breaks near-ties toward the cheaper one; cheap weighs cost as much
+ * as outcome.
+ */
+export const COST_SHARE: Readonly<Record<Preference, number>> = { quality: 0, balanced: 0.15, cheap: 0.5 };
 
 /**
  * A record on an entirely unlike project counts this much relative to one on the most alike
@@ -23,23 +39,33 @@ export type ProjectSimilarity = (a: ProjectProfile, b: ProjectProfile) => number
  */
 export const MIN_RECORD_WEIGHT = 0.05;
 
-/**
- * Credibility constants k: the similarity-weighted evidence at which a setup's own record and the
- * whole history count equally (Z = 1/2). Below it the setup's score stays near the overall mean.
- */
-export const CREDIBILITY_GRADED_COMMITS = 20;
-export const CREDIBILITY_COMMITS = 20;
-export const CREDIBILITY_TOOL_CALLS = 200;
+/** Cost per accepted commit is shrunk toward the role's like the other signals, with this many commits of prior. */
+export const COST_CREDIBILITY = 20;
 
-/** How much each outcome counts in the score (re-normalized over the outcomes the history has). */
-export const OUTCOME_WEIGHTS = { grade: 0.4, bugs: 0.25, failures: 0.15, cost: 0.2 } as const;
+/**
+ * Below this much of its own work a setup is "thin": it may be worth trying but is never the pick
+ * while a setup with more evidence exists. Commits for roles that commit, sessions for the others.
+ */
+export const MIN_PICK_COMMITS = 10;
+export const MIN_PICK_SESSIONS = 5;
+
+/**
+ * How likely the pick is the best: at least CLEAR (19 to 1) is "clear", at least LIKELY (4 to 1)
+ * "likely", else "close call". Set high on purpose: between two truly equal setups the chance the
+ * noise alone makes one look 70% likely the best is about one in three, but 80% only one in five.
+ */
+export const CONFIDENCE_CLEAR = 0.95;
+export const CONFIDENCE_LIKELY = 0.8;
+export type Confidence = 'clear' | 'likely' | 'close call';
+/**
+ * A lead over the runner-up below this many score points is a close call however sure the estimate:
+ * the two do practically the same work, and either would do (a difference the user's grading of a
+ * few commits could undo).
+ */
+export const PRACTICAL_LEAD = 2;
 
 /** Scores run from 0 to this. */
 const SCORE_SCALE = 100;
-/** Commit evidence below this share of k is called thin in the one-line why. */
-const THIN_EVIDENCE_SHARE = 0.5;
-const MIN_GRADE = Math.min(...GRADES);
-const MAX_GRADE = Math.max(...GRADES);
 
 export interface RecommendInput {
   /** The project a setup is wanted for. */
@@ -49,113 +75,106 @@ export interface RecommendInput {
   /** Stored profiles by project path; a project without one counts as unlike the target. */
   profiles: ReadonlyMap<string, ProjectProfile>;
   similarity: ProjectSimilarity;
+  /** Defaults to balanced. */
+  prefer?: Preference;
 }
 
-/** The shrunk estimates a setup's score is made of. */
-export interface OutcomeEstimates {
-  meanGrade: number | null;
-  bugsPerCommit: number | null;
-  failureRate: number | null;
-  costPerCommit: number | null;
-}
-
-export interface SetupRecommendation {
+/** One setup as scored for the target project. */
+export interface ScoredSetup {
   agent: string;
   model: string;
-  /** 0..100; higher is better. */
+  /** 0..100; higher is better (outcome, and cost as `prefer` says). */
   score: number;
+  /** The 80% interval of the score: [low, high]. */
+  interval: [number, number];
   /** Commits the setup made (the sample count, not weighted). */
   n: number;
-  why: string;
   sessions: number;
-  gradedCommits: number;
+  why: string;
+  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown. */
+  costPerAcceptedCommit: number | null;
+  /** Commits the user graded. */
+  userGradedCommits: number;
   /** Commits weighted by their project's similarity to the target. */
   evidence: number;
   /** Mean similarity of the setup's work to the target project, 0..1. */
   similarity: number;
-  estimates: OutcomeEstimates;
+  /** Too little of its own work to be the pick. */
+  thin: boolean;
+  /** Each signal's estimated share (0..1, higher is better) and the role's average it was shrunk toward. */
+  signals: { name: SignalName; estimate: number; roleAverage: number }[];
+}
+
+export interface RoleRecommendation {
+  agent: string;
+  pick: ScoredSetup;
+  runnerUp: ScoredSetup | null;
+  alternatives: ScoredSetup[];
+  confidence: Confidence;
+  /** The probability that the pick is truly the best of the role's well-evidenced setups. */
+  probabilityBest: number;
+  /** The pick itself rests on little evidence. */
+  thinEvidence: boolean;
+  /** Whether `--apply` writes this role without `--include-uncertain`. */
+  certain: boolean;
+}
+
+/** A setup with little evidence whose upper bound beats its role's pick: an experiment, never the pick. */
+export interface WorthTrying {
+  agent: string;
+  model: string;
+  score: number;
+  interval: [number, number];
+  n: number;
+  why: string;
+  experiment: true;
+  /** The pick it might beat. */
+  insteadOf: string;
 }
 
 export interface Recommendation {
   project: ProjectProfile;
-  recommendations: SetupRecommendation[];
+  prefer: Preference;
+  roles: RoleRecommendation[];
+  /** The resulting setup as a whole: each role's pick. */
+  setup: { agent: string; model: string; confidence: Confidence }[];
+  worthTrying: WorthTrying[];
+  /** Every setup, best score first (the shape from before roles; kept for compatibility). */
+  recommendations: ScoredSetup[];
   /** Set when there is nothing to rank: what happened and how to start. */
   message?: string;
 }
 
 export const NO_HISTORY_MESSAGE =
-  'No history yet: nothing has been recorded for any agent setup. Work in OpenCode with the agent-tracker plugin ' +
-  'enabled, commit, and grade commits with the grade-commit tool; after a few sessions run recommend again.';
+  'No history yet: nothing has been recorded for any agent setup. Import your past OpenCode sessions with ' +
+  '"agent-tracker backfill", or work in OpenCode with the agent-tracker plugin enabled, commit, and grade commits ' +
+  '(/grade); then run recommend again.';
 
-/** Sums of work: similarity-weighted, or plain counts. */
-interface Tally {
-  commits: number;
-  bugs: number;
-  toolCalls: number;
-  toolFailures: number;
-  cost: number;
-  graded: number;
-  gradeSum: number;
-}
-
-/** What is known of one setup (or of everyone, for the prior). */
-interface Evidence {
-  sessions: Set<string>;
+/** What is known of one setup. */
+interface SetupEvidence {
+  agent: string;
+  model: string;
   /** Every record weighted by its project's similarity: what the score uses. */
   weighted: Tally;
-  /** Plain counts over all projects: the sample count. */
-  all: Tally;
-  /** Plain counts over similar projects only: what the one-line why quotes. */
-  similar: Tally;
-  /** Sum of work × similarity and of work (commits, else tool calls), for the mean similarity. */
+  /** Plain counts over all projects: the sample count and the one-line why. */
+  counts: Tally;
   similaritySum: number;
   similarityMass: number;
-}
-
-function emptyTally(): Tally {
-  return { commits: 0, bugs: 0, toolCalls: 0, toolFailures: 0, cost: 0, graded: 0, gradeSum: 0 };
-}
-
-function emptyEvidence(): Evidence {
-  return { sessions: new Set(), weighted: emptyTally(), all: emptyTally(), similar: emptyTally(), similaritySum: 0, similarityMass: 0 };
-}
-
-function addUsage(tally: Tally, record: UsageRecord, weight: number): void {
-  tally.graded += weight * gradedCommitCount(record);
-  tally.gradeSum += weight * commitGradeSum(record);
-  tally.commits += weight * record.commits;
-  tally.bugs += weight * record.bugs;
-  tally.toolCalls += weight * record.toolCalls;
-  tally.toolFailures += weight * record.toolFailures;
-  tally.cost += weight * record.cost;
-}
-
-/**
- * Credibility weighting (Bühlmann), the empirical-Bayes shrinkage used for every outcome:
- *
- *   estimate = Z · x̄ + (1 − Z) · μ,   Z = n / (n + k)
- *
- * x̄ is the setup's similarity-weighted mean, n its similarity-weighted evidence (graded commits
- * for grades, commits for bugs and cost, tool calls for failures), μ the same outcome pooled over
- * the whole history (the prior, estimated from the data itself) and k the credibility constant.
- * For a ratio x̄ = S / n (e.g. bugs / commits) this is (S + k · μ) / (n + k). With no evidence the
- * estimate is μ; with n = k it is halfway; with n ≫ k it is the setup's own record.
- */
-export function credibilityEstimate(sum: number, evidence: number, prior: number, k: number): number {
-  return (sum + k * prior) / (evidence + k);
 }
 
 function setupKey(agent: string, model: string): string {
   return `${agent}\u0000${model}`;
 }
 
-/** Ranks every known setup for the target project, best first. */
-export function recommendSetups(input: RecommendInput): Recommendation {
-  const { target, history } = input;
-  if (history.usage.length === 0) {
-    return { project: target, recommendations: [], message: NO_HISTORY_MESSAGE };
-  }
+function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}
 
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** Reads the history into per-setup evidence, grouped by role. */
+function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
+  const { target, history } = input;
   const similarityCache = new Map<string, number>();
   const similarityTo = (project: string): number => {
     let score = similarityCache.get(project);
@@ -166,139 +185,208 @@ export function recommendSetups(input: RecommendInput): Recommendation {
     }
     return score;
   };
-  // Weights are relative to the most alike project on record: when nothing alike exists, all
+  // Weights grow with the square of similarity, so a project sharing only a scope (0.2) counts
+  // little next to one of the same family (0.9): a family's best setup is not pulled toward another
+  // family's. They are relative to the most alike project on record: when nothing alike exists, all
   // history counts alike instead of every setup being pulled to the mean for want of evidence.
-  const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity;
-  let closest = 0;
-  for (const record of history.usage) closest = Math.max(closest, similarityTo(record.project));
-  const weightOf = (similarity: number) => rawWeight(similarity) / rawWeight(closest);
+  const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity * similarity;
 
-  const setups = new Map<string, { agent: string; model: string; evidence: Evidence }>();
-  const pool = emptyEvidence();
-  const evidenceOf = (agent: string, model: string): Evidence => {
-    const key = setupKey(agent, model);
-    let setup = setups.get(key);
-    if (!setup) setups.set(key, (setup = { agent, model, evidence: emptyEvidence() }));
-    return setup.evidence;
-  };
-
+  // One pass sums each setup's records per project (plain counts); the similarity weight is then
+  // applied once per setup × project instead of once per record.
+  // Nested maps (agent → model → project) so the hot loop builds no key strings.
+  type ProjectEntry = { agent: string; model: string; project: string; tally: Tally; work: number };
+  const byAgent = new Map<string, Map<string, Map<string, ProjectEntry>>>();
+  const perProject: ProjectEntry[] = [];
   for (const record of history.usage) {
-    const similarity = similarityTo(record.project);
-    const weight = weightOf(similarity);
-    for (const evidence of [evidenceOf(record.agent, record.model), pool]) {
-      evidence.sessions.add(record.sessionId);
-      addUsage(evidence.weighted, record, weight);
-      addUsage(evidence.all, record, 1);
-      if (similarity >= SIMILARITY_THRESHOLD) addUsage(evidence.similar, record, 1);
-      const work = record.commits > 0 ? record.commits : record.toolCalls;
-      evidence.similaritySum += work * similarity;
-      evidence.similarityMass += work;
+    if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
+    let byModel = byAgent.get(record.agent);
+    if (!byModel) byAgent.set(record.agent, (byModel = new Map()));
+    let byProject = byModel.get(record.model);
+    if (!byProject) byModel.set(record.model, (byProject = new Map()));
+    let entry = byProject.get(record.project);
+    if (!entry) {
+      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), work: 0 };
+      byProject.set(record.project, entry);
+      perProject.push(entry);
     }
+    addRecord(entry.tally, record, 1);
+    entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
   }
-
-  const prior = priorOutcomes(pool);
-  const recommendations: SetupRecommendation[] = [];
-  for (const { agent, model, evidence } of setups.values()) {
-    if (agent === UNKNOWN || model === UNKNOWN) continue;
-    recommendations.push(scoreSetup(agent, model, evidence, prior));
+  let closest = 0;
+  for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));
+  const closestWeight = rawWeight(closest);
+  const setups = new Map<string, SetupEvidence>();
+  for (const entry of perProject) {
+    const key = setupKey(entry.agent, entry.model);
+    let setup = setups.get(key);
+    if (!setup) {
+      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), counts: emptyTally(), similaritySum: 0, similarityMass: 0 };
+      setups.set(key, setup);
+    }
+    const similarity = similarityTo(entry.project);
+    addScaledTally(setup.weighted, entry.tally, rawWeight(similarity) / closestWeight);
+    addTally(setup.counts, entry.tally);
+    setup.similaritySum += entry.work * similarity;
+    setup.similarityMass += entry.work;
   }
-  recommendations.sort((a, b) => b.score - a.score || b.n - a.n || setupKey(a.agent, a.model).localeCompare(setupKey(b.agent, b.model)));
-  if (recommendations.length === 0) {
-    return { project: target, recommendations, message: NO_HISTORY_MESSAGE };
+  const roles = new Map<string, SetupEvidence[]>();
+  for (const setup of setups.values()) roles.set(setup.agent, [...(roles.get(setup.agent) ?? []), setup]);
+  return roles;
+}
+
+/** A scored setup with the numbers ranking needs. */
+interface Candidate {
+  scored: ScoredSetup;
+  mean: number;
+  sd: number;
+}
+
+/** The role's pooled cost per accepted commit, or null when its work cost nothing or nothing held. */
+function roleCostPerAccepted(pool: Tally): number | null {
+  const accepted = acceptedCommits(pool);
+  return accepted > 0 && pool.cost > 0 ? pool.cost / accepted : null;
+}
+
+function trialsOf(name: SignalName, tally: Tally): number {
+  const signal = SIGNALS.find((candidate) => candidate.name === name);
+  return signal ? signal.trials(tally) : 0;
+}
+
+/** Scores one setup against its role's pool. */
+function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Candidate {
+  const estimates: SignalEstimate[] = [];
+  for (const signal of SIGNALS) {
+    const prior = pooledShare(signal, pool);
+    if (prior === null) continue;
+    const { mean, variance } = posterior(signal.good(setup.weighted), signal.trials(setup.weighted), prior, signal.credibility);
+    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance });
   }
-  return { project: target, recommendations };
-}
+  const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
+  // With no signal at all (sessions that did nothing measurable) every setup sits at the middle.
+  const quality = totalWeight > 0 ? estimates.reduce((sum, e) => sum + e.weight * e.mean, 0) / totalWeight : 0.5;
+  const qualityVariance = totalWeight > 0 ? estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * e.variance, 0) : 0;
 
-/** The pooled outcomes of the whole history: the value every setup is shrunk toward. */
-interface Prior {
-  meanGrade: number | null;
-  bugsPerCommit: number | null;
-  failureRate: number | null;
-  costPerCommit: number | null;
-}
+  // Cost enters as a known quantity (it is measured, not sampled like outcomes), so it moves the
+  // score but not the width of its interval. As costly as the role's average scores 1/2, half as
+  // costly 2/3, twice as costly 1/3.
+  const roleCost = roleCostPerAccepted(pool);
+  const ownAccepted = acceptedCommits(setup.weighted);
+  const shrunkCost = roleCost === null ? null : (setup.weighted.cost + COST_CREDIBILITY * roleCost) / (ownAccepted + COST_CREDIBILITY);
+  const costShare = roleCost === null || shrunkCost === null ? 0 : COST_SHARE[prefer];
+  const costValue = roleCost !== null && shrunkCost !== null ? roleCost / (roleCost + shrunkCost) : 0;
+  const mean = (1 - costShare) * quality + costShare * costValue;
+  const sd = (1 - costShare) * Math.sqrt(qualityVariance);
 
-function priorOutcomes(evidence: Evidence): Prior {
-  const pool = evidence.weighted;
-  return {
-    meanGrade: pool.graded > 0 ? pool.gradeSum / pool.graded : null,
-    bugsPerCommit: pool.commits > 0 ? pool.bugs / pool.commits : null,
-    failureRate: pool.toolCalls > 0 ? pool.toolFailures / pool.toolCalls : null,
-    // Cost says nothing when nobody's work cost anything (local or unpriced models).
-    costPerCommit: pool.commits > 0 && pool.cost > 0 ? pool.cost / pool.commits : null,
-  };
-}
-
-function clamp01(value: number): number {
-  return Math.min(1, Math.max(0, value));
-}
-
-function scoreSetup(agent: string, model: string, evidence: Evidence, prior: Prior): SetupRecommendation {
-  const weighted = evidence.weighted;
-  const estimates: OutcomeEstimates = {
-    meanGrade: prior.meanGrade === null ? null : credibilityEstimate(weighted.gradeSum, weighted.graded, prior.meanGrade, CREDIBILITY_GRADED_COMMITS),
-    bugsPerCommit: prior.bugsPerCommit === null ? null : credibilityEstimate(weighted.bugs, weighted.commits, prior.bugsPerCommit, CREDIBILITY_COMMITS),
-    failureRate:
-      prior.failureRate === null ? null : credibilityEstimate(weighted.toolFailures, weighted.toolCalls, prior.failureRate, CREDIBILITY_TOOL_CALLS),
-    costPerCommit: prior.costPerCommit === null ? null : credibilityEstimate(weighted.cost, weighted.commits, prior.costPerCommit, CREDIBILITY_COMMITS),
-  };
-
-  // Each outcome on 0..1, higher is better. Cost is relative to the pooled cost per commit:
-  // as costly as the average scores 1/2, half as costly 2/3, twice as costly 1/3.
-  const parts: { weight: number; value: number }[] = [];
-  if (estimates.meanGrade !== null) {
-    parts.push({ weight: OUTCOME_WEIGHTS.grade, value: (estimates.meanGrade - MIN_GRADE) / (MAX_GRADE - MIN_GRADE) });
-  }
-  if (estimates.bugsPerCommit !== null) parts.push({ weight: OUTCOME_WEIGHTS.bugs, value: 1 - clamp01(estimates.bugsPerCommit) });
-  if (estimates.failureRate !== null) parts.push({ weight: OUTCOME_WEIGHTS.failures, value: 1 - clamp01(estimates.failureRate) });
-  if (estimates.costPerCommit !== null && prior.costPerCommit !== null) {
-    parts.push({ weight: OUTCOME_WEIGHTS.cost, value: prior.costPerCommit / (prior.costPerCommit + estimates.costPerCommit) });
-  }
-  const totalWeight = parts.reduce((sum, part) => sum + part.weight, 0);
-  const score = totalWeight > 0 ? (SCORE_SCALE * parts.reduce((sum, part) => sum + part.weight * part.value, 0)) / totalWeight : 0;
-  const similarity = evidence.similarityMass > 0 ? evidence.similaritySum / evidence.similarityMass : 0;
-
-  return {
-    agent,
-    model,
-    score: Math.round(score * 10) / 10,
-    n: evidence.all.commits,
-    why: explain(evidence),
-    sessions: evidence.sessions.size,
-    gradedCommits: evidence.all.graded,
-    evidence: Math.round(weighted.commits * 10) / 10,
-    similarity: Math.round(similarity * 100) / 100,
-    estimates,
-  };
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-function describeTally(tally: Tally): string[] {
-  const parts: string[] = [];
-  if (tally.graded > 0) parts.push(`mean grade ${(tally.gradeSum / tally.graded).toFixed(1)} over ${plural(tally.graded, 'graded commit')}`);
-  if (tally.commits > 0) parts.push(`${(tally.bugs / tally.commits).toFixed(2)} bugs/commit`);
-  if (tally.toolCalls > 0) parts.push(`${((100 * tally.toolFailures) / tally.toolCalls).toFixed(1)}% tool failures`);
-  if (tally.commits > 0 && tally.cost > 0) parts.push(`$${(tally.cost / tally.commits).toFixed(3)}/commit`);
-  return parts;
-}
-
-/**
- * One line a person can check: the setup's record on similar projects (else everywhere), how much
- * of its work that is, and whether it is too little to move the score far from the overall mean.
- */
-function explain(evidence: Evidence): string {
-  const { all, similar, weighted } = evidence;
-  const onSimilar = similar.commits > 0 || similar.toolCalls > 0;
-  const facts = describeTally(onSimilar ? similar : all);
-  if (facts.length === 0) facts.push(`${plural(evidence.sessions.size, 'session')} without commits or tool calls`);
-  const count = all.commits > 0 ? ` (${onSimilar ? `${similar.commits} of its ` : ''}${plural(all.commits, 'commit')})` : '';
-  const where = `${onSimilar ? 'on similar projects' : 'on other kinds of projects only'}${count}`;
-  const thinBar = THIN_EVIDENCE_SHARE * CREDIBILITY_COMMITS;
+  const roleCommits = pool.commits > 0;
+  const own = roleCommits ? setup.counts.commits : setup.counts.sessions;
+  const thin = own < (roleCommits ? MIN_PICK_COMMITS : MIN_PICK_SESSIONS);
+  const similarity = setup.similarityMass > 0 ? setup.similaritySum / setup.similarityMass : 0;
   let prefix = '';
-  if (all.commits === 0) prefix = 'no commits yet, so held near the overall mean; ';
-  else if (all.commits < thinBar) prefix = `only ${plural(all.commits, 'commit')}, so held near the overall mean; `;
-  else if (weighted.commits < thinBar) prefix = 'little work on alike projects, so held near the overall mean; ';
-  return `${prefix}${where}: ${facts.join(', ')}`;
+  if (thin) prefix = `only ${Math.round(own)} ${roleCommits ? 'commit' : 'session'}${Math.round(own) === 1 ? '' : 's'}, too little to pick; `;
+  else if (similarity < SIMILARITY_THRESHOLD) prefix = 'mostly on unlike projects; ';
+  const accepted = acceptedCommits(setup.counts);
+
+  return {
+    mean,
+    sd,
+    scored: {
+      agent: setup.agent,
+      model: setup.model,
+      score: round1(SCORE_SCALE * mean),
+      interval: [round1(SCORE_SCALE * clamp01(mean - Z_80 * sd)), round1(SCORE_SCALE * clamp01(mean + Z_80 * sd))],
+      n: setup.counts.commits,
+      sessions: setup.counts.sessions,
+      why: explainScore(estimates, setup.counts, trialsOf, prefix),
+      costPerAcceptedCommit: accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      userGradedCommits: setup.counts.userGraded,
+      evidence: round1(setup.weighted.commits),
+      similarity: Math.round(similarity * 100) / 100,
+      thin,
+      signals: estimates.map((e) => ({ name: e.name, estimate: Math.round(e.mean * 1000) / 1000, roleAverage: Math.round(e.prior * 1000) / 1000 })),
+    },
+  };
+}
+
+/** Best first: higher score, then more commits, then more sessions, then by name (so ties are stable). */
+function byScore(a: Candidate, b: Candidate): number {
+  return b.mean - a.mean || b.scored.n - a.scored.n || b.scored.sessions - a.scored.sessions || a.scored.model.localeCompare(b.scored.model);
+}
+
+/** The plain-words confidence of a pick, from the chance it is the best and its lead over the runner-up (null: none). */
+export function confidenceOf(probability: number, lead: number | null): Confidence {
+  if (lead !== null && lead < PRACTICAL_LEAD) return 'close call';
+  if (probability >= CONFIDENCE_CLEAR) return 'clear';
+  if (probability >= CONFIDENCE_LIKELY) return 'likely';
+  return 'close call';
+}
+
+/** Ranks one role's setups: the pick among the well-evidenced ones, and thin ones worth a try. */
+function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
+  const pool = emptyTally();
+  for (const setup of setups) addTally(pool, setup.weighted);
+  const candidates = setups.map((setup) => scoreSetup(setup, pool, prefer)).sort(byScore);
+  const solid = candidates.filter((candidate) => !candidate.scored.thin);
+  // Thin setups compete only when no setup in the role has enough evidence.
+  const eligible = solid.length > 0 ? solid : candidates;
+  const thin = candidates.filter((candidate) => !eligible.includes(candidate));
+  const ordered = [...eligible, ...thin];
+  const [pick, runnerUp, ...alternatives] = ordered as [Candidate, ...Candidate[]];
+  // How likely the pick is truly the best among the setups that could be picked; thin setups are
+  // judged by "worth trying" instead, or every role with a new model would read as a close call.
+  const probabilityBest = Math.round(probabilityLargest(eligible, 0) * 1000) / 1000;
+  const rival = eligible[1];
+  const confidence = confidenceOf(probabilityBest, rival ? SCORE_SCALE * (pick.mean - rival.mean) : null);
+  const pickScore = pick.scored.score;
+  const worthTrying: WorthTrying[] = thin
+    .filter((candidate) => candidate.scored.interval[1] > pickScore)
+    .map(({ scored }) => ({
+      agent,
+      model: scored.model,
+      score: scored.score,
+      interval: scored.interval,
+      n: scored.n,
+      why: scored.why,
+      experiment: true as const,
+      insteadOf: pick.scored.model,
+    }));
+  return {
+    role: {
+      agent,
+      pick: pick.scored,
+      runnerUp: runnerUp?.scored ?? null,
+      alternatives: alternatives.map((candidate) => candidate.scored),
+      confidence,
+      probabilityBest,
+      thinEvidence: pick.scored.thin,
+      certain: confidence !== 'close call' && !pick.scored.thin,
+    },
+    worthTrying,
+    all: candidates.map((candidate) => candidate.scored),
+  };
+}
+
+/** Recommends a model per role for the target project. */
+export function recommendSetups(input: RecommendInput): Recommendation {
+  const prefer = input.prefer ?? DEFAULT_PREFERENCE;
+  const empty: Recommendation = { project: input.target, prefer, roles: [], setup: [], worthTrying: [], recommendations: [], message: NO_HISTORY_MESSAGE };
+  const byRole = gatherEvidence(input);
+  if (byRole.size === 0) return empty;
+  const roles: RoleRecommendation[] = [];
+  const worthTrying: WorthTrying[] = [];
+  const all: ScoredSetup[] = [];
+  for (const agent of [...byRole.keys()].sort()) {
+    const result = recommendRole(agent, byRole.get(agent) ?? [], prefer);
+    roles.push(result.role);
+    worthTrying.push(...result.worthTrying);
+    all.push(...result.all);
+  }
+  all.sort((a, b) => b.score - a.score || b.n - a.n || b.sessions - a.sessions || setupKey(a.agent, a.model).localeCompare(setupKey(b.agent, b.model)));
+  return {
+    project: input.target,
+    prefer,
+    roles,
+    setup: roles.map((role) => ({ agent: role.agent, model: role.pick.model, confidence: role.confidence })),
+    worthTrying,
+    recommendations: all,
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * The `recommend-setup` tool: which agent × model setup has done best on projects like this one,
- * from the recorded history. Read-only; plain markdown for the model.
+ * The `recommend-setup` tool: for each agent (role), which model has done best on projects like this
+ * one, from the recorded history — the same answer as `agent-tracker recommend`. Read-only: it never
+ * applies the answer to any config (only the user's `recommend --apply` does). Plain markdown for the model.
  */
 import path from 'node:path';
 import { tool } from '@opencode-ai/plugin/tool';
@@ -14,16 +15,20 @@ export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefini
   return {
     'recommend-setup': tool({
       description:
-        'Recommend the agent and model setup for a project from the tracked history: setups ranked by grades, bugs per commit, ' +
-        'tool failures and cost, on projects like this one, with the number of commits behind each score.',
-      args: { project: z.string().optional().describe('Project folder; defaults to the current project') },
+        'Recommend a model per agent (role) for a project from the tracked history, on projects like this one: the user\'s grades ' +
+        'first, then reverts, follow-up fixes, undo, tests, bugs and tool failures, then self-grades; each pick with an 80% interval, ' +
+        'its runner-up, how sure it is, cost per accepted commit, and setups worth trying next. Shows the answer; never changes any config.',
+      args: {
+        project: z.string().optional().describe('Project folder; defaults to the current project'),
+        prefer: z.enum(['quality', 'balanced', 'cheap']).optional().describe('Trade outcome against cost per accepted commit; default balanced'),
+      },
       async execute(args) {
         const project = path.resolve(deps.project, args.project?.trim() || '.');
         // What this session recorded so far counts too.
         deps.service.flush('recommend-setup');
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
         const { recommendForProject } = await import('../../core/report/recommend-project.js');
-        return formatRecommendation(await recommendForProject(deps.service.store, project));
+        return formatRecommendation(await recommendForProject(deps.service.store, project, args.prefer));
       },
     }),
   };

@@ -1,0 +1,203 @@
+/**
+ * The evidence a setup's score is made of: one tally of sums per setup (read from usage records),
+ * and the signals computed from it. Every signal is a share in 0..1 where higher is better
+ * ("good" out of "trials"), so each can be shrunk and given an interval the same way.
+ */
+import { gradeEvidence } from '../outcomes/counters.js';
+import type { UsageRecord } from '../types.js';
+
+/** Sums over usage records (similarity-weighted, or plain counts). */
+export interface Tally {
+  sessions: number;
+  commits: number;
+  bugs: number;
+  toolCalls: number;
+  toolFailures: number;
+  cost: number;
+  userGraded: number;
+  userGradeSum: number;
+  reportedGraded: number;
+  reportedGradeSum: number;
+  selfGraded: number;
+  selfGradeSum: number;
+  turns: number;
+  undoneTurns: number;
+  testRuns: number;
+  testPasses: number;
+  reverted: number;
+  followUpFixes: number;
+}
+
+export function emptyTally(): Tally {
+  return {
+    sessions: 0,
+    commits: 0,
+    bugs: 0,
+    toolCalls: 0,
+    toolFailures: 0,
+    cost: 0,
+    userGraded: 0,
+    userGradeSum: 0,
+    reportedGraded: 0,
+    reportedGradeSum: 0,
+    selfGraded: 0,
+    selfGradeSum: 0,
+    turns: 0,
+    undoneTurns: 0,
+    testRuns: 0,
+    testPasses: 0,
+    reverted: 0,
+    followUpFixes: 0,
+  };
+}
+
+/**
+ * A record's grades by provenance as [commits, sum] pairs; records from before provenance read as
+ * outcomes/counters.ts reads them (agent-reported), so report and recommend agree.
+ */
+export function gradesByProvenance(record: UsageRecord): { user: [number, number]; reported: [number, number]; self: [number, number] } {
+  const { user, self, agentReported } = gradeEvidence(record);
+  return { user: [user.commits, user.sum], reported: [agentReported.commits, agentReported.sum], self: [self.commits, self.sum] };
+}
+
+/** Adds `weight` × the record to the tally. */
+export function addRecord(tally: Tally, record: UsageRecord, weight: number): void {
+  const grades = gradesByProvenance(record);
+  tally.sessions += weight;
+  tally.commits += weight * record.commits;
+  tally.bugs += weight * record.bugs;
+  tally.toolCalls += weight * record.toolCalls;
+  tally.toolFailures += weight * record.toolFailures;
+  tally.cost += weight * record.cost;
+  tally.userGraded += weight * grades.user[0];
+  tally.userGradeSum += weight * grades.user[1];
+  tally.reportedGraded += weight * grades.reported[0];
+  tally.reportedGradeSum += weight * grades.reported[1];
+  tally.selfGraded += weight * grades.self[0];
+  tally.selfGradeSum += weight * grades.self[1];
+  tally.turns += weight * (record.turns ?? 0);
+  tally.undoneTurns += weight * (record.undoneTurns ?? 0);
+  tally.testRuns += weight * (record.testRuns ?? 0);
+  tally.testPasses += weight * (record.testPasses ?? 0);
+  tally.reverted += weight * (record.revertedCommits ?? 0);
+  tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
+}
+
+const TALLY_FIELDS = Object.keys(emptyTally()) as (keyof Tally)[];
+
+/** Adds `weight` × every sum of `from` into `into`. */
+export function addScaledTally(into: Tally, from: Tally, weight: number): void {
+  for (const name of TALLY_FIELDS) into[name] += weight * from[name];
+}
+
+/** Adds every sum of `from` into `into`. */
+export function addTally(into: Tally, from: Tally): void {
+  addScaledTally(into, from, 1);
+}
+
+/**
+ * Accepted commits: commits that held, i.e. not reverted later and not needing a follow-up fix to
+ * the same lines. (A commit graded -1 is not subtracted: usage records hold grade sums, not how many
+ * grades were -1, and the grades already count in the score.)
+ */
+export function acceptedCommits(tally: Tally): number {
+  return Math.max(0, tally.commits - tally.reverted - tally.followUpFixes);
+}
+
+export type SignalName = 'userGrade' | 'reportedGrade' | 'acceptedCommits' | 'undo' | 'tests' | 'bugs' | 'toolFailures' | 'selfGrade';
+
+/** One signal: how it weighs, how much evidence it takes to trust, and how to read it from a tally. */
+export interface Signal {
+  name: SignalName;
+  /** Relative weight in the quality score. */
+  weight: number;
+  /**
+   * Credibility: the prior (the role's pooled share) counts as this many trials of evidence, so a
+   * setup needs about this much of its own before its record outweighs the role's average.
+   */
+  credibility: number;
+  /** Good outcomes (0..trials) and trials, from a tally. */
+  good: (tally: Tally) => number;
+  trials: (tally: Tally) => number;
+}
+
+/** Grades run -1..5; a grade g counts as (g + 1) / 6 of a good outcome. */
+const GRADE_MIN = -1;
+const GRADE_RANGE = 6;
+const gradeGood = (sum: number, count: number) => (sum - GRADE_MIN * count) / GRADE_RANGE;
+
+/**
+ * Signal weights. The user's own grade is the answer this product exists for, so it counts most.
+ * What happened to the work (reverted or fixed after, undone, tests, bugs) no model can inflate, so
+ * it comes next; each alone counts less than the user's grade. "User grades" an agent relayed before
+ * grades had a provenance probably are the user's words, but the judged setup carried them. A
+ * setup's grade of itself counts least: it is the setup writing its own report card.
+ */
+export const SIGNAL_WEIGHTS: Readonly<Record<SignalName, number>> = {
+  userGrade: 4,
+  acceptedCommits: 2,
+  undo: 1.5,
+  reportedGrade: 1,
+  tests: 1,
+  bugs: 1,
+  toolFailures: 0.5,
+  selfGrade: 0.25,
+};
+
+/** Prior strength per signal, in that signal's trials (graded commits, commits, turns, test runs, tool calls). */
+export const SIGNAL_CREDIBILITY: Readonly<Record<SignalName, number>> = {
+  userGrade: 20,
+  reportedGrade: 20,
+  selfGrade: 20,
+  acceptedCommits: 20,
+  bugs: 20,
+  undo: 20,
+  tests: 10,
+  toolFailures: 200,
+};
+
+function signal(name: SignalName, good: Signal['good'], trials: Signal['trials']): Signal {
+  return { name, weight: SIGNAL_WEIGHTS[name], credibility: SIGNAL_CREDIBILITY[name], good, trials };
+}
+
+/** Every signal, in the order the one-line why prefers on equal influence. */
+export const SIGNALS: readonly Signal[] = [
+  signal('userGrade', (t) => gradeGood(t.userGradeSum, t.userGraded), (t) => t.userGraded),
+  signal('acceptedCommits', acceptedCommits, (t) => t.commits),
+  signal('undo', (t) => Math.max(0, t.turns - t.undoneTurns), (t) => t.turns),
+  signal('reportedGrade', (t) => gradeGood(t.reportedGradeSum, t.reportedGraded), (t) => t.reportedGraded),
+  signal('tests', (t) => Math.min(t.testPasses, t.testRuns), (t) => t.testRuns),
+  signal('bugs', (t) => Math.max(0, t.commits - t.bugs), (t) => t.commits),
+  signal('toolFailures', (t) => Math.max(0, t.toolCalls - t.toolFailures), (t) => t.toolCalls),
+  signal('selfGrade', (t) => gradeGood(t.selfGradeSum, t.selfGraded), (t) => t.selfGraded),
+];
+
+/** A signal's estimate for one setup: the posterior mean and variance of its share. */
+export interface SignalEstimate {
+  name: SignalName;
+  weight: number;
+  /** The role's pooled share (the prior mean). */
+  prior: number;
+  mean: number;
+  variance: number;
+}
+
+/**
+ * A Beta posterior with an empirical-Bayes prior: the role's pooled share p0 counts as k trials, so
+ *
+ *   mean = (good + k·p0) / (trials + k),   variance = mean·(1 − mean) / (trials + k + 1).
+ *
+ * With no evidence the mean is p0; at trials = k it is halfway; with trials ≫ k it is the setup's own
+ * share. For grades (not 0/1 outcomes) the Bernoulli variance is an upper bound, so their intervals
+ * err on the wide side. Weighted (fractional) trials are used as they are.
+ */
+export function posterior(good: number, trials: number, prior: number, credibility: number): { mean: number; variance: number } {
+  const mean = (good + credibility * prior) / (trials + credibility);
+  return { mean, variance: (mean * (1 - mean)) / (trials + credibility + 1) };
+}
+
+/** The role's pooled share of a signal, or null when nobody in the role has evidence for it. */
+export function pooledShare(signal: Signal, pool: Tally): number | null {
+  const trials = signal.trials(pool);
+  return trials > 0 ? signal.good(pool) / trials : null;
+}

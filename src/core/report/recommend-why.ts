@@ -1,0 +1,58 @@
+/**
+ * The one-line why of a setup's score: the signals that moved it most away from its role's average,
+ * quoted as plain counts a person can check ("user 4.2/5 over 23 commits; 1 of 40 commits reverted").
+ */
+import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
+
+/** How many signals the why names. */
+export const WHY_SIGNALS = 3;
+
+function plural(count: number, noun: string): string {
+  const rounded = Math.round(count);
+  return `${rounded} ${noun}${rounded === 1 ? '' : 's'}`;
+}
+
+const meanGrade = (sum: number, count: number) => (sum / count).toFixed(1);
+const percent = (part: number, whole: number, digits = 0) => `${((100 * part) / whole).toFixed(digits)}%`;
+
+/** A signal in words, from the setup's plain counts. */
+export function describeSignal(name: SignalName, tally: Tally): string {
+  switch (name) {
+    case 'userGrade':
+      return `user ${meanGrade(tally.userGradeSum, tally.userGraded)}/5 over ${plural(tally.userGraded, 'commit')}`;
+    case 'reportedGrade':
+      return `agent-relayed user grade ${meanGrade(tally.reportedGradeSum, tally.reportedGraded)}/5 over ${plural(tally.reportedGraded, 'commit')}`;
+    case 'selfGrade':
+      return `self-grade ${meanGrade(tally.selfGradeSum, tally.selfGraded)}/5 over ${plural(tally.selfGraded, 'commit')}`;
+    case 'acceptedCommits': {
+      const fixes = tally.followUpFixes > 0 ? `, ${plural(tally.followUpFixes, 'follow-up fix').replace(/fixs$/, 'fixes')}` : '';
+      return `${Math.round(tally.reverted)} of ${plural(tally.commits, 'commit')} reverted${fixes}`;
+    }
+    case 'undo':
+      return `${Math.round(tally.undoneTurns)} of ${plural(tally.turns, 'turn')} undone`;
+    case 'tests':
+      return `tests green ${percent(tally.testPasses, tally.testRuns)} of ${plural(tally.testRuns, 'run')}`;
+    case 'bugs':
+      return `${plural(tally.bugs, 'bug')} in ${plural(tally.commits, 'commit')}`;
+    case 'toolFailures':
+      return `${percent(tally.toolFailures, tally.toolCalls, 1)} tool failures`;
+  }
+}
+
+/** Trials of a signal in a tally, to know whether the setup has any of its own. */
+export type TrialsOf = (name: SignalName, tally: Tally) => number;
+
+/**
+ * The signals that decided the score, most influential first: each one's weight × how far the
+ * setup's estimate sits from the role's average, among signals the setup has its own evidence for.
+ */
+export function explainScore(estimates: readonly SignalEstimate[], counts: Tally, trialsOf: TrialsOf, prefix: string): string {
+  const ranked = estimates
+    .map((estimate, order) => ({ estimate, order, influence: Math.abs(estimate.weight * (estimate.mean - estimate.prior)) }))
+    .filter(({ estimate }) => trialsOf(estimate.name, counts) > 0)
+    .sort((a, b) => b.influence - a.influence || a.order - b.order)
+    .slice(0, WHY_SIGNALS);
+  const facts = ranked.map(({ estimate }) => describeSignal(estimate.name, counts));
+  if (facts.length === 0) facts.push('no graded or measured work of its own yet, so scored at its role\'s average');
+  return `${prefix}${facts.join('; ')}`;
+}

@@ -1,0 +1,46 @@
+/** The `recommend-setup` agent tool: the same per-role answer as the CLI, and it never applies it. */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { ToolContext } from '@opencode-ai/plugin';
+import fs from 'node:fs';
+import path from 'node:path';
+import { silentLogger } from '../../src/core/logger.js';
+import { recommendForProject } from '../../src/core/report/recommend-project.js';
+import { formatRecommendation } from '../../src/core/report/recommend-text.js';
+import { formatHealthStatus } from '../../src/core/report/sheet.js';
+import { createTools } from '../../src/opencode/tools/index.js';
+import { block, recordHistory } from '../helpers/synthetic-history.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+const tempDir = useTempDirs('agent-tracker-recommend-tool-');
+
+describe('recommend-setup', () => {
+  let t: TempTracker | undefined;
+  afterEach(() => {
+    t?.dispose();
+    t = undefined;
+  });
+
+  it('answers per role like the CLI and leaves opencode.json alone', async () => {
+    const project = tempDir();
+    const config = path.join(project, 'opencode.json');
+    fs.writeFileSync(config, '{ "agent": { "build": { "model": "old/model" } } }\n');
+    t = tempTracker({}, project);
+    recordHistory(
+      [
+        block({ agent: 'build', model: 'good/model', project, sessions: 12, grades: [[5, 5]] }),
+        block({ agent: 'build', model: 'poor/model', project, sessions: 12, grades: [[-1, -1]], bugs: 6 }),
+      ],
+      { store: t.store, config: t.config },
+    );
+    const tools = createTools({ service: t.service, logger: silentLogger, project, renderStatus: (status) => formatHealthStatus(status) });
+    const context = { sessionID: 'ses_x', messageID: 'msg_x', agent: 'build', directory: project, worktree: project, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as unknown as ToolContext;
+    const text = await tools['recommend-setup']?.execute({ prefer: 'cheap' }, context);
+    expect(text).toBe(formatRecommendation(await recommendForProject(t.store, project, 'cheap')));
+    expect(text).toContain('Recommended setup (prefer cheap), per role:');
+    expect(text).toMatch(/- build: good\/model — /);
+    expect(fs.readFileSync(config, 'utf8')).toBe('{ "agent": { "build": { "model": "old/model" } } }\n');
+    expect(fs.readdirSync(project)).toEqual(['opencode.json']);
+  });
+});
