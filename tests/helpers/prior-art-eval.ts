@@ -57,19 +57,19 @@ function figuresOf(outcomes: readonly QueryOutcome[]): Figures {
 }
 
 /** Writes the corpus into a fresh store, runs every query, and removes the store. */
-export function evaluatePriorArt(): Evaluation {
+export function evaluatePriorArt(entries: readonly EvalEntry[] = EVAL_ENTRIES, queries: readonly EvalQuery[] = EVAL_QUERIES): Evaluation {
   const store = priorArtStore();
   try {
     // Every entry gets its own time, so a match is told apart by its kind and timestamp.
     const idOfMatch = new Map<string, string>();
-    const seeds = EVAL_ENTRIES.map((entry, index) => {
+    const seeds = entries.map((entry, index) => {
       const at = new Date(BASE_TIME + index * 3_600_000).toISOString();
       idOfMatch.set(`${entry.kind}|${at}`, entry.id);
       return seedOf(entry, at);
     });
     store.write(seeds);
     const service = new QueryService(store.store);
-    const outcomes = EVAL_QUERIES.map((query): QueryOutcome => {
+    const outcomes = queries.map((query): QueryOutcome => {
       const result = service.searchPriorArt({ taskDescription: query.text, scope: NO_SCOPE, maxResults: MRR_CUTOFF });
       const matches: PatternMatch[] = [...result.positivePatterns, ...result.crossScopePatterns];
       const ranked = matches.map((match) => idOfMatch.get(`${match.source}|${match.timestamp}`) ?? '?');
@@ -83,7 +83,7 @@ export function evaluatePriorArt(): Evaluation {
       };
     });
     const byKind: Record<string, Figures> = {};
-    for (const kind of new Set(EVAL_QUERIES.map((query) => query.kind))) {
+    for (const kind of new Set(queries.map((query) => query.kind))) {
       byKind[kind] = figuresOf(outcomes.filter((outcome) => outcome.query.kind === kind));
     }
     return {
