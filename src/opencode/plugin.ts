@@ -19,6 +19,7 @@ import { createHooks } from './hooks.js';
 import { hostLogger } from './host-logger.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
+import { upgradeTermIndex } from './term-index-upgrade.js';
 
 /** The project a plugin instance works in: the git worktree when there is one, else the directory. */
 function projectOf(input: PluginInput): string {
@@ -48,6 +49,7 @@ const server: Plugin = async (input, options) => {
   }
 
   migrateLegacyIn(store, input.directory, logger);
+  upgradeTermIndex(store, logger);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
   const service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES });
