@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { reindexProgress, QUIET_REBUILD_MS } from '../../src/cli/reindex-progress.js';
 import type { Logger } from '../../src/core/logger.js';
-import { REINDEX_BATCH, rebuildStaleTermIndex, termIndexIsCurrent } from '../../src/core/query/reindex.js';
+import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../src/core/query/reindex.js';
 import type { ReindexProgress } from '../../src/core/query/reindex.js';
 import { QueryService } from '../../src/core/query/service.js';
 import { TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
@@ -25,6 +25,8 @@ const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..',
 const PROJECT = '/projects/photo-gallery';
 const SIZE = 64 * 1024 * 1024;
 const tempDir = useTempDirs('agent-tracker-reindex-');
+/** Entries per rebuild step in these tests (the default is larger). */
+const REINDEX_BATCH = 50;
 
 let stores: Store[] = [];
 let seeded: PriorArtStore | undefined;
@@ -105,14 +107,14 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
       rebuildStaleTermIndex(store, (progress) => {
         batches.push(progress);
         throw new Error('interrupted');
-      }),
+      }, REINDEX_BATCH),
     ).toThrow('interrupted');
     expect(batches.map(({ done, total }) => [done, total])).toEqual([[REINDEX_BATCH, REINDEX_BATCH + 1]]);
     expect(store.tables.terms.getKeysCount()).toBe(keysBefore);
     expect(termIndexIsCurrent(store)).toBe(false);
 
     const progress: [number, number][] = [];
-    expect(rebuildStaleTermIndex(store, ({ done, total }) => void progress.push([done, total]))).toMatchObject({ rebuilt: true, documents: REINDEX_BATCH + 1 });
+    expect(rebuildStaleTermIndex(store, ({ done, total }) => void progress.push([done, total]), REINDEX_BATCH)).toMatchObject({ rebuilt: true, documents: REINDEX_BATCH + 1 });
     expect(progress).toEqual([[REINDEX_BATCH, REINDEX_BATCH + 1], [REINDEX_BATCH + 1, REINDEX_BATCH + 1]]);
     expect(new TermIndexReader(store.tables.terms).statistics().documents).toBe(REINDEX_BATCH + 1);
   });

@@ -7,8 +7,11 @@
 import type { Store, WrittenDocument } from '../store/store.js';
 import { TERM_INDEX_VERSION, TermIndexReader, indexWrittenDocuments } from './term-index.js';
 
-/** Entries indexed per step: progress is reported between steps. */
-export const REINDEX_BATCH = 2_000;
+/**
+ * Entries indexed per step (progress is reported between steps). Large, because each step rewrites
+ * the last postings block of every term it touches; small enough to keep a step's postings in memory.
+ */
+export const REINDEX_BATCH = 10_000;
 
 /** How far a rebuild is: entries indexed so far and in all. */
 export interface ReindexProgress {
@@ -39,9 +42,14 @@ function* allDocuments(store: Store): Generator<WrittenDocument> {
 
 /**
  * Rebuilds the term index from every retrospective, journal entry and commit when it is not
- * current; does nothing (one read) when it is. `onProgress` is called after each batch.
+ * current; does nothing (one read) when it is. `onProgress` is called after each batch of
+ * `batchSize` entries.
  */
-export function rebuildStaleTermIndex(store: Store, onProgress?: (progress: ReindexProgress) => void): ReindexResult {
+export function rebuildStaleTermIndex(
+  store: Store,
+  onProgress?: (progress: ReindexProgress) => void,
+  batchSize: number = REINDEX_BATCH,
+): ReindexResult {
   const started = performance.now();
   if (termIndexIsCurrent(store)) return { rebuilt: false, documents: 0, durationMs: performance.now() - started };
   return store.transaction(() => {
@@ -60,7 +68,7 @@ export function rebuildStaleTermIndex(store: Store, onProgress?: (progress: Rein
     };
     for (const document of allDocuments(store)) {
       batch.push(document);
-      if (batch.length === REINDEX_BATCH) flushBatch();
+      if (batch.length >= batchSize) flushBatch();
     }
     // Also stamps an index left empty (every entry without searchable text) with the version.
     flushBatch();

@@ -63,11 +63,28 @@ const DIGIT = /\p{N}/u;
  */
 export const MAX_MIXED_WORDS = 3;
 const STEMMABLE = /^[a-z]+$/;
+/** A lower-case or capitalised word of ASCII letters, the common case. */
+const PLAIN_WORD = /^[A-Z]?[a-z]+$/;
+
+/** Stems already computed: word frequencies are Zipfian, so most words of a text were stemmed before. */
+const stems = new Map<string, string>();
+/** Beyond this many cached stems the cache starts over (bounds memory in a long-running process). */
+export const STEM_CACHE_LIMIT = 50_000;
+
+function cachedStem(word: string): string {
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    if (stems.size >= STEM_CACHE_LIMIT) stems.clear();
+    stemmed = stem(word);
+    stems.set(word, stemmed);
+  }
+  return stemmed;
+}
 
 /** How a word of a token becomes a term (or nothing): stop words, length, the stemmer. */
 export function wordTerm(word: string): string | undefined {
   if (word.length < MIN_TERM_LENGTH || word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word)) return undefined;
-  return word.length >= MIN_STEM_LENGTH && STEMMABLE.test(word) ? stem(word) : word;
+  return word.length >= MIN_STEM_LENGTH && STEMMABLE.test(word) ? cachedStem(word) : word;
 }
 
 /**
@@ -97,9 +114,17 @@ export type TermSink = (term: string, word: string | undefined) => void;
 
 /** Runs the analyzer over `text`, handing every term to `sink` in order, repeats kept. */
 export function analyze(text: string, sink: TermSink): void {
-  const normalized = text.normalize('NFKC').replace(INNER_APOSTROPHE, '');
+  let normalized = text.normalize('NFKC');
+  if (normalized.includes("'") || normalized.includes('\u2019')) normalized = normalized.replace(INNER_APOSTROPHE, '');
   for (const match of normalized.matchAll(TOKEN)) {
     const token = match[0];
+    if (PLAIN_WORD.test(token)) {
+      // Most tokens are plain words: nothing to split (the same result, without the splitting's cost).
+      const word = token.toLowerCase();
+      const term = wordTerm(word);
+      if (term !== undefined) sink(term, word);
+      continue;
+    }
     if (token.length > MAX_TERM_LENGTH * 2) continue;
     const { words, whole } = splitIdentifier(token);
     if (whole !== undefined && whole.length <= MAX_TERM_LENGTH) sink(whole, undefined);
