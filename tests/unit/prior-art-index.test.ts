@@ -4,6 +4,7 @@ import { getAllActivities, getAllCommits, getAllRetrospectives } from '../../src
 import { QueryService } from '../../src/core/query/service.js';
 import { decodePosting, indexWrittenDocuments, POSTING_WORDS, POSTINGS_PER_BLOCK, TermIndexReader } from '../../src/core/query/term-index.js';
 import type { DocumentRef } from '../../src/core/query/term-index.js';
+import { tokenize } from '../../src/core/query/tokenizer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
 import type { CommitKey, JournalKey, Mutation } from '../../src/core/store/mutations.js';
 import type { WrittenDocument } from '../../src/core/store/store.js';
@@ -132,7 +133,8 @@ describe('the term index and the entries never disagree', () => {
     const seeds = Array.from({ length: total }, (_, i): Seed => ({ kind: 'activity', id: `b${i}`, task: `blocky entry ${i}` }));
     t.write(seeds.slice(0, POSTINGS_PER_BLOCK - 3));
     t.write(seeds.slice(POSTINGS_PER_BLOCK - 3));
-    const { blocks, count } = new TermIndexReader(t.store.tables.terms).postings('blocky');
+    const [term = ''] = tokenize('blocky');
+    const { blocks, count } = new TermIndexReader(t.store.tables.terms).postings(term);
     expect(count).toBe(total);
     expect(blocks).toHaveLength(3);
     const documents = blocks.flatMap((block) => Array.from({ length: block.length / POSTING_WORDS }, (_, i) => decodePosting(block, i).document));

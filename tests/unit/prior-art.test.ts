@@ -23,16 +23,16 @@ function seeded(seeds: Seed[]): QueryService {
 const tasks = (matches: PatternMatch[]) => matches.map((match) => match.task);
 
 describe('keyword extraction', () => {
-  it('lower-cases, splits on whitespace and punctuation, drops stop words and words under three characters', () => {
-    expect(extractKeywords('Fix the Login-form: UI bug in auth.ts, and the DB')).toEqual(['fix', 'login', 'form', 'bug', 'auth']);
+  it('lower-cases, splits identifiers, stems, drops stop words and one-letter words, keeps two-letter words', () => {
+    expect(extractKeywords('Fix the Login-form: UI bug in auth.ts, and the DB')).toEqual(['fix', 'loginform', 'login', 'form', 'ui', 'bug', 'authts', 'auth', 'ts', 'db']);
   });
 
-  it('keeps each keyword once, in first-seen order', () => {
-    expect(extractKeywords('cache cache invalidation Cache')).toEqual(['cache', 'invalidation']);
+  it('keeps each keyword once, in first-seen order, every form of a word as one', () => {
+    expect(extractKeywords('cache caching invalidation Cached')).toEqual(['cach', 'invalid']);
   });
 
   it('keeps repeats when tokenizing a document, for term frequencies', () => {
-    expect(tokenize('cache the cache')).toEqual(['cache', 'cache']);
+    expect(tokenize('cache the cache')).toEqual(['cach', 'cach']);
   });
 
   it('finds nothing in a description made only of stop words and short words', () => {

@@ -5,9 +5,11 @@
  */
 import path from 'node:path';
 import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../core/projects/cross-project-search.js';
+import { rebuildStaleTermIndex } from '../../core/query/reindex.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
+import { reindexProgress } from '../reindex-progress.js';
 
 function parseMax(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -29,6 +31,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
   const result = await withStore(config, async (store) => {
+    // Once after an upgrade changed the search rules; a read when the index is current.
+    rebuildStaleTermIndex(store, reindexProgress(output));
     try {
       const query = {
         taskDescription: text,

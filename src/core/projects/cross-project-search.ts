@@ -8,7 +8,7 @@ import { formatPriorArt } from '../query/format.js';
 import { projectName, quoteNote } from '../query/quote.js';
 import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../query/service.js';
 import { scopeOfProject } from '../query/scope.js';
-import { extractKeywords } from '../query/tokenizer.js';
+import { prefixKeywords } from '../query/tokenizer.js';
 import type { PriorArtQuery, PriorArtResult } from '../query/types.js';
 import type { Store } from '../store/store.js';
 import { classifyProject } from './classifier.js';
@@ -57,7 +57,7 @@ export async function searchPriorArtAcrossProjects(
   const found = result.positivePatterns.length + result.crossScopePatterns.length + result.mistakes.length;
   if (found > 0) return { ...result, similarProjects, gitLogMatches: [] };
 
-  const keywords = extractKeywords(valid.taskDescription);
+  const keywords = prefixKeywords(valid.taskDescription);
   const gitLogMatches = await searchGitLog(similarPaths, keywords, valid.maxResults ?? DEFAULT_MAX_RESULTS, options.gitLog);
   return { ...result, similarProjects, gitLogMatches };
 }

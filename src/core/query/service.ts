@@ -2,10 +2,13 @@
  * QueryService: prior art for a task being planned, in the three categories the planning skill
  * shows (scope-local positive patterns, cross-scope positive patterns, mistakes).
  *
- * The rules: the query's keywords come from `extractKeywords`; an entry qualifies when it matches
- * at least RELEVANCE_THRESHOLD of them (its relevanceScore); inside a category entries rank by
- * BM25, then grade, then recency. Only the postings of the query's own terms are read, and only
- * the entries returned are fetched.
+ * The rules: the query's keywords come from `analyzeQuery` (the same analyzer as the index); an
+ * entry qualifies when it matches at least RELEVANCE_THRESHOLD of them (its relevanceScore), a
+ * keyword counting as matched through its own term, an abbreviation or synonym of it, or, for a
+ * keyword the index has never seen, a word one typo away; inside a category entries rank by BM25
+ * (each term's share weighed: 1 for the query's own words, less for expansions and corrections),
+ * then grade, then recency. Only the postings of the query's terms are read, and only the entries
+ * returned are fetched.
  *
  * Which entries are which:
  * - A retrospective is positive when the user graded it good (2) or excellence (5), a mistake when
@@ -37,7 +40,8 @@ import {
   termFrequencyOf,
 } from './term-index.js';
 import type { DocumentRef } from './term-index.js';
-import { extractKeywords } from './tokenizer.js';
+import { FUZZY_WEIGHT } from './fuzzy.js';
+import { analyzeQuery } from './query-terms.js';
 import { TopK } from './top-k.js';
 import type { PatternMatch, PriorArtQuery, PriorArtResult } from './types.js';
 
@@ -69,6 +73,14 @@ interface Candidate {
 
 type Category = 'local' | 'cross' | 'mistake';
 
+/** The postings of one searched term, its weight and the keyword it counts for. */
+interface TermList {
+  blocks: Uint32Array[];
+  count: number;
+  weight: number;
+  keyword: number;
+}
+
 function byRank(a: Candidate, b: Candidate): number {
   return (
     b.score - a.score ||
@@ -90,6 +102,8 @@ const KEPT_WORDS = 4;
 class Accumulators {
   scores = new Float64Array(0);
   matched = new Uint16Array(0);
+  /** The last keyword (index + 1) counted as matched per document, so a keyword counts once. */
+  lastKeyword = new Uint16Array(0);
   kept = new Uint32Array(0);
   touched = new Uint32Array(0);
   touchedCount = 0;
@@ -99,6 +113,7 @@ class Accumulators {
     const size = Math.max(documents, this.scores.length * 2);
     this.scores = new Float64Array(size);
     this.matched = new Uint16Array(size);
+    this.lastKeyword = new Uint16Array(size);
     this.kept = new Uint32Array(size * KEPT_WORDS);
     this.touched = new Uint32Array(size);
   }
@@ -108,6 +123,7 @@ class Accumulators {
       const document = this.touched[i] as number;
       this.scores[document] = 0;
       this.matched[document] = 0;
+      this.lastKeyword[document] = 0;
     }
     this.touchedCount = 0;
   }
@@ -149,12 +165,8 @@ export class QueryService {
   /** The prior art for `query`, ranked; see the module comment for the rules. */
   searchPriorArt(input: PriorArtQuery): PriorArtResult {
     const query = validatePriorArtQuery(input);
-    const keywords = extractKeywords(query.taskDescription);
+    const { keywords, lists } = this.termLists(query.taskDescription);
     const empty: PriorArtResult = { positivePatterns: [], crossScopePatterns: [], mistakes: [] };
-    if (keywords.length === 0) return empty;
-    const lists = keywords
-      .map((keyword) => this.index.postings(keyword))
-      .filter((list) => list.count > 0);
     if (lists.length === 0) return empty;
 
     let capacity = query.maxResults + SKIP_ALLOWANCE;
@@ -175,13 +187,41 @@ export class QueryService {
   }
 
   /**
+   * The postings to score, ordered by keyword: each keyword's own term, or when the index has never
+   * seen it, the words one typo away; then its expansions.
+   */
+  private termLists(text: string): { keywords: string[]; lists: TermList[] } {
+    const { keywords, correctable, expansions } = analyzeQuery(text);
+    const searched = new Set([...keywords, ...expansions.map((expansion) => expansion.term)]);
+    const lists: TermList[] = [];
+    const add = (term: string, weight: number, keyword: number) => {
+      const list = this.index.postings(term);
+      if (list.count > 0) lists.push({ ...list, weight, keyword });
+    };
+    keywords.forEach((keyword, index) => {
+      const before = lists.length;
+      add(keyword, 1, index);
+      const typed = correctable[index];
+      if (lists.length === before && typed !== undefined) {
+        for (const term of this.index.similarTerms(typed)) {
+          if (searched.has(term)) continue;
+          searched.add(term);
+          add(term, FUZZY_WEIGHT, index);
+        }
+      }
+      for (const expansion of expansions) if (expansion.keyword === index) add(expansion.term, expansion.weight, index);
+    });
+    return { keywords, lists };
+  }
+
+  /**
    * Scores term at a time into per-document accumulators (BM25 summed over the query's terms),
    * then keeps the best candidates per category.
    */
   private rank(
     query: PriorArtQuery & { scope: string },
     keywordCount: number,
-    lists: { blocks: Uint32Array[]; count: number }[],
+    lists: readonly TermList[],
     capacity: number,
   ): Record<Category, TopK<Candidate>> {
     const stats = this.index.statistics();
@@ -196,7 +236,8 @@ export class QueryService {
     acc.prepare(lastDocument + 1);
     try {
       for (const list of lists) {
-        const weight = inverseDocumentFrequency(documents, list.count);
+        const weight = list.weight * inverseDocumentFrequency(documents, list.count);
+        const keywordMark = list.keyword + 1;
         for (const block of list.blocks) {
           for (let base = 0; base + POSTING_WORDS <= block.length; base += POSTING_WORDS) {
             const document = block[base + POSTING_DOCUMENT] as number;
@@ -210,7 +251,10 @@ export class QueryService {
               acc.kept[kept + 2] = block[base + POSTING_AGENT] as number;
               acc.kept[kept + 3] = block[base + POSTING_SECONDS] as number;
             }
-            acc.matched[document] = (acc.matched[document] as number) + 1;
+            if (acc.lastKeyword[document] !== keywordMark) {
+              acc.lastKeyword[document] = keywordMark;
+              acc.matched[document] = (acc.matched[document] as number) + 1;
+            }
             acc.scores[document] = (acc.scores[document] as number) + weight * saturatedTermFrequency(termFrequencyOf(counts), documentLengthOf(counts), averageLength);
           }
         }

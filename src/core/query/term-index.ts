@@ -9,7 +9,8 @@
  *   ['r', kind, ...entryKey] -> number      the document number of an entry (indexing is idempotent)
  *   ['n', dictionary, name]  -> number      compact ids for project paths and agent names
  *   ['i', dictionary, id]    -> string      and back
- *   ['s', statistic]         -> number      documents, total length, next ids
+ *   ['s', statistic]         -> number      documents, total length, next ids, the analyzer version
+ *   ['w', first, length, word] -> string    a word entries used and its term (for typo correction)
  *
  * A posting carries what ranking and filtering need (term frequency, document length, kind, grade,
  * project, agent, time), so a query reads only the postings of its own terms and then fetches just
@@ -20,7 +21,16 @@ import type { Table, WrittenDocument } from '../store/store.js';
 import type { Grade } from '../types.js';
 import { searchableText } from './documents.js';
 import type { EntryKind } from './documents.js';
-import { termFrequencies, tokenize } from './tokenizer.js';
+import { FUZZY_MAX_EDITS, isFuzzyWord, withinOneEdit } from './fuzzy.js';
+import { analyze, termFrequencies } from './tokenizer.js';
+
+/**
+ * The version of the analyzer the index was built with. Raise it whenever the terms an entry gives
+ * change (tokenizer.ts): an index of another version is rebuilt once (see reindex.ts).
+ * 1: lower-cased words of 3+ letters. 2: NFKC, identifier splitting, Porter2 stems, two-letter words.
+ */
+export const TERM_INDEX_VERSION = 2;
+const VERSION_KEY: TermIndexKey = ['s', 'version'];
 
 /** A key of the `terms` sub-database. */
 export type TermIndexKey = (string | number)[];
@@ -183,6 +193,10 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   let documentCount = readNumber(table, ['s', 'documents']);
   let totalLength = readNumber(table, ['s', 'totalLength']);
   const startCount = documentCount;
+  // An empty index is built by this analyzer from its first document on.
+  if (nextDocument === 0) table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
+  /** Words of the flush that typo correction may lead to, with their terms. */
+  const words = new Map<string, string>();
   // Most documents of one flush share their project and agent: look each name up once.
   const ids = new Map<string, number>();
   const idOf = (dictionary: Dictionary, name: string): number => {
@@ -199,13 +213,22 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
     nextDocument += 1;
     table.putSync(['d', nextDocument], ref);
     table.putSync(reverseKey, nextDocument);
-    const terms = tokenize(searchableText(document));
+    const terms: string[] = [];
+    // A whole identifier is another spelling of its words, not more text: it is not counted in
+    // the document's length, so splitting identifiers does not make a document look longer.
+    let length = 0;
+    analyze(searchableText(document), (term, word) => {
+      terms.push(term);
+      if (word === undefined) return;
+      length += 1;
+      if (isFuzzyWord(word)) words.set(word, term);
+    });
     documentCount += 1;
-    totalLength += terms.length;
+    totalLength += length;
     if (terms.length === 0) continue;
     const shared = {
       document: nextDocument,
-      documentLength: terms.length,
+      documentLength: length,
       kind: document.kind,
       grade: gradeOfDocument(document),
       projectId: idOf('project', document.value.project),
@@ -220,9 +243,18 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   }
   if (documentCount === startCount) return;
   for (const [term, postings] of pending) appendPostings(table, term, postings);
+  for (const [word, term] of words) {
+    const key = wordKey(word);
+    if (!table.doesExist(key)) table.putSync(key, term);
+  }
   table.putSync(['s', 'nextDocument'], nextDocument);
   table.putSync(['s', 'documents'], documentCount);
   table.putSync(['s', 'totalLength'], totalLength);
+}
+
+/** The word-list key of a word: by first letter and length, so correction reads only near words. */
+function wordKey(word: string): TermIndexKey {
+  return ['w', word.charAt(0), word.length, word];
 }
 
 /** Appends postings (in document order) to a term's last block, starting new blocks as they fill. */
@@ -268,6 +300,34 @@ export class TermIndexReader {
       count += Math.floor(block.length / POSTING_WORDS);
     }
     return { blocks, count };
+  }
+
+  /** The analyzer version the index was built with; 1 for indexes from before versions were kept. */
+  version(): number {
+    const stored = this.table.get(VERSION_KEY);
+    return typeof stored === 'number' ? stored : 1;
+  }
+
+  /** Whether any document was ever indexed. */
+  isEmpty(): boolean {
+    return readNumber(this.table, ['s', 'nextDocument']) === 0;
+  }
+
+  /**
+   * The terms of the indexed words at most one edit from `word` (which must be a fuzzy word).
+   * Reads only the words with the same first letter and a length one apart: a first letter typed
+   * wrong is not corrected, as in most spell checkers.
+   */
+  similarTerms(word: string): string[] {
+    const terms = new Set<string>();
+    const first = word.charAt(0);
+    for (let length = word.length - FUZZY_MAX_EDITS; length <= word.length + FUZZY_MAX_EDITS; length += 1) {
+      for (const { key, value } of this.table.getRange({ start: ['w', first, length], end: ['w', first, length + 1] })) {
+        const candidate = key[3];
+        if (typeof candidate === 'string' && typeof value === 'string' && withinOneEdit(word, candidate)) terms.add(value);
+      }
+    }
+    return [...terms];
   }
 
   /** The entry behind a document number. */

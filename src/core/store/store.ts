@@ -313,6 +313,11 @@ export class Store {
     return counts;
   }
 
+  /** Empties one sub-database, for a rebuild of derived data (the term index). Call inside `transaction`. */
+  clearTable(name: TableName): void {
+    (this.tables[name] as unknown as { clearSync(): void }).clearSync();
+  }
+
   meta(): MetaValues {
     const meta = this.tables.meta;
     return {

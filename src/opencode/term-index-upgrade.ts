@@ -1,0 +1,19 @@
+/** Plugin start: rebuilds the prior-art index once after an upgrade changed the search rules. */
+import type { Logger } from '../core/logger.js';
+import { rebuildStaleTermIndex } from '../core/query/reindex.js';
+import type { Store } from '../core/store/store.js';
+
+/** Rebuilds a stale term index (one read when it is current); a failure is logged, never fatal. */
+export function upgradeTermIndex(store: Store, logger: Logger): void {
+  try {
+    const result = rebuildStaleTermIndex(store);
+    if (result.rebuilt) {
+      logger.info(`agent-tracker: rebuilt the prior-art index for the new search rules (${result.documents} entries, ${Math.round(result.durationMs)} ms)`, { ...result });
+    }
+  } catch (error) {
+    logger.error(
+      `agent-tracker: rebuilding the prior-art index failed, tracking goes on: ${(error as Error).message}. ` +
+        'Prior-art searches use the old index until `agent-tracker prior-art` or the next start rebuilds it.',
+    );
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * A second, held-out evaluation set for prior-art search, written after the analyzer's first
+ * version and before it was ever run on this set: the analyzer was not tuned on it. Same format
+ * and rules as prior-art-eval-corpus.ts; different projects, entries and queries.
+ */
+import type { EvalEntry, EvalQuery } from './prior-art-eval-corpus.js';
+
+const BLOG = '/projects/blog-engine';
+const GAME = '/projects/browser-game';
+const CRM = '/projects/crm-backend';
+const TOOLS = '/projects/dev-tools';
+
+export const HOLDOUT_ENTRIES: readonly EvalEntry[] = [
+  { id: 'b1', kind: 'commit', project: BLOG, message: 'Generate RSS and Atom feeds for every tag page' },
+  { id: 'b2', kind: 'retrospective', project: BLOG, task: 'Syntax highlighting in code blocks with Shiki at build time', agentNote: 'no client-side JS needed', grade: 5 },
+  { id: 'b3', kind: 'commit', project: BLOG, message: 'Comments are moderated: new ones wait for approval, spam filtered by Akismet' },
+  { id: 'b4', kind: 'activity', project: BLOG, task: 'Sitemap.xml was missing drafts exclusion', outcome: 'drafts no longer listed; sitemap validated' },
+  { id: 'b5', kind: 'commit', project: BLOG, message: 'renderMarkdownToHtml escapes raw HTML unless the post is trusted' },
+  { id: 'b6', kind: 'commit', project: BLOG, message: 'Open Graph images generated per post with the title on a template' },
+  { id: 'b7', kind: 'retrospective', project: BLOG, task: 'Full-text search over posts with a prebuilt index shipped as JSON', grade: 2 },
+  { id: 'b8', kind: 'commit', project: BLOG, message: 'Reading time estimate shown under each headline' },
+  { id: 'b9', kind: 'commit', project: BLOG, message: 'Fix broken permalinks after changing the slug format' },
+  { id: 'b10', kind: 'activity', project: BLOG, task: 'Newsletter signup form posts to Buttondown', outcome: 'double opt-in confirmed working' },
+  { id: 'p1', kind: 'commit', project: GAME, message: 'Collision detection switched to a spatial hash grid; 3x more sprites at 60 fps' },
+  { id: 'p2', kind: 'retrospective', project: GAME, task: 'Save game state to IndexedDB so progress survives a reload', grade: 5 },
+  { id: 'p3', kind: 'commit', project: GAME, message: 'Gamepad support through the Gamepad API with remappable buttons' },
+  { id: 'p4', kind: 'commit', project: GAME, message: 'Audio: preload sound effects and unlock the AudioContext on first tap' },
+  { id: 'p5', kind: 'activity', project: GAME, task: 'Frame drops on low-end phones', outcome: 'particle count now scales with measured frame time' },
+  { id: 'p6', kind: 'commit', project: GAME, message: 'Leaderboard endpoint rejects scores that arrive faster than the level allows' },
+  { id: 'p7', kind: 'commit', project: GAME, message: 'Tilemap loader reads Tiled JSON exports' },
+  { id: 'p8', kind: 'retrospective', project: GAME, task: 'Multiplayer lobby over WebSockets with room codes', agentNote: 'server authoritative positions', grade: 2 },
+  { id: 'p9', kind: 'commit', project: GAME, message: 'Pause menu and settings persisted in localStorage' },
+  { id: 'p10', kind: 'commit', project: GAME, message: 'Fix sprite flickering caused by sub-pixel positions' },
+  { id: 'c1', kind: 'commit', project: CRM, message: 'Import contacts from CSV with column mapping and a dry run' },
+  { id: 'c2', kind: 'retrospective', project: CRM, task: 'Merge duplicate contacts by email and phone number', grade: 5 },
+  { id: 'c3', kind: 'commit', project: CRM, message: 'Role based access control: sales reps see only their own accounts' },
+  { id: 'c4', kind: 'commit', project: CRM, message: 'Sync deals with HubSpot every 15 minutes through their API' },
+  { id: 'c5', kind: 'activity', project: CRM, task: 'Slow contact list endpoint', outcome: 'added a composite index on (owner_id, updated_at); p99 from 2.4 s to 180 ms' },
+  { id: 'c6', kind: 'commit', project: CRM, message: 'Password reset tokens expire after one hour and are single-use' },
+  { id: 'c7', kind: 'commit', project: CRM, message: 'Audit log records who changed which field of a deal' },
+  { id: 'c8', kind: 'retrospective', project: CRM, task: 'Upgrade Django to 5.0 and replace deprecated url() calls', grade: 2 },
+  { id: 'c9', kind: 'commit', project: CRM, message: 'GDPR export: a customer can download all their data as a ZIP' },
+  { id: 'c10', kind: 'commit', project: CRM, message: 'Two-factor authentication with TOTP apps and recovery codes' },
+  { id: 't1', kind: 'commit', project: TOOLS, message: 'Pre-commit hook runs prettier and eslint on staged files only' },
+  { id: 't2', kind: 'retrospective', project: TOOLS, task: 'Release script bumps the version, tags, and publishes to npm', grade: 5 },
+  { id: 't3', kind: 'commit', project: TOOLS, message: 'Changelog generated from conventional commit messages' },
+  { id: 't4', kind: 'commit', project: TOOLS, message: 'Devcontainer with Node 20 and the Postgres service for local development' },
+  { id: 't5', kind: 'activity', project: TOOLS, task: 'Renovate bot config to group minor dependency updates weekly' },
+  { id: 't6', kind: 'commit', project: TOOLS, message: 'Code coverage uploaded from the test workflow; fail under 80%' },
+  { id: 't7', kind: 'commit', project: TOOLS, message: 'Makefile targets for build, test and clean' },
+  { id: 't8', kind: 'commit', project: TOOLS, message: 'Speed up the test suite by running files in parallel workers' },
+  { id: 't9', kind: 'commit', project: TOOLS, message: 'Bump eslint to 9 and migrate to flat config' },
+  { id: 't10', kind: 'commit', project: TOOLS, message: 'Update contributing guide' },
+];
+
+export const HOLDOUT_QUERIES: readonly EvalQuery[] = [
+  { text: 'rss feed per tag', kind: 'inflection', expected: ['b1'] },
+  { text: 'highlighted code snippets', kind: 'inflection', expected: ['b2'] },
+  { text: 'moderating comments', kind: 'inflection', expected: ['b3'] },
+  { text: 'colliding sprites', kind: 'inflection', expected: ['p1'] },
+  { text: 'merging duplicated contacts', kind: 'inflection', expected: ['c2'] },
+  { text: 'expiring reset tokens', kind: 'inflection', expected: ['c6'] },
+  { text: 'render_markdown_to_html', kind: 'identifier', expected: ['b5'] },
+  { text: 'sitemapXml drafts', kind: 'identifier', expected: ['b4'] },
+  { text: 'audio context unlock', kind: 'identifier', expected: ['p4'] },
+  { text: 'indexed db save', kind: 'identifier', expected: ['p2'] },
+  { text: 'local storage settings', kind: 'identifier', expected: ['p9'] },
+  { text: 'rbac for sales reps', kind: 'abbreviation', expected: ['c3'] },
+  { text: '2fa', kind: 'abbreviation', expected: ['c10'] },
+  { text: 'deps update grouping', kind: 'abbreviation', expected: ['t5'] },
+  { text: 'dev container setup', kind: 'abbreviation', expected: ['t4'] },
+  { text: 'ws multiplayer lobby', kind: 'abbreviation', expected: ['p8'] },
+  { text: 'contact list too slow', kind: 'synonym', expected: ['c5'] },
+  { text: 'search across blog posts', kind: 'synonym', expected: ['b7'] },
+  { text: 'controller support', kind: 'synonym', expected: ['p3'] },
+  { text: 'publish a new release', kind: 'synonym', expected: ['t2'] },
+  { text: 'faster tests', kind: 'synonym', expected: ['t8'] },
+  { text: 'leaderbaord cheating', kind: 'typo', expected: ['p6'] },
+  { text: 'changelgo from commits', kind: 'typo', expected: ['t3'] },
+  { text: 'permalnks broken', kind: 'typo', expected: ['b9'] },
+  { text: 'og images for posts', kind: 'short-term', expected: ['b6'] },
+  { text: 'js free syntax highlighting', kind: 'short-term', expected: ['b2'] },
+  { text: 'gdpr data export', kind: 'own-words', expected: ['c9'] },
+  { text: 'Tilemap loader Tiled JSON', kind: 'own-words', expected: ['p7'] },
+  { text: 'Pre-commit hook prettier eslint', kind: 'own-words', expected: ['t1'] },
+  { text: 'Audit log changed field deal', kind: 'own-words', expected: ['c7'] },
+  { text: 'Reading time estimate', kind: 'own-words', expected: ['b8'] },
+  { text: 'Sync deals with HubSpot', kind: 'own-words', expected: ['c4'] },
+  { text: 'Code coverage test workflow', kind: 'own-words', expected: ['t6'] },
+  { text: 'Newsletter signup form', kind: 'own-words', expected: ['b10'] },
+];
