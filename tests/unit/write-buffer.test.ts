@@ -9,6 +9,12 @@ import type { AgentMutationOp, SessionInit, SessionKey } from '../../src/core/st
 const SESSION: SessionKey = ['s1', 'build', 'fake/model'];
 const INIT: SessionInit = { sessionId: 's1', agent: 'build', model: 'fake/model', project: '/p', firstAt: '2026-01-01T00:00:00.000Z' };
 
+/** The ops of an agent's buffered mutation: what the flush will apply. */
+function pendingOps(buffer: WriteBuffer, agent: string): AgentMutationOp[] | undefined {
+  const mutation = buffer.mutations().find((m) => m.table === 'agents' && m.key === agent);
+  return mutation?.table === 'agents' ? mutation.ops : undefined;
+}
+
 describe('WriteBuffer', () => {
   afterEach(() => {
     jest.useRealTimers();
@@ -30,7 +36,9 @@ describe('WriteBuffer', () => {
       { kind: 'revive' },
     ];
     for (const op of steps) buffer.addAgentOp('build', op);
-    expect(buffer.agentOps('build')).toEqual([
+    // The status sees every op as recorded; the flush applies the merged ones.
+    expect(buffer.agentOps('build')).toEqual(steps);
+    expect(pendingOps(buffer, 'build')).toEqual([
       { kind: 'xp', amount: 3 },
       { kind: 'commits', amount: 2 },
       { kind: 'xp', amount: 5 },
@@ -41,7 +49,7 @@ describe('WriteBuffer', () => {
       { kind: 'revive' },
     ]);
     // A grade op (which may carry its retrospective) is kept as given.
-    expect(buffer.agentOps('build')[5]).toBe(grade);
+    expect(pendingOps(buffer, 'build')?.[5]).toBe(grade);
     expect(buffer.size).toBe(1);
     expect(buffer.agentOps('plan')).toEqual([]);
   });
@@ -57,7 +65,7 @@ describe('WriteBuffer', () => {
     buffer.addAgentOp('build', { kind: 'commits', amount: 4 });
     expect(first.amount).toBe(1);
     expect(afterBug.amount).toBe(1);
-    expect(buffer.agentOps('build')).toEqual([{ kind: 'xp', amount: 3 }, { kind: 'bug' }, { kind: 'commits', amount: 5 }]);
+    expect(pendingOps(buffer, 'build')).toEqual([{ kind: 'xp', amount: 3 }, { kind: 'bug' }, { kind: 'commits', amount: 5 }]);
   });
 
   it('adds counter deltas of one session key together and keeps the latest time', () => {
@@ -103,5 +111,27 @@ describe('WriteBuffer', () => {
     jest.setSystemTime(20_000);
     buffer.addCounters(SESSION, INIT, { toolCalls: 1 }, 'y');
     expect(buffer.ageMs(21_000)).toBe(1_000);
+  });
+
+  it('keeps one replayable event per host id: the larger totals, the later time, the first report\'s ops once', () => {
+    jest.useFakeTimers({ now: 1_000 });
+    const buffer = new WriteBuffer();
+    const session = { key: SESSION, init: INIT, at: '2026-01-01T00:00:02.000Z' };
+    const totals = { messages: 1, tokensOutput: 10 };
+    buffer.putReplay({ table: 'events', key: ['s1', 'message:m1'], totals, session, agentOps: [{ agent: 'build', ops: [{ kind: 'xp', amount: 1 }] }] });
+    jest.setSystemTime(5_000);
+    // The same message again, further streamed; then an older copy of it.
+    buffer.putReplay({ table: 'events', key: ['s1', 'message:m1'], totals: { messages: 1, tokensOutput: 40 }, session: { ...session, at: '2026-01-01T00:00:09.000Z' }, agentOps: [{ agent: 'build', ops: [{ kind: 'xp', amount: 1 }] }] });
+    buffer.putReplay({ table: 'events', key: ['s1', 'message:m1'], totals: { messages: 1, tokensOutput: 5, cost: 0.5 }, session: { ...session, at: '2026-01-01T00:00:01.000Z' }, agentOps: [] });
+    buffer.putReplay({ table: 'events', key: ['s1', 'message:m2'], totals: { messages: 1 }, session, agentOps: [{ agent: 'plan', ops: [{ kind: 'xp', amount: 2 }] }] });
+    expect(buffer.size).toBe(2);
+    expect(buffer.mutations()[0]).toMatchObject({ key: ['s1', 'message:m1'], totals: { messages: 1, tokensOutput: 40, cost: 0.5 }, session: { at: '2026-01-01T00:00:09.000Z' } });
+    // The caller's totals object is left as it was handed in.
+    expect(totals).toEqual({ messages: 1, tokensOutput: 10 });
+    expect(buffer.agentOps('build')).toEqual([{ kind: 'xp', amount: 1 }]);
+    expect(buffer.agentOps('plan')).toEqual([{ kind: 'xp', amount: 2 }]);
+    expect(buffer.ageMs(6_000)).toBe(5_000);
+    buffer.clear();
+    expect(buffer.agentOps('build')).toEqual([]);
   });
 });
