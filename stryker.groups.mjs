@@ -5,7 +5,11 @@
 export const GROUPS = {
   rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
   'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['write-buffer', 'tracking', 'state'] },
-  recommend: { mutate: ['src/core/report/recommend.ts'], tests: ['recommend'] },
+  recommend: { mutate: ['src/core/report/recommend.ts', 'src/core/report/recommend-signals.ts', 'src/core/report/recommend-math.ts'], tests: ['recommend'] },
   masking: { mutate: ['src/core/secrets/**/*.ts'], tests: ['masking'] },
+  outcomes: {
+    mutate: ['src/core/outcomes/counters.ts', 'src/core/outcomes/test-runs.ts', 'src/core/outcomes/undo.ts', 'src/core/outcomes/git-signals.ts', 'src/core/outcomes/grades.ts'],
+    tests: ['outcome', 'git-signals', 'user-grades'],
+  },
   query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
 };

@@ -21,14 +21,18 @@ const META_BYTES = 256;
 
 /** Why a file cannot be an LMDB data file, or undefined when its meta pages look sound. */
 export function lmdbFileProblem(file: string): string | undefined {
+  const head = Buffer.alloc(META_BYTES);
+  const second = Buffer.alloc(META_BYTES);
   let size: number;
-  let head: Buffer;
   try {
-    size = fs.statSync(file).size;
     const fd = fs.openSync(file, 'r');
     try {
-      head = Buffer.alloc(META_BYTES);
       fs.readSync(fd, head, 0, META_BYTES, 0);
+      const pageSize = pageSizeOf(head);
+      if (pageSize !== undefined) fs.readSync(fd, second, 0, META_BYTES, pageSize);
+      // The size is taken AFTER the meta pages are read: another process may commit meanwhile, and a
+      // file only grows, so the size then is at least what the pages read name.
+      size = fs.fstatSync(fd).size;
     } finally {
       fs.closeSync(fd);
     }
@@ -36,28 +40,32 @@ export function lmdbFileProblem(file: string): string | undefined {
     return `cannot read it: ${(error as Error).message}`;
   }
   if (size < META_BYTES) return `it is ${size} bytes long, too short for an LMDB database`;
-  const header = PAGE_HEADER_SIZES.find((offset) => head.readUInt32LE(offset) === LMDB_MAGIC);
+  const header = headerSizeOf(head);
   if (header === undefined) return 'it is not an LMDB database (no LMDB signature)';
   const pageSize = head.readUInt32LE(header + PAGE_SIZE_OFFSET_IN_META);
-  if (pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0) {
-    return `its header names an impossible page size (${pageSize})`;
-  }
+  if (pageSizeOf(head) === undefined) return `its header names an impossible page size (${pageSize})`;
   if (size < META_PAGES * pageSize) return 'it is truncated (shorter than its two meta pages)';
   // Both meta pages name the last page in use; the file must reach the later of the two.
   const lastPageOffset = header + PAGE_SIZE_OFFSET_IN_META + DB_RECORDS_SIZE;
-  const second = Buffer.alloc(META_BYTES);
-  const fd = fs.openSync(file, 'r');
-  try {
-    fs.readSync(fd, second, 0, META_BYTES, pageSize);
-  } finally {
-    fs.closeSync(fd);
-  }
   const lastPage = [head, second]
     .filter((page) => page.readUInt32LE(header) === LMDB_MAGIC)
     .map((page) => Number(page.readBigUInt64LE(lastPageOffset)))
     .reduce((a, b) => Math.max(a, b), 0);
   if (size < (lastPage + 1) * pageSize) return `it is truncated (${size} bytes, its header needs ${(lastPage + 1) * pageSize})`;
   return undefined;
+}
+
+/** Where the meta fields start (the page header's size), or undefined without the LMDB signature. */
+function headerSizeOf(head: Buffer): number | undefined {
+  return PAGE_HEADER_SIZES.find((offset) => head.readUInt32LE(offset) === LMDB_MAGIC);
+}
+
+/** The page size the first meta page names, when it is a possible one. */
+function pageSizeOf(head: Buffer): number | undefined {
+  const header = headerSizeOf(head);
+  if (header === undefined) return undefined;
+  const pageSize = head.readUInt32LE(header + PAGE_SIZE_OFFSET_IN_META);
+  return pageSize < MIN_PAGE_SIZE || pageSize > MAX_PAGE_SIZE || (pageSize & (pageSize - 1)) !== 0 ? undefined : pageSize;
 }
 
 /** What the newer of the two meta pages says: enough to tell a committed write from none. */

@@ -23,8 +23,9 @@ function openReadOnly(file: string): RootDatabase {
   return open({ path: file, readOnly: true, maxDbs: MAX_NAMED_DATABASES, compression: true });
 }
 
+/** A named table, or undefined when the file has none of that name (written before it existed): read-only cannot create it. */
 function tableOf(root: RootDatabase, name: string) {
-  return root.openDB<unknown, Key>({ name, compression: name !== 'terms' });
+  return root.openDB<unknown, Key>({ name, compression: name !== 'terms' }) as ReturnType<RootDatabase['openDB']> | undefined;
 }
 
 function writeLine(fd: number, value: unknown): void {
@@ -37,13 +38,13 @@ function verify(file: string, fd: number): void {
   for (const name of TABLE_NAMES) {
     let count = 0;
     // Reading each value reads the leaf and overflow pages; the descent reads the branch pages.
-    for (const { value } of tableOf(root, name).getRange()) {
+    for (const { value } of tableOf(root, name)?.getRange() ?? []) {
       if (value === undefined) throw new Error(`a record of ${name} has no value`);
       count += 1;
     }
     entries[name] = count;
   }
-  const schemaVersion = Number(tableOf(root, 'meta').get('schemaVersion') ?? 0);
+  const schemaVersion = Number(tableOf(root, 'meta')?.get('schemaVersion') ?? 0);
   writeLine(fd, { ok: true, schemaVersion, entries });
 }
 
@@ -51,6 +52,11 @@ function salvage(file: string, fd: number, tables: string, direction: string): v
   const root = openReadOnly(file);
   for (const table of tables.split(',')) {
     const db = tableOf(root, table);
+    if (!db) {
+      writeLine(fd, { t: table, expected: 0 });
+      writeLine(fd, { t: table, done: true });
+      continue;
+    }
     // The entry count lives in the sub-database's record in the main tree: cheap, and known even
     // when pages of the table itself are damaged.
     writeLine(fd, { t: table, expected: (db.getStats() as { entryCount?: number }).entryCount ?? null });
