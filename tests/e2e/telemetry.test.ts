@@ -107,10 +107,12 @@ describe('telemetry from real OpenCode sessions', () => {
     expect(tools?.attributes['agent_tracker.project.id']).toMatch(/^[0-9a-f]{16}$/);
     expect(JSON.stringify(points)).not.toContain(repo);
 
+    // grade-commit records the agent's own grade only: the "user grade" it relays is not the user's.
     const grades = latestPoints(points).filter((p) => p.name === 'agent_tracker.grade');
-    expect(grades.reduce((sum, p) => sum + p.count, 0)).toBe(2);
+    expect(grades.reduce((sum, p) => sum + p.count, 0)).toBe(1);
+    expect(grades[0]?.attributes).toMatchObject({ 'agent_tracker.grade.provenance': 'self' });
     const events = collector.logs();
-    expect(events.filter((e) => e.name === 'agent_tracker.commit.graded')).toHaveLength(2);
+    expect(events.filter((e) => e.name === 'agent_tracker.commit.graded')).toHaveLength(1);
     const end = events.find((e) => e.name === 'agent_tracker.session.end');
     expect(end?.attributes).toMatchObject({ 'agent_tracker.tool.calls': report.toolCalls, 'agent_tracker.commits': 1 });
   });

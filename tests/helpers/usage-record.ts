@@ -1,4 +1,5 @@
 /** A usage record with every counter zero, for pure tests of what reads usage records. */
+import { ZERO_COUNTERS } from '../../src/core/store/store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 
 let counter = 0;
@@ -10,22 +11,7 @@ export function usageRecord(overrides: Partial<UsageRecord> & Pick<UsageRecord, 
     project: '/p/target',
     firstAt: '2025-02-01T00:00:00.000Z',
     lastAt: '2025-02-01T01:00:00.000Z',
-    toolCalls: 0,
-    toolFailures: 0,
-    commands: 0,
-    commits: 0,
-    pushes: 0,
-    bugs: 0,
-    gradedCommits: 0,
-    gradeSum: 0,
-    csDelta: 0,
-    messages: 0,
-    tokensInput: 0,
-    tokensOutput: 0,
-    tokensReasoning: 0,
-    tokensCacheRead: 0,
-    tokensCacheWrite: 0,
-    cost: 0,
+    ...ZERO_COUNTERS,
     ...overrides,
   };
 }

@@ -117,9 +117,9 @@ describe('each signal counts in the right direction', () => {
     expect(role.pick.signals.map((s) => s.name)).not.toContain('userGrade');
   });
 
-  it('reads an old record (grades before provenance) as self plus agent-reported grades', () => {
+  it('reads an old record (grades before provenance) as agent-reported grades, their mean per commit, as report does', () => {
     const old = work('build', 'm/a', 10, { commits: 2, toolCalls: 10, gradedCommits: 2, gradeSum: 14 });
-    const same = work('build', 'm/a', 10, { commits: 2, toolCalls: 10, selfGradedCommits: 2, selfGradeSum: 7, reportedGradedCommits: 2, reportedGradeSum: 7 });
+    const same = work('build', 'm/a', 10, { commits: 2, toolCalls: 10, reportedGradedCommits: 2, reportedGradeSum: 7 });
     const other = work('build', 'm/b', 10, { commits: 2, toolCalls: 10, selfGradedCommits: 2, selfGradeSum: 2, reportedGradedCommits: 2, reportedGradeSum: 2 });
     const fromOld = setupOf(recommend([...old, ...other]), 'build', 'm/a');
     const fromNew = setupOf(recommend([...same, ...other]), 'build', 'm/a');

@@ -153,7 +153,7 @@ describe('agent-tracker report and recommend (built CLI)', () => {
     expect(ts.project.language).toBe('typescript');
     expect(ts.recommendations[0]).toMatchObject(B);
     const text = runCli(sandbox, ['recommend', '--project', rustTarget, ...db()]);
-    expect(text.stdout).toContain(`Use ${A.agent} with ${A.model}`);
+    expect(text.stdout).toContain(`- ${A.agent}: ${A.model} — `);
   });
 
   it('says there is no history on an empty database', () => {

@@ -16,10 +16,12 @@ import type { Output } from '../context.js';
 /**
  * Refills the fresh database from OpenCode's own history (the backfill, all of it): sessions,
  * tokens, tool calls, commits and pushes the damage took. Replay counts each host event once, so
- * what was salvaged is not counted twice. A history that cannot be read leaves repair's result as is.
+ * what was salvaged is not counted twice. A history that cannot be read, or the importHistory option
+ * turned off, leaves repair's result as is.
  */
 function historyRefill(config: TrackerConfig, location = opencodeDataDir()): RefillStep {
   return async (store) => {
+    if (!config.importHistory) return { name: `session(s): importing OpenCode's history is turned off (importHistory)`, added: 0 };
     const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
     try {
       const outcome = await importHistory(service, location, { full: true });

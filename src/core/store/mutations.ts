@@ -86,9 +86,14 @@ export type TableName =
   | 'terms'
   | 'meta';
 
+/** Counter deltas on one session record (a usage record). */
+export type SessionsMutation = Extract<Mutation, { table: 'sessions' }>;
+
 export interface FlushResult {
   mutations: number;
   durationMs: number;
+  /** What replayable events added to session records: only the part the store did not hold yet. */
+  counted: SessionsMutation[];
 }
 
 export type { MigrationRecord };

@@ -22,7 +22,7 @@ import type {
   UsageRecord,
   UserGradeRecord,
 } from '../types.js';
-import type { FlushResult, Mutation, ReplayKey, TableName } from './mutations.js';
+import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { emptyTables } from './empty-tables.js';
@@ -103,6 +103,8 @@ const DOCUMENT_KIND_OF: Partial<Record<HistoryTable, WrittenDocument['kind']>> =
 interface BatchCache {
   agents: Map<string, AgentRecord>;
   sessions: Map<string, { key: [string, string, string]; record: UsageRecord }>;
+  /** The session counters replayable events added (see FlushResult.counted). */
+  counted: SessionsMutation[];
 }
 
 /** Raised when the database cannot take more data; the message says which setting to raise. */
@@ -150,7 +152,8 @@ function tablesOf(root: RootDatabase): Tables {
 /** The documents a mutation writes, for the size bound: indexed records count their text twice. */
 const DOCUMENT_TABLES: ReadonlySet<Mutation['table']> = new Set(['commits', 'activities']);
 
-const ZERO_COUNTERS: UsageCounters = {
+/** Every usage counter at zero: a usage record's start. */
+export const ZERO_COUNTERS: Readonly<UsageCounters> = {
   toolCalls: 0,
   toolFailures: 0,
   commands: 0,
@@ -360,9 +363,9 @@ export class Store {
     const started = performance.now();
     if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
     this.ensureFits(mutations);
+    const cache: BatchCache = { agents: new Map(), sessions: new Map(), counted: [] };
     this.transaction(() => {
       const written: WrittenDocument[] = [];
-      const cache: BatchCache = { agents: new Map(), sessions: new Map() };
       for (const mutation of mutations) this.applyOne(mutation, rules, now, written, cache);
       // Records touched many times in one batch (a backfill) are read and written once each.
       for (const [agent, record] of cache.agents) this.tables.agents.putSync(agent, record);
@@ -372,7 +375,7 @@ export class Store {
       meta.putSync('lastFlushAt', now);
       if (written.length > 0) for (const indexer of this.indexers) indexer(written);
     });
-    return { mutations: mutations.length, durationMs: performance.now() - started };
+    return { mutations: mutations.length, durationMs: performance.now() - started, counted: cache.counted };
   }
 
   private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[], cache: BatchCache): void {
@@ -415,6 +418,7 @@ export class Store {
         if (held !== undefined && !changed) break;
         const { key, init, at } = mutation.session;
         if (changed || held === undefined) this.addSessionCounters(cache, key, init, delta, at);
+        if (Object.keys(delta).length > 0) cache.counted.push({ table: 'sessions', key, init, counters: delta, lastAt: at });
         if (held === undefined) {
           for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written, cache);
         }

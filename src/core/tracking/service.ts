@@ -169,7 +169,10 @@ export class TrackingService {
     return this.buffer.size;
   }
 
-  /** Runs after every successful flush with the agents it touched and the batch it wrote (status files, telemetry). */
+  /**
+   * Runs after every successful flush with the agents it touched and the batch it wrote (status files,
+   * telemetry); replayable events come as the session counters they added.
+   */
   onFlushed(listener: (agents: string[], mutations: readonly Mutation[]) => void): void {
     this.afterFlush.push(listener);
   }
@@ -718,14 +721,16 @@ export class TrackingService {
       this.haltedCache.clear();
       this.lastFlushError = '';
       const agents = [...new Set(mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : m.table === 'events' ? m.agentOps.map((o) => o.agent) : [])))];
+      // Listeners see what was counted: a replayed event as the session counters it really added.
+      const counted = result.counted.length > 0 ? [...mutations.filter((m) => m.table !== 'events'), ...result.counted] : mutations;
       for (const listener of this.afterFlush) {
         try {
-          listener(agents, mutations);
+          listener(agents, counted);
         } catch (error) {
           this.logger.warn(`agent-tracker: after-flush step failed: ${(error as Error).message}`);
         }
       }
-      return { ok: true, ...result };
+      return { ok: true, mutations: result.mutations, durationMs: result.durationMs };
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       if (!(failure instanceof StoreNotWritableError) && failure.message !== this.lastFlushError) {

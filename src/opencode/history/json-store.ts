@@ -22,14 +22,8 @@ function jsonFiles(folder: string): string[] {
   }
 }
 
-interface SessionHead {
-  id: string;
-  parentId?: string;
-  directory: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-}
+/** A session's own fields, read before its messages. */
+type SessionHead = Omit<HostSession, 'messages'>;
 
 function parseSessionHead(data: unknown): SessionHead | undefined {
   if (!isDict(data)) return undefined;

@@ -1,0 +1,85 @@
+/**
+ * `agent-tracker repair` refills the rebuilt database from OpenCode's own history: sessions the damage
+ * took come back, what survived is not counted twice, and the importHistory setting is honoured.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { writeJsonHistory } from '../helpers/opencode-history.js';
+import type { FixtureSession } from '../helpers/opencode-history.js';
+import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
+import type { Sandbox } from '../helpers/sandbox.js';
+
+const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
+const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
+
+function history(project: string): FixtureSession[] {
+  return [
+    {
+      id: 'ses_r1',
+      directory: project,
+      created: T0,
+      updated: T0 + 60_000,
+      messages: [
+        { id: 'msg_r0', role: 'user', created: T0 },
+        {
+          id: 'msg_r1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'm1', tokens: tokens(120, 30), cost: 0.5, created: T0 + 1000,
+          tools: [
+            { callId: 'k1', tool: 'bash', status: 'completed', command: 'git commit -am "fix the parser"', output: '[main 9f8e7d6] fix the parser\n 1 file changed\n', exit: 0 },
+            { callId: 'k2', tool: 'read', status: 'error' },
+          ],
+        },
+      ],
+    },
+  ];
+}
+
+interface ReportJson {
+  rows: { agent: string; model: string; sessions: number; toolCalls: number; commits: number; tokens: number; cost: number }[];
+}
+
+let sandbox: Sandbox | undefined;
+afterEach(() => {
+  if (sandbox) removeSandbox(sandbox);
+  sandbox = undefined;
+});
+
+function report(box: Sandbox): ReportJson['rows'] {
+  const result = runCli(box, ['report', '--json']);
+  expect(result.stderr).toBe('');
+  return (JSON.parse(result.stdout) as ReportJson).rows;
+}
+
+describe('repair refills from OpenCode history', () => {
+  it('replays the history into the rebuilt database once, however often repair runs', () => {
+    sandbox = makeSandbox('agent-tracker-repair-refill-');
+    const project = path.join(sandbox.root, 'proj');
+    fs.mkdirSync(project);
+    writeJsonHistory(path.join(sandbox.home, '.local', 'share', 'opencode'), history(project));
+    const on = { AGENT_TRACKER_IMPORT_HISTORY: '1' };
+    // A database to repair: created by a command, holding nothing of the history yet.
+    expect(runCli(sandbox, ['doctor', '--json']).code).toBe(0);
+
+    const first = runCli(sandbox, ['repair'], on);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/refilled +1 session\(s\) replayed from OpenCode's history at /);
+    const rows = report(sandbox);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ agent: 'build', model: 'fake/m1', sessions: 1, toolCalls: 2, commits: 1, cost: 0.5 });
+
+    const second = runCli(sandbox, ['repair'], on);
+    expect(second.code).toBe(0);
+    expect(report(sandbox)).toEqual(rows);
+  });
+
+  it('leaves the history alone when importHistory is off', () => {
+    sandbox = makeSandbox('agent-tracker-repair-refill-');
+    writeJsonHistory(path.join(sandbox.home, '.local', 'share', 'opencode'), history(sandbox.root));
+    expect(runCli(sandbox, ['doctor', '--json']).code).toBe(0);
+    const result = runCli(sandbox, ['repair'], { AGENT_TRACKER_IMPORT_HISTORY: '0' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/refilled +0 session\(s\): importing OpenCode's history is turned off/);
+    expect(report(sandbox)).toEqual([]);
+  });
+});
