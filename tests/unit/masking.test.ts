@@ -55,6 +55,15 @@ describe('which values are masked', () => {
     ['postgres://admin:hunter22@localhost:5432/app', true],
     ['https://api.example.com/v1', true],
     ['https://localhost.evil.test/x', true],
+    // Only a whole value is a setting or a number: one that merely starts or ends like one is masked.
+    ['trueblue-token', true],
+    ['token-is-true', true],
+    ['.123456', false],
+    ['12e+45', false],
+    ['1.5e+10', false],
+    ['12e+4x5', true],
+    ['see http://localhost:3000', true],
+    ['http://localhost:3000/a b', true],
   ])('%j masked: %s', (value, expected) => {
     expect(isMaskable(value)).toBe(expected);
   });
@@ -107,6 +116,13 @@ describe('SecretMasker', () => {
     ['sk-live-51HxY', 'sk-live-51HxY'],
     ['', ''],
     ['abc', 'abc'],
+    ['abcde', 'abcde'],
+    // Leftmost first, whatever order they are found in; the longest value where two start at one place.
+    [
+      'u postgres://admin:hunter22@db.internal:5432/app p hunter22 k sk-live-51HxYz',
+      'u [masked: DB_URL from api/.env.local] p [masked: DB_PASSWORD from api/.env.local] k [masked: API_KEY from .env]',
+    ],
+    ['sk-live-51HxYz hunter22', '[masked: API_KEY from .env] [masked: DB_PASSWORD from api/.env.local]'],
   ])('masks %j', (text, expected) => {
     expect(masker.mask(text)).toBe(expected);
   });
