@@ -10,6 +10,7 @@ describe('parseEnvFile', () => {
   it.each([
     ['KEY=value', [['KEY', 'value']]],
     ['export KEY=value', [['KEY', 'value']]],
+    ['export  KEY=value', [['KEY', 'value']]],
     ['  KEY = value  ', [['KEY', 'value']]],
     ['KEY: value', [['KEY', 'value']]],
     ['KEY=value # a comment', [['KEY', 'value']]],
@@ -125,6 +126,12 @@ describe('SecretMasker', () => {
     ['sk-live-51HxYz hunter22', '[masked: API_KEY from .env] [masked: DB_PASSWORD from api/.env.local]'],
   ])('masks %j', (text, expected) => {
     expect(masker.mask(text)).toBe(expected);
+  });
+
+  it('masks an encoded form as short as the rule allows', () => {
+    const six = new SecretMasker([{ key: 'PIN', value: 'abcdef', file: '.env' }]);
+    expect(Buffer.from('abcdef').toString('base64')).toHaveLength(MASKING_RULES.minFormLength);
+    expect(six.mask('YWJjZGVm')).toBe('[masked: PIN from .env]');
   });
 
   it('masks the base64 of a whole env file and the URL-encoded value', () => {
