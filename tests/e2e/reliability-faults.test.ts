@@ -19,6 +19,7 @@ import type { FakeModel } from '../helpers/fake-model.js';
 import { CLI, makeRepo, makeSandbox, OPENCODE_BIN, removeSandbox, runBounded, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 import { startServe } from '../helpers/serve.js';
+import { seededRandom } from '../helpers/synthetic-truth.js';
 
 jest.setTimeout(900_000);
 
@@ -34,18 +35,6 @@ interface RepairJson {
   tables: Record<string, { kept: number; recovered: number; lost: number | null; skippedRanges: number }>;
   snapshot: string | null;
   damagedFileKeptAt: string | null;
-}
-
-/** mulberry32: a small seeded generator, so the sweep hits the same pages every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function cli(sandbox: Sandbox, db: string, args: string[], uid?: number): RunResult {
@@ -161,7 +150,7 @@ describe('a damaged, full or locked database never takes OpenCode down, and no r
 
   it('a seeded sweep of damaged pages: the CLI never dies by a signal on any page, and sampled pages under OpenCode come back after repair', async () => {
     const pages = fs.statSync(small).size / PAGE_SIZE;
-    const random = seeded(SWEEP_SEED);
+    const random = seededRandom(SWEEP_SEED);
     const garbage = (): Buffer => Buffer.from(Array.from({ length: PAGE_SIZE }, () => Math.floor(random() * 256)));
     // Every page, through the CLI (fast): exit 0, or exit 1 with one line naming repair.
     const detected: number[] = [];
