@@ -3,10 +3,10 @@
  * refuses when it can tell an agent runs it, and otherwise says how the request came, so the record
  * stays tamper-evident when a determined model gets past the refusal.
  *
- * Called by `revive`, `import`, `grade` and `recommend --apply` (repair opens no readable store to
- * check; the bash guard refuses it inside OpenCode):
+ * Called by `revive`, `import`, `grade` and `recommend --apply`:
  *   const provenance = confirmUserOnly('revive', { store, project });
  *   service.recordUserAction({ agent, project, summary, provenance });
+ * `repair` opens no readable store to record in, so it only refuses: `refuseUnderAgent('repair')`.
  */
 import fs from 'node:fs';
 import { agentSigns, isSuspectUserAction, sessionRunning, terminalVia } from '../core/integrity/user-only.js';
@@ -68,19 +68,23 @@ export interface UserOnlyOptions {
   now?: Date;
 }
 
+/** Refuses a user-only action when an agent seems to run it: throws CliError, nothing changed. */
+export function refuseUnderAgent(action: string, facts: ProcessFacts = currentProcessFacts()): void {
+  const signs = agentSigns(facts);
+  if (signs.length === 0) return;
+  throw new CliError(
+    `"agent-tracker ${action}" is the user's decision, and this looks like an agent running it (${signs.join('; ')}); nothing was changed. ` +
+      `If you are the user, run "agent-tracker ${action} …" yourself in a terminal window outside OpenCode.`,
+  );
+}
+
 /**
  * Refuses a user-only action when an agent seems to run it (throws CliError, nothing changed);
  * otherwise returns the provenance to store on the action's record.
  */
 export function confirmUserOnly(action: string, options: UserOnlyOptions): UserActionProvenance {
   const facts = options.facts ?? currentProcessFacts();
-  const signs = agentSigns(facts);
-  if (signs.length > 0) {
-    throw new CliError(
-      `"agent-tracker ${action}" is the user's decision, and this looks like an agent running it (${signs.join('; ')}); nothing was changed. ` +
-        `If you are the user, run "agent-tracker ${action} …" yourself in a terminal window outside OpenCode.`,
-    );
-  }
+  refuseUnderAgent(action, facts);
   const via = terminalVia(facts);
   const running = via === 'terminal-no-tty' && trackedSessionRunning(options.store, options.project, options.now);
   return { action, via, suspect: isSuspectUserAction(via, running) };

@@ -82,4 +82,22 @@ describe('repair refills from OpenCode history', () => {
     expect(result.stdout).toMatch(/refilled +0 session\(s\): importing OpenCode's history is turned off/);
     expect(report(sandbox)).toEqual([]);
   });
+
+  it('refuses to repair when an agent runs it, and leaves the database as it was; a dry run is still allowed', () => {
+    sandbox = makeSandbox('agent-tracker-repair-refill-');
+    writeJsonHistory(path.join(sandbox.home, '.local', 'share', 'opencode'), history(sandbox.root));
+    expect(runCli(sandbox, ['doctor', '--json']).code).toBe(0);
+    const database = path.join(sandbox.home, '.config', 'opencode', 'agent-tracker.lmdb');
+    const before = fs.readdirSync(path.dirname(database)).sort();
+
+    const refused = runCli(sandbox, ['repair'], { OPENCODE: '1', AGENT_TRACKER_IMPORT_HISTORY: '1' });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toMatch(/^agent-tracker repair: "agent-tracker repair" is the user's decision, and this looks like an agent running it \(OPENCODE=1\); nothing was changed\./);
+    expect(fs.readdirSync(path.dirname(database)).sort()).toEqual(before);
+    expect(report(sandbox)).toEqual([]);
+
+    const dry = runCli(sandbox, ['repair', '--dry-run'], { OPENCODE: '1' });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/^repair \(dry run: nothing written\) of /);
+  });
 });

@@ -11,6 +11,7 @@ import { TrackingService } from '../../core/tracking/service.js';
 import { importHistory } from '../../opencode/history/import.js';
 import { NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs } from '../context.js';
+import { refuseUnderAgent } from '../user-only.js';
 import type { Output } from '../context.js';
 
 /**
@@ -51,6 +52,8 @@ function describe(report: RepairReport): string {
 export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, { 'dry-run': { type: 'boolean', default: false } }, false);
   const config = loadConfig(values.db);
+  // Replacing the database is the user's decision; a dry run changes nothing and stays open to anyone.
+  if (!values['dry-run']) refuseUnderAgent('repair');
   let report: RepairReport;
   try {
     report = await repairDatabase({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, dryRun: values['dry-run'], refill: [historyRefill(config)] });
