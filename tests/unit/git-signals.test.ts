@@ -182,6 +182,23 @@ describe('on real repositories', () => {
     expect(gitSignals(branch ?? [], [record(clean, 's1')], 'x', undefined).signals).toEqual([]);
   });
 
+  it.each([['recommend'], ['report']])('`%s` brings the signals up to date before it answers', async (command) => {
+    repo();
+    commitFile('a.txt', 'a\n', 'init');
+    const reverted = commitFile('b.txt', 'b\n', 'feat: b');
+    t = tempTracker({}, dir);
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [{ hash: reverted, message: '', files: ['b.txt'], insertions: 1, deletions: 0, timestamp: '2024-01-01T00:00:00Z' }]);
+    t.service.flush('test');
+    // Reverted after the session ended: no session start will see it, the command must.
+    git('revert', '--no-edit', reverted);
+    const cli = path.join(process.cwd(), 'dist', 'cli', 'main.js');
+    const env = { PATH: process.env.PATH, HOME: t.dir, XDG_CONFIG_HOME: path.join(t.dir, 'config') };
+    execFileSync(process.execPath, [cli, command, '--json', '--project', dir, '--db', t.config.databasePath], { cwd: dir, env, encoding: 'utf8' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
+  });
+
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-norepo-'));
     t = tempTracker({}, dir);

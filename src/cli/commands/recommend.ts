@@ -14,6 +14,8 @@ import { DEFAULT_PREFERENCE, PREFERENCES } from '../../core/report/recommend.js'
 import type { Preference } from '../../core/report/recommend.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import { refreshProjectGitSignals } from '../git-signals.js';
+import { loadHistory } from '../../core/report/history.js';
 import type { Output } from '../context.js';
 import { InputError } from '../../core/validation.js';
 import { applyRecommendation, describeOutcome } from './recommend-apply.js';
@@ -73,6 +75,7 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
     }
     // Rewriting OpenCode's config is the user's decision: an agent may not pick its own model.
     if (values.apply && !values['dry-run']) confirmUserOnly('recommend --apply', { store, project });
+    await refreshProjectGitSignals(store, config, loadHistory(store).usage.map((record) => record.project));
     try {
       return await recommendForProject(store, project, prefer);
     } catch (error) {

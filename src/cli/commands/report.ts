@@ -15,10 +15,8 @@ import { reportToCsv, reportToTable } from '../../core/report/table.js';
 import type { Recommendation } from '../../core/report/recommend.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
-import type { TrackerConfig } from '../../core/config.js';
-import { silentLogger } from '../../core/logger.js';
+import { refreshProjectGitSignals } from '../git-signals.js';
 import type { Store } from '../../core/store/store.js';
-import { TrackingService } from '../../core/tracking/service.js';
 import type { Output } from '../context.js';
 import { writeFileAtomic } from '../../core/fs/atomic-write.js';
 import { formatSuspectUserActions, suspectUserActions } from '../../core/integrity/suspect-actions.js';
@@ -43,18 +41,6 @@ function parseGrouping(value: string | undefined): ReportGrouping {
     throw new CliError(`--by must be one of ${REPORT_GROUPINGS.join(', ')}, got "${value}"`);
   }
   return value as ReportGrouping;
-}
-
-/**
- * Brings the git signals of the reported projects up to date before reading (a project folder that is
- * gone or no repository simply has none). Written in one flush.
- */
-async function refreshProjectGitSignals(store: Store, config: TrackerConfig, projects: string | string[]): Promise<void> {
-  const { refreshGitSignals } = await import('../../core/outcomes/git-outcomes.js');
-  const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
-  for (const project of typeof projects === 'string' ? [projects] : projects) await refreshGitSignals(service, project);
-  const outcome = service.flush('git signals');
-  if (!outcome.ok) throw outcome.error;
 }
 
 /** The recommendation for the report's page; none when the folder is gone and was never profiled. */
@@ -90,7 +76,7 @@ export async function run(args: string[], output: Output): Promise<void> {
 
   const config = loadConfig(values.db);
   const { history, suspect, recommendation } = await withStore(config, async (store) => {
-    await refreshProjectGitSignals(store, config, filter.project ?? [...new Set(loadHistory(store, filter).usage.map((record) => record.project))]);
+    await refreshProjectGitSignals(store, config, filter.project ? [filter.project] : loadHistory(store, filter).usage.map((record) => record.project));
     return {
       history: loadHistory(store, filter),
       suspect: suspectUserActions(store),
