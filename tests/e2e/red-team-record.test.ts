@@ -12,23 +12,10 @@ import { DEFAULT_RULES } from '../../src/core/rules.js';
 import { Store } from '../../src/core/store/store.js';
 import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
-import { CLI, cliJson, git, makeRepo, makeSandbox, opencodeConfig, removeSandbox, ROOT, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
-import type { RunResult, Sandbox, StatusJson } from '../helpers/sandbox.js';
+import { CLI, cliJson, git, makeRepo, makeSandbox, opencodeConfig, removeSandbox, ROOT, runCli, runOpencode, toolParts, writeGlobalConfig } from '../helpers/sandbox.js';
+import type { RunResult, Sandbox, StatusJson, ToolPart } from '../helpers/sandbox.js';
 
 jest.setTimeout(400_000);
-
-interface ToolPart {
-  tool: string;
-  state: { status: string; input?: Record<string, unknown>; output?: string; error?: string };
-}
-
-function toolParts(run: RunResult): ToolPart[] {
-  return run.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { type: string; part?: ToolPart })
-    .flatMap((event) => (event.type === 'tool_use' && event.part ? [event.part] : []));
-}
 
 /** The part whose input mentions `inputText`: its error when refused, its output when it ran. */
 function partFor(run: RunResult, tool: string, inputText: string): ToolPart | undefined {

@@ -13,7 +13,7 @@ import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake
 import type { FakeModel, Step } from '../helpers/fake-model.js';
 import { legacyFileIn, sampleLegacyFixture, writeLegacyDatabase } from '../helpers/legacy-fixture.js';
 import type { LegacyFixture } from '../helpers/legacy-fixture.js';
-import { cliJson, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
+import { cliJson, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, toolParts, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { DoctorJson, RunResult, Sandbox, StatusJson } from '../helpers/sandbox.js';
 import type { AgentSummary } from '../../src/core/report/status.js';
 
@@ -43,20 +43,6 @@ const HALTED = rulesGive([...EARNED, ...Array.from({ length: BUG_REPORTS }, (): 
 
 function byId(status: StatusJson, id: string): AgentSummary | undefined {
   return status.agents.find((agent) => agent.id === id);
-}
-
-interface ToolPart {
-  tool: string;
-  state: { status: string; input?: Record<string, unknown>; output?: string; error?: string };
-}
-
-/** The tool parts `opencode run --format json` printed, one JSON event per line. */
-function toolParts(run: RunResult): ToolPart[] {
-  return run.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { type: string; part?: ToolPart })
-    .flatMap((event) => (event.type === 'tool_use' && event.part ? [event.part] : []));
 }
 
 function refusalOf(run: RunResult, tool: string, inputText: string): string | undefined {

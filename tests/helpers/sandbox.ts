@@ -139,6 +139,21 @@ export interface RunResult {
   stderr: string;
 }
 
+/** A tool call as `opencode run --format json` prints it. */
+export interface ToolPart {
+  tool: string;
+  state: { status: string; input?: Record<string, unknown>; output?: string; error?: string };
+}
+
+/** The tool parts `opencode run --format json` printed, one JSON event per line. */
+export function toolParts(run: RunResult): ToolPart[] {
+  return run.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { type: string; part?: ToolPart })
+    .flatMap((event) => (event.type === 'tool_use' && event.part ? [event.part] : []));
+}
+
 /** Runs `opencode run` in `cwd`, bounded by `timeoutMs`. */
 export function runOpencode(
   sandbox: Sandbox,
