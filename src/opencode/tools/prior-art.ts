@@ -3,7 +3,8 @@
  * The planning skill tells agents to call it while brainstorming and planning.
  */
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/service.js';
+// The limits only: the search itself loads on first use.
+import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/types.js';
 import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
 

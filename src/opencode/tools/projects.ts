@@ -3,8 +3,6 @@
  * stores its profile for cross-project learning, and names the known projects most like it.
  */
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { describeProfile } from '../../core/projects/describe.js';
-import { findSimilarProjects } from '../../core/projects/similarity.js';
 import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
 
@@ -22,7 +20,11 @@ export function projectTools(deps: ToolContextDeps): Record<string, ToolDefiniti
       async execute() {
         const store = deps.service.store;
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
-        const { initProject } = await import('../../core/projects/init-project.js');
+        const [{ initProject }, { describeProfile }, { findSimilarProjects }] = await Promise.all([
+          import('../../core/projects/init-project.js'),
+          import('../../core/projects/describe.js'),
+          import('../../core/projects/similarity.js'),
+        ]);
         const { status, profile } = await initProject(store, deps.project);
         return describeProfile(profile, status, findSimilarProjects(store, profile, { limit: SIMILAR_SHOWN }));
       },

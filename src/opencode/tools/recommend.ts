@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { formatRecommendation } from '../../core/report/recommend-text.js';
 import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
 
@@ -25,7 +24,10 @@ export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefini
         // What this session recorded so far counts too.
         deps.service.flush('recommend-setup');
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
-        const { recommendForProject } = await import('../../core/report/recommend-project.js');
+        const [{ recommendForProject }, { formatRecommendation }] = await Promise.all([
+          import('../../core/report/recommend-project.js'),
+          import('../../core/report/recommend-text.js'),
+        ]);
         return formatRecommendation(await recommendForProject(deps.service.store, project, args.prefer));
       },
     }),
