@@ -4,6 +4,11 @@
  * under the Bun compiled into the `opencode` binary (`BUN_BE_BUN=1 opencode run script.mjs` runs a
  * script on that Bun, which is where OpenCode runs plugins). The database already exists, as it
  * does on every start but the first. Figures are medians; one untimed start warms the file cache.
+ *
+ * Baseline, in the same harness and interleaved run by run: `floor-plugin.mjs`, a plugin that only
+ * opens the same lmdb database (the floor of our choices: lmdb and its native module must load).
+ * `START_BENCH_COMPARE=/path/to/other/dist/opencode/plugin.js` adds a third contender (e.g. a build
+ * of an earlier commit) to the same interleaved runs.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,37 +18,44 @@ import { median, removeDir, ROOT, tempDir } from './support.mjs';
 
 const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');
 const PLUGIN_ENTRY = path.join(ROOT, 'dist', 'opencode', 'plugin.js');
+const FLOOR_ENTRY = path.join(ROOT, 'bench', 'floor-plugin.mjs');
 const START_TARGET_MS = 50;
-const RUNS = 10;
+const FLOOR_RATIO_TARGET = 1.3;
+const RUNS = 15;
 const QUICK_RUNS = 3;
 const CHILD_TIMEOUT_MS = 60_000;
 const RESULT_MARK = 'START-BENCH ';
 
-/** The script each child runs: time the import and the plugin's server(), print one JSON line. */
+/**
+ * The script each child runs: time the import and the plugin's server(), print one JSON line. The
+ * database path comes from AGENT_TRACKER_DB_PATH (a plugin option from a project config is distrusted).
+ */
 function startScript(pluginUrl) {
   return `
 const errors = [];
 const client = { app: { log: async ({ body }) => { if (body.level === 'error') errors.push(body.message); return {}; } } };
 const directory = process.cwd();
+const cpuAtStart = process.cpuUsage();
 const startedAt = performance.now();
 const { default: plugin } = await import(${JSON.stringify(pluginUrl)});
 const importedAt = performance.now();
 const hooks = await plugin.server(
   { client, project: { id: 'bench', worktree: directory }, directory, worktree: directory, serverUrl: new URL('http://127.0.0.1:1'), $: undefined },
-  { databasePath: process.env.START_BENCH_DB },
+  {},
 );
 const readyAt = performance.now();
+const cpu = process.cpuUsage(cpuAtStart);
 await hooks.dispose?.();
 if (Object.keys(hooks).length === 0 || errors.length > 0) {
   console.error('the plugin did not start: ' + errors.join('; '));
   process.exit(1);
 }
-console.log(${JSON.stringify(RESULT_MARK)} + JSON.stringify({ importMs: importedAt - startedAt, serverMs: readyAt - importedAt }));
+console.log(${JSON.stringify(RESULT_MARK)} + JSON.stringify({ importMs: importedAt - startedAt, serverMs: readyAt - importedAt, cpuMs: (cpu.user + cpu.system) / 1000 }));
 `;
 }
 
 function runOnce(command, args, dir, extraEnv) {
-  const env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), START_BENCH_DB: path.join(dir, 'start.lmdb'), ...extraEnv };
+  const env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, 'config'), AGENT_TRACKER_DB_PATH: path.join(dir, 'start.lmdb'), ...extraEnv };
   const result = spawnSync(command, args, { cwd: dir, env, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
   const line = (result.stdout ?? '').split('\n').find((text) => text.startsWith(RESULT_MARK));
   if (result.status !== 0 || !line) {
@@ -52,19 +64,54 @@ function runOnce(command, args, dir, extraEnv) {
   return JSON.parse(line.slice(RESULT_MARK.length));
 }
 
-function measure(label, command, args, dir, extraEnv, runs) {
-  runOnce(command, args, dir, extraEnv);
-  const starts = [];
-  for (let i = 0; i < runs; i += 1) starts.push(runOnce(command, args, dir, extraEnv));
-  const importMs = median(starts.map((s) => s.importMs));
-  const serverMs = median(starts.map((s) => s.serverMs));
-  const totalMs = median(starts.map((s) => s.importMs + s.serverMs));
-  const name = `plugin start (${label})`;
-  return [
-    { name, metric: `import, median of ${runs}`, value: importMs, unit: 'ms' },
-    { name, metric: 'server(): open + migration check + wiring', value: serverMs, unit: 'ms' },
-    { name, metric: 'total', value: totalMs, unit: 'ms', target: `<= ${START_TARGET_MS} ms`, pass: totalMs <= START_TARGET_MS },
-  ];
+/** Runs every contender `runs` times, interleaved (the order rotates each round), after one untimed start each. */
+function measureInterleaved(contenders, command, args, dir, extraEnv, runs) {
+  for (const contender of contenders) runOnce(command, [...args, contender.script], dir, extraEnv);
+  const starts = new Map(contenders.map((contender) => [contender.key, []]));
+  for (let i = 0; i < runs; i += 1) {
+    for (let j = 0; j < contenders.length; j += 1) {
+      const contender = contenders[(i + j) % contenders.length];
+      starts.get(contender.key).push(runOnce(command, [...args, contender.script], dir, extraEnv));
+    }
+  }
+  return new Map(
+    [...starts].map(([key, list]) => [
+      key,
+      {
+        importMs: median(list.map((s) => s.importMs)),
+        serverMs: median(list.map((s) => s.serverMs)),
+        totalMs: median(list.map((s) => s.importMs + s.serverMs)),
+        cpuMs: median(list.map((s) => s.cpuMs)),
+      },
+    ]),
+  );
+}
+
+function rowsFor(label, medians, runs) {
+  const floor = medians.get('floor');
+  const rows = [];
+  for (const [key, title] of [['plugin', 'plugin start'], ['compare', 'plugin start, START_BENCH_COMPARE build']]) {
+    const own = medians.get(key);
+    if (!own) continue;
+    const name = `${title} (${label})`;
+    rows.push(
+      { name, metric: `import, median of ${runs} (floor plugin = baseline)`, value: own.importMs, unit: 'ms', baseline: floor.importMs },
+      { name, metric: 'server(): open + migration check + wiring', value: own.serverMs, unit: 'ms', baseline: floor.serverMs },
+      { name, metric: 'total', value: own.totalMs, unit: 'ms', target: `<= ${START_TARGET_MS} ms`, pass: own.totalMs <= START_TARGET_MS },
+      {
+        name,
+        metric: 'total vs the floor plugin (lmdb open only)',
+        value: own.totalMs,
+        unit: 'ms',
+        baseline: floor.totalMs,
+        target: `<= ${FLOOR_RATIO_TARGET}x floor`,
+        pass: own.totalMs <= FLOOR_RATIO_TARGET * floor.totalMs,
+      },
+      // CPU time (all threads) of the same span: steadier than wall time when other jobs load the machine.
+      { name, metric: 'CPU time of import + server() vs the floor plugin', value: own.cpuMs, unit: 'ms', baseline: floor.cpuMs },
+    );
+  }
+  return rows;
 }
 
 export default async function run({ quick }) {
@@ -72,11 +119,20 @@ export default async function run({ quick }) {
   const dir = tempDir('start');
   try {
     // Bun inside the binary resolves the script and the plugin by absolute path, like Node.
-    const script = path.join(dir, 'start-plugin.mjs');
-    fs.writeFileSync(script, startScript(pathToFileURL(PLUGIN_ENTRY).href));
-    const rows = measure(`Node ${process.version}`, process.execPath, [script], dir, {}, runs);
+    const contenders = [
+      { key: 'plugin', entry: PLUGIN_ENTRY },
+      { key: 'floor', entry: FLOOR_ENTRY },
+      ...(process.env.START_BENCH_COMPARE ? [{ key: 'compare', entry: path.resolve(process.env.START_BENCH_COMPARE) }] : []),
+    ].map((contender) => {
+      const script = path.join(dir, `start-${contender.key}.mjs`);
+      fs.writeFileSync(script, startScript(pathToFileURL(contender.entry).href));
+      return { ...contender, script };
+    });
+    // The real plugin creates the database first: the floor plugin only opens it.
+    runOnce(process.execPath, [contenders[0].script], dir, {});
+    const rows = rowsFor(`Node ${process.version}`, measureInterleaved(contenders, process.execPath, [], dir, {}, runs), runs);
     const version = spawnSync(OPENCODE_BIN, ['--version'], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS }).stdout?.trim();
-    rows.push(...measure(`Bun in opencode ${version || '?'}`, OPENCODE_BIN, ['run', script], dir, { BUN_BE_BUN: '1' }, runs));
+    rows.push(...rowsFor(`Bun in opencode ${version || '?'}`, measureInterleaved(contenders, OPENCODE_BIN, ['run'], dir, { BUN_BE_BUN: '1' }, runs), runs));
     return rows;
   } finally {
     removeDir(dir);

@@ -7,7 +7,6 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
-import { openCheckedSync } from '../core/store/open-checked.js';
 import type { Store } from '../core/store/store.js';
 import { readPluginOptions } from '../setup/opencode-json.js';
 
@@ -67,6 +66,8 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
  * A file of a newer schema is only read: one warning line, and any write fails with that line.
  */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>): Promise<T> {
+  // Loaded here, not with this module: `--help` and argument errors never load lmdb.
+  const { openCheckedSync } = await import('../core/store/open-checked.js');
   let store: Store;
   try {
     store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });

@@ -5,8 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { applyEdits, modify, parse, printParseErrorCode } from 'jsonc-parser';
+import type * as Jsonc from 'jsonc-parser';
 import type { FormattingOptions, JSONPath, ParseError } from 'jsonc-parser';
 
 export const PLUGIN_NAME = 'agent-tracker';
@@ -22,8 +23,26 @@ export function findConfigFile(configDir: string): string | undefined {
   return undefined;
 }
 
+let jsonc: typeof Jsonc | undefined;
+
+/**
+ * jsonc-parser, loaded on first use: the plugin and every CLI command read the global config at
+ * start, and most configs are plain JSON. `require` because the callers are synchronous (the
+ * package's published entry is CommonJS, the same file an `import` loads).
+ */
+function jsoncParser(): typeof Jsonc {
+  jsonc ??= createRequire(import.meta.url)('jsonc-parser') as typeof Jsonc;
+  return jsonc;
+}
+
 /** Parses JSONC text; throws with the first error's position when it does not parse. */
 export function parseJsonc(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // Comments or trailing commas: the JSONC parser below.
+  }
+  const { parse, printParseErrorCode } = jsoncParser();
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
@@ -100,6 +119,7 @@ export function formattingOf(text: string): FormattingOptions {
  */
 export function editJsonc(text: string, jsonPath: JSONPath, value: unknown, insertAt?: number): string {
   const intoArray = insertAt !== undefined && typeof jsonPath[jsonPath.length - 1] === 'number';
+  const { applyEdits, modify } = jsoncParser();
   const edits = modify(text, jsonPath, value, {
     // A removal is exact as it is; formatting it would re-indent the neighbouring entries too.
     ...(value === undefined ? {} : { formattingOptions: formattingOf(text) }),

@@ -20,8 +20,9 @@ export const PLUGIN_FOLDER = path.join('plugins', PLUGIN_NAME);
 const SHIPPED_FOLDERS = ['dist', 'skills', 'agents'] as const;
 
 /**
- * Packages of which only some files are used. `@opencode-ai/plugin` is imported only for `tool` (from `@opencode-ai/plugin/tool`), which needs
- * zod alone; the rest of that package and its large dependencies are never loaded.
+ * Packages of which only some files are used. Of `@opencode-ai/plugin` only `tool` (from `@opencode-ai/plugin/tool`, which needs zod
+ * alone) is kept; the built code imports nothing of it at run time any more (the tools build their schemas with zod on first read, see
+ * opencode/tools/define.ts), and the rest of that package and its large dependencies are never loaded.
  */
 const PARTIAL_PACKAGES: Readonly<Record<string, PartialPackage>> = {
   '@opencode-ai/plugin': { files: ['package.json', 'dist/tool.js', 'dist/tool.d.ts'], dependencies: ['zod'] },

@@ -5,13 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { activityOverTime } from '../../core/report/activity.js';
 import { loadHistory } from '../../core/report/history.js';
 import type { HistoryFilter } from '../../core/report/history.js';
-import { renderHtmlReport } from '../../core/report/html.js';
 import { buildReport, REPORT_GROUPINGS } from '../../core/report/report.js';
 import type { ReportGrouping } from '../../core/report/report.js';
-import { reportToCsv, reportToTable } from '../../core/report/table.js';
 import type { Recommendation } from '../../core/report/recommend.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
@@ -86,7 +83,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   });
   const report = buildReport(history, by);
 
+  // The page, the table and the CSV load only for the output asked for.
   if (htmlFile !== undefined) {
+    const [{ renderHtmlReport }, { activityOverTime }] = await Promise.all([import('../../core/report/html.js'), import('../../core/report/activity.js')]);
     const page = renderHtmlReport({
       report: by === 'setup' ? report : buildReport(history, 'setup'),
       activity: activityOverTime(history),
@@ -99,12 +98,14 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (values.json) {
     output.out(JSON.stringify({ by, project: filter.project ?? null, since: filter.since ?? null, source: filter.source ?? null, rows: report.rows, totals: report.totals, suspectUserActions: suspect }, null, 2));
   } else if (values.csv) {
+    const { reportToCsv } = await import('../../core/report/table.js');
     output.out(reportToCsv(report.rows));
   } else if (htmlFile !== undefined) {
     output.out(`Wrote the HTML report (${report.rows.length} setups) to ${htmlFile}`);
   } else if (report.rows.length === 0) {
     output.out('No work recorded yet for this selection. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
   } else {
+    const { reportToTable } = await import('../../core/report/table.js');
     output.out(reportToTable(report));
   }
   const warning = values.csv || values.json ? '' : formatSuspectUserActions(suspect);

@@ -2,9 +2,7 @@
  * `agent-tracker status [AGENT] [--json]`: the health sheet of one agent or of all, with the
  * pending changes of the git repository in the current folder when there is one.
  */
-import { readWorkingTreeChanges } from '../../core/projects/git.js';
 import { agentSummaries } from '../../core/report/status.js';
-import { formatHealthStatus } from '../../core/report/sheet.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 
@@ -23,6 +21,8 @@ export async function run(args: string[], output: Output): Promise<void> {
     output.out('No agents tracked yet. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
     return;
   }
+  // The sheet (figlet and its fonts) and git load only for the text output.
+  const [{ readWorkingTreeChanges }, { formatHealthStatus }] = await Promise.all([import('../../core/projects/git.js'), import('../../core/report/sheet.js')]);
   const pendingChanges = await readWorkingTreeChanges(process.cwd());
   const details = pendingChanges ? { pendingChanges } : {};
   output.out(summaries.map((summary) => formatHealthStatus(summary, details)).join('\n\n'));

@@ -43,12 +43,11 @@ import type { DocumentRef } from './term-index.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
 import { analyzeQuery } from './query-terms.js';
 import { TopK } from './top-k.js';
+import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './types.js';
 import type { PatternMatch, PriorArtQuery, PriorArtResult } from './types.js';
 
-/** Results per category when the query does not say. */
-export const DEFAULT_MAX_RESULTS = 5;
-/** The most results per category a query may ask for. */
-export const MAX_RESULTS_LIMIT = 50;
+export { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT };
+
 /** An entry must match at least this share of the query's keywords. */
 export const RELEVANCE_THRESHOLD = 0.1;
 const POSITIVE_GRADES: ReadonlySet<Grade> = new Set<Grade>([2, 5]);

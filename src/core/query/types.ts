@@ -2,6 +2,11 @@
 import type { Grade, GradeProvenance } from '../types.js';
 import type { EntryKind } from './documents.js';
 
+/** Results per category when the query does not say. */
+export const DEFAULT_MAX_RESULTS = 5;
+/** The most results per category a query may ask for. */
+export const MAX_RESULTS_LIMIT = 50;
+
 /** What to search prior art for. */
 export interface PriorArtQuery {
   /** The task or feature being planned; its keywords are the query. */

@@ -2,24 +2,23 @@
  * The `prior-art` tool: what worked and what failed before on work like the task being planned.
  * The planning skill tells agents to call it while brainstorming and planning.
  */
-import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/service.js';
+// The limits only: the search itself loads on first use.
+import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/types.js';
+import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
-
-const z = tool.schema;
 
 export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   const store = deps.service.store;
   return {
-    'prior-art': tool({
+    'prior-art': defineTool({
       description:
         'Search the tracked history of all projects for prior art on a task. Call it at the start of brainstorming or ' +
         'planning a feature, fix or refactor, before choosing an approach, with a one-line description of the task. ' +
         "Returns markdown: positive patterns from this project's scope (work the user graded good or excellent, " +
         'journal entries, commits), cross-scope patterns from other projects when this scope has few, and mistakes to ' +
         'avoid (work the user graded bad, from any project). Build on what worked; say in the plan how you avoid the mistakes.',
-      args: {
+      args: (z) => ({
         task: z.string().describe('The task or feature being planned, in a sentence: its keywords are the query'),
         scope: z.string().optional().describe("Scope to search first; defaults to this project's scope"),
         agent: z.string().optional().describe("Only count this agent's work as scope-local"),
@@ -27,7 +26,7 @@ export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinit
           .number()
           .optional()
           .describe(`Results per section, 1 to ${MAX_RESULTS_LIMIT}; default ${DEFAULT_MAX_RESULTS}`),
-      },
+      }),
       async execute(args) {
         const query = {
           taskDescription: args.task,

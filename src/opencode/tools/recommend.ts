@@ -4,30 +4,30 @@
  * applies the answer to any config (only the user's `recommend --apply` does). Plain markdown for the model.
  */
 import path from 'node:path';
-import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { formatRecommendation } from '../../core/report/recommend-text.js';
+import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
-
-const z = tool.schema;
 
 export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   return {
-    'recommend-setup': tool({
+    'recommend-setup': defineTool({
       description:
         'Recommend a model per agent (role) for a project from the tracked history, on projects like this one: the user\'s grades ' +
         'first, then reverts, follow-up fixes, undo, tests, bugs and tool failures, then self-grades; each pick with an 80% interval, ' +
         'its runner-up, how sure it is, cost per accepted commit, and setups worth trying next. Shows the answer; never changes any config.',
-      args: {
+      args: (z) => ({
         project: z.string().optional().describe('Project folder; defaults to the current project'),
         prefer: z.enum(['quality', 'balanced', 'cheap']).optional().describe('Trade outcome against cost per accepted commit; default balanced'),
-      },
+      }),
       async execute(args) {
         const project = path.resolve(deps.project, args.project?.trim() || '.');
         // What this session recorded so far counts too.
         deps.service.flush('recommend-setup');
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
-        const { recommendForProject } = await import('../../core/report/recommend-project.js');
+        const [{ recommendForProject }, { formatRecommendation }] = await Promise.all([
+          import('../../core/report/recommend-project.js'),
+          import('../../core/report/recommend-text.js'),
+        ]);
         return formatRecommendation(await recommendForProject(deps.service.store, project, args.prefer));
       },
     }),

@@ -3,7 +3,6 @@
  * arguments through the core (a bad argument throws a clear error and writes nothing), calls
  * TrackingService, and returns plain markdown for the model.
  */
-import { tool } from '@opencode-ai/plugin/tool';
 import type { ToolDefinition } from '@opencode-ai/plugin';
 import { readHead, runGit } from '../../core/projects/git.js';
 import * as valid from '../../core/validation.js';
@@ -11,9 +10,8 @@ import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
 import type { AgentStatus, Grade } from '../../core/types.js';
 import { cliHint } from '../../setup/cli-location.js';
+import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
-
-const z = tool.schema;
 
 function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
   return ['```', deps.renderStatus(status), '```'].join('\n');
@@ -56,9 +54,9 @@ const gradeHelp = Object.entries(GRADE_LABELS)
 export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
   const { service } = deps;
   return {
-    'agent-status': tool({
+    'agent-status': defineTool({
       description: 'Show an agent\'s tracked status sheet: SP, XP, CS, trust tier, commits, bugs, halt state.',
-      args: { agent: z.string().optional().describe('Agent name; defaults to the calling agent') },
+      args: (z) => ({ agent: z.string().optional().describe('Agent name; defaults to the calling agent') }),
       async execute(args, context) {
         const named = args.agent?.trim();
         if (named && named !== context.agent && !service.knowsAgent(valid.agentName(named))) {
@@ -68,16 +66,16 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       },
     }),
 
-    'grade-commit': tool({
+    'grade-commit': defineTool({
       description:
         `Grade a commit you made, after making it: your own grade (${gradeHelp}) and a note on how it went. ` +
         'Records the retrospective and updates the communication score. The user grades your work themselves, with /grade.',
-      args: {
+      args: (z) => ({
         commit: z.string().describe('Commit hash, or HEAD for the latest commit'),
         agentGrade: z.number().describe(`Your grade of your own work: ${gradeHelp}`),
         task: z.string().optional().describe('What the commit was for'),
         agentNote: z.string().optional().describe('Your note on how the work went'),
-      },
+      }),
       async execute(args, context) {
         // Every argument is checked before git runs, so a bad grade never costs a git call.
         valid.grade(args.agentGrade, 'agent grade');
@@ -102,12 +100,12 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       },
     }),
 
-    'report-bug': tool({
+    'report-bug': defineTool({
       description: 'Report a bug an agent introduced: SP -1, bugs +1; the agent halts at SP 0 until the user revives it.',
-      args: {
+      args: (z) => ({
         description: z.string().describe('What went wrong (required)'),
         agent: z.string().optional().describe('Agent that introduced the bug; defaults to the calling agent'),
-      },
+      }),
       async execute(args, context) {
         const status = service.reportBug({
           agent: args.agent?.trim() || context.agent,
@@ -122,14 +120,14 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       },
     }),
 
-    'log-activity': tool({
+    'log-activity': defineTool({
       description: 'Add an entry to the activity journal: the task, the actions taken, the outcome and the decisions made.',
-      args: {
+      args: (z) => ({
         task: z.string().describe('The task worked on'),
         actions: z.string().optional().describe('What was done'),
         outcome: z.string().optional().describe('What came of it'),
         decisions: z.string().optional().describe('Decisions made and why'),
-      },
+      }),
       async execute(args, context) {
         const entry = service.logActivity({
           agent: context.agent,
