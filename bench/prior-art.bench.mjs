@@ -54,7 +54,7 @@ const VOWELS = 'aeiou';
 const MAX_INDEX_GROWTH = 1.5;
 const V1_MIN_LENGTH = 3;
 
-function seededRandom(seed) {
+export function seededRandom(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -137,7 +137,7 @@ function withTypo(text, random) {
 }
 
 /** `size` entries numbered from `first` (keys and times never collide across calls with disjoint ranges). */
-function corpus(size, random, first = 0) {
+export function corpus(size, random, first = 0) {
   const word = vocabulary(random);
   const text = (min, max) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, word).join(' ');
   const base = Date.UTC(2024, 0, 1);
