@@ -24,8 +24,8 @@ const TARGET_SIZE = 1_000;
 const TARGET_RATIO = 1.5;
 const MAX_DB_SIZE = 2047 * 1024 * 1024;
 const MAX_NAMED_DATABASES = 16;
-/** The tables holding the mutated documents themselves; the others hold bookkeeping and indexes. */
-const DOCUMENT_TABLES = ['agents', 'sessions', 'activities'];
+/** The table holding derived data (the prior-art index); every other table but bookkeeping holds the documents. */
+const INDEX_TABLES = ['terms'];
 /** Written by every open or flush, whatever the batch holds. */
 const BOOKKEEPING_TABLES = ['meta'];
 /** No flush may happen while a round is being recorded. */
@@ -108,14 +108,16 @@ async function measureRound(dir, size) {
   } finally {
     store.close();
   }
-  const documents = Object.fromEntries(DOCUMENT_TABLES.map((name) => [name, contents[name]]));
-  const documentPuts = DOCUMENT_TABLES.reduce((sum, name) => sum + contents[name].length, 0);
-  if (documentPuts !== size) throw new Error(`read back ${documentPuts} documents after flushing ${size} mutations`);
+  // A tool call is a replayable event: its mutation writes the event record, the session and the agent.
+  const documents = Object.fromEntries(Object.entries(contents).filter(([name]) => !INDEX_TABLES.includes(name)));
+  const documentPuts = Object.values(documents).reduce((sum, entries) => sum + entries.length, 0);
+  if (documentPuts < size) throw new Error(`read back ${documentPuts} documents after flushing ${size} mutations`);
   const allPuts = Object.values(contents).reduce((sum, entries) => sum + entries.length, 0);
   return {
     flush: flushTime,
     rawDocuments: timeRawPuts(path.join(dir, 'raw-documents.lmdb'), documents),
     rawEverything: timeRawPuts(path.join(dir, 'raw-everything.lmdb'), contents),
+    documentPuts,
     allPuts,
   };
 }
@@ -133,7 +135,7 @@ async function measureSize(size, rounds) {
     }
   }
   const pick = (name) => median(results.map((result) => result[name]));
-  return { flush: pick('flush'), rawDocuments: pick('rawDocuments'), rawEverything: pick('rawEverything'), allPuts: pick('allPuts'), rounds };
+  return { flush: pick('flush'), rawDocuments: pick('rawDocuments'), rawEverything: pick('rawEverything'), documentPuts: pick('documentPuts'), allPuts: pick('allPuts'), rounds };
 }
 
 export default async function run({ quick }) {
@@ -144,7 +146,7 @@ export default async function run({ quick }) {
     const ratio = m.flush / m.rawDocuments;
     rows.push({
       name,
-      metric: `median of ${m.rounds}, vs raw puts of the ${size.toLocaleString('en-US')} documents`,
+      metric: `median of ${m.rounds}, vs raw puts of the ${Math.round(m.documentPuts).toLocaleString('en-US')} documents`,
       value: m.flush,
       unit: 'ms',
       baseline: m.rawDocuments,

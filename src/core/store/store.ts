@@ -25,6 +25,7 @@ import type {
 import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
+import { compressionOf } from './compression.js';
 import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
@@ -134,11 +135,10 @@ export class StoreNotWritableError extends Error {
   override name = 'StoreNotWritableError';
 }
 
-/** Names the tables of an open root database; the term index is stored uncompressed. */
+/** Names the tables of an open root database, each with the compression that pays for it (compression.ts). */
 function tablesOf(root: RootDatabase): Tables {
   const table = <V, K extends Key>(name: TableName): Table<V, K> =>
-    // The term index holds packed binary postings: they do not compress, so it is stored as is.
-    root.openDB<V, K>({ name, compression: name !== 'terms' }) as unknown as Table<V, K>;
+    root.openDB<V, K>({ name, compression: compressionOf(name) }) as unknown as Table<V, K>;
   return {
     agents: table('agents'),
     sessions: table('sessions'),
