@@ -141,9 +141,9 @@ describe('the term index and the entries never disagree', () => {
 
   it('keeps postings of a term across many blocks in document order, and every document findable across metadata and reference blocks', () => {
     t = priorArtStore();
-    // Enough documents (two bytes of postings each) that the term's postings close a block and fill
+    // Enough documents (three bytes of postings each) that the term's postings close a block and fill
     // more than one metadata block and many reference blocks.
-    const total = BLOCK_BYTES / 2 + DOCUMENTS_PER_BLOCK + 5;
+    const total = Math.ceil(BLOCK_BYTES / 3) + DOCUMENTS_PER_BLOCK + 5;
     const seeds = Array.from({ length: total }, (_, i): Seed => ({ kind: 'activity', id: `b${i}`, task: `blocky entry ${i}` }));
     t.write(seeds.slice(0, REFS_PER_BLOCK - 3));
     t.write(seeds.slice(REFS_PER_BLOCK - 3, DOCUMENTS_PER_BLOCK + 1));
@@ -156,7 +156,7 @@ describe('the term index and the entries never disagree', () => {
     expect(blocks.slice(0, -1).every((block) => block.length >= BLOCK_BYTES)).toBe(true);
     const documents = blocks.flatMap((block) => {
       const numbers = new Uint32Array(block.length);
-      const decoded = decodePostings(block, numbers, new Uint32Array(block.length));
+      const decoded = decodePostings(block, numbers, new Uint32Array(block.length), new Uint32Array(block.length));
       return Array.from(numbers.subarray(0, decoded));
     });
     expect(documents).toEqual(Array.from({ length: total }, (_, i) => i + 1));

@@ -26,7 +26,7 @@ import type { ActivityEntry, CommitRecord, Grade, RetrospectiveEntry } from '../
 import { InputError } from '../validation.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
 import { scopeOfProject } from './scope.js';
-import { METADATA_WORDS, TermIndexReader, decodePostings, documentLengthOfShape, gradeOfShape } from './term-index.js';
+import { METADATA_WORDS, TermIndexReader, decodePostings, gradeOfShape } from './term-index.js';
 import type { DocumentRef } from './term-index.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
 import { analyzeQuery } from './query-terms.js';
@@ -102,12 +102,14 @@ class Accumulators {
   /** One decoded postings block. */
   blockDocuments = new Uint32Array(0);
   blockFrequencies = new Uint32Array(0);
+  blockLengths = new Uint32Array(0);
 
-  /** Room for a block's postings (each takes at least two bytes). */
+  /** Room for a block's postings (each takes at least three bytes). */
   prepareBlock(bytes: number): void {
     if (this.blockDocuments.length >= bytes) return;
     this.blockDocuments = new Uint32Array(bytes);
     this.blockFrequencies = new Uint32Array(bytes);
+    this.blockLengths = new Uint32Array(bytes);
   }
 
   prepare(documents: number): void {
@@ -241,22 +243,20 @@ export class QueryService {
         const keywordMark = list.keyword + 1;
         for (const block of list.blocks) {
           acc.prepareBlock(block.length);
-          const count = decodePostings(block, acc.blockDocuments, acc.blockFrequencies);
+          const count = decodePostings(block, acc.blockDocuments, acc.blockFrequencies, acc.blockLengths);
           for (let i = 0; i < count; i += 1) {
             const document = acc.blockDocuments[i] as number;
             if (document < 1 || document > lastDocument) continue;
-            const kept = document * KEPT_WORDS;
             if (acc.matched[document] === 0) {
               acc.touched[acc.touchedCount] = document;
               acc.touchedCount += 1;
-              this.index.copyMetadata(document, acc.kept, kept);
             }
             if (acc.lastKeyword[document] !== keywordMark) {
               acc.lastKeyword[document] = keywordMark;
               acc.matched[document] = (acc.matched[document] as number) + 1;
             }
-            const documentLength = documentLengthOfShape(acc.kept[kept + KEPT_SHAPE] as number);
-            acc.scores[document] = (acc.scores[document] as number) + weight * saturatedTermFrequency(acc.blockFrequencies[i] as number, documentLength, averageLength);
+            const termFrequency = acc.blockFrequencies[i] as number;
+            acc.scores[document] = (acc.scores[document] as number) + weight * saturatedTermFrequency(termFrequency, acc.blockLengths[i] as number, averageLength);
           }
         }
       }
@@ -281,7 +281,15 @@ export class QueryService {
       const document = acc.touched[i] as number;
       const matched = acc.matched[document] as number;
       if (matched < minimumMatched) continue;
+      const score = acc.scores[document] as number;
+      // Its category is not known before its metadata is read; when no board could keep its
+      // score, its own board would not either, so it is not read at all (each board counts the drop).
+      if (!top.local.wouldKeep(score) && !top.cross.wouldKeep(score) && !top.mistake.wouldKeep(score)) {
+        for (const board of [top.local, top.cross, top.mistake]) board.mightKeep(score);
+        continue;
+      }
       const kept = document * KEPT_WORDS;
+      this.index.copyMetadata(document, acc.kept, kept);
       const grade = gradeOfShape(acc.kept[kept + KEPT_SHAPE] as number);
       const projectId = acc.kept[kept + KEPT_PROJECT] as number;
       const agentId = acc.kept[kept + KEPT_AGENT] as number;
@@ -291,7 +299,6 @@ export class QueryService {
       else if (isLocal(projectId, agentId)) category = 'local';
       else if (crossAllowed(projectId)) category = 'cross';
       else continue;
-      const score = acc.scores[document] as number;
       const board = top[category];
       if (!board.mightKeep(score)) continue;
       board.offer({ document, score, matched, grade, seconds: acc.kept[kept + KEPT_SECONDS] as number, projectId });

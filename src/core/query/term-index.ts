@@ -12,12 +12,13 @@
  *   ['s', statistic]          -> number  documents, total length, next ids, the index version
  *   ['w', first, length, word] -> null   a word entries used (for typo correction; its term is derived)
  *
- * A posting is a document number (as the gap from the one before, in the same block) and a term
- * frequency, both as variable-length integers: two or three bytes. What a document needs for
- * ranking (length, kind, grade, project, agent, time) is stored once per document in the 'm'
- * blocks, not once per term, and the document frequency is the sum of the blocks' counts. So a
- * query reads the postings of its own terms and the metadata of the documents they name, then
- * fetches just the few entries it returns.
+ * A posting is a document number (as the gap from the one before, in the same block), a term
+ * frequency and the document's length (what BM25 needs for every posting), as variable-length
+ * integers: three or four bytes. What filtering and ties need (kind, grade, project, agent, time)
+ * is stored once per document in the 'm' blocks, and read only for the documents that score high
+ * enough to be kept; the document frequency is the sum of the blocks' counts. So a query reads
+ * the postings of its own terms and the metadata of its best candidates, then fetches just the
+ * few entries it returns.
  *
  * Appending touches one small value per term (its open block): a flush rewrites little, and the
  * postings of a term found in 20,000 entries are about 50 KB in a few dozen blocks.
@@ -38,6 +39,10 @@ import { analyze, termFrequencies, wordTerm } from './tokenizer.js';
  */
 export const TERM_INDEX_VERSION = 3;
 const VERSION_KEY: TermIndexKey = ['s', 'version'];
+/** Set anew whenever the index starts from empty (a new file, a rebuild): full metadata blocks never change within one. */
+const GENERATION_KEY: TermIndexKey = ['s', 'generation'];
+/** Full metadata blocks kept in memory per table, at most (4 MiB each 1,000 blocks: over 250,000 documents). */
+export const CACHED_METADATA_BLOCKS = 4_096;
 
 /** A key of the `terms` sub-database. */
 export type TermIndexKey = (string | number)[];
@@ -178,35 +183,45 @@ function blockHeader(bytes: Uint8Array, open: boolean): { count: number; lastDoc
 }
 
 /**
- * Decodes the postings of one block (from `TermIndexReader.postings`) into `documents` and
- * `frequencies` (each at least `count` long); returns how many it decoded.
+ * Decodes the postings of one block (from `TermIndexReader.postings`) into `documents`,
+ * `frequencies` and `lengths` (each at least as long as the block has bytes); returns how many it
+ * decoded.
  */
-export function decodePostings(block: Uint8Array, documents: Uint32Array, frequencies: Uint32Array): number {
+export function decodePostings(block: Uint8Array, documents: Uint32Array, frequencies: Uint32Array, lengths: Uint32Array): number {
   const header = blockHeader(block, false);
-  const count = Math.min(header.count, documents.length, frequencies.length);
+  const count = Math.min(header.count, documents.length, frequencies.length, lengths.length);
   let at = header.start;
   let document = 0;
+  // Variable-length integers read inline: this loop runs once per posting of every query term.
   for (let i = 0; i < count; i += 1) {
-    // Inlined varints: this loop runs once per posting of every query term.
-    let gap = 0;
+    let value = 0;
     let scale = 1;
     let byte = VARINT_SHIFT;
     while (byte >= VARINT_SHIFT && at < block.length) {
       byte = block[at++] as number;
-      gap += (byte & 0x7f) * scale;
+      value += (byte & 0x7f) * scale;
       scale *= VARINT_SHIFT;
     }
-    let frequency = 0;
+    document += value;
+    documents[i] = document;
+    value = 0;
     scale = 1;
     byte = VARINT_SHIFT;
     while (byte >= VARINT_SHIFT && at < block.length) {
       byte = block[at++] as number;
-      frequency += (byte & 0x7f) * scale;
+      value += (byte & 0x7f) * scale;
       scale *= VARINT_SHIFT;
     }
-    document += gap;
-    documents[i] = document;
-    frequencies[i] = frequency;
+    frequencies[i] = value;
+    value = 0;
+    scale = 1;
+    byte = VARINT_SHIFT;
+    while (byte >= VARINT_SHIFT && at < block.length) {
+      byte = block[at++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= VARINT_SHIFT;
+    }
+    lengths[i] = value;
   }
   return count;
 }
@@ -305,12 +320,6 @@ function secondsOf(timestamp: string): number {
   return Number.isFinite(millis) && millis > 0 ? Math.floor(millis / 1000) : 0;
 }
 
-/** A new document's postings, waiting to be appended to its terms. */
-interface PendingPosting {
-  document: number;
-  termFrequency: number;
-}
-
 /** Whether the index was built by this version (an empty index is: it is built from its first document on). */
 function indexIsCurrent(table: TermTable): boolean {
   return readNumber(table, ['s', 'nextDocument']) === 0 || table.get(VERSION_KEY) === TERM_INDEX_VERSION;
@@ -326,9 +335,13 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   if (!indexIsCurrent(table)) return;
   const firstDocument = readNumber(table, ['s', 'nextDocument']) + 1;
   // An empty index is built by this version from its first document on.
-  if (firstDocument === 1) table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
+  if (firstDocument === 1) {
+    table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
+    table.putSync(GENERATION_KEY, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+  }
   if (documents.length === 0) return;
-  const pending = new Map<string, PendingPosting[]>();
+  /** Per term, the new postings as flat triples: document, term frequency, document length. */
+  const pending = new Map<string, number[]>();
   let documentCount = readNumber(table, ['s', 'documents']);
   let totalLength = readNumber(table, ['s', 'totalLength']);
   /** Words of the flush that typo correction may lead to. */
@@ -365,10 +378,11 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
     metadata[base + METADATA_PROJECT] = idOf('project', document.value.project);
     metadata[base + METADATA_AGENT] = idOf('agent', document.value.agent);
     metadata[base + METADATA_SHAPE] = shapeOf(length, kind, gradeOfDocument(document));
+    const cappedLength = Math.min(length, MAX_UINT16);
     for (const [term, termFrequency] of termFrequencies(terms)) {
       const list = pending.get(term);
-      if (list) list.push({ document: number, termFrequency });
-      else pending.set(term, [{ document: number, termFrequency }]);
+      if (list) list.push(number, termFrequency, cappedLength);
+      else pending.set(term, [number, termFrequency, cappedLength]);
     }
   });
   appendMetadata(table, firstDocument, metadata);
@@ -421,46 +435,61 @@ function wordKey(word: string): TermIndexKey {
   return ['w', word.charAt(0), word.length, word];
 }
 
+/** Buffers reused by every append (a flush appends to thousands of terms). */
+const postingBody = new ByteWriter(BLOCK_BYTES * 2);
+const blockOut = new ByteWriter(BLOCK_BYTES * 2);
+
+/** Writes a block: its header numbers, then the postings in `postingBody` (the value is copied as it is put). */
+function putBlock(table: TermTable, key: TermIndexKey, header: readonly number[]): void {
+  blockOut.length = 0;
+  for (const number of header) blockOut.varint(number);
+  blockOut.append(postingBody.bytes.subarray(0, postingBody.length));
+  table.putSync(key, blockOut.bytes.subarray(0, blockOut.length));
+}
+
 /**
- * Appends postings (in document order, after every posting stored) to a term's open block,
- * closing it into a numbered block whenever it passes BLOCK_BYTES.
+ * Appends postings (flat triples of document, term frequency and document length, in document
+ * order, after every posting stored) to a term's open block, closing it into a numbered block
+ * whenever it passes BLOCK_BYTES.
  */
-function appendPostings(table: TermTable, term: string, postings: readonly PendingPosting[]): void {
+function appendPostings(table: TermTable, term: string, postings: readonly number[]): void {
   const openKey: TermIndexKey = ['p', term, OPEN_BLOCK];
   const stored = toBytes(table.get(openKey));
   const header = stored ? blockHeader(stored, true) : { closed: 0, count: 0, lastDocument: 0, start: 0 };
   let { closed, count, lastDocument } = header;
-  const body = new ByteWriter(BLOCK_BYTES + 64);
-  if (stored) body.append(stored.subarray(header.start));
-  for (const posting of postings) {
-    body.varint(posting.document - lastDocument);
-    body.varint(Math.min(posting.termFrequency, MAX_UINT16));
-    lastDocument = posting.document;
+  postingBody.length = 0;
+  if (stored) postingBody.append(stored.subarray(header.start));
+  for (let at = 0; at < postings.length; at += 3) {
+    const document = postings[at] as number;
+    postingBody.varint(document - lastDocument);
+    postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
+    postingBody.varint(postings[at + 2] as number);
+    lastDocument = document;
     count += 1;
-    if (body.length >= BLOCK_BYTES) {
+    if (postingBody.length >= BLOCK_BYTES) {
       closed += 1;
-      const block = new ByteWriter(body.length + 8);
-      block.varint(count);
-      block.append(body.bytes.subarray(0, body.length));
-      table.putSync(['p', term, closed], block.take());
+      putBlock(table, ['p', term, closed], [count]);
       // The next block starts from document 0 again, so each block decodes on its own.
-      body.length = 0;
+      postingBody.length = 0;
       count = 0;
       lastDocument = 0;
     }
   }
-  const open = new ByteWriter(body.length + 16);
-  open.varint(closed);
-  open.varint(count);
-  open.varint(lastDocument);
-  open.append(body.bytes.subarray(0, body.length));
-  table.putSync(openKey, open.take());
+  putBlock(table, openKey, [closed, count, lastDocument]);
 }
+
+/** Full metadata blocks of one index generation, kept across queries and readers of one table. */
+interface MetadataCache {
+  generation: unknown;
+  blocks: Map<number, Uint32Array>;
+}
+const metadataCaches = new WeakMap<TermTable, MetadataCache>();
 
 /** Read access to the term index for queries. */
 export class TermIndexReader {
-  /** Metadata blocks read during the current query (see `startQuery`). */
+  /** Metadata blocks read during the current query (see `startQuery`); full ones also go to the shared cache. */
   private metadataBlocks = new Map<number, Uint32Array | undefined>();
+  private fullBlocks: Map<number, Uint32Array> = new Map();
   /** The block read last: postings come in document order, so most lookups hit it. */
   private lastBlock = -1;
   private lastWords: Uint32Array | undefined;
@@ -510,17 +539,27 @@ export class TermIndexReader {
     this.metadataBlocks.clear();
     this.lastBlock = -1;
     this.lastWords = undefined;
+    // Full blocks are immutable until the index starts over (its generation changes).
+    const generation = this.table.get(GENERATION_KEY);
+    let cache = metadataCaches.get(this.table);
+    if (!cache || cache.generation !== generation || cache.blocks.size > CACHED_METADATA_BLOCKS) {
+      cache = { generation, blocks: new Map() };
+      metadataCaches.set(this.table, cache);
+    }
+    this.fullBlocks = cache.blocks;
   }
 
   /** The metadata words of a document's block. */
   private metadataBlock(document: number): Uint32Array | undefined {
     const block = Math.floor((document - 1) / DOCUMENTS_PER_BLOCK);
     if (block === this.lastBlock) return this.lastWords;
-    let words = this.metadataBlocks.get(block);
+    let words = this.fullBlocks.get(block) ?? this.metadataBlocks.get(block);
     if (words === undefined && !this.metadataBlocks.has(block)) {
       const bytes = toBytes(this.table.get(['m', block]));
-      words = bytes ? toWords(bytes) : undefined;
+      // The value read is a fresh copy: viewed in place when it is aligned, copied only when not.
+      words = bytes && bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4)) : bytes && toWords(bytes);
       this.metadataBlocks.set(block, words);
+      if (words?.length === DOCUMENTS_PER_BLOCK * METADATA_WORDS) this.fullBlocks.set(block, words);
     }
     this.lastBlock = block;
     this.lastWords = words;
@@ -537,6 +576,7 @@ export class TermIndexReader {
   /** What ranking knows of a document; undefined for a number never assigned. */
   documentMetadata(document: number): DocumentMetadata | undefined {
     if (document < 1) return undefined;
+    this.startQuery();
     const words = this.metadataBlock(document);
     return words ? metadataOf(words, (document - 1) % DOCUMENTS_PER_BLOCK) : undefined;
   }
@@ -577,10 +617,11 @@ export class TermIndexReader {
     return [...terms];
   }
 
-  /** The entry behind a document number. */
+  /** The entry behind a document number (read with the blocks of the current query: see `startQuery`). */
   documentRef(document: number): DocumentRef | undefined {
     if (document < 1) return undefined;
-    const metadata = this.documentMetadata(document);
+    const words = this.metadataBlock(document);
+    const metadata = words && metadataOf(words, (document - 1) % DOCUMENTS_PER_BLOCK);
     const stored = this.table.get(['d', Math.floor((document - 1) / REFS_PER_BLOCK)]);
     const packed: unknown = Array.isArray(stored) ? stored[(document - 1) % REFS_PER_BLOCK] : undefined;
     if (!metadata || !Array.isArray(packed) || typeof packed[0] !== 'number') return undefined;
@@ -592,6 +633,7 @@ export class TermIndexReader {
 
   /** Every document's entry, in document order (for checks; a query never reads them all). */
   *documentRefs(): Generator<DocumentRef> {
+    this.startQuery();
     const last = this.lastDocument();
     for (let document = 1; document <= last; document += 1) {
       const ref = this.documentRef(document);
