@@ -42,7 +42,7 @@ const VERSION_KEY: TermIndexKey = ['s', 'version'];
 /** Set anew whenever the index starts from empty (a new file, a rebuild): full metadata blocks never change within one. */
 const GENERATION_KEY: TermIndexKey = ['s', 'generation'];
 /** Full metadata blocks kept in memory per table, at most (4 MiB each 1,000 blocks: over 250,000 documents). */
-export const CACHED_METADATA_BLOCKS = 4_096;
+const CACHED_METADATA_BLOCKS = 4_096;
 
 /** A key of the `terms` sub-database. */
 export type TermIndexKey = (string | number)[];
@@ -227,7 +227,7 @@ export function decodePostings(block: Uint8Array, documents: Uint32Array, freque
 }
 
 /** The posting count of a block read by `TermIndexReader.postings`. */
-export function postingCount(block: Uint8Array): number {
+function postingCount(block: Uint8Array): number {
   return blockHeader(block, false).count;
 }
 
@@ -237,7 +237,7 @@ function shapeOf(documentLength: number, kind: EntryKind, grade: Grade | undefin
 }
 
 /** The document length in a metadata shape word. */
-export function documentLengthOfShape(shape: number): number {
+function documentLengthOfShape(shape: number): number {
   return shape % SHAPE_MULTIPLIER;
 }
 
@@ -248,7 +248,7 @@ export function gradeOfShape(shape: number): Grade | undefined {
 }
 
 /** The entry kind in a metadata shape word. */
-export function kindOfShape(shape: number): EntryKind {
+function kindOfShape(shape: number): EntryKind {
   return KINDS[Math.floor(shape / SHAPE_MULTIPLIER / GRADE_CODES)] ?? 'activity';
 }
 
