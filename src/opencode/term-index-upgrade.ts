@@ -1,4 +1,4 @@
-/** Plugin start: rebuilds the prior-art index once after an upgrade changed the search rules. */
+/** Plugin start: rebuilds the prior-art index once after an upgrade changed its search rules or layout. */
 import type { Logger } from '../core/logger.js';
 import { rebuildStaleTermIndex } from '../core/query/reindex.js';
 import type { Store } from '../core/store/store.js';
@@ -13,7 +13,7 @@ export function upgradeTermIndex(store: Store, logger: Logger): void {
   } catch (error) {
     logger.error(
       `agent-tracker: rebuilding the prior-art index failed, tracking goes on: ${(error as Error).message}. ` +
-        'Prior-art searches use the old index until `agent-tracker prior-art` or the next start rebuilds it.',
+        'Prior-art searches find nothing until `agent-tracker prior-art` or the next start rebuilds it.',
     );
   }
 }

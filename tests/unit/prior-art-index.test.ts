@@ -2,12 +2,11 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { getAllActivities, getAllCommits, getAllRetrospectives } from '../../src/core/query/entries.js';
 import { QueryService } from '../../src/core/query/service.js';
-import { decodePosting, indexWrittenDocuments, POSTING_WORDS, POSTINGS_PER_BLOCK, TermIndexReader } from '../../src/core/query/term-index.js';
+import { BLOCK_BYTES, decodePostings, DOCUMENTS_PER_BLOCK, REFS_PER_BLOCK, TermIndexReader } from '../../src/core/query/term-index.js';
 import type { DocumentRef } from '../../src/core/query/term-index.js';
 import { tokenize } from '../../src/core/query/tokenizer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
 import type { CommitKey, JournalKey, Mutation } from '../../src/core/store/mutations.js';
-import type { WrittenDocument } from '../../src/core/store/store.js';
 import { DEFAULT_PROJECT, mutationOf, priorArtStore } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
 
@@ -25,6 +24,10 @@ function entryRefs(store: PriorArtStore['store']): DocumentRef[] {
   for (const { key } of store.tables.activities.getRange()) refs.push(['activity', ...key]);
   for (const { key } of store.tables.commits.getRange()) refs.push(['commit', ...key]);
   return refs;
+}
+
+function sortedRefs(refs: DocumentRef[]): string[] {
+  return refs.map((ref) => JSON.stringify(ref)).sort();
 }
 
 function termKeys(store: PriorArtStore['store']): number {
@@ -105,7 +108,8 @@ describe('the term index and the entries never disagree', () => {
             }
             const reader = new TermIndexReader(local.store.tables.terms);
             const refs = entryRefs(local.store);
-            expect(refs.every((ref) => reader.isIndexed(ref))).toBe(true);
+            const indexed = [...reader.documentRefs()];
+            expect(sortedRefs(indexed)).toEqual(sortedRefs(refs));
             expect(reader.statistics().documents).toBe(refs.length);
           } finally {
             local.dispose();
@@ -116,32 +120,62 @@ describe('the term index and the entries never disagree', () => {
     );
   });
 
-  it('indexes a document only once when it is offered again (import, migration, rebuild)', () => {
+  it('indexes a document only once when the same entries arrive again (a second flush, an import of what is there)', () => {
     t = priorArtStore();
-    t.write([{ kind: 'activity', id: 'again', task: 'reindex safely' }]);
+    const seeds: Seed[] = [
+      { kind: 'activity', id: 'again', task: 'reindex safely', at: '2025-02-01T00:00:00.000Z' },
+      { kind: 'commit', id: 'again', message: 'reindex safely too', at: '2025-02-01T00:01:00.000Z' },
+    ];
+    t.write(seeds);
     const store = t.store;
-    const [entry] = [...store.tables.activities.getRange()];
-    const documents: WrittenDocument[] = [{ kind: 'activity', key: entry!.key, value: entry!.value }];
     const before = { stats: new TermIndexReader(store.tables.terms).statistics(), keys: termKeys(store) };
-    store.transaction(() => indexWrittenDocuments(store.tables.terms, documents));
+    t.write(seeds);
+    const records = [
+      ...[...store.tables.activities.getRange()].map(({ key, value }) => ({ table: 'activities' as const, key, value })),
+      ...[...store.tables.commits.getRange()].map(({ key, value }) => ({ table: 'commits' as const, key, value })),
+    ];
+    expect(store.transaction(() => store.mergeAbsent(records))).toMatchObject({ added: 0, skipped: 2 });
     expect({ stats: new TermIndexReader(store.tables.terms).statistics(), keys: termKeys(store) }).toEqual(before);
+    expect(sortedRefs([...new TermIndexReader(store.tables.terms).documentRefs()])).toEqual(sortedRefs(entryRefs(store)));
   });
 
-  it('keeps postings of a term across many blocks in document order', () => {
+  it('keeps postings of a term across many blocks in document order, and every document findable across metadata and reference blocks', () => {
     t = priorArtStore();
-    const total = POSTINGS_PER_BLOCK * 2 + 5;
+    // Enough documents (three bytes of postings each) that the term's postings close a block and fill
+    // more than one metadata block and many reference blocks.
+    const total = Math.ceil(BLOCK_BYTES / 3) + DOCUMENTS_PER_BLOCK + 5;
     const seeds = Array.from({ length: total }, (_, i): Seed => ({ kind: 'activity', id: `b${i}`, task: `blocky entry ${i}` }));
-    t.write(seeds.slice(0, POSTINGS_PER_BLOCK - 3));
-    t.write(seeds.slice(POSTINGS_PER_BLOCK - 3));
+    t.write(seeds.slice(0, REFS_PER_BLOCK - 3));
+    t.write(seeds.slice(REFS_PER_BLOCK - 3, DOCUMENTS_PER_BLOCK + 1));
+    t.write(seeds.slice(DOCUMENTS_PER_BLOCK + 1));
     const [term = ''] = tokenize('blocky');
-    const { blocks, count } = new TermIndexReader(t.store.tables.terms).postings(term);
+    const reader = new TermIndexReader(t.store.tables.terms);
+    const { blocks, count } = reader.postings(term);
     expect(count).toBe(total);
-    expect(blocks).toHaveLength(3);
-    const documents = blocks.flatMap((block) => Array.from({ length: block.length / POSTING_WORDS }, (_, i) => decodePosting(block, i).document));
-    expect(documents).toHaveLength(total);
-    expect(documents).toEqual([...documents].sort((a, b) => a - b));
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(blocks.slice(0, -1).every((block) => block.length >= BLOCK_BYTES)).toBe(true);
+    const documents = blocks.flatMap((block) => {
+      const numbers = new Uint32Array(block.length);
+      const decoded = decodePostings(block, numbers, new Uint32Array(block.length), new Uint32Array(block.length));
+      return Array.from(numbers.subarray(0, decoded));
+    });
+    expect(documents).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(sortedRefs([...reader.documentRefs()])).toEqual(sortedRefs(entryRefs(t.store)));
+    expect(reader.documentMetadata(total)).toMatchObject({ kind: 'activity', documentLength: 3, grade: undefined });
     const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'blocky', scope: DEFAULT_PROJECT, maxResults: 3 });
     expect(result.positivePatterns).toHaveLength(3);
+  });
+
+  it('finds a graded retrospective and a commit again from their compact references (hashes stored as bytes)', () => {
+    t = priorArtStore();
+    t.write([
+      { kind: 'retrospective', id: 'graded', task: 'compact reference check', userGrade: 5 },
+      { kind: 'commit', id: 'not-hex-id', message: 'compact reference commit', project: '/projects/beta' },
+    ]);
+    const reader = new TermIndexReader(t.store.tables.terms);
+    expect(sortedRefs([...reader.documentRefs()])).toEqual(sortedRefs(entryRefs(t.store)));
+    expect(reader.documentMetadata(1)).toMatchObject({ kind: 'retrospective', grade: 5 });
+    expect(reader.documentMetadata(2)).toMatchObject({ kind: 'commit', grade: undefined });
   });
 });
 

@@ -13,9 +13,9 @@ import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../src/core/query/
 import type { ReindexProgress } from '../../src/core/query/reindex.js';
 import { QueryService } from '../../src/core/query/service.js';
 import { TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
-import { Store } from '../../src/core/store/store.js';
+import { SCHEMA_VERSION, Store } from '../../src/core/store/store.js';
 import { upgradeTermIndex } from '../../src/opencode/term-index-upgrade.js';
-import { priorArtStore } from '../helpers/prior-art-store.js';
+import { DEFAULT_PROJECT, priorArtStore } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
@@ -92,6 +92,28 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
     expect(found(store, 'CI is slow')).toEqual(['CI pipeline takes 25 minutes']);
     expect(found(store, 'auth tokens')).toEqual(['Authentication with JWT access tokens']);
     expect(rebuildStaleTermIndex(store)).toMatchObject({ rebuilt: false, documents: 0 });
+  });
+
+  it('stamps an older file with the current schema at its first writable open, and leaves a read-only open alone', () => {
+    const file = oldDatabase();
+    const readOnly = Store.open({ path: file, maxDatabaseSize: SIZE, readOnly: true });
+    expect(readOnly.meta().schemaVersion).toBe(1);
+    readOnly.close();
+    expect(openStore(file).meta().schemaVersion).toBe(SCHEMA_VERSION);
+  });
+
+  it('answers nothing from an index of an earlier layout and writes nothing into it until the rebuild', () => {
+    seeded = priorArtStore();
+    seeded.write([{ kind: 'activity', id: 'before', task: 'thumbnail cache warmup' }]);
+    const store = seeded.store;
+    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 2));
+    const keysBefore = store.tables.terms.getKeysCount();
+    const tasks = (text: string) => new QueryService(store).searchPriorArt({ taskDescription: text, scope: DEFAULT_PROJECT }).positivePatterns.map((match) => match.task).sort();
+    expect(tasks('thumbnail')).toEqual([]);
+    seeded.write([{ kind: 'activity', id: 'after', task: 'thumbnail resize' }]);
+    expect(store.tables.terms.getKeysCount()).toBe(keysBefore);
+    expect(rebuildStaleTermIndex(store)).toMatchObject({ rebuilt: true, documents: 2 });
+    expect(tasks('thumbnail')).toEqual(['thumbnail cache warmup', 'thumbnail resize']);
   });
 
   it('leaves the earlier index whole when the rebuild fails midway (one transaction)', () => {

@@ -14,7 +14,7 @@ import type { StoreProblem } from '../../src/core/store/problems.js';
 import { repairDatabase } from '../../src/core/store/repair.js';
 import { isSnapshotDue, snapshotIfDue, snapshotsOf, SNAPSHOT_INTERVAL_MS, SNAPSHOTS_KEPT } from '../../src/core/store/snapshot.js';
 import { mergeSpills, spillFilesOf, writeSpill } from '../../src/core/store/spill.js';
-import { Store, StoreNotWritableError } from '../../src/core/store/store.js';
+import { SCHEMA_VERSION, Store, StoreNotWritableError } from '../../src/core/store/store.js';
 import { isVerified, recordVerified, verifySync } from '../../src/core/store/verify.js';
 import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
@@ -83,7 +83,7 @@ describe('recovery', () => {
     seed();
     expect(isVerified(file)).toBe(false);
     const result = verifySync(file);
-    expect(result).toMatchObject({ ok: true, schemaVersion: 1, entries: { commits: COMMITS } });
+    expect(result).toMatchObject({ ok: true, schemaVersion: SCHEMA_VERSION, entries: { commits: COMMITS } });
     recordVerified(file, result.ok ? result.entries : undefined);
     expect(isVerified(file)).toBe(true);
     const store = Store.open({ path: file, maxDatabaseSize: SIZE });

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { opencodeConfigDir } from '../../core/config.js';
 import { cliCommand } from '../../setup/cli-location.js';
-import { usageWarning } from '../../core/store/size-limit.js';
+import { describeCapacity, remainingCapacity, usageWarning } from '../../core/store/size-limit.js';
 import { snapshotsOf } from '../../core/store/snapshot.js';
 import { pendingSpills } from '../../core/store/spill.js';
 import { describeProvisioning, inspectProvisioning } from '../../setup/inspect.js';
@@ -31,14 +31,16 @@ export async function run(args: string[], output: Output): Promise<void> {
     const meta = store.meta();
     const recorded = new Set(store.provisionedItems(configDir));
     const fileSize = fs.statSync(store.path).size;
+    const counts = store.counts();
     return {
       databasePath: store.path,
       maxDatabaseSize: config.maxDatabaseSize,
-      fileSize: fs.statSync(store.path).size,
+      fileSize,
       schemaVersion: meta.schemaVersion,
       flushes: meta.flushes,
       lastFlushAt: meta.lastFlushAt || null,
-      counts: store.counts(),
+      counts,
+      capacity: remainingCapacity({ fileBytes: fileSize, limit: config.maxDatabaseSize, entries: counts.commits + counts.activities + counts.retrospectives }),
       removedByUser: removedByUser(configDir, recorded),
       sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() }) ?? null,
       readOnlyBecause: store.refusal ?? null,
@@ -60,6 +62,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   const lines = [
     `database        ${report.databasePath}`,
     `size            ${report.fileSize} bytes of at most ${report.maxDatabaseSize}`,
+    `room            ${describeCapacity(report.capacity)}`,
     `schema version  ${report.schemaVersion}`,
     `flushes         ${report.flushes}${report.lastFlushAt ? ` (last at ${report.lastFlushAt})` : ''}`,
     ...(report.sizeWarning ? [`warning         ${report.sizeWarning}`] : []),

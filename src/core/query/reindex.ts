@@ -1,5 +1,5 @@
 /**
- * Rebuilds the prior-art term index when it was built by another version of the analyzer (see
+ * Rebuilds the prior-art term index when it was built by another version of the analyzer or layout (see
  * TERM_INDEX_VERSION): once, at the first plugin start or prior-art command after an upgrade, in
  * ONE transaction (a crash or a second process never sees half an index; a second process that
  * waited for the lock finds the index current and does nothing).

@@ -26,19 +26,7 @@ import type { ActivityEntry, CommitRecord, Grade, RetrospectiveEntry } from '../
 import { InputError } from '../validation.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
 import { scopeOfProject } from './scope.js';
-import {
-  POSTING_AGENT,
-  POSTING_COUNTS,
-  POSTING_DOCUMENT,
-  POSTING_KIND_GRADE,
-  POSTING_PROJECT,
-  POSTING_SECONDS,
-  POSTING_WORDS,
-  TermIndexReader,
-  documentLengthOf,
-  gradeOf,
-  termFrequencyOf,
-} from './term-index.js';
+import { METADATA_WORDS, TermIndexReader, decodePostings, gradeOfShape } from './term-index.js';
 import type { DocumentRef } from './term-index.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
 import { analyzeQuery } from './query-terms.js';
@@ -74,7 +62,7 @@ type Category = 'local' | 'cross' | 'mistake';
 
 /** The postings of one searched term, its weight and the keyword it counts for. */
 interface TermList {
-  blocks: Uint32Array[];
+  blocks: Uint8Array[];
   count: number;
   weight: number;
   keyword: number;
@@ -91,8 +79,12 @@ function byRank(a: Candidate, b: Candidate): number {
 
 const scoreOfCandidate = (candidate: Candidate): number => candidate.score;
 
-/** Words of a posting kept per candidate document while scoring (kind/grade, project, agent, time). */
-const KEPT_WORDS = 4;
+/** Metadata words kept per candidate document while scoring (time, project, agent, length with kind and grade). */
+const KEPT_WORDS = METADATA_WORDS;
+const KEPT_SECONDS = 0;
+const KEPT_PROJECT = 1;
+const KEPT_AGENT = 2;
+const KEPT_SHAPE = 3;
 
 /**
  * Per-document accumulators reused across queries (indexed by document number), so a query over
@@ -106,6 +98,18 @@ class Accumulators {
   kept = new Uint32Array(0);
   touched = new Uint32Array(0);
   touchedCount = 0;
+  /** One decoded postings block. */
+  blockDocuments = new Uint32Array(0);
+  blockFrequencies = new Uint32Array(0);
+  blockLengths = new Uint32Array(0);
+
+  /** Room for a block's postings (each takes at least three bytes). */
+  prepareBlock(bytes: number): void {
+    if (this.blockDocuments.length >= bytes) return;
+    this.blockDocuments = new Uint32Array(bytes);
+    this.blockFrequencies = new Uint32Array(bytes);
+    this.blockLengths = new Uint32Array(bytes);
+  }
 
   prepare(documents: number): void {
     if (this.scores.length >= documents) return;
@@ -164,9 +168,12 @@ export class QueryService {
   /** The prior art for `query`, ranked; see the module comment for the rules. */
   searchPriorArt(input: PriorArtQuery): PriorArtResult {
     const query = validatePriorArtQuery(input);
+    // An index of an earlier version is unreadable until its rebuild (plugin start, `agent-tracker prior-art`).
+    if (!this.index.isCurrent()) return { positivePatterns: [], crossScopePatterns: [], mistakes: [] };
     const { keywords, lists } = this.termLists(query.taskDescription);
     const empty: PriorArtResult = { positivePatterns: [], crossScopePatterns: [], mistakes: [] };
     if (lists.length === 0) return empty;
+    this.index.startQuery();
 
     let capacity = query.maxResults + SKIP_ALLOWANCE;
     for (;;) {
@@ -227,34 +234,28 @@ export class QueryService {
     const documents = Math.max(stats.documents, 1);
     const averageLength = stats.totalLength / documents;
     const acc = this.accumulators;
-    let lastDocument = 0;
-    for (const list of lists) {
-      const last = list.blocks[list.blocks.length - 1];
-      if (last && last.length >= POSTING_WORDS) lastDocument = Math.max(lastDocument, last[last.length - POSTING_WORDS] as number);
-    }
+    const lastDocument = this.index.lastDocument();
     acc.prepare(lastDocument + 1);
     try {
       for (const list of lists) {
         const weight = list.weight * inverseDocumentFrequency(documents, list.count);
         const keywordMark = list.keyword + 1;
         for (const block of list.blocks) {
-          for (let base = 0; base + POSTING_WORDS <= block.length; base += POSTING_WORDS) {
-            const document = block[base + POSTING_DOCUMENT] as number;
-            const counts = block[base + POSTING_COUNTS] as number;
+          acc.prepareBlock(block.length);
+          const count = decodePostings(block, acc.blockDocuments, acc.blockFrequencies, acc.blockLengths);
+          for (let i = 0; i < count; i += 1) {
+            const document = acc.blockDocuments[i] as number;
+            if (document < 1 || document > lastDocument) continue;
             if (acc.matched[document] === 0) {
               acc.touched[acc.touchedCount] = document;
               acc.touchedCount += 1;
-              const kept = document * KEPT_WORDS;
-              acc.kept[kept] = block[base + POSTING_KIND_GRADE] as number;
-              acc.kept[kept + 1] = block[base + POSTING_PROJECT] as number;
-              acc.kept[kept + 2] = block[base + POSTING_AGENT] as number;
-              acc.kept[kept + 3] = block[base + POSTING_SECONDS] as number;
             }
             if (acc.lastKeyword[document] !== keywordMark) {
               acc.lastKeyword[document] = keywordMark;
               acc.matched[document] = (acc.matched[document] as number) + 1;
             }
-            acc.scores[document] = (acc.scores[document] as number) + weight * saturatedTermFrequency(termFrequencyOf(counts), documentLengthOf(counts), averageLength);
+            const termFrequency = acc.blockFrequencies[i] as number;
+            acc.scores[document] = (acc.scores[document] as number) + weight * saturatedTermFrequency(termFrequency, acc.blockLengths[i] as number, averageLength);
           }
         }
       }
@@ -279,20 +280,27 @@ export class QueryService {
       const document = acc.touched[i] as number;
       const matched = acc.matched[document] as number;
       if (matched < minimumMatched) continue;
+      const score = acc.scores[document] as number;
+      // Its category is not known before its metadata is read; when no board could keep its
+      // score, its own board would not either, so it is not read at all (each board counts the drop).
+      if (!top.local.wouldKeep(score) && !top.cross.wouldKeep(score) && !top.mistake.wouldKeep(score)) {
+        for (const board of [top.local, top.cross, top.mistake]) board.mightKeep(score);
+        continue;
+      }
       const kept = document * KEPT_WORDS;
-      const grade = gradeOf(acc.kept[kept] as number);
-      const projectId = acc.kept[kept + 1] as number;
-      const agentId = acc.kept[kept + 2] as number;
+      this.index.copyMetadata(document, acc.kept, kept);
+      const grade = gradeOfShape(acc.kept[kept + KEPT_SHAPE] as number);
+      const projectId = acc.kept[kept + KEPT_PROJECT] as number;
+      const agentId = acc.kept[kept + KEPT_AGENT] as number;
       let category: Category;
       if (grade === MISTAKE_GRADE) category = 'mistake';
       else if (grade !== undefined && !POSITIVE_GRADES.has(grade)) continue;
       else if (isLocal(projectId, agentId)) category = 'local';
       else if (crossAllowed(projectId)) category = 'cross';
       else continue;
-      const score = acc.scores[document] as number;
       const board = top[category];
       if (!board.mightKeep(score)) continue;
-      board.offer({ document, score, matched, grade, seconds: acc.kept[kept + 3] as number, projectId });
+      board.offer({ document, score, matched, grade, seconds: acc.kept[kept + KEPT_SECONDS] as number, projectId });
     }
     return top;
   }

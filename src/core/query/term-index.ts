@@ -3,34 +3,46 @@
  * transaction that writes the entries, so entries and index never disagree.
  *
  * Key layout (arrays sort element by element):
- *   ['f', term]              -> number      document frequency of `term`
- *   ['p', term, block]       -> Uint8Array  postings of `term`, POSTINGS_PER_BLOCK per block, by document number
- *   ['d', docNumber]         -> DocumentRef which entry a document number stands for
- *   ['r', kind, ...entryKey] -> number      the document number of an entry (indexing is idempotent)
- *   ['n', dictionary, name]  -> number      compact ids for project paths and agent names
- *   ['i', dictionary, id]    -> string      and back
- *   ['s', statistic]         -> number      documents, total length, next ids, the analyzer version
- *   ['w', first, length, word] -> string    a word entries used and its term (for typo correction)
+ *   ['p', term, 0]            -> bytes   the term's open postings block (header: closed blocks, count, last document)
+ *   ['p', term, n]            -> bytes   its closed blocks 1..n, each about BLOCK_BYTES of postings
+ *   ['m', block]              -> bytes   what ranking and filtering need of DOCUMENTS_PER_BLOCK documents, fixed width
+ *   ['d', block]              -> array   which entry each of REFS_PER_BLOCK documents stands for
+ *   ['n', dictionary, name]   -> number  compact ids for project paths and agent names
+ *   ['i', dictionary, id]     -> string  and back
+ *   ['s', statistic]          -> number  documents, total length, next ids, the index version
+ *   ['w', first, length, word] -> null   a word entries used (for typo correction; its term is derived)
  *
- * A posting carries what ranking and filtering need (term frequency, document length, kind, grade,
- * project, agent, time), so a query reads only the postings of its own terms and then fetches just
- * the few entries it returns. Postings live in fixed-size binary blocks: a term found in 20,000
- * entries is ~160 reads of packed integers, not 20,000 decoded records.
+ * A posting is a document number (as the gap from the one before, in the same block), a term
+ * frequency and the document's length (what BM25 needs for every posting), as variable-length
+ * integers: three or four bytes. What filtering and ties need (kind, grade, project, agent, time)
+ * is stored once per document in the 'm' blocks, and read only for the documents that score high
+ * enough to be kept; the document frequency is the sum of the blocks' counts. So a query reads
+ * the postings of its own terms and the metadata of its best candidates, then fetches just the
+ * few entries it returns.
+ *
+ * Appending touches one small value per term (its open block): a flush rewrites little, and the
+ * postings of a term found in 20,000 entries are about 50 KB in a few dozen blocks.
  */
 import type { Table, WrittenDocument } from '../store/store.js';
 import type { Grade } from '../types.js';
 import { searchableText } from './documents.js';
 import type { EntryKind } from './documents.js';
 import { FUZZY_MAX_EDITS, isFuzzyWord, withinOneEdit } from './fuzzy.js';
-import { analyze, termFrequencies } from './tokenizer.js';
+import { analyze, termFrequencies, wordTerm } from './tokenizer.js';
 
 /**
- * The version of the analyzer the index was built with. Raise it whenever the terms an entry gives
- * change (tokenizer.ts): an index of another version is rebuilt once (see reindex.ts).
+ * The version of the index: of the analyzer that gives an entry's terms (tokenizer.ts) and of the
+ * layout above. An index of another version is rebuilt once (see reindex.ts); until then it is not
+ * read and not written to.
  * 1: lower-cased words of 3+ letters. 2: NFKC, identifier splitting, Porter2 stems, two-letter words.
+ * 3: the same terms; packed postings, per-document metadata and compact document references.
  */
-export const TERM_INDEX_VERSION = 2;
+export const TERM_INDEX_VERSION = 3;
 const VERSION_KEY: TermIndexKey = ['s', 'version'];
+/** Set anew whenever the index starts from empty (a new file, a rebuild): full metadata blocks never change within one. */
+const GENERATION_KEY: TermIndexKey = ['s', 'generation'];
+/** Full metadata blocks kept in memory per table, at most (4 MiB each 1,000 blocks: over 250,000 documents). */
+const CACHED_METADATA_BLOCKS = 4_096;
 
 /** A key of the `terms` sub-database. */
 export type TermIndexKey = (string | number)[];
@@ -44,30 +56,35 @@ export type DocumentRef =
 /** Compact-id dictionaries. */
 export type Dictionary = 'project' | 'agent';
 
-/** 32-bit words per posting; see `Posting`. */
-export const POSTING_WORDS = 6;
-/** Postings per stored block: large enough that reads are few, small enough that appends stay cheap. */
-export const POSTINGS_PER_BLOCK = 128;
+/** Posting bytes after which a term's open block is closed (values this size stay on the B-tree's pages). */
+export const BLOCK_BYTES = 1_024;
+/** Documents per metadata block: METADATA_WORDS × 4 bytes each, so a block fills one 4 KiB page. */
+export const DOCUMENTS_PER_BLOCK = 254;
+/** Documents per reference block: small, because a query reads only the blocks of the entries it returns. */
+export const REFS_PER_BLOCK = 32;
+/** 32-bit words of metadata per document: seconds, project id, agent id, length + kind and grade. */
+export const METADATA_WORDS = 4;
+const METADATA_SECONDS = 0;
+const METADATA_PROJECT = 1;
+const METADATA_AGENT = 2;
+const METADATA_SHAPE = 3;
 const MAX_UINT16 = 0xffff;
-const WORD_MULTIPLIER = 0x10000;
-/** Grade codes in a posting: 0 for ungraded entries, else grade + GRADE_OFFSET (always positive). */
+const SHAPE_MULTIPLIER = 0x10000;
+/** Grade codes: 0 for ungraded entries, else grade + GRADE_OFFSET (always positive, under GRADE_CODES). */
 const GRADE_OFFSET = 2;
+const GRADE_CODES = 8;
 const KIND_CODES: Readonly<Record<EntryKind, number>> = { retrospective: 0, activity: 1, commit: 2 };
 const KINDS: readonly EntryKind[] = ['retrospective', 'activity', 'commit'];
 const LAST_KEY_NUMBER = Number.MAX_SAFE_INTEGER;
+const OPEN_BLOCK = 0;
+/** A full commit hash, stored as 20 bytes instead of 40 characters. */
+const FULL_HASH = /^[0-9a-f]{40}$/;
+const VARINT_SHIFT = 128;
+/** A whole number below 2^53 takes at most 8 bytes of 7 bits. */
+const MAX_VARINT_BYTES = 8;
 
-/** Word offsets inside a posting. */
-export const POSTING_DOCUMENT = 0;
-export const POSTING_COUNTS = 1;
-export const POSTING_KIND_GRADE = 2;
-export const POSTING_PROJECT = 3;
-export const POSTING_AGENT = 4;
-export const POSTING_SECONDS = 5;
-
-/** One decoded posting. */
-export interface Posting {
-  document: number;
-  termFrequency: number;
+/** What ranking and filtering know of one document. */
+export interface DocumentMetadata {
   documentLength: number;
   kind: EntryKind;
   /** The user's grade of a retrospective; undefined for activities and commits. */
@@ -78,31 +95,16 @@ export interface Posting {
   seconds: number;
 }
 
-/** The term frequency in a posting's counts word. */
-export function termFrequencyOf(counts: number): number {
-  return Math.floor(counts / WORD_MULTIPLIER);
-}
-
-/** The document length in a posting's counts word. */
-export function documentLengthOf(counts: number): number {
-  return counts % WORD_MULTIPLIER;
-}
-
-/** The grade in a posting's kind/grade word: undefined for ungraded entries. */
-export function gradeOf(kindGrade: number): Grade | undefined {
-  const code = kindGrade % WORD_MULTIPLIER;
-  return code === 0 ? undefined : ((code - GRADE_OFFSET) as Grade);
-}
-
-/** The entry kind in a posting's kind/grade word. */
-export function kindOf(kindGrade: number): EntryKind {
-  return KINDS[Math.floor(kindGrade / WORD_MULTIPLIER)] ?? 'activity';
-}
-
 /** Document count and total length, for BM25's idf and average document length. */
 export interface IndexStatistics {
   documents: number;
   totalLength: number;
+}
+
+/** The blocks of one term's postings, in document order, and how many postings they hold. */
+export interface PostingList {
+  blocks: Uint8Array[];
+  count: number;
 }
 
 type TermTable = Table<unknown, TermIndexKey>;
@@ -116,38 +118,159 @@ function toBytes(value: unknown): Uint8Array | undefined {
   return value instanceof Uint8Array ? value : undefined;
 }
 
+/** A growable byte buffer of variable-length integers. */
+class ByteWriter {
+  bytes: Uint8Array;
+  length = 0;
+
+  constructor(capacity = 64) {
+    this.bytes = new Uint8Array(capacity);
+  }
+
+  private reserve(more: number): void {
+    if (this.length + more <= this.bytes.length) return;
+    const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.length + more));
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+
+  varint(value: number): void {
+    this.reserve(MAX_VARINT_BYTES);
+    let rest = value;
+    while (rest >= VARINT_SHIFT) {
+      this.bytes[this.length++] = (rest % VARINT_SHIFT) + VARINT_SHIFT;
+      rest = Math.floor(rest / VARINT_SHIFT);
+    }
+    this.bytes[this.length++] = rest;
+  }
+
+  append(bytes: Uint8Array): void {
+    this.reserve(bytes.length);
+    this.bytes.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  take(): Uint8Array {
+    return this.bytes.slice(0, this.length);
+  }
+}
+
+/** Reads variable-length integers from `bytes`; reading past the end gives 0. */
+class ByteReader {
+  at = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    while (this.at < this.bytes.length) {
+      const byte = this.bytes[this.at++] as number;
+      value += (byte % VARINT_SHIFT) * scale;
+      if (byte < VARINT_SHIFT) return value;
+      scale *= VARINT_SHIFT;
+    }
+    return value;
+  }
+}
+
+/** A block's posting count (its first number) and where its postings start. */
+function blockHeader(bytes: Uint8Array, open: boolean): { count: number; lastDocument: number; closed: number; start: number } {
+  const reader = new ByteReader(bytes);
+  const closed = open ? reader.varint() : 0;
+  const count = reader.varint();
+  const lastDocument = open ? reader.varint() : 0;
+  return { count, lastDocument, closed, start: reader.at };
+}
+
+/**
+ * Decodes the postings of one block (from `TermIndexReader.postings`) into `documents`,
+ * `frequencies` and `lengths` (each at least as long as the block has bytes); returns how many it
+ * decoded.
+ */
+export function decodePostings(block: Uint8Array, documents: Uint32Array, frequencies: Uint32Array, lengths: Uint32Array): number {
+  const header = blockHeader(block, false);
+  const count = Math.min(header.count, documents.length, frequencies.length, lengths.length);
+  let at = header.start;
+  let document = 0;
+  // Variable-length integers read inline: this loop runs once per posting of every query term.
+  for (let i = 0; i < count; i += 1) {
+    let value = 0;
+    let scale = 1;
+    let byte = VARINT_SHIFT;
+    while (byte >= VARINT_SHIFT && at < block.length) {
+      byte = block[at++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= VARINT_SHIFT;
+    }
+    document += value;
+    documents[i] = document;
+    value = 0;
+    scale = 1;
+    byte = VARINT_SHIFT;
+    while (byte >= VARINT_SHIFT && at < block.length) {
+      byte = block[at++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= VARINT_SHIFT;
+    }
+    frequencies[i] = value;
+    value = 0;
+    scale = 1;
+    byte = VARINT_SHIFT;
+    while (byte >= VARINT_SHIFT && at < block.length) {
+      byte = block[at++] as number;
+      value += (byte & 0x7f) * scale;
+      scale *= VARINT_SHIFT;
+    }
+    lengths[i] = value;
+  }
+  return count;
+}
+
+/** The posting count of a block read by `TermIndexReader.postings`. */
+function postingCount(block: Uint8Array): number {
+  return blockHeader(block, false).count;
+}
+
+function shapeOf(documentLength: number, kind: EntryKind, grade: Grade | undefined): number {
+  const gradeCode = grade === undefined ? 0 : grade + GRADE_OFFSET;
+  return (KIND_CODES[kind] * GRADE_CODES + gradeCode) * SHAPE_MULTIPLIER + Math.min(documentLength, MAX_UINT16);
+}
+
+/** The document length in a metadata shape word. */
+function documentLengthOfShape(shape: number): number {
+  return shape % SHAPE_MULTIPLIER;
+}
+
+/** The user's grade in a metadata shape word: undefined for ungraded entries. */
+export function gradeOfShape(shape: number): Grade | undefined {
+  const gradeCode = Math.floor(shape / SHAPE_MULTIPLIER) % GRADE_CODES;
+  return gradeCode === 0 ? undefined : ((gradeCode - GRADE_OFFSET) as Grade);
+}
+
+/** The entry kind in a metadata shape word. */
+function kindOfShape(shape: number): EntryKind {
+  return KINDS[Math.floor(shape / SHAPE_MULTIPLIER / GRADE_CODES)] ?? 'activity';
+}
+
+function metadataOf(words: Uint32Array, at: number): DocumentMetadata | undefined {
+  const base = at * METADATA_WORDS;
+  if (base + METADATA_WORDS > words.length) return undefined;
+  const shape = words[base + METADATA_SHAPE] as number;
+  return {
+    documentLength: documentLengthOfShape(shape),
+    kind: kindOfShape(shape),
+    grade: gradeOfShape(shape),
+    projectId: words[base + METADATA_PROJECT] as number,
+    agentId: words[base + METADATA_AGENT] as number,
+    seconds: words[base + METADATA_SECONDS] as number,
+  };
+}
+
 /** Copies stored bytes into an aligned word array (stored buffers may start at any offset). */
 function toWords(bytes: Uint8Array): Uint32Array {
   const words = new Uint32Array(Math.floor(bytes.byteLength / 4));
   new Uint8Array(words.buffer).set(bytes.subarray(0, words.length * 4));
   return words;
-}
-
-function encodePosting(words: Uint32Array, at: number, posting: Posting): void {
-  const base = at * POSTING_WORDS;
-  words[base] = posting.document;
-  words[base + 1] = Math.min(posting.termFrequency, MAX_UINT16) * WORD_MULTIPLIER + Math.min(posting.documentLength, MAX_UINT16);
-  words[base + 2] = KIND_CODES[posting.kind] * WORD_MULTIPLIER + (posting.grade === undefined ? 0 : posting.grade + GRADE_OFFSET);
-  words[base + 3] = posting.projectId;
-  words[base + 4] = posting.agentId;
-  words[base + 5] = posting.seconds;
-}
-
-/** Decodes posting `at` of a block read by `TermIndexReader.postings`. */
-export function decodePosting(words: Uint32Array, at: number): Posting {
-  const base = at * POSTING_WORDS;
-  const counts = words[base + POSTING_COUNTS] ?? 0;
-  const kindGrade = words[base + POSTING_KIND_GRADE] ?? 0;
-  return {
-    document: words[base + POSTING_DOCUMENT] ?? 0,
-    termFrequency: termFrequencyOf(counts),
-    documentLength: documentLengthOf(counts),
-    kind: kindOf(kindGrade),
-    grade: gradeOf(kindGrade),
-    projectId: words[base + POSTING_PROJECT] ?? 0,
-    agentId: words[base + POSTING_AGENT] ?? 0,
-    seconds: words[base + POSTING_SECONDS] ?? 0,
-  };
 }
 
 /** The id of `name` in `dictionary`, assigned on first use (inside the caller's write transaction). */
@@ -172,6 +295,21 @@ function refOf(document: WrittenDocument): DocumentRef {
   }
 }
 
+/** The dictionary the first part of an entry's key names: agents for journal entries, projects for commits. */
+function headDictionary(kind: EntryKind): Dictionary {
+  return kind === 'commit' ? 'project' : 'agent';
+}
+
+/** A key part as stored: a full commit hash as its 20 bytes, anything else as it is. */
+function packPart(part: string): string | Uint8Array {
+  return FULL_HASH.test(part) ? Uint8Array.from(Buffer.from(part, 'hex')) : part;
+}
+
+function unpackPart(part: unknown): string | undefined {
+  if (typeof part === 'string') return part;
+  return part instanceof Uint8Array ? Buffer.from(part).toString('hex') : undefined;
+}
+
 function gradeOfDocument(document: WrittenDocument): Grade | undefined {
   // The user's grade decides: it is the outside judgement of the work (the agent grades itself too).
   return document.kind === 'retrospective' ? document.value.user_grade : undefined;
@@ -182,21 +320,32 @@ function secondsOf(timestamp: string): number {
   return Number.isFinite(millis) && millis > 0 ? Math.floor(millis / 1000) : 0;
 }
 
+/** Whether the index was built by this version (an empty index is: it is built from its first document on). */
+function indexIsCurrent(table: TermTable): boolean {
+  return readNumber(table, ['s', 'nextDocument']) === 0 || table.get(VERSION_KEY) === TERM_INDEX_VERSION;
+}
+
 /**
- * Indexes the documents a flush wrote. Runs inside that flush's transaction: if anything throws,
- * neither the entries nor their postings are written. Documents already indexed are skipped, so
- * re-indexing (after an import, a migration, a rebuild) is safe.
+ * Indexes documents the store just wrote (each is offered once: the store indexes only records it
+ * added, and a rebuild starts from an empty index). Runs inside that write's transaction: if
+ * anything throws, neither the entries nor their postings are written. An index of another
+ * version is left alone: the rebuild (reindex.ts) indexes every entry, these included.
  */
 export function indexWrittenDocuments(table: TermTable, documents: readonly WrittenDocument[]): void {
-  const pending = new Map<string, Posting[]>();
-  let nextDocument = readNumber(table, ['s', 'nextDocument']);
+  if (!indexIsCurrent(table)) return;
+  const firstDocument = readNumber(table, ['s', 'nextDocument']) + 1;
+  // An empty index is built by this version from its first document on.
+  if (firstDocument === 1) {
+    table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
+    table.putSync(GENERATION_KEY, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+  }
+  if (documents.length === 0) return;
+  /** Per term, the new postings as flat triples: document, term frequency, document length. */
+  const pending = new Map<string, number[]>();
   let documentCount = readNumber(table, ['s', 'documents']);
   let totalLength = readNumber(table, ['s', 'totalLength']);
-  const startCount = documentCount;
-  // An empty index is built by this analyzer from its first document on.
-  if (nextDocument === 0) table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
-  /** Words of the flush that typo correction may lead to, with their terms. */
-  const words = new Map<string, string>();
+  /** Words of the flush that typo correction may lead to. */
+  const words = new Set<string>();
   // Most documents of one flush share their project and agent: look each name up once.
   const ids = new Map<string, number>();
   const idOf = (dictionary: Dictionary, name: string): number => {
@@ -205,14 +354,13 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
     if (id === undefined) ids.set(cacheKey, (id = assignId(table, dictionary, name)));
     return id;
   };
+  const metadata = new Uint32Array(documents.length * METADATA_WORDS);
+  const refs: unknown[][] = [];
 
-  for (const document of documents) {
-    const ref = refOf(document);
-    const reverseKey: TermIndexKey = ['r', ...ref];
-    if (table.doesExist(reverseKey)) continue;
-    nextDocument += 1;
-    table.putSync(['d', nextDocument], ref);
-    table.putSync(reverseKey, nextDocument);
+  documents.forEach((document, offset) => {
+    const number = firstDocument + offset;
+    const [kind, head, ...tail] = refOf(document);
+    refs.push([idOf(headDictionary(kind), head), ...tail.map(packPart)]);
     const terms: string[] = [];
     // A whole identifier is another spelling of its words, not more text: it is not counted in
     // the document's length, so splitting identifiers does not make a document look longer.
@@ -221,35 +369,65 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
       terms.push(term);
       if (word === undefined) return;
       length += 1;
-      if (isFuzzyWord(word)) words.set(word, term);
+      if (isFuzzyWord(word)) words.add(word);
     });
     documentCount += 1;
     totalLength += length;
-    if (terms.length === 0) continue;
-    const shared = {
-      document: nextDocument,
-      documentLength: length,
-      kind: document.kind,
-      grade: gradeOfDocument(document),
-      projectId: idOf('project', document.value.project),
-      agentId: idOf('agent', document.value.agent),
-      seconds: secondsOf(document.value.timestamp),
-    };
+    const base = offset * METADATA_WORDS;
+    metadata[base + METADATA_SECONDS] = secondsOf(document.value.timestamp);
+    metadata[base + METADATA_PROJECT] = idOf('project', document.value.project);
+    metadata[base + METADATA_AGENT] = idOf('agent', document.value.agent);
+    metadata[base + METADATA_SHAPE] = shapeOf(length, kind, gradeOfDocument(document));
+    const cappedLength = Math.min(length, MAX_UINT16);
     for (const [term, termFrequency] of termFrequencies(terms)) {
-      const list = pending.get(term) ?? [];
-      list.push({ ...shared, termFrequency });
-      pending.set(term, list);
+      const list = pending.get(term);
+      if (list) list.push(number, termFrequency, cappedLength);
+      else pending.set(term, [number, termFrequency, cappedLength]);
     }
-  }
-  if (documentCount === startCount) return;
+  });
+  appendMetadata(table, firstDocument, metadata);
+  appendRefs(table, firstDocument, refs);
   for (const [term, postings] of pending) appendPostings(table, term, postings);
-  for (const [word, term] of words) {
+  for (const word of words) {
     const key = wordKey(word);
-    if (!table.doesExist(key)) table.putSync(key, term);
+    if (!table.doesExist(key)) table.putSync(key, null);
   }
-  table.putSync(['s', 'nextDocument'], nextDocument);
+  table.putSync(['s', 'nextDocument'], firstDocument + documents.length - 1);
   table.putSync(['s', 'documents'], documentCount);
   table.putSync(['s', 'totalLength'], totalLength);
+}
+
+/** Writes the metadata of documents `first`.. into their blocks, extending the last block stored. */
+function appendMetadata(table: TermTable, first: number, metadata: Uint32Array): void {
+  const count = metadata.length / METADATA_WORDS;
+  let done = 0;
+  while (done < count) {
+    const document = first + done;
+    const block = Math.floor((document - 1) / DOCUMENTS_PER_BLOCK);
+    const slot = (document - 1) % DOCUMENTS_PER_BLOCK;
+    const take = Math.min(DOCUMENTS_PER_BLOCK - slot, count - done);
+    const words = new Uint32Array((slot + take) * METADATA_WORDS);
+    const stored = slot === 0 ? undefined : toBytes(table.get(['m', block]));
+    if (stored) words.set(toWords(stored).subarray(0, slot * METADATA_WORDS));
+    words.set(metadata.subarray(done * METADATA_WORDS, (done + take) * METADATA_WORDS), slot * METADATA_WORDS);
+    table.putSync(['m', block], new Uint8Array(words.buffer));
+    done += take;
+  }
+}
+
+/** Writes the references of documents `first`.. into their blocks, extending the last block stored. */
+function appendRefs(table: TermTable, first: number, refs: readonly unknown[][]): void {
+  let done = 0;
+  while (done < refs.length) {
+    const document = first + done;
+    const block = Math.floor((document - 1) / REFS_PER_BLOCK);
+    const slot = (document - 1) % REFS_PER_BLOCK;
+    const take = Math.min(REFS_PER_BLOCK - slot, refs.length - done);
+    const stored = slot === 0 ? [] : table.get(['d', block]);
+    const kept = Array.isArray(stored) ? stored.slice(0, slot) : [];
+    table.putSync(['d', block], [...kept, ...refs.slice(done, done + take)]);
+    done += take;
+  }
 }
 
 /** The word-list key of a word: by first letter and length, so correction reads only near words. */
@@ -257,52 +435,153 @@ function wordKey(word: string): TermIndexKey {
   return ['w', word.charAt(0), word.length, word];
 }
 
-/** Appends postings (in document order) to a term's last block, starting new blocks as they fill. */
-function appendPostings(table: TermTable, term: string, postings: readonly Posting[]): void {
-  let frequency = readNumber(table, ['f', term]);
-  let index = 0;
-  while (index < postings.length) {
-    const block = Math.floor(frequency / POSTINGS_PER_BLOCK);
-    const used = frequency % POSTINGS_PER_BLOCK;
-    const stored = used === 0 ? undefined : toBytes(table.get(['p', term, block]));
-    const take = Math.min(POSTINGS_PER_BLOCK - used, postings.length - index);
-    const words = new Uint32Array((used + take) * POSTING_WORDS);
-    if (stored) words.set(toWords(stored).subarray(0, used * POSTING_WORDS));
-    for (let i = 0; i < take; i += 1) encodePosting(words, used + i, postings[index + i] as Posting);
-    table.putSync(['p', term, block], new Uint8Array(words.buffer));
-    frequency += take;
-    index += take;
-  }
-  table.putSync(['f', term], frequency);
+/** Buffers reused by every append (a flush appends to thousands of terms). */
+const postingBody = new ByteWriter(BLOCK_BYTES * 2);
+const blockOut = new ByteWriter(BLOCK_BYTES * 2);
+
+/** Writes a block: its header numbers, then the postings in `postingBody` (the value is copied as it is put). */
+function putBlock(table: TermTable, key: TermIndexKey, header: readonly number[]): void {
+  blockOut.length = 0;
+  for (const number of header) blockOut.varint(number);
+  blockOut.append(postingBody.bytes.subarray(0, postingBody.length));
+  table.putSync(key, blockOut.bytes.subarray(0, blockOut.length));
 }
+
+/**
+ * Appends postings (flat triples of document, term frequency and document length, in document
+ * order, after every posting stored) to a term's open block, closing it into a numbered block
+ * whenever it passes BLOCK_BYTES.
+ */
+function appendPostings(table: TermTable, term: string, postings: readonly number[]): void {
+  const openKey: TermIndexKey = ['p', term, OPEN_BLOCK];
+  const stored = toBytes(table.get(openKey));
+  const header = stored ? blockHeader(stored, true) : { closed: 0, count: 0, lastDocument: 0, start: 0 };
+  let { closed, count, lastDocument } = header;
+  postingBody.length = 0;
+  if (stored) postingBody.append(stored.subarray(header.start));
+  for (let at = 0; at < postings.length; at += 3) {
+    const document = postings[at] as number;
+    postingBody.varint(document - lastDocument);
+    postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
+    postingBody.varint(postings[at + 2] as number);
+    lastDocument = document;
+    count += 1;
+    if (postingBody.length >= BLOCK_BYTES) {
+      closed += 1;
+      putBlock(table, ['p', term, closed], [count]);
+      // The next block starts from document 0 again, so each block decodes on its own.
+      postingBody.length = 0;
+      count = 0;
+      lastDocument = 0;
+    }
+  }
+  putBlock(table, openKey, [closed, count, lastDocument]);
+}
+
+/** Full metadata blocks of one index generation, kept across queries and readers of one table. */
+interface MetadataCache {
+  generation: unknown;
+  blocks: Map<number, Uint32Array>;
+}
+const metadataCaches = new WeakMap<TermTable, MetadataCache>();
 
 /** Read access to the term index for queries. */
 export class TermIndexReader {
+  /** Metadata blocks read during the current query (see `startQuery`); full ones also go to the shared cache. */
+  private metadataBlocks = new Map<number, Uint32Array | undefined>();
+  private fullBlocks: Map<number, Uint32Array> = new Map();
+  /** The block read last: postings come in document order, so most lookups hit it. */
+  private lastBlock = -1;
+  private lastWords: Uint32Array | undefined;
+
   constructor(private readonly table: TermTable) {}
 
   statistics(): IndexStatistics {
     return { documents: readNumber(this.table, ['s', 'documents']), totalLength: readNumber(this.table, ['s', 'totalLength']) };
   }
 
+  /** The highest document number assigned so far. */
+  lastDocument(): number {
+    return readNumber(this.table, ['s', 'nextDocument']);
+  }
+
   /**
-   * All postings of `term`, in document order, as blocks of packed words (see the POSTING_*
-   * offsets). The count is the term's document frequency as of this read.
+   * All postings of `term`, in document order, as blocks to decode with `decodePostings`. The
+   * count is the term's document frequency as of this read.
    */
-  postings(term: string): { blocks: Uint32Array[]; count: number } {
+  postings(term: string): PostingList {
     // Each block is copied as it is read: lmdb may reuse the buffer behind a value on the next read.
-    const blocks: Uint32Array[] = [];
+    const blocks: Uint8Array[] = [];
+    let open: Uint8Array | undefined;
     let count = 0;
-    for (const { value } of this.table.getRange({ start: ['p', term, 0], end: ['p', term, LAST_KEY_NUMBER] })) {
+    for (const { key, value } of this.table.getRange({ start: ['p', term, OPEN_BLOCK], end: ['p', term, LAST_KEY_NUMBER] })) {
       const bytes = toBytes(value);
       if (!bytes) continue;
-      const block = toWords(bytes);
-      blocks.push(block);
-      count += Math.floor(block.length / POSTING_WORDS);
+      if (key[2] === OPEN_BLOCK) {
+        // The open block is stored first but holds the last postings: it is read without its header fields.
+        const header = blockHeader(bytes, true);
+        const writer = new ByteWriter(bytes.length);
+        writer.varint(header.count);
+        writer.append(bytes.subarray(header.start));
+        open = writer.take();
+        count += header.count;
+      } else {
+        blocks.push(bytes.slice());
+        count += postingCount(bytes);
+      }
     }
+    if (open && count > 0) blocks.push(open);
     return { blocks, count };
   }
 
-  /** The analyzer version the index was built with; 1 for indexes from before versions were kept. */
+  /** Forgets the metadata blocks read so far: call at the start of each query (they may change between queries). */
+  startQuery(): void {
+    this.metadataBlocks.clear();
+    this.lastBlock = -1;
+    this.lastWords = undefined;
+    // Full blocks are immutable until the index starts over (its generation changes).
+    const generation = this.table.get(GENERATION_KEY);
+    let cache = metadataCaches.get(this.table);
+    if (!cache || cache.generation !== generation || cache.blocks.size > CACHED_METADATA_BLOCKS) {
+      cache = { generation, blocks: new Map() };
+      metadataCaches.set(this.table, cache);
+    }
+    this.fullBlocks = cache.blocks;
+  }
+
+  /** The metadata words of a document's block. */
+  private metadataBlock(document: number): Uint32Array | undefined {
+    const block = Math.floor((document - 1) / DOCUMENTS_PER_BLOCK);
+    if (block === this.lastBlock) return this.lastWords;
+    let words = this.fullBlocks.get(block) ?? this.metadataBlocks.get(block);
+    if (words === undefined && !this.metadataBlocks.has(block)) {
+      const bytes = toBytes(this.table.get(['m', block]));
+      // The value read is a fresh copy: viewed in place when it is aligned, copied only when not.
+      words = bytes && bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / 4)) : bytes && toWords(bytes);
+      this.metadataBlocks.set(block, words);
+      if (words?.length === DOCUMENTS_PER_BLOCK * METADATA_WORDS) this.fullBlocks.set(block, words);
+    }
+    this.lastBlock = block;
+    this.lastWords = words;
+    return words;
+  }
+
+  /** Copies a document's METADATA_WORDS words to `target` at `at` (zeros when it has none), for the scoring loop. */
+  copyMetadata(document: number, target: Uint32Array, at: number): void {
+    const words = this.metadataBlock(document);
+    const base = ((document - 1) % DOCUMENTS_PER_BLOCK) * METADATA_WORDS;
+    for (let i = 0; i < METADATA_WORDS; i += 1) target[at + i] = words?.[base + i] ?? 0;
+  }
+
+  /** What ranking knows of a document; undefined for a number never assigned. */
+  documentMetadata(document: number): DocumentMetadata | undefined {
+    if (document < 1) return undefined;
+    this.startQuery();
+    const words = this.metadataBlock(document);
+    return words ? metadataOf(words, (document - 1) % DOCUMENTS_PER_BLOCK) : undefined;
+  }
+
+  /** The index version the index was built with; 1 for indexes from before versions were kept. */
   version(): number {
     const stored = this.table.get(VERSION_KEY);
     return typeof stored === 'number' ? stored : 1;
@@ -311,6 +590,11 @@ export class TermIndexReader {
   /** Whether any document was ever indexed. */
   isEmpty(): boolean {
     return readNumber(this.table, ['s', 'nextDocument']) === 0;
+  }
+
+  /** Whether this version can read the index (it is empty or of this version; else it waits for its rebuild). */
+  isCurrent(): boolean {
+    return indexIsCurrent(this.table);
   }
 
   /**
@@ -322,23 +606,39 @@ export class TermIndexReader {
     const terms = new Set<string>();
     const first = word.charAt(0);
     for (let length = word.length - FUZZY_MAX_EDITS; length <= word.length + FUZZY_MAX_EDITS; length += 1) {
-      for (const { key, value } of this.table.getRange({ start: ['w', first, length], end: ['w', first, length + 1] })) {
+      for (const { key } of this.table.getRange({ start: ['w', first, length], end: ['w', first, length + 1] })) {
         const candidate = key[3];
-        if (typeof candidate === 'string' && typeof value === 'string' && withinOneEdit(word, candidate)) terms.add(value);
+        if (typeof candidate !== 'string' || !withinOneEdit(word, candidate)) continue;
+        // The word's term is what the analyzer makes of it, as when it was indexed.
+        const term = wordTerm(candidate);
+        if (term !== undefined) terms.add(term);
       }
     }
     return [...terms];
   }
 
-  /** The entry behind a document number. */
+  /** The entry behind a document number (read with the blocks of the current query: see `startQuery`). */
   documentRef(document: number): DocumentRef | undefined {
-    const value = this.table.get(['d', document]);
-    return Array.isArray(value) ? (value as DocumentRef) : undefined;
+    if (document < 1) return undefined;
+    const words = this.metadataBlock(document);
+    const metadata = words && metadataOf(words, (document - 1) % DOCUMENTS_PER_BLOCK);
+    const stored = this.table.get(['d', Math.floor((document - 1) / REFS_PER_BLOCK)]);
+    const packed: unknown = Array.isArray(stored) ? stored[(document - 1) % REFS_PER_BLOCK] : undefined;
+    if (!metadata || !Array.isArray(packed) || typeof packed[0] !== 'number') return undefined;
+    const head = this.nameOf(headDictionary(metadata.kind), packed[0]);
+    const tail = packed.slice(1).map(unpackPart);
+    if (head === undefined || tail.some((part) => part === undefined)) return undefined;
+    return [metadata.kind, head, ...tail] as DocumentRef;
   }
 
-  /** Whether an entry has been indexed. */
-  isIndexed(ref: DocumentRef): boolean {
-    return this.table.doesExist(['r', ...ref]);
+  /** Every document's entry, in document order (for checks; a query never reads them all). */
+  *documentRefs(): Generator<DocumentRef> {
+    this.startQuery();
+    const last = this.lastDocument();
+    for (let document = 1; document <= last; document += 1) {
+      const ref = this.documentRef(document);
+      if (ref) yield ref;
+    }
   }
 
   /** The name behind a compact id. */

@@ -27,6 +27,11 @@ export class TopK<T> {
     return true;
   }
 
+  /** Whether an item scoring `score` could get in (as `mightKeep`, without counting a drop). */
+  wouldKeep(score: number): boolean {
+    return this.items.length < this.capacity || this.scoreOf(this.items[this.items.length - 1] as T) <= score;
+  }
+
   offer(item: T): void {
     const items = this.items;
     if (items.length === this.capacity) {

@@ -67,3 +67,34 @@ export function usageWarning(path: string, input: UsageWarningInput): string | u
     'Past the limit, sessions are kept in a spill file beside the database until there is room.'
   );
 }
+
+export interface CapacityInput {
+  fileBytes: number;
+  limit: number;
+  /** Entries recorded so far (commits, journal entries, retrospectives): with them grows everything else. */
+  entries: number;
+}
+
+/** How many more entries the limit allows at this database's rate; nulls while no entry gives a rate. */
+export interface Capacity {
+  entries: number;
+  bytesPerEntry: number | null;
+  moreEntries: number | null;
+}
+
+/**
+ * The room left under the limit, in entries at the rate so far: the file's bytes per entry (every
+ * table and the index included, as the file holds them), never below zero.
+ */
+export function remainingCapacity(input: CapacityInput): Capacity {
+  const { fileBytes, limit, entries } = input;
+  if (entries <= 0) return { entries: 0, bytesPerEntry: null, moreEntries: null };
+  const bytesPerEntry = fileBytes / entries;
+  return { entries, bytesPerEntry: Math.round(bytesPerEntry), moreEntries: Math.max(0, Math.floor((limit - fileBytes) / bytesPerEntry)) };
+}
+
+/** The capacity as doctor's line says it. */
+export function describeCapacity(capacity: Capacity): string {
+  if (capacity.moreEntries === null || capacity.bytesPerEntry === null) return 'no entry recorded yet to tell how many more fit';
+  return `about ${capacity.moreEntries} more entries fit at this database's rate (${capacity.bytesPerEntry} bytes per entry over ${capacity.entries} entries)`;
+}

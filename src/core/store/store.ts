@@ -25,6 +25,7 @@ import type {
 import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
+import { compressionOf } from './compression.js';
 import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
@@ -32,7 +33,13 @@ import { fitsWithin, maxGrowthBytes } from './size-limit.js';
 import { indexWrittenDocuments } from '../query/term-index.js';
 import type { TermIndexKey } from '../query/term-index.js';
 
-export const SCHEMA_VERSION = 1;
+/**
+ * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
+ * version 3); an older tracker must not append its own layout to it, so it opens such a file
+ * read-only. A file of an earlier version is stamped at its first writable open; its index is
+ * rebuilt once (query/reindex.ts) by the plugin's start or `agent-tracker prior-art`.
+ */
+export const SCHEMA_VERSION = 2;
 const MAX_NAMED_DATABASES = 16;
 /** lmdb's page size on the platforms lmdb-js ships for (the OS page size). */
 const PAGE_SIZE = 4096;
@@ -128,11 +135,10 @@ export class StoreNotWritableError extends Error {
   override name = 'StoreNotWritableError';
 }
 
-/** Names the tables of an open root database; the term index is stored uncompressed. */
+/** Names the tables of an open root database, each with the compression that pays for it (compression.ts). */
 function tablesOf(root: RootDatabase): Tables {
   const table = <V, K extends Key>(name: TableName): Table<V, K> =>
-    // The term index holds packed binary postings: they do not compress, so it is stored as is.
-    root.openDB<V, K>({ name, compression: name !== 'terms' }) as unknown as Table<V, K>;
+    root.openDB<V, K>({ name, compression: compressionOf(name) }) as unknown as Table<V, K>;
   return {
     agents: table('agents'),
     sessions: table('sessions'),
@@ -267,14 +273,16 @@ export class Store {
     }
   }
 
-  /** Stamps a new file with the schema version; a newer one turns the store read-only (nothing written). */
+  /** Stamps a new or older file with the schema version; a newer one turns the store read-only (nothing written). */
   private settleSchema(): void {
     const stored = this.tables.meta.get('schemaVersion');
-    if (stored === undefined) {
-      if (!this.options.readOnly) this.transaction(() => this.tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
+    if (stored !== undefined && Number(stored) > SCHEMA_VERSION) {
+      this.writeRefusal = newerSchema(this.path, Number(stored), SCHEMA_VERSION).message;
       return;
     }
-    if (Number(stored) > SCHEMA_VERSION) this.writeRefusal = newerSchema(this.path, Number(stored), SCHEMA_VERSION).message;
+    if ((stored === undefined || Number(stored) < SCHEMA_VERSION) && !this.options.readOnly) {
+      this.transaction(() => this.tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
+    }
   }
 
   /** A compacted, consistent copy of the open database at `target` (lmdb copies while it stays open). */

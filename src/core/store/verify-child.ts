@@ -15,6 +15,7 @@
 import fs from 'node:fs';
 import { open } from 'lmdb';
 import type { Key, RootDatabase } from 'lmdb';
+import { compressionOf } from './compression.js';
 import { TABLE_NAMES } from './table-names.js';
 
 const MAX_NAMED_DATABASES = 16;
@@ -25,7 +26,7 @@ function openReadOnly(file: string): RootDatabase {
 
 /** A named table, or undefined when the file has none of that name (written before it existed): read-only cannot create it. */
 function tableOf(root: RootDatabase, name: string) {
-  return root.openDB<unknown, Key>({ name, compression: name !== 'terms' }) as ReturnType<RootDatabase['openDB']> | undefined;
+  return root.openDB<unknown, Key>({ name, compression: compressionOf(name) }) as ReturnType<RootDatabase['openDB']> | undefined;
 }
 
 function writeLine(fd: number, value: unknown): void {

@@ -1,0 +1,61 @@
+/** Doctor says how many more entries the size limit allows at the database's own rate. */
+import fs from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { resolveConfig } from '../../src/core/config.js';
+import { describeCapacity, remainingCapacity } from '../../src/core/store/size-limit.js';
+import { Store } from '../../src/core/store/store.js';
+import { mutationOf } from '../helpers/prior-art-store.js';
+import type { Seed } from '../helpers/prior-art-store.js';
+import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
+
+describe('the room left under the size limit', () => {
+  it.each([
+    [{ fileBytes: 1_000_000, limit: 10_000_000, entries: 1_000 }, { entries: 1_000, bytesPerEntry: 1_000, moreEntries: 9_000 }],
+    [{ fileBytes: 3_000, limit: 10_000, entries: 3 }, { entries: 3, bytesPerEntry: 1_000, moreEntries: 7 }],
+    [{ fileBytes: 1_000, limit: 2_500, entries: 2 }, { entries: 2, bytesPerEntry: 500, moreEntries: 3 }],
+    [{ fileBytes: 12_000, limit: 10_000, entries: 4 }, { entries: 4, bytesPerEntry: 3_000, moreEntries: 0 }],
+    [{ fileBytes: 40_960, limit: 10_000_000, entries: 0 }, { entries: 0, bytesPerEntry: null, moreEntries: null }],
+  ])('for %p is %p', (input, expected) => {
+    expect(remainingCapacity(input)).toEqual(expected);
+  });
+
+  it('says it in one line, or that no entry gives a rate yet', () => {
+    expect(describeCapacity({ entries: 3, bytesPerEntry: 1_000, moreEntries: 7 })).toBe(
+      "about 7 more entries fit at this database's rate (1000 bytes per entry over 3 entries)",
+    );
+    expect(describeCapacity({ entries: 0, bytesPerEntry: null, moreEntries: null })).toBe('no entry recorded yet to tell how many more fit');
+  });
+});
+
+describe('agent-tracker doctor', () => {
+  it('shows how many more entries fit at the rate of this database, in text and --json', () => {
+    const sandbox = makeSandbox('agent-tracker-doctor-capacity-');
+    try {
+      const config = resolveConfig({ env: {}, home: sandbox.home });
+      const empty = JSON.parse(runCli(sandbox, ['doctor', '--json']).stdout) as { capacity: unknown };
+      expect(empty.capacity).toEqual({ entries: 0, bytesPerEntry: null, moreEntries: null });
+
+      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize });
+      const seeds: Seed[] = [
+        ...Array.from({ length: 30 }, (_, i): Seed => ({ kind: 'activity', id: `a${i}`, task: `resize thumbnails in batch ${i}` })),
+        ...Array.from({ length: 20 }, (_, i): Seed => ({ kind: 'commit', id: `c${i}`, message: `Cache thumbnail ${i}` })),
+        ...Array.from({ length: 10 }, (_, i): Seed => ({ kind: 'retrospective', id: `r${i}`, task: `thumbnail grid ${i}`, userGrade: 2 })),
+      ];
+      store.applyBatch(seeds.map(mutationOf), config.rules, new Date().toISOString());
+      store.close();
+      const fileBytes = fs.statSync(sandbox.dbPath).size;
+      const perEntry = fileBytes / 60;
+      const expected = { entries: 60, bytesPerEntry: Math.round(perEntry), moreEntries: Math.floor((config.maxDatabaseSize - fileBytes) / perEntry) };
+
+      const json = runCli(sandbox, ['doctor', '--json']);
+      expect(json.code).toBe(0);
+      expect((JSON.parse(json.stdout) as { capacity: unknown }).capacity).toEqual(expected);
+      const text = runCli(sandbox, ['doctor']);
+      expect(text.stdout).toContain(
+        `room            about ${expected.moreEntries} more entries fit at this database's rate (${expected.bytesPerEntry} bytes per entry over 60 entries)`,
+      );
+    } finally {
+      removeSandbox(sandbox);
+    }
+  });
+});
