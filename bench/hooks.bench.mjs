@@ -5,9 +5,23 @@
  * the same session record, on an lmdb environment opened like the Store opens its own).
  *
  * Flushes at the end of each turn are part of the run (as in a real session) but not of the
- * per-event figures: flush cost is measured by flush.bench.mjs.
+ * per-event figures: flush cost is measured by flush.bench.mjs. After each flush the event loop
+ * runs once before the next event (in a session the next event arrives in a later task).
+ *
+ * The first event after a flush runs on caches the flush's work and fsync have just emptied: it
+ * costs several times the others (see bench/hooks-tail.mjs and docs/PERFORMANCE.md). It is one
+ * event in 40 here, so it alone decides the p99; each row therefore also shows the p99 without
+ * those events and their own p50/p99.
+ *
+ * Three paths: TrackingService's recording methods; the adapter's hooks alone (no guards, no
+ * masking: comparable with earlier figures); and the adapter as the plugin wires it (the user-only
+ * and .env guards, the grep rewriter, the tracker-file check, output masking), with realistic
+ * arguments and 2 KB outputs, in a project without env files and in one with a `.env` of three
+ * secrets (every output masked).
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { setImmediate } from 'node:timers';
 import { open } from 'lmdb';
 import { dist, percentile, removeDir, silentLogger, tempDir, toMicros } from './support.mjs';
 
@@ -19,6 +33,20 @@ const MESSAGE_EVERY = 4;
 const HOOK_P99_TARGET_US = 20;
 const CHEAPER_TARGET = 20;
 const MAX_DB_SIZE = 512 * 1024 * 1024;
+/** A tool's output as the model gets it: about 2 KB of ordinary text. */
+const TOOL_OUTPUT = 'src/index.ts:12: export function handleRequest(request: Request): Response {\n'.repeat(28);
+const ENV_FILE = 'API_KEY=sk-live-4f9a0c2b7e1d8a6f3b5c9e0d\nDB_PASSWORD=correct-horse-battery-staple\nGITHUB_TOKEN=ghp_0123456789abcdefABCDEF0123456789abcd\n';
+/** Arguments a tool call really carries, by tool (bash runs tests: the recognizer runs). */
+const TOOL_ARGS = {
+  bash: { command: 'npm test -- --runInBand src/index.test.ts', description: 'Run the tests' },
+  read: { filePath: 'src/index.ts' },
+  edit: { filePath: 'src/index.ts', oldString: 'return null;', newString: 'return undefined;' },
+  grep: { pattern: 'handleRequest', path: 'src' },
+  glob: { pattern: 'src/**/*.ts' },
+};
+
+/** The event loop runs once, as between two host events. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 function eventPlan(count) {
   const plan = [];
@@ -63,8 +91,11 @@ async function measureService(dir, plan, warmup) {
       if (event.kind === 'tool') service.recordToolCall(event.session, event.callId, event.tool, true);
       else service.recordAssistantMessage(event.session, event.messageId, { agent: 'build', model: 'bench/model' }, event.tokens, event.cost);
       const took = process.hrtime.bigint() - started;
-      if (event.i >= warmup) samples.push(toMicros(took));
-      if (event.lastOfTurn) service.endTurn(event.session);
+      if (event.i >= warmup) samples.push(sample(event, took));
+      if (event.lastOfTurn) {
+        service.endTurn(event.session);
+        await settle();
+      }
     }
   } finally {
     store.close();
@@ -72,19 +103,50 @@ async function measureService(dir, plan, warmup) {
   return samples;
 }
 
-/** Per-event cost through the adapter: tool.execute.before + after per tool call, the event hook per message update. */
-async function measureAdapter(dir, plan, warmup) {
+function sample(event, took) {
+  return { micros: toMicros(took), afterFlush: event.i % TURN_EVENTS === 0 };
+}
+
+/** The hook context as src/opencode/plugin.ts builds it (guards, rewriter, tracker-file check, masking). */
+async function pluginWiring(project, databasePath) {
+  const { confineGrepToNonEnvFiles, createEnvFileGuard } = await dist('opencode/guards/env-guard.js');
+  const { maskToolOutput } = await dist('opencode/guards/output-mask.js');
+  const { ProjectSecrets } = await dist('opencode/guards/project-secrets.js');
+  const { userOnlyGuard } = await dist('core/integrity/user-only.js');
+  const { editsTrackerFiles } = await dist('core/integrity/tracker-files.js');
+  const secrets = new ProjectSecrets(project, silentLogger);
+  await secrets.scan();
+  const configDir = path.join(project, 'config', 'opencode');
+  return {
+    guards: [userOnlyGuard(databasePath), createEnvFileGuard()],
+    argumentRewriters: [confineGrepToNonEnvFiles],
+    editsTrackerFiles: (tool, args) => editsTrackerFiles(tool, args, configDir),
+    maskOutput: (output) => maskToolOutput(output, () => secrets.masker()),
+  };
+}
+
+/**
+ * Per-event cost through the adapter: tool.execute.before + after per tool call, the event hook per
+ * message update. `wiring` adds what the plugin wires around the hooks (undefined: the hooks alone).
+ */
+async function measureAdapter(dir, plan, warmup, name, wiring) {
   const { createHooks } = await dist('opencode/hooks.js');
-  const { store, service } = await trackerIn(dir, 'adapter');
-  const hooks = createHooks({ service, logger: silentLogger, directory: dir, ownTools: new Set() });
+  const project = path.join(dir, name);
+  fs.mkdirSync(project, { recursive: true });
+  if (wiring === 'env') fs.writeFileSync(path.join(project, '.env'), ENV_FILE);
+  const { store, service } = await trackerIn(dir, name);
+  const extra = wiring ? await pluginWiring(project, path.join(dir, `${name}.lmdb`)) : {};
+  const hooks = createHooks({ service, logger: silentLogger, directory: project, ownTools: new Set(), ...extra });
   const samples = [];
   try {
     for (const event of plan) {
       let took;
       if (event.kind === 'tool') {
         const input = { tool: event.tool, sessionID: event.session, callID: event.callId };
-        const beforeOutput = { args: { filePath: 'src/index.ts' } };
-        const afterOutput = { title: event.tool, output: 'ok', metadata: {} };
+        const beforeOutput = { args: wiring ? { ...TOOL_ARGS[event.tool] } : { filePath: 'src/index.ts' } };
+        const afterOutput = wiring
+          ? { title: event.tool, output: TOOL_OUTPUT, metadata: event.tool === 'bash' ? { output: TOOL_OUTPUT, exit: 0 } : {} }
+          : { title: event.tool, output: 'ok', metadata: {} };
         const started = process.hrtime.bigint();
         await hooks['tool.execute.before'](input, beforeOutput);
         await hooks['tool.execute.after']({ ...input, args: beforeOutput.args }, afterOutput);
@@ -104,8 +166,11 @@ async function measureAdapter(dir, plan, warmup) {
         await hooks.event({ event: { type: 'message.updated', properties: { info } } });
         took = process.hrtime.bigint() - started;
       }
-      if (event.i >= warmup) samples.push(toMicros(took));
-      if (event.lastOfTurn) service.endTurn(event.session);
+      if (event.i >= warmup) samples.push(sample(event, took));
+      if (event.lastOfTurn) {
+        service.endTurn(event.session);
+        await settle();
+      }
     }
   } finally {
     store.close();
@@ -138,7 +203,7 @@ function measureDurable(dir, plan, warmup) {
       record.lastAt = new Date().toISOString();
       root.transactionSync(() => sessions.putSync(key, record));
       const took = process.hrtime.bigint() - started;
-      if (event.i >= warmup) samples.push(toMicros(took));
+      if (event.i >= warmup) samples.push(sample(event, took));
     }
   } finally {
     void root.close();
@@ -154,28 +219,39 @@ export default async function run({ quick }) {
   const dir = tempDir('hooks');
   try {
     const plan = eventPlan(events + warmup);
-    const service = await measureService(dir, plan, warmup);
-    const adapter = await measureAdapter(dir, plan, warmup);
-    const durable = measureDurable(dir, eventPlan(durableEvents + durableWarmup), durableWarmup);
+    const paths = [
+      ['TrackingService', await measureService(dir, plan, warmup)],
+      ['OpenCode adapter, hooks alone', await measureAdapter(dir, plan, warmup, 'adapter')],
+      ['OpenCode adapter as wired, no .env', await measureAdapter(dir, plan, warmup, 'wired', 'plain')],
+      ['OpenCode adapter as wired, .env masked', await measureAdapter(dir, plan, warmup, 'wired-env', 'env')],
+    ];
+    const durable = measureDurable(dir, eventPlan(durableEvents + durableWarmup), durableWarmup).map((x) => x.micros);
+    const d = { p50: percentile(durable, 50), p99: percentile(durable, 99) };
 
-    const stats = (samples) => ({ p50: percentile(samples, 50), p99: percentile(samples, 99) });
-    const s = stats(service);
-    const a = stats(adapter);
-    const d = stats(durable);
     const rows = [];
-    const add = (name, values, target) => {
-      rows.push({ name, metric: `p50 (${values.n} events)`, value: values.p50, unit: 'µs' });
-      rows.push({ name, metric: 'p99', value: values.p99, unit: 'µs', ...(target ? { target: `<= ${target} µs`, pass: values.p99 <= target } : {}) });
-    };
-    add('hook path: TrackingService', { ...s, n: service.length }, HOOK_P99_TARGET_US);
-    add('hook path: OpenCode adapter', { ...a, n: adapter.length }, HOOK_P99_TARGET_US);
-    add('durable write per event', { ...d, n: durable.length });
-    for (const [label, hook] of [['TrackingService', s], ['OpenCode adapter', a]]) {
-      for (const p of ['p50', 'p99']) {
-        const cheaper = d[p] / hook[p];
+    const target = { target: `<= ${HOOK_P99_TARGET_US} µs` };
+    for (const [label, samples] of paths) {
+      const all = samples.map((x) => x.micros);
+      const steady = samples.filter((x) => !x.afterFlush).map((x) => x.micros);
+      const first = samples.filter((x) => x.afterFlush).map((x) => x.micros);
+      const name = `hook path: ${label}`;
+      const p99 = percentile(all, 99);
+      const steadyP99 = percentile(steady, 99);
+      rows.push({ name, metric: `p50 (${all.length} events)`, value: percentile(all, 50), unit: 'µs' });
+      rows.push({ name, metric: 'p99, every event', value: p99, unit: 'µs', ...target, pass: p99 <= HOOK_P99_TARGET_US });
+      rows.push({ name, metric: `p99 without the first event after each flush (${steady.length})`, value: steadyP99, unit: 'µs', ...target, pass: steadyP99 <= HOOK_P99_TARGET_US });
+      rows.push({ name, metric: `first event after a flush: p50 (${first.length} events)`, value: percentile(first, 50), unit: 'µs' });
+      rows.push({ name, metric: 'first event after a flush: p99', value: percentile(first, 99), unit: 'µs' });
+    }
+    rows.push({ name: 'durable write per event', metric: `p50 (${durable.length} events)`, value: d.p50, unit: 'µs' });
+    rows.push({ name: 'durable write per event', metric: 'p99', value: d.p99, unit: 'µs' });
+    for (const [label, samples] of paths) {
+      const all = samples.map((x) => x.micros);
+      for (const p of [50, 99]) {
+        const cheaper = d[`p${p}`] / percentile(all, p);
         rows.push({
           name: `durable write / hook path (${label})`,
-          metric: `${p} cost ratio`,
+          metric: `p${p} cost ratio`,
           value: cheaper,
           unit: 'x cheaper',
           target: `>= ${CHEAPER_TARGET}x`,

@@ -46,18 +46,30 @@ export interface HookContext {
   onGradeCommand?: (argumentsText: string) => void;
 }
 
-type Handler<A extends unknown[]> = (...args: A) => Promise<void>;
+type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>;
 type ToolAfter = NonNullable<Hooks['tool.execute.after']>;
 type ToolAfterInput = Parameters<ToolAfter>[0];
 type ToolAfterOutput = Parameters<ToolAfter>[1];
 
-function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Handler<A>): Handler<A> {
-  return async (...args: A) => {
+/** What a hook that finished synchronously returns: one settled promise, shared. */
+const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * Wraps a handler so a failure is logged and never reaches the host, except a refusal. A handler
+ * that finishes synchronously (most do) costs no promise of its own.
+ */
+function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Handler<A>): (...args: A) => Promise<void> {
+  const failed = (error: unknown): Promise<void> => {
+    if (error instanceof RefusalError) return Promise.reject(error);
+    logger.error(`agent-tracker: ${name} failed: ${(error as Error).message}`);
+    return DONE;
+  };
+  return (...args: A) => {
     try {
-      await handler(...args);
+      const pending = handler(...args);
+      return pending ? pending.catch(failed) : DONE;
     } catch (error) {
-      if (error instanceof RefusalError) throw error;
-      logger.error(`agent-tracker: ${name} failed: ${(error as Error).message}`);
+      return failed(error);
     }
   };
 }
@@ -87,8 +99,27 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     );
   };
 
+  /** The commits and push a bash call that mentioned git made, read from git after it ran. */
+  const recordGitEffects = async (input: ToolAfterInput, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
+    const head = await readHead(ctx.directory);
+    let commits: CommitRecord[] = [];
+    if (head && head !== before.head) {
+      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId: input.callID });
+    }
+    const command = stringArg(input.args, 'command') ?? '';
+    const pushed = ok && runsGitPush(command);
+    if (pushed) service.recordPush(input.sessionID, { eventId: input.callID });
+    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
+  };
+
+  /** Notes HEAD before a bash call that mentions git, with the call's start (seconds). */
+  const noteHeadBefore = async (callId: string): Promise<void> => {
+    const head = await readHead(ctx.directory);
+    headBefore.set(callId, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
+  };
+
   /** Records a finished tool call: success or failure, edited files, and the commits and push it made. */
-  const trackToolCall = guarded(logger, 'tool.execute.after', async (input: ToolAfterInput, output: ToolAfterOutput) => {
+  const trackToolCall = guarded(logger, 'tool.execute.after', (input: ToolAfterInput, output: ToolAfterOutput) => {
     const metadata = (output.metadata ?? {}) as Record<string, unknown>;
     const exit = typeof metadata.exit === 'number' ? metadata.exit : undefined;
     const ok = exit === undefined || exit === 0;
@@ -102,34 +133,26 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     if (ctx.editsTrackerFiles?.(input.tool, input.args)) service.noteTrackerFileEdit(input.sessionID);
 
     const before = headBefore.get(input.callID);
+    if (!before) return undefined;
     headBefore.delete(input.callID);
-    if (!before) return;
-    const head = await readHead(ctx.directory);
-    let commits: CommitRecord[] = [];
-    if (head && head !== before.head) {
-      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId: input.callID });
-    }
-    const command = stringArg(input.args, 'command') ?? '';
-    const pushed = ok && runsGitPush(command);
-    if (pushed) service.recordPush(input.sessionID, { eventId: input.callID });
-    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
+    return recordGitEffects(input, ok, before);
   });
 
   return {
-    'chat.params': guarded(logger, 'chat.params', async (input) => {
+    'chat.params': guarded(logger, 'chat.params', (input) => {
       if (input.agent === TITLE_AGENT) return;
       service.noteModelRequest(input.sessionID, input.agent, `${input.model.providerID}/${input.model.id}`);
     }),
 
-    'chat.message': guarded(logger, 'chat.message', async (_input, output) => {
+    'chat.message': guarded(logger, 'chat.message', (_input, output) => {
       const prompt = output.parts
         .flatMap((part) => (part.type === 'text' && !part.synthetic ? [part.text] : []))
         .join(' ');
       if (prompt) service.noteTurnTask(output.message.sessionID, prompt, output.message.id);
     }),
 
-    'tool.execute.before': guarded(logger, 'tool.execute.before', async (input, output) => {
-      if (ctx.ownTools.has(input.tool)) return;
+    'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) => {
+      if (ctx.ownTools.has(input.tool)) return undefined;
       for (const guard of ctx.guards ?? []) {
         const reason = guard(input.tool, output.args);
         if (reason) throw new RefusalError(reason);
@@ -141,26 +164,24 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         logger.warn(halt);
       }
       const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
-      if (command && mentionsGit(command)) {
-        headBefore.set(input.callID, { head: await readHead(ctx.directory), startedAt: Math.floor(Date.now() / 1000) - 1 });
-      }
+      return command && mentionsGit(command) ? noteHeadBefore(input.callID) : undefined;
     }),
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.
-    'tool.execute.after': async (input, output) => {
-      if (ctx.maskOutput) await ctx.maskOutput(output);
-      await trackToolCall(input, output);
+    'tool.execute.after': (input, output) => {
+      const { maskOutput } = ctx;
+      return maskOutput ? maskOutput(output).then(() => trackToolCall(input, output)) : trackToolCall(input, output);
     },
 
     // The user's /grade is recorded here, before the model sees the command: the host awaits this hook
     // (the command.executed event comes after the model's turn, and `opencode run` may end first).
-    'command.execute.before': guarded(logger, 'command.execute.before', async (input) => {
+    'command.execute.before': guarded(logger, 'command.execute.before', (input) => {
       if (input.command === GRADE_COMMAND_NAME) ctx.onGradeCommand?.(input.arguments);
     }),
 
     // The host does not await event handlers: everything that must reach the disk happens
     // synchronously, before any await.
-    event: guarded(logger, 'event', async ({ event: raw }) => {
+    event: guarded(logger, 'event', ({ event: raw }) => {
       const event = asBusEvent(raw);
       if (!event) return;
       switch (event.type) {

@@ -24,9 +24,9 @@ function stringArg(args: unknown, name: string): string | undefined {
 
 /** Whether `file` is an OpenCode config file or lies in a provisioned folder of `configDir`. */
 export function isTrackerManagedPath(file: string, configDir: string): boolean {
-  const resolved = path.resolve(file).replace(/\\/g, '/');
-  if (CONFIG_FILE.test(resolved)) return true;
-  const relative = path.relative(path.resolve(configDir), path.resolve(file));
+  const absolute = path.resolve(file);
+  if (CONFIG_FILE.test(absolute.replace(/\\/g, '/'))) return true;
+  const relative = path.relative(configDir, absolute); // resolves both itself
   if (relative.startsWith('..') || path.isAbsolute(relative)) return false;
   return relative === 'opencode.json' || relative === 'opencode.jsonc' || PROVISIONED_FOLDERS.includes(relative.split(path.sep)[0] ?? '');
 }

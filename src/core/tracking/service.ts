@@ -718,7 +718,7 @@ export class TrackingService {
     try {
       const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString());
       this.buffer.clear();
-      this.haltedCache.clear();
+      this.refreshHaltedCache();
       this.lastFlushError = '';
       const agents = [...new Set(mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : m.table === 'events' ? m.agentOps.map((o) => o.agent) : [])))];
       // Listeners see what was counted: a replayed event as the session counters it really added.
@@ -765,6 +765,22 @@ export class TrackingService {
     finished.push({ messageId: turn.messageId, agent: setup.agent, model: setup.model, project: setup.project });
     if (finished.length > MAX_REMEMBERED_TURNS) finished.shift();
     this.finishedTurns.set(sessionId, finished);
+  }
+
+  /**
+   * Re-reads the halt of every agent the hooks asked about, right after a flush (which may also have
+   * brought another process's bug report into view). Done here, at the turn's end, so the first tool
+   * call of the next turn finds it in memory instead of reading the database just after a write.
+   */
+  private refreshHaltedCache(): void {
+    const agents = [...this.haltedCache.keys()];
+    this.haltedCache.clear();
+    try {
+      for (const agent of agents) this.haltedCache.set(agent, this.getAgentStatus(agent).halted);
+    } catch {
+      // Read again on the next isHalted (and reported there, if it keeps failing).
+      this.haltedCache.clear();
+    }
   }
 
   private afterRecord(): void {

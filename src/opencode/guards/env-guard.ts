@@ -29,9 +29,9 @@ const FIX_HINT =
   'Secrets stay out of the conversation: ask the user for the value you need, or use .env.example. ' +
   'The user can turn this off with the agent-tracker option "protectEnvFiles": false.';
 
+/** The last part of a path, after the last `/` or `\\`. */
 function baseName(filePath: string): string {
-  const parts = filePath.replace(/\\/g, '/').split('/');
-  return parts[parts.length - 1] ?? '';
+  return filePath.slice(Math.max(filePath.lastIndexOf('/'), filePath.lastIndexOf('\\')) + 1);
 }
 
 /** Whether a path names a protected env file: `.env` or `.env.<anything>` except templates. */
@@ -116,7 +116,8 @@ export function shellGlobReachesEnv(word: string): boolean {
 
 /** Whether one word (a path or a glob) points at a protected env file. */
 function wordTargetsEnv(word: string, ignoreCase = false): boolean {
-  if (word === '') return false;
+  // Every form below needs a dot in the word (brace expansion only rearranges its characters).
+  if (!word.includes('.')) return false;
   // `HEAD:.env`, `origin/main:config/.env`: git's REV:path names a file too.
   const colon = word.indexOf(':');
   if (colon > 0 && wordTargetsEnv(word.slice(colon + 1), ignoreCase)) return true;
@@ -128,8 +129,12 @@ function wordTargetsEnv(word: string, ignoreCase = false): boolean {
  * words are read as typed and as the shell reads them after quote removal (`.e""nv`, `'.env'`, `.e\nv`).
  */
 export function envFileInCommand(command: string, ignoreCase = false): string | undefined {
-  const unquoted = command.replace(/\\(.)/g, '$1').replace(/(\S)["']+(?=\S)/g, '$1').replace(/["']/g, ' ');
-  for (const text of [command, unquoted]) {
+  if (!command.includes('.')) return undefined;
+  // Without quotes or backslashes the shell reads the words as typed: one pass is enough.
+  const texts = /["'\\]/.test(command)
+    ? [command, command.replace(/\\(.)/g, '$1').replace(/(\S)["']+(?=\S)/g, '$1').replace(/["']/g, ' ')]
+    : [command];
+  for (const text of texts) {
     const found = text.split(SHELL_WORD_BREAK).find((word) => wordTargetsEnv(word, ignoreCase));
     if (found) return found;
   }

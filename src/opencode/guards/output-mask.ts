@@ -17,12 +17,12 @@ export const MASKING_FAILED_OUTPUT =
 
 const MAX_METADATA_DEPTH = 8;
 
-function maskValue(value: unknown, masker: SecretMasker, depth: number): unknown {
-  if (typeof value === 'string') return masker.mask(value);
+function maskValue(value: unknown, mask: (text: string) => string, depth: number): unknown {
+  if (typeof value === 'string') return mask(value);
   if (depth >= MAX_METADATA_DEPTH || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, masker, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => maskValue(item, mask, depth + 1));
   const masked: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) masked[key] = maskValue(item, masker, depth + 1);
+  for (const [key, item] of Object.entries(value)) masked[key] = maskValue(item, mask, depth + 1);
   return masked;
 }
 
@@ -31,9 +31,13 @@ export async function maskToolOutput(output: ToolOutput, masker: () => Promise<S
   try {
     const active = await masker();
     if (active.values === 0) return;
-    if (typeof output.output === 'string') output.output = active.mask(output.output);
-    if (typeof output.title === 'string') output.title = active.mask(output.title);
-    output.metadata = maskValue(output.metadata, active, 0);
+    const text = output.output;
+    const maskedText = typeof text === 'string' ? active.mask(text) : undefined;
+    // bash keeps a copy of its output in the metadata: masked once.
+    const mask = (value: string): string => (value === text && maskedText !== undefined ? maskedText : active.mask(value));
+    if (maskedText !== undefined) output.output = maskedText;
+    if (typeof output.title === 'string') output.title = mask(output.title);
+    output.metadata = maskValue(output.metadata, mask, 0);
   } catch {
     output.output = MASKING_FAILED_OUTPUT;
     output.title = 'output withheld';
