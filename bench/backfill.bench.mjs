@@ -16,7 +16,7 @@ const WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'backfill
 const MESSAGES_PER_SESSION = 40;
 const T0 = Date.UTC(2025, 0, 1);
 
-async function writeStore(dataDir, sessions) {
+export async function writeStore(dataDir, sessions) {
   const wasm = createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
   const SQL = await initSqlJs({ locateFile: () => wasm });
   const db = new SQL.Database();
