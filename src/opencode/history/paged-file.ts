@@ -31,6 +31,11 @@ function stampOf(fd: number): FileStamp {
  * `contents.subarray(start, end)`, copying the result at once. sql.js 1.x does exactly that; a
  * version that did not would read nothing through it, which `reads` shows (see sqlite-store.ts).
  */
+/** Bytes read from the main file at once: one read serves the pages SQLite asks for next. */
+const READ_AHEAD_BYTES = 256 * 1024;
+/** Chunks kept: the passes over messages and parts, and their indexes, read from different places. */
+const READ_AHEAD_CHUNKS = 6;
+
 export interface SqlJsFileData {
   readonly length: number;
   subarray(start: number, end: number): Uint8Array;
@@ -47,6 +52,8 @@ export class PagedSnapshot {
   private readonly mainSize: number;
   private readonly frames: CommittedFrames;
   private scratch = Buffer.alloc(0);
+  /** Main-file chunks read ahead, most recent first: SQLite asks page by page, mostly in order. */
+  private readonly chunks: { start: number; buffer: Buffer; bytes: Buffer }[] = [];
 
   private constructor(fd: number, opened: FileStamp, frames: CommittedFrames) {
     this.fd = fd;
@@ -115,14 +122,38 @@ export class PagedSnapshot {
     fs.closeSync(this.fd);
   }
 
-  /** Main-file bytes into `out`; what lies past the file's end reads as zeros. */
+  /** Main-file bytes into `out`, through the read-ahead chunks; what lies past the file's end reads as zeros. */
   private readMain(out: Buffer, offset: number, length: number, position: number): void {
+    for (let at = position; at < position + length; ) {
+      const chunk = this.chunkAt(Math.floor(at / READ_AHEAD_BYTES) * READ_AHEAD_BYTES);
+      const from = at - chunk.start;
+      const to = Math.min(position + length - chunk.start, READ_AHEAD_BYTES);
+      const copied = chunk.bytes.copy(out, offset + (at - position), from, Math.min(to, chunk.bytes.length));
+      if (copied < to - from) out.fill(0, offset + (at - position) + copied, offset + (at - position) + (to - from));
+      at = chunk.start + to;
+    }
+  }
+
+  /** The main file's chunk starting at `start`, from the few most recently read or read now. */
+  private chunkAt(start: number): { start: number; bytes: Buffer } {
+    const index = this.chunks.findIndex((chunk) => chunk.start === start);
+    if (index >= 0) {
+      const [chunk] = this.chunks.splice(index, 1);
+      if (chunk) {
+        this.chunks.unshift(chunk);
+        return chunk;
+      }
+    }
+    const reused = this.chunks.length >= READ_AHEAD_CHUNKS ? this.chunks.pop() : undefined;
+    const buffer = reused?.buffer ?? Buffer.alloc(READ_AHEAD_BYTES);
     let done = 0;
-    while (done < length && position + done < this.mainSize) {
-      const n = fs.readSync(this.fd, out, offset + done, length - done, position + done);
+    while (done < READ_AHEAD_BYTES && start + done < this.mainSize) {
+      const n = fs.readSync(this.fd, buffer, done, READ_AHEAD_BYTES - done, start + done);
       if (n === 0) break;
       done += n;
     }
-    if (done < length) out.fill(0, offset + done, offset + length);
+    const chunk = { start, buffer, bytes: buffer.subarray(0, done) };
+    this.chunks.unshift(chunk);
+    return chunk;
   }
 }
