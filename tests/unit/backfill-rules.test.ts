@@ -1,6 +1,7 @@
 /** The pure parts of replayable recording and backfill, table by table. */
 import { describe, expect, it } from '@jest/globals';
 import { bashGitFacts } from '../../src/core/backfill/bash-facts.js';
+import { iso } from '../../src/core/backfill/replay-session.js';
 import { replayDelta, replayJsonBound } from '../../src/core/store/replay.js';
 import type { ReplayMutation } from '../../src/core/store/mutations.js';
 
@@ -60,4 +61,13 @@ describe("the size limit's estimate of a replayed event", () => {
     const mutation = event(text, totals, withOps);
     expect(replayJsonBound(mutation)).toBeGreaterThanOrEqual(JSON.stringify(mutation).length);
   });
+});
+
+describe('the time of a replayed event', () => {
+  it.each([0, 1, 999, 86_399_999, 86_400_000, Date.UTC(2025, 0, 10, 9, 5, 7, 42), Date.UTC(2024, 1, 29, 23, 59, 59, 999), 253_402_300_799_999, 253_402_300_800_000, -1, 1.5])(
+    'is written as Date writes it: %s',
+    (epochMs) => {
+      expect(iso(epochMs)).toBe(new Date(epochMs).toISOString());
+    },
+  );
 });

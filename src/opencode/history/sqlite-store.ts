@@ -75,6 +75,12 @@ function* tuples(db: SqlDatabase, sql: string, params: unknown[] = []): Generato
   }
 }
 
+/**
+ * Parts that can be tool calls: only those are read into JS (text, steps, patches are two in three
+ * parts and most of the bytes); parseToolPart decides on the parsed record.
+ */
+const TOOL_PART = `instr(data, '"tool"') > 0`;
+
 /** Above this many sessions, messages and parts are read in one ordered pass each instead of per session. */
 const STREAM_ABOVE_SESSIONS = 50;
 
@@ -177,7 +183,7 @@ interface Passes {
 function openPasses(db: SqlDatabase, first: string): Passes {
   return {
     messages: tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id >= ? ORDER BY session_id, time_created, id', [first]),
-    parts: tuples(db, 'SELECT session_id, message_id, data FROM part WHERE session_id >= ? ORDER BY session_id', [first]),
+    parts: tuples(db, `SELECT session_id, message_id, data FROM part WHERE session_id >= ? AND ${TOOL_PART} ORDER BY session_id`, [first]),
     pending: {},
   };
 }
@@ -299,7 +305,7 @@ export class SqliteHistorySource implements HistorySource {
   private readSession(id: string, head: Row, directory: string, passes: Passes | undefined): HostSession {
     const db = this.open.db;
     const messageRows = passes ? takeWhile(passes.messages, passes.pending, 'message', id) : tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]);
-    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, 'SELECT session_id, message_id, data FROM part WHERE session_id = ?', [id]);
+    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data FROM part WHERE session_id = ? AND ${TOOL_PART}`, [id]);
     const messages: (HostMessage & { root?: string })[] = [];
     const byId = new Map<string, HostMessage>();
     for (const [, messageId, createdAt, data] of messageRows) {
@@ -309,8 +315,7 @@ export class SqliteHistorySource implements HistorySource {
       byId.set(message.id, message);
     }
     for (const [, messageId, data] of partRows) {
-      // Only tool parts matter; skipping the others unparsed saves most of the JSON work.
-      if (typeof data !== 'string' || !data.includes('"tool"')) continue;
+      if (typeof data !== 'string') continue;
       const call = parseToolPart(parseJson(data));
       if (call) byId.get(String(messageId))?.tools.push(call);
     }
