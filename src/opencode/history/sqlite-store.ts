@@ -1,8 +1,8 @@
 /**
  * OpenCode's current history layout: the SQLite database `opencode.db` (WAL mode), read-only.
  * Read through sql.js (SQLite compiled to WASM, from the npm registry, no native build) over a
- * snapshot of the files (see wal.ts): OpenCode is never locked out and nothing is ever written
- * there. Sessions are read one at a time with indexed queries.
+ * snapshot of the files read page by page from disk (paged-file.ts, wal.ts): OpenCode is never
+ * locked out and nothing is ever written there. Sessions are read one at a time with indexed queries.
  */
 import { createRequire } from 'node:module';
 import type { HistoryQuery, HistorySource, HostSession, UnreadableSession } from '../../core/backfill/history.js';
