@@ -45,6 +45,8 @@ if (readOnly) {
   sessions = outcome.upToDate ? 0 : outcome.summary.sessions;
 }
 const ms = performance.now() - started;
+// The backfill's own peak, before the incremental imports below add theirs.
+const maxRssMiB = peakRssMiB();
 const incremental = [];
 if (!readOnly) {
   for (let i = 0; i < 21; i += 1) {
@@ -67,4 +69,4 @@ if (!readOnly) {
   }
 }
 store.close();
-console.log(JSON.stringify({ ms, maxRssMiB: peakRssMiB(), sessions, incrementalMs: incremental.length ? median(incremental) : null, touchedMs: touched.length ? median(touched) : null }));
+console.log(JSON.stringify({ ms, maxRssMiB, sessions, incrementalMs: incremental.length ? median(incremental) : null, touchedMs: touched.length ? median(touched) : null }));
