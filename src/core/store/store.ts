@@ -476,7 +476,8 @@ export class Store {
   }
 
   private addSessionCounters(cache: BatchCache, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
-    const id = JSON.stringify(key);
+    // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
+    const id = key.join('\u0000');
     const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? { ...ZERO_COUNTERS, ...init, lastAt };
     addUsage(record, counters, lastAt);
     cache.sessions.set(id, { key, record });
