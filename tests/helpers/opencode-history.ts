@@ -112,8 +112,8 @@ CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_cr
 CREATE INDEX part_session_idx ON part (session_id);
 `;
 
-/** Writes `sessions` as OpenCode's SQLite database `dataDir/opencode.db`; `schema` replaces the table layout. */
-export async function writeSqliteHistory(dataDir: string, sessions: readonly FixtureSession[], schema = SCHEMA): Promise<void> {
+/** `sessions` as the bytes of OpenCode's SQLite database file; `schema` replaces the table layout. */
+export async function sqliteHistoryImage(sessions: readonly FixtureSession[], schema = SCHEMA): Promise<Uint8Array> {
   const wasm = createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
   const SQL = await initSqlJs({ locateFile: () => wasm });
   const db = new SQL.Database();
@@ -129,7 +129,73 @@ export async function writeSqliteHistory(dataDir: string, sessions: readonly Fix
       }
     }
   }
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(path.join(dataDir, 'opencode.db'), db.export());
+  const image = db.export();
   db.close();
+  return image;
+}
+
+/** Writes `sessions` as OpenCode's SQLite database `dataDir/opencode.db`; `schema` replaces the table layout. */
+export async function writeSqliteHistory(dataDir: string, sessions: readonly FixtureSession[], schema = SCHEMA): Promise<void> {
+  const image = await sqliteHistoryImage(sessions, schema);
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.writeFileSync(path.join(dataDir, 'opencode.db'), image);
+}
+
+/** Offsets of the file format write/read version bytes in a SQLite header: 2 marks a WAL-mode database. */
+const FORMAT_VERSION_OFFSETS = [18, 19];
+const WAL_FORMAT = 2;
+const WAL_MAGIC_LITTLE_ENDIAN = 0x377f0682;
+const WAL_FILE_FORMAT = 3007000;
+
+/** SQLite's WAL checksum (little-endian words) over `data`, continuing from `sum`. */
+function walChecksum(data: Buffer, sum: [number, number]): [number, number] {
+  let [s0, s1] = sum;
+  for (let i = 0; i < data.length; i += 8) {
+    s0 = (s0 + data.readUInt32LE(i) + s1) >>> 0;
+    s1 = (s1 + data.readUInt32LE(i + 4) + s0) >>> 0;
+  }
+  return [s0, s1];
+}
+
+/** A SQLite database image marked as WAL mode, as OpenCode's file is on disk. */
+export function asWalMode(image: Uint8Array): Buffer {
+  const copy = Buffer.from(image);
+  for (const offset of FORMAT_VERSION_OFFSETS) copy[offset] = WAL_FORMAT;
+  return copy;
+}
+
+/**
+ * Writes a `-wal` file whose frames are every page of each image in turn: a transaction per image,
+ * committed (its last frame says the database's size) or, with `committed: false`, still being written.
+ */
+export function writeWal(file: string, transactions: readonly { image: Uint8Array; committed: boolean }[]): void {
+  const pageSize = Buffer.from(transactions[0]?.image ?? new Uint8Array(18)).readUInt16BE(16);
+  const salts = [0x1234abcd, 0x5678ef01] as const;
+  const header = Buffer.alloc(32);
+  header.writeUInt32BE(WAL_MAGIC_LITTLE_ENDIAN, 0);
+  header.writeUInt32BE(WAL_FILE_FORMAT, 4);
+  header.writeUInt32BE(pageSize, 8);
+  header.writeUInt32BE(salts[0], 16);
+  header.writeUInt32BE(salts[1], 20);
+  let sum = walChecksum(header.subarray(0, 24), [0, 0]);
+  header.writeUInt32BE(sum[0], 24);
+  header.writeUInt32BE(sum[1], 28);
+  const chunks: Buffer[] = [header];
+  for (const { image, committed } of transactions) {
+    const pages = asWalMode(image);
+    const count = pages.length / pageSize;
+    for (let page = 1; page <= count; page += 1) {
+      const frame = Buffer.alloc(24);
+      frame.writeUInt32BE(page, 0);
+      frame.writeUInt32BE(committed && page === count ? count : 0, 4);
+      frame.writeUInt32BE(salts[0], 8);
+      frame.writeUInt32BE(salts[1], 12);
+      const content = pages.subarray((page - 1) * pageSize, page * pageSize);
+      sum = walChecksum(content, walChecksum(frame.subarray(0, 8), sum));
+      frame.writeUInt32BE(sum[0], 16);
+      frame.writeUInt32BE(sum[1], 20);
+      chunks.push(frame, content);
+    }
+  }
+  fs.writeFileSync(file, Buffer.concat(chunks));
 }

@@ -27,8 +27,23 @@ export interface ReplayedSession {
   skipped: Map<string, number>;
 }
 
-function iso(epochMs: number): string {
-  return new Date(epochMs).toISOString();
+const DAY_MS = 86_400_000;
+/** The last moment `YYYY-MM-DD` covers (9999-12-31): beyond it, and before 1970, Date formats it. */
+const LAST_FOUR_DIGIT_MS = 253_402_300_799_999;
+/** `YYYY-MM-DDT` of the day last formatted: a session's events fall on a few days. */
+let formattedDay = { day: Number.NaN, prefix: '' };
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, '0');
+}
+
+/** `new Date(epochMs).toISOString()`, without a Date per event (one per day). */
+export function iso(epochMs: number): string {
+  if (!Number.isInteger(epochMs) || epochMs < 0 || epochMs > LAST_FOUR_DIGIT_MS) return new Date(epochMs).toISOString();
+  const day = Math.floor(epochMs / DAY_MS);
+  if (day !== formattedDay.day) formattedDay = { day, prefix: new Date(day * DAY_MS).toISOString().slice(0, 11) };
+  const ms = epochMs - day * DAY_MS;
+  return `${formattedDay.prefix}${pad(Math.floor(ms / 3_600_000), 2)}:${pad(Math.floor(ms / 60_000) % 60, 2)}:${pad(Math.floor(ms / 1000) % 60, 2)}.${pad(ms % 1000, 3)}Z`;
 }
 
 function bump(map: Map<string, number>, reason: string): void {

@@ -10,7 +10,7 @@ import type { HistoryQuery, HistorySource, HostSession } from './history.js';
 import { replaySession } from './replay-session.js';
 
 /** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
-const FLUSH_EVERY_MUTATIONS = 4000;
+const FLUSH_EVERY_MUTATIONS = 2000;
 /** The reason counted for a session whose project folder no longer exists (its work is still recorded). */
 export const PROJECT_GONE = 'project folder gone (recorded, not classified)';
 

@@ -23,7 +23,7 @@ import type {
   UserGradeRecord,
 } from '../types.js';
 import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
-import { addUsage, replayDelta } from './replay.js';
+import { addUsage, replayDelta, replayJsonBound } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { compressionOf } from './compression.js';
 import { emptyTables } from './empty-tables.js';
@@ -112,7 +112,12 @@ interface BatchCache {
   sessions: Map<string, { key: [string, string, string]; record: UsageRecord }>;
   /** The session counters replayable events added (see FlushResult.counted). */
   counted: SessionsMutation[];
+  /** Host sessions with many events in the batch and none held before it -> their event ids written so far. */
+  freshEventSessions: Map<string, Set<string>>;
 }
+
+/** Events of one host session in a batch from which one probe for any held event pays (a backfill's whole session). */
+const PROBE_EVENTS_FROM = 16;
 
 /** Raised when the database cannot take more data; the message says which setting to raise. */
 export class DatabaseFullError extends Error {
@@ -371,9 +376,10 @@ export class Store {
     const started = performance.now();
     if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
     this.ensureFits(mutations);
-    const cache: BatchCache = { agents: new Map(), sessions: new Map(), counted: [] };
+    const cache: BatchCache = { agents: new Map(), sessions: new Map(), counted: [], freshEventSessions: new Map() };
     this.transaction(() => {
       const written: WrittenDocument[] = [];
+      this.findFreshEventSessions(mutations, cache.freshEventSessions);
       for (const mutation of mutations) this.applyOne(mutation, rules, now, written, cache);
       // Records touched many times in one batch (a backfill) are read and written once each.
       for (const [agent, record] of cache.agents) this.tables.agents.putSync(agent, record);
@@ -421,7 +427,9 @@ export class Store {
       }
       case 'events': {
         // Counted once per host event: only what the store does not hold yet is added.
-        const held = t.events.get(mutation.key);
+        // A session that held no event before the batch holds only what the batch wrote: no read each.
+        const fresh = cache.freshEventSessions.get(mutation.key[0]);
+        const held = fresh && !fresh.has(mutation.key[1]) ? undefined : t.events.get(mutation.key);
         const { delta, totals, changed } = replayDelta(held, mutation.totals);
         if (held !== undefined && !changed) break;
         const { key, init, at } = mutation.session;
@@ -431,6 +439,7 @@ export class Store {
           for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written, cache);
         }
         t.events.putSync(mutation.key, totals);
+        fresh?.add(mutation.key[1]);
         break;
       }
       case 'commits':
@@ -462,8 +471,21 @@ export class Store {
     }
   }
 
+  /** Adds to `fresh` the host sessions with many events in `mutations` and none held (one range read each). */
+  private findFreshEventSessions(mutations: readonly Mutation[], fresh: Map<string, Set<string>>): void {
+    const perSession = new Map<string, number>();
+    for (const mutation of mutations) if (mutation.table === 'events') perSession.set(mutation.key[0], (perSession.get(mutation.key[0]) ?? 0) + 1);
+    for (const [sessionId, events] of perSession) {
+      if (events < PROBE_EVENTS_FROM) continue;
+      let held = false;
+      for (const { key } of this.tables.events.getRange({ start: [sessionId, ''], limit: 1 })) held = key[0] === sessionId;
+      if (!held) fresh.set(sessionId, new Set());
+    }
+  }
+
   private addSessionCounters(cache: BatchCache, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
-    const id = JSON.stringify(key);
+    // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
+    const id = key.join('\u0000');
     const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? { ...ZERO_COUNTERS, ...init, lastAt };
     addUsage(record, counters, lastAt);
     cache.sessions.set(id, { key, record });
@@ -482,7 +504,7 @@ export class Store {
       return;
     }
     const values = mutations.map((mutation) => ({
-      bytes: JSON.stringify(mutation).length,
+      bytes: mutation.table === 'events' ? replayJsonBound(mutation) : JSON.stringify(mutation).length,
       document: DOCUMENT_TABLES.has(mutation.table) || (mutation.table === 'agents' && mutation.ops.some((op) => 'retrospective' in op)),
     }));
     const growth = maxGrowthBytes({ values, fileBytes: size, pageSize: PAGE_SIZE });

@@ -154,6 +154,8 @@ export class TrackingService {
   private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
   private sequence = 0;
   private lastFlushError = '';
+  /** The events the store held for the session being replayed (see heldEvent). */
+  private heldEvents: { sessionId: string; held: Map<string, CounterDeltas> } | undefined;
 
   constructor(options: TrackingOptions) {
     this.store = options.store;
@@ -202,6 +204,7 @@ export class TrackingService {
 
   /** Forgets what memory holds about a session (a replayed session is done: nothing more will come). */
   forgetSession(sessionId: string): void {
+    if (this.heldEvents?.sessionId === sessionId) this.heldEvents = undefined;
     this.sessions.delete(sessionId);
     this.turns.delete(sessionId);
     this.countedCalls.delete(sessionId);
@@ -719,6 +722,7 @@ export class TrackingService {
       const result = this.store.applyBatch(mutations, this.config.rules, this.now().toISOString());
       this.buffer.clear();
       this.refreshHaltedCache();
+      this.heldEvents = undefined;
       this.lastFlushError = '';
       const agents = [...new Set(mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : m.table === 'events' ? m.agentOps.map((o) => o.agent) : [])))];
       // Listeners see what was counted: a replayed event as the session counters it really added.
@@ -820,7 +824,7 @@ export class TrackingService {
     const at = eventAt ?? this.now().toISOString();
     // A replay (it carries the host's time) of what the store already holds in full buffers nothing.
     if (eventAt !== undefined) {
-      const held = this.store.tables.events.get([sessionId, eventId]);
+      const held = this.heldEvent(sessionId, eventId);
       if (held !== undefined && !replayDelta(held, totals).changed) return;
     }
     this.buffer.putReplay({
@@ -830,6 +834,23 @@ export class TrackingService {
       session: { key: [sessionId, setup.agent, setup.model], init: this.sessionInit(sessionId, setup, at), at },
       agentOps: ops.length > 0 ? [{ agent: setup.agent, ops }] : [],
     });
+  }
+
+  /**
+   * What the store holds for a replayed event. A replay goes through one session's events at a time:
+   * they are read in one range read per session, not one read each. Held totals only grow, so one
+   * read a moment old can only make an event be buffered that the flush then finds held.
+   */
+  private heldEvent(sessionId: string, eventId: string): CounterDeltas | undefined {
+    if (this.heldEvents?.sessionId !== sessionId) {
+      const held = new Map<string, CounterDeltas>();
+      for (const { key, value } of this.store.tables.events.getRange({ start: [sessionId, ''] })) {
+        if (key[0] !== sessionId) break;
+        held.set(key[1], value);
+      }
+      this.heldEvents = { sessionId, held };
+    }
+    return this.heldEvents.held.get(eventId);
   }
 
   /** Whether an abbreviated hash (as `git commit` prints it) names a commit already stored for the project. */

@@ -1,8 +1,8 @@
 /**
  * OpenCode's current history layout: the SQLite database `opencode.db` (WAL mode), read-only.
  * Read through sql.js (SQLite compiled to WASM, from the npm registry, no native build) over a
- * snapshot of the files (see wal.ts): OpenCode is never locked out and nothing is ever written
- * there. Sessions are read one at a time with indexed queries.
+ * snapshot of the files read page by page from disk (paged-file.ts, wal.ts): OpenCode is never
+ * locked out and nothing is ever written there. Sessions are read one at a time with indexed queries.
  */
 import { createRequire } from 'node:module';
 import type { HistoryQuery, HistorySource, HostSession, UnreadableSession } from '../../core/backfill/history.js';
@@ -10,6 +10,8 @@ import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
 import { num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
 import type { HostMessage } from '../../core/backfill/history.js';
+import { PagedSnapshot } from './paged-file.js';
+import type { SqlJsFileData } from './paged-file.js';
 import { readSnapshot } from './wal.js';
 
 /** The columns this version reads, per table: a store without them has a layout it does not know. */
@@ -31,10 +33,12 @@ interface SqlStatement {
 }
 interface SqlDatabase {
   prepare(sql: string): SqlStatement;
+  exec(sql: string): unknown;
   close(): void;
 }
 interface SqlJs {
-  Database: new (data: Uint8Array) => SqlDatabase;
+  /** Takes the file's bytes, or a view that reads them on demand (paged-file.ts). */
+  Database: new (data: Uint8Array | SqlJsFileData) => SqlDatabase;
 }
 
 let engine: Promise<SqlJs> | undefined;
@@ -70,6 +74,12 @@ function* tuples(db: SqlDatabase, sql: string, params: unknown[] = []): Generato
     statement.free();
   }
 }
+
+/**
+ * Parts that can be tool calls: only those are read into JS (text, steps, patches are two in three
+ * parts and most of the bytes); parseToolPart decides on the parsed record.
+ */
+const TOOL_PART = `instr(data, '"tool"') > 0`;
 
 /** Above this many sessions, messages and parts are read in one ordered pass each instead of per session. */
 const STREAM_ABOVE_SESSIONS = 50;
@@ -119,12 +129,80 @@ function* takeWhile(source: Iterator<unknown[]>, pending: { message?: unknown[];
   }
 }
 
+/** Times a read is started again on a new snapshot when a checkpoint wrote the file under it. */
+const MAX_SNAPSHOT_ATTEMPTS = 5;
+/** Counted for a session that could not be read because the database kept changing under every snapshot. */
+export const KEPT_CHANGING = 'the database kept changing while it was read';
+
+/** The SQLite engine over one snapshot of the files; `paged` is absent when the snapshot is a copy in memory. */
+interface OpenSnapshot {
+  db: SqlDatabase;
+  paged?: PagedSnapshot;
+}
+
+function isStale(open: OpenSnapshot): boolean {
+  return open.paged?.changed() ?? false;
+}
+
+function closeSnapshot(open: OpenSnapshot): void {
+  open.db.close();
+  open.paged?.close();
+}
+
+/**
+ * A snapshot read page by page from the files; a copy in memory (readSnapshot) when this sql.js does
+ * not read its file through the paged view. Never writes: the engine is set to refuse writes.
+ */
+function openSnapshot(SQL: SqlJs, databasePath: string): OpenSnapshot {
+  const paged = PagedSnapshot.open(databasePath);
+  let db: SqlDatabase;
+  try {
+    db = new SQL.Database(paged.asFileData());
+  } catch (error) {
+    paged.close();
+    throw error;
+  }
+  if (paged.reads > 0) {
+    db.exec('PRAGMA query_only = 1');
+    return { db, paged };
+  }
+  db.close();
+  paged.close();
+  const copy = new SQL.Database(readSnapshot(databasePath));
+  copy.exec('PRAGMA query_only = 1');
+  return { db: copy };
+}
+
+/** The rows of `sql` from `first` on, ordered by session id: one pass per table for many sessions. */
+interface Passes {
+  messages: Generator<unknown[]>;
+  parts: Generator<unknown[]>;
+  pending: { message?: unknown[]; part?: unknown[] };
+}
+
+function openPasses(db: SqlDatabase, first: string): Passes {
+  return {
+    messages: tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id >= ? ORDER BY session_id, time_created, id', [first]),
+    parts: tuples(db, `SELECT session_id, message_id, data FROM part WHERE session_id >= ? AND ${TOOL_PART} ORDER BY session_id`, [first]),
+    pending: {},
+  };
+}
+
+function closePasses(passes: Passes | undefined): void {
+  passes?.messages.return(undefined);
+  passes?.parts.return(undefined);
+}
+
 export class SqliteHistorySource implements HistorySource {
   readonly description: string;
-  private readonly db: SqlDatabase;
+  private readonly SQL: SqlJs;
+  private readonly databasePath: string;
+  private open: OpenSnapshot;
 
-  private constructor(db: SqlDatabase, databasePath: string) {
-    this.db = db;
+  private constructor(SQL: SqlJs, open: OpenSnapshot, databasePath: string) {
+    this.SQL = SQL;
+    this.open = open;
+    this.databasePath = databasePath;
     this.description = `OpenCode's database at ${databasePath}`;
   }
 
@@ -134,59 +212,100 @@ export class SqliteHistorySource implements HistorySource {
    */
   static async open(databasePath: string): Promise<SqliteHistorySource> {
     const SQL = await loadSqlJs();
-    let db: SqlDatabase;
-    try {
-      db = new SQL.Database(readSnapshot(databasePath));
-      layoutProblem(db);
-    } catch (error) {
-      throw new UnknownHistoryLayoutError(`${databasePath} is not a SQLite database this version can read: ${(error as Error).message}`);
+    for (let attempt = 1; ; attempt += 1) {
+      let open: OpenSnapshot | undefined;
+      let problem: string | undefined;
+      try {
+        open = openSnapshot(SQL, databasePath);
+        problem = layoutProblem(open.db);
+      } catch (error) {
+        const stale = open !== undefined && isStale(open);
+        if (open) closeSnapshot(open);
+        if (stale && attempt < MAX_SNAPSHOT_ATTEMPTS) continue;
+        throw new UnknownHistoryLayoutError(`${databasePath} is not a SQLite database this version can read: ${(error as Error).message}`);
+      }
+      if (isStale(open) && attempt < MAX_SNAPSHOT_ATTEMPTS) {
+        closeSnapshot(open);
+        continue;
+      }
+      if (problem) {
+        closeSnapshot(open);
+        throw new UnknownHistoryLayoutError(`${databasePath} has a layout this version does not know: ${problem}`);
+      }
+      return new SqliteHistorySource(SQL, open, databasePath);
     }
-    const problem = layoutProblem(db);
-    if (problem) {
-      db.close();
-      throw new UnknownHistoryLayoutError(`${databasePath} has a layout this version does not know: ${problem}`);
-    }
-    return new SqliteHistorySource(db, databasePath);
   }
 
   count(query: HistoryQuery): number {
-    const [row] = [...rows(this.db, 'SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?', [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER])];
+    const [row] = [...rows(this.open.db, 'SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?', [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER])];
     return num(row?.n) ?? 0;
   }
 
+  /**
+   * Sessions oldest update first (many: in session id order, read in one pass per table). Each is
+   * read from one snapshot: when a checkpoint wrote the file while a session was read, it is read
+   * again from a new one (what came before stays valid: it was read before the write).
+   */
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
-    const heads = [
-      ...rows(
-        this.db,
-        'SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id',
-        [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER],
-      ),
-    ];
+    const heads = this.heads(query);
     const streamed = heads.length > STREAM_ABOVE_SESSIONS;
-    // Many sessions: one pass over messages and one over parts, both in session order (indexed), merged.
     if (streamed) heads.sort((a, b) => (String(a.id) < String(b.id) ? -1 : String(a.id) > String(b.id) ? 1 : 0));
-    const messageRows = streamed ? tuples(this.db, 'SELECT session_id, id, time_created, data FROM message ORDER BY session_id, time_created, id') : undefined;
-    const partRows = streamed ? tuples(this.db, 'SELECT session_id, message_id, data FROM part ORDER BY session_id') : undefined;
-    const pending: { message?: unknown[]; part?: unknown[] } = {};
-    for (const head of heads) {
-      const id = str(head.id);
-      const directory = str(head.directory);
-      if (!id || !directory) {
-        yield { unreadable: 'session row without id or directory' };
-        continue;
+    let passes: Passes | undefined;
+    try {
+      for (const head of heads) {
+        const id = str(head.id);
+        const directory = str(head.directory);
+        if (!id || !directory) {
+          yield { unreadable: 'session row without id or directory' };
+          continue;
+        }
+        let session: HostSession | undefined;
+        for (let attempt = 1; session === undefined && attempt <= MAX_SNAPSHOT_ATTEMPTS; attempt += 1) {
+          if (streamed) passes ??= openPasses(this.open.db, id);
+          try {
+            session = this.readSession(id, head, directory, passes);
+          } catch (error) {
+            if (!isStale(this.open)) throw error;
+          }
+          if (session && !isStale(this.open)) break;
+          session = undefined;
+          closePasses(passes);
+          passes = undefined;
+          this.reopen();
+        }
+        if (!session) yield { unreadable: KEPT_CHANGING, id };
+        else if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
       }
-      const session = this.readSession(
-        id,
-        head,
-        directory,
-        messageRows ? takeWhile(messageRows, pending, 'message', id) : tuples(this.db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]),
-        partRows ? takeWhile(partRows, pending, 'part', id) : tuples(this.db, 'SELECT session_id, message_id, data FROM part WHERE session_id = ?', [id]),
-      );
-      if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
+    } finally {
+      closePasses(passes);
     }
   }
 
-  private readSession(id: string, head: Row, directory: string, messageRows: Iterable<unknown[]>, partRows: Iterable<unknown[]>): HostSession {
+  /** The session rows `query` selects, oldest update first, all from one snapshot. */
+  private heads(query: HistoryQuery): Row[] {
+    for (let attempt = 1; ; attempt += 1) {
+      const heads = [
+        ...rows(
+          this.open.db,
+          'SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id',
+          [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER],
+        ),
+      ];
+      if (!isStale(this.open) || attempt >= MAX_SNAPSHOT_ATTEMPTS) return heads;
+      this.reopen();
+    }
+  }
+
+  /** A new snapshot of the files, in place of one a checkpoint has written under. */
+  private reopen(): void {
+    closeSnapshot(this.open);
+    this.open = openSnapshot(this.SQL, this.databasePath);
+  }
+
+  private readSession(id: string, head: Row, directory: string, passes: Passes | undefined): HostSession {
+    const db = this.open.db;
+    const messageRows = passes ? takeWhile(passes.messages, passes.pending, 'message', id) : tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]);
+    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data FROM part WHERE session_id = ? AND ${TOOL_PART}`, [id]);
     const messages: (HostMessage & { root?: string })[] = [];
     const byId = new Map<string, HostMessage>();
     for (const [, messageId, createdAt, data] of messageRows) {
@@ -196,8 +315,7 @@ export class SqliteHistorySource implements HistorySource {
       byId.set(message.id, message);
     }
     for (const [, messageId, data] of partRows) {
-      // Only tool parts matter; skipping the others unparsed saves most of the JSON work.
-      if (typeof data !== 'string' || !data.includes('"tool"')) continue;
+      if (typeof data !== 'string') continue;
       const call = parseToolPart(parseJson(data));
       if (call) byId.get(String(messageId))?.tools.push(call);
     }
@@ -215,6 +333,6 @@ export class SqliteHistorySource implements HistorySource {
   }
 
   close(): void {
-    this.db.close();
+    closeSnapshot(this.open);
   }
 }

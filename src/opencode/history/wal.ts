@@ -29,51 +29,77 @@ function walChecksum(data: Buffer, bigEndian: boolean, s: [number, number]): [nu
   return [s0, s1];
 }
 
+/** The committed state of a `-wal` file: the pages it holds (newest committed copy of each) and the database's size. */
+export interface CommittedFrames {
+  pageSize: number;
+  /** Page number (1-based) -> its content, views into the `-wal` buffer. */
+  pages: Map<number, Buffer>;
+  /** The database's size in pages after the last commit; 0 when the WAL holds no commit. */
+  databasePages: number;
+}
+
+/** The committed frames of `wal` (may be empty or absent): those up to the last commit frame with the right salt and checksum. */
+export function committedFrames(wal: Buffer | undefined): CommittedFrames {
+  const none: CommittedFrames = { pageSize: 0, pages: new Map(), databasePages: 0 };
+  if (!wal || wal.length < WAL_HEADER_BYTES) return none;
+  const magic = wal.readUInt32BE(0);
+  const pageSize = wal.readUInt32BE(8);
+  if ((magic !== WAL_MAGIC_LITTLE && magic !== WAL_MAGIC_BIG) || pageSize < 512) return none;
+  const bigEndian = magic === WAL_MAGIC_BIG;
+  const salt1 = wal.readUInt32BE(16);
+  const salt2 = wal.readUInt32BE(20);
+  let sum = walChecksum(wal.subarray(0, 24), bigEndian, [0, 0]);
+  if (sum[0] !== wal.readUInt32BE(24) || sum[1] !== wal.readUInt32BE(28)) return none;
+  const pages = new Map<number, Buffer>();
+  // Frames since the last commit: applied only when a commit frame follows them.
+  const pending = new Map<number, Buffer>();
+  let databasePages = 0;
+  for (let offset = WAL_HEADER_BYTES; offset + FRAME_HEADER_BYTES + pageSize <= wal.length; offset += FRAME_HEADER_BYTES + pageSize) {
+    if (wal.readUInt32BE(offset + 8) !== salt1 || wal.readUInt32BE(offset + 12) !== salt2) break;
+    sum = walChecksum(wal.subarray(offset, offset + 8), bigEndian, sum);
+    const page = wal.subarray(offset + FRAME_HEADER_BYTES, offset + FRAME_HEADER_BYTES + pageSize);
+    sum = walChecksum(page, bigEndian, sum);
+    if (sum[0] !== wal.readUInt32BE(offset + 16) || sum[1] !== wal.readUInt32BE(offset + 20)) break;
+    pending.set(wal.readUInt32BE(offset), page);
+    const pagesAfterCommit = wal.readUInt32BE(offset + 4);
+    if (pagesAfterCommit > 0) {
+      for (const [pageNumber, content] of pending) pages.set(pageNumber, content);
+      pending.clear();
+      databasePages = pagesAfterCommit;
+    }
+  }
+  if (databasePages === 0) return none;
+  // Pages past the committed size (the database shrank) are not part of it.
+  for (const pageNumber of pages.keys()) if (pageNumber < 1 || pageNumber > databasePages) pages.delete(pageNumber);
+  return { pageSize, pages, databasePages };
+}
+
+/**
+ * Marks a database header as a rollback-journal database, so the snapshot is read without any
+ * `-wal` or `-shm` being looked for. `header` is a copy of the file's first bytes, changed in place.
+ */
+export function markRollbackFormat(header: Uint8Array, fileOffset = 0): void {
+  for (const offset of FORMAT_VERSION_OFFSETS) {
+    const at = offset - fileOffset;
+    if (at >= 0 && at < header.length) header[at] = ROLLBACK_FORMAT;
+  }
+}
+
 /** The main file with the committed frames of `wal` applied; `wal` may be empty or absent. `main` may be changed. */
 export function applyWal(main: Buffer, wal: Buffer | undefined): Buffer {
   let image = main;
-  if (wal && wal.length >= WAL_HEADER_BYTES) {
-    const magic = wal.readUInt32BE(0);
-    const pageSize = wal.readUInt32BE(8);
-    if ((magic === WAL_MAGIC_LITTLE || magic === WAL_MAGIC_BIG) && pageSize >= 512) {
-      const bigEndian = magic === WAL_MAGIC_BIG;
-      const salt1 = wal.readUInt32BE(16);
-      const salt2 = wal.readUInt32BE(20);
-      let sum = walChecksum(wal.subarray(0, 24), bigEndian, [0, 0]);
-      const headerOk = sum[0] === wal.readUInt32BE(24) && sum[1] === wal.readUInt32BE(28);
-      const pending = new Map<number, Buffer>();
-      let committed = new Map<number, Buffer>();
-      let committedPages = 0;
-      for (let offset = WAL_HEADER_BYTES; headerOk && offset + FRAME_HEADER_BYTES + pageSize <= wal.length; offset += FRAME_HEADER_BYTES + pageSize) {
-        if (wal.readUInt32BE(offset + 8) !== salt1 || wal.readUInt32BE(offset + 12) !== salt2) break;
-        sum = walChecksum(wal.subarray(offset, offset + 8), bigEndian, sum);
-        const page = wal.subarray(offset + FRAME_HEADER_BYTES, offset + FRAME_HEADER_BYTES + pageSize);
-        sum = walChecksum(page, bigEndian, sum);
-        if (sum[0] !== wal.readUInt32BE(offset + 16) || sum[1] !== wal.readUInt32BE(offset + 20)) break;
-        pending.set(wal.readUInt32BE(offset), page);
-        const pagesAfterCommit = wal.readUInt32BE(offset + 4);
-        if (pagesAfterCommit > 0) {
-          committed = new Map([...committed, ...pending]);
-          pending.clear();
-          committedPages = pagesAfterCommit;
-        }
-      }
-      if (committedPages > 0) {
-        image = Buffer.alloc(committedPages * pageSize);
-        main.copy(image, 0, 0, Math.min(main.length, image.length));
-        for (const [pageNumber, page] of committed) {
-          if (pageNumber >= 1 && pageNumber <= committedPages) page.copy(image, (pageNumber - 1) * pageSize);
-        }
-      }
-    }
+  const frames = committedFrames(wal);
+  if (frames.databasePages > 0) {
+    image = Buffer.alloc(frames.databasePages * frames.pageSize);
+    main.copy(image, 0, 0, Math.min(main.length, image.length));
+    for (const [pageNumber, page] of frames.pages) page.copy(image, (pageNumber - 1) * frames.pageSize);
   }
-  // The snapshot is read as a plain (rollback-journal) database: no -wal or -shm is looked for.
   // `main` is this module's own copy of the file, changed in place to spare a second copy.
-  for (const offset of FORMAT_VERSION_OFFSETS) if (image.length > offset) image[offset] = ROLLBACK_FORMAT;
+  markRollbackFormat(image);
   return image;
 }
 
-function readIfPresent(file: string): Buffer | undefined {
+export function readIfPresent(file: string): Buffer | undefined {
   try {
     return fs.readFileSync(file);
   } catch (error) {
