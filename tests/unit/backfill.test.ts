@@ -121,6 +121,24 @@ describe.each(LAYOUTS)('backfill from the %s layout', (_name, write) => {
     expect(summaryLine(summary)).toMatch(/^Imported 2 session\(s\), 4 message\(s\), 6 tool call\(s\), 1 commit\(s\), 1 push\(es\) from .*; skipped 1: /);
   });
 
+  it('writes each session whole, in one transaction, even when it is bigger than the buffer bound', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    await write(dataDir, fixture(project));
+    tracker = tempTracker({ flushMaxMutations: 2 });
+    const t = tracker;
+    const seen: UsageRecord[][] = [];
+    t.service.onFlushed(() => seen.push(usage(t).filter((record) => record.sessionId === 'ses_a')));
+    const source = await openHistory(dataDir);
+    await runBackfill(t.service, source, {});
+    source.close();
+    const whole = usage(t).filter((record) => record.sessionId === 'ses_a');
+    expect(whole).toHaveLength(2);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // After every flush, ses_a is either absent or complete: never half-written.
+    for (const records of seen) expect(records.length === 0 ? [] : records).toEqual(records.length === 0 ? [] : whole);
+  });
+
   it('adds nothing when run twice', async () => {
     const project = tempDir();
     const dataDir = tempDir();

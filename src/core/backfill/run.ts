@@ -79,7 +79,8 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       continue;
     }
     const project = projectOf(item);
-    const replayed = replaySession(options.dryRun ? undefined : service, item, project);
+    // Whole sessions only: the buffer's own bound must not split one across two transactions.
+    const replayed = service.inOneFlush(() => replaySession(options.dryRun ? undefined : service, item, project));
     summary.sessions += 1;
     summary.messages += replayed.messages;
     summary.toolCalls += replayed.toolCalls;

@@ -156,6 +156,8 @@ export class TrackingService {
   private lastFlushError = '';
   /** The events the store held for the session being replayed (see heldEvent). */
   private heldEvents: { sessionId: string; held: Map<string, CounterDeltas> } | undefined;
+  /** While above 0, the buffer's size and age bounds wait (see `inOneFlush`). */
+  private boundsHeld = 0;
 
   constructor(options: TrackingOptions) {
     this.store = options.store;
@@ -177,6 +179,20 @@ export class TrackingService {
    */
   onFlushed(listener: (agents: string[], mutations: readonly Mutation[]) => void): void {
     this.afterFlush.push(listener);
+  }
+
+  /**
+   * Runs `record` (synchronous) with the buffer's size and age bounds held, so that what it records
+   * lands in the same flush transaction: a replayed session is written whole or not at all.
+   */
+  inOneFlush<T>(record: () => T): T {
+    this.boundsHeld += 1;
+    try {
+      return record();
+    } finally {
+      this.boundsHeld -= 1;
+      this.afterRecord();
+    }
   }
 
   // ---- sessions -------------------------------------------------------------------------------
@@ -788,6 +804,7 @@ export class TrackingService {
   }
 
   private afterRecord(): void {
+    if (this.boundsHeld > 0) return;
     const { flushMaxMutations, flushMaxAgeMs } = this.config;
     if (this.buffer.size >= flushMaxMutations || this.buffer.ageMs(Date.now()) >= flushMaxAgeMs) this.flush('buffer limit');
   }
