@@ -7,20 +7,7 @@ import path from 'node:path';
 import { opencodeConfigDir } from '../core/config.js';
 import { trustedOptions } from '../core/integrity/trusted-options.js';
 import type { TrustedOptions } from '../core/integrity/trusted-options.js';
-import { isOurPluginSpec, parseJsonc, readPluginOptions } from '../setup/opencode-json.js';
-
-/** Our `[spec, options]` entry's options in a parsed config, if any. */
-function optionsIn(config: unknown): Record<string, unknown> | undefined {
-  const plugins = typeof config === 'object' && config !== null ? (config as { plugin?: unknown }).plugin : undefined;
-  if (!Array.isArray(plugins)) return undefined;
-  for (const entry of plugins) {
-    if (Array.isArray(entry) && typeof entry[0] === 'string' && isOurPluginSpec(entry[0])) {
-      const options: unknown = entry[1];
-      return typeof options === 'object' && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
-    }
-  }
-  return undefined;
-}
+import { parseJsonc, pluginOptionsIn, readPluginOptions } from '../setup/opencode-json.js';
 
 /** The options the user owns: the global config's, overlaid by `OPENCODE_CONFIG_CONTENT`'s (an environment variable). */
 export function ownedPluginOptions(env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
@@ -33,7 +20,7 @@ export function ownedPluginOptions(env: NodeJS.ProcessEnv = process.env): Record
   const content = env.OPENCODE_CONFIG_CONTENT;
   if (content) {
     try {
-      owned = { ...owned, ...(optionsIn(parseJsonc(content, 'OPENCODE_CONFIG_CONTENT')) ?? {}) };
+      owned = { ...owned, ...(pluginOptionsIn(parseJsonc(content, 'OPENCODE_CONFIG_CONTENT')) ?? {}) };
     } catch {
       // Unparseable content is OpenCode's to report.
     }
@@ -52,7 +39,7 @@ export function projectConfigFiles(project: string, env: NodeJS.ProcessEnv = pro
 export function fileSetting(key: string, files: readonly string[]): string | undefined {
   for (const file of files) {
     try {
-      const options = optionsIn(parseJsonc(fs.readFileSync(file, 'utf8'), file));
+      const options = pluginOptionsIn(parseJsonc(fs.readFileSync(file, 'utf8'), file));
       if (options && key in options) return file;
     } catch {
       // Missing or unparseable: not the source.

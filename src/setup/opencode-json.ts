@@ -72,13 +72,9 @@ function isOurPackageFolder(spec: string): boolean {
   }
 }
 
-/** The options the user gave this plugin in the global config (`["<spec>", {options}]`), if any. */
-export function readPluginOptions(configDir: string): Record<string, unknown> | undefined {
-  const file = findConfigFile(configDir);
-  if (!file) return undefined;
-  const config = parseJsonc(fs.readFileSync(file, 'utf8'), file);
-  if (typeof config !== 'object' || config === null) return undefined;
-  const plugins = (config as { plugin?: unknown }).plugin;
+/** Our `[spec, options]` entry's options in a parsed config (`{}` when the entry has none); undefined without the entry. */
+export function pluginOptionsIn(config: unknown): Record<string, unknown> | undefined {
+  const plugins = typeof config === 'object' && config !== null ? (config as { plugin?: unknown }).plugin : undefined;
   if (!Array.isArray(plugins)) return undefined;
   for (const entry of plugins) {
     if (Array.isArray(entry) && typeof entry[0] === 'string' && isOurPluginSpec(entry[0])) {
@@ -87,6 +83,12 @@ export function readPluginOptions(configDir: string): Record<string, unknown> | 
     }
   }
   return undefined;
+}
+
+/** The options the user gave this plugin in the global config (`["<spec>", {options}]`), if any. */
+export function readPluginOptions(configDir: string): Record<string, unknown> | undefined {
+  const file = findConfigFile(configDir);
+  return file ? pluginOptionsIn(parseJsonc(fs.readFileSync(file, 'utf8'), file)) : undefined;
 }
 
 /** A new global config: just the schema, so editors can check it. */
