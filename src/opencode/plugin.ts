@@ -33,7 +33,6 @@ import { endSession, mergeSpilledSessions, sizeWatcher, storeNotifier } from './
 import { trustPluginOptions } from './option-trust.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
-import { upgradeTermIndex } from './term-index-upgrade.js';
 
 /** The project a plugin instance works in: the git worktree when there is one, else the directory. */
 function projectOf(input: PluginInput): string {
@@ -82,7 +81,6 @@ const server: Plugin = async (input, options) => {
     mergeSpilledSessions(opened, config, logger);
     migrateLegacyIn(opened, input.directory, logger);
     migrateGradesOf(opened, logger);
-    upgradeTermIndex(opened, logger);
     late.service?.storeAttached();
     late.service?.flush('database ready');
     late.importHistory?.();

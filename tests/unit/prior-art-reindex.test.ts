@@ -1,6 +1,6 @@
 /**
  * After an upgrade that changes the search rules, the prior-art index of an existing database is
- * rebuilt once: at the next plugin start or prior-art command, in one transaction. The fixture is
+ * rebuilt once: at the first prior-art tool call or prior-art command, in one transaction. The fixture is
  * a database written by the tracker before the new analyzer (tests/fixtures/prior-art-v1/make.mjs).
  */
 import fs from 'node:fs';
@@ -15,6 +15,10 @@ import { QueryService } from '../../src/core/query/service.js';
 import { TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
 import { SCHEMA_VERSION, Store } from '../../src/core/store/store.js';
 import { upgradeTermIndex } from '../../src/opencode/term-index-upgrade.js';
+import { priorArtTools } from '../../src/opencode/tools/prior-art.js';
+import { resolveConfig } from '../../src/core/config.js';
+import { TrackingService } from '../../src/core/tracking/service.js';
+import type { ToolContext } from '@opencode-ai/plugin';
 import { DEFAULT_PROJECT, priorArtStore } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
@@ -148,7 +152,7 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
     expect(rebuildStaleTermIndex(seeded.store)).toMatchObject({ rebuilt: false });
   });
 
-  it('at plugin start: logs one line when it rebuilt, nothing when current, an error (never a throw) when it cannot write', () => {
+  it('in the plugin: logs one line when it rebuilt, nothing when current, an error (never a throw) when it cannot write', () => {
     const readOnly = openStore(oldDatabase(), true);
     const failing = recordingLogger();
     expect(() => upgradeTermIndex(readOnly, failing)).not.toThrow();
@@ -161,6 +165,20 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
     upgradeTermIndex(store, logger);
     expect(logger.lines).toHaveLength(1);
     expect(logger.lines[0]).toMatch(/^info agent-tracker: rebuilt the prior-art index for the new search rules \(4 entries, \d+ ms\)$/);
+  });
+
+  it('at the first prior-art tool call: rebuilds the index and answers from the new one', async () => {
+    const store = openStore(oldDatabase());
+    const logger = recordingLogger();
+    const config = resolveConfig({ options: { databasePath: store.path }, env: {}, home: tempDir() });
+    const service = new TrackingService({ store, config, logger, project: PROJECT });
+    const tools = priorArtTools({ service, logger, project: PROJECT, renderStatus: () => '' });
+    const context = { sessionID: 's1', messageID: 'm1', agent: 'plan', directory: PROJECT, worktree: PROJECT, abort: new AbortController().signal } as unknown as ToolContext;
+    expect(termIndexIsCurrent(store)).toBe(false);
+    const text = await tools['prior-art']!.execute({ task: 'caching thumbnails', scope: PROJECT }, context);
+    expect(text).toContain('> task: Cache thumbnail generation in the worker');
+    expect(termIndexIsCurrent(store)).toBe(true);
+    expect(logger.lines).toEqual([expect.stringMatching(/^info agent-tracker: rebuilt the prior-art index for the new search rules \(4 entries, \d+ ms\)$/)]);
   });
 
   it('at `agent-tracker prior-art`: rebuilds a small index silently and answers from the new one', () => {

@@ -36,6 +36,9 @@ export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinit
         };
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
         const { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } = await import('../../core/projects/cross-project-search.js');
+        // An index left by an earlier version is rebuilt here, once (one read when it is current).
+        const { upgradeTermIndex } = await import('../term-index-upgrade.js');
+        upgradeTermIndex(store, deps.logger);
         return formatCrossProjectPriorArt(await searchPriorArtAcrossProjects(store, query, deps.project));
       },
     }),
