@@ -1,0 +1,160 @@
+/**
+ * The pure pieces prior art is ranked with, each against figures worked out by hand: the typo
+ * tolerance (one edit), the best-k board, the BM25 formula, and the quoting of recorded text.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedTermFrequency } from '../../src/core/query/bm25.js';
+import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/query/fuzzy.js';
+import { projectName, quoteNote } from '../../src/core/query/quote.js';
+import { TopK } from '../../src/core/query/top-k.js';
+
+describe('one typo away', () => {
+  it.each([
+    ['parser', 'parser', true],
+    ['parser', 'parsor', true], // a letter changed
+    ['parser', 'xarser', true], // the first letter changed
+    ['parser', 'parsex', true], // the last letter changed
+    ['parser', 'parsers', true], // a letter added at the end
+    ['parser', 'sparser', true], // a letter added at the start
+    ['parser', 'paarser', true], // a letter added inside
+    ['parser', 'parer', true], // a letter dropped
+    ['parser', 'arser', true], // the first letter dropped
+    ['parser', 'parse', true], // the last letter dropped
+    ['parser', 'apsrer', false], // two swaps
+    ['parser', 'aprser', true], // the first two letters swapped
+    ['parser', 'parsre', true], // the last two letters swapped
+    ['parser', 'pasrer', true], // two neighbours swapped inside
+    ['parser', 'pxrsxr', false], // two letters changed
+    ['parser', 'parserss', false], // two letters added
+    ['parser', 'pars', false], // two letters dropped
+    ['parser', 'parsrex', false], // a swap and a change
+    ['parser', 'prasex', false], // a swap and a change further on
+    ['parser', 'sparsr', false], // one added, one dropped
+    ['parser', 'pxarsex', false], // a letter added and a letter changed
+  ])('%s and %s: %s', (a, b, want) => {
+    expect(withinOneEdit(a, b)).toBe(want);
+    expect(withinOneEdit(b, a)).toBe(want);
+  });
+
+  it.each([
+    ['pars', true, false],
+    ['parse', true, true],
+    ['par', false, false],
+    ['a'.repeat(32), true, true],
+    ['a'.repeat(33), false, false],
+    ['pars3', false, false],
+    ['Parser', false, false],
+    ['parse-tree', false, false],
+  ])('%s: kept in the word list %s, corrected as a query word %s', (word, fuzzy, correctable) => {
+    expect(isFuzzyWord(word)).toBe(fuzzy);
+    expect(isCorrectable(word)).toBe(correctable);
+  });
+});
+
+describe('the best-k board', () => {
+  const descending = () => new TopK<number>(3, (a, b) => b - a, (x) => x);
+
+  it('keeps the best three, best first, and counts what did not fit', () => {
+    const board = descending();
+    for (const score of [5, 1, 4, 2, 3]) board.offer(score);
+    expect(board.ranked()).toEqual([5, 4, 3]);
+    expect(board.overflow).toBe(2);
+  });
+
+  it('keeps the earlier of two equal items, in the order offered', () => {
+    const board = new TopK<{ score: number; id: string }>(2, (a, b) => b.score - a.score, (item) => item.score);
+    for (const [score, id] of [[1, 'a'], [1, 'b'], [1, 'c'], [2, 'd']] as const) board.offer({ score, id });
+    expect(board.ranked().map((item) => item.id)).toEqual(['d', 'a']);
+    expect(board.overflow).toBe(2);
+  });
+
+  it('says an item scoring below the last of a full board cannot get in, and counts it', () => {
+    const board = descending();
+    expect(board.mightKeep(-100)).toBe(true);
+    for (const score of [9, 8, 7]) board.offer(score);
+    expect(board.mightKeep(8)).toBe(true);
+    expect(board.mightKeep(7)).toBe(true);
+    expect(board.overflow).toBe(0);
+    expect(board.mightKeep(6)).toBe(false);
+    expect(board.overflow).toBe(1);
+    expect(board.ranked()).toEqual([9, 8, 7]);
+  });
+
+  it('keeps fewer than k when fewer were offered', () => {
+    const board = descending();
+    board.offer(2);
+    board.offer(3);
+    expect(board.ranked()).toEqual([3, 2]);
+    expect(board.overflow).toBe(0);
+  });
+});
+
+describe('BM25', () => {
+  it('uses the usual constants', () => {
+    expect([BM25_K1, BM25_B]).toEqual([1.2, 0.75]);
+  });
+
+  it.each([
+    // ln(1 + (N − df + 0.5) / (df + 0.5))
+    [10, 1, Math.log(1 + 9.5 / 1.5)],
+    [10, 5, Math.log(1 + 5.5 / 5.5)],
+    [10, 10, Math.log(1 + 0.5 / 10.5)],
+    [1000, 1, Math.log(1 + 999.5 / 1.5)],
+    // a document frequency above the count (an index written while the count lagged) reads as a word in every document
+    [5, 10, Math.log(1 + 0.5 / 10.5)],
+  ])('idf with %i documents, %i of them with the word', (documents, frequency, want) => {
+    expect(inverseDocumentFrequency(documents, frequency)).toBeCloseTo(want, 12);
+  });
+
+  it('weighs a rare word above a common one, and never below zero', () => {
+    expect(inverseDocumentFrequency(100, 1)).toBeGreaterThan(inverseDocumentFrequency(100, 50));
+    expect(inverseDocumentFrequency(100, 100)).toBeGreaterThan(0);
+  });
+
+  it.each([
+    // tf·(k1 + 1) / (tf + k1·(1 − b + b·len/avg))
+    [1, 10, 10, 2.2 / (1 + 1.2)],
+    [2, 10, 10, 4.4 / (2 + 1.2)],
+    [3, 10, 10, 6.6 / (3 + 1.2)],
+    [1, 20, 10, 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2))],
+    [1, 5, 10, 2.2 / (1 + 1.2 * (0.25 + 0.75 * 0.5))],
+    [0, 10, 10, 0],
+    // no average length (nothing indexed yet): every document counts as of average length
+    [2, 7, 0, 4.4 / (2 + 1.2)],
+  ])('term frequency %i in a document of %i words (average %i)', (frequency, length, average, want) => {
+    expect(saturatedTermFrequency(frequency, length, average)).toBeCloseTo(want, 12);
+  });
+});
+
+describe('quoting recorded text', () => {
+  it.each([
+    ['see [the docs](https://x.y/z) now', 'see the docs now'],
+    ['![diagram](a.png)', 'diagram'],
+    ['<b>bold</b> text', 'bold text'],
+    ['<!-- hidden --> after', 'after'],
+    ['ftp://files.example/a b', 'ftp[:]//files.example/a b'],
+    ['git+ssh://host/repo', 'git+ssh[:]//host/repo'],
+    ['a\u0007b\u200bc\u202ed', 'a b c d'],
+    ['# Title\n\n* item', 'Title item'],
+    ['`code` and ~~gone~~ | cell', 'code and gone cell'],
+    ['  spaced   out  ', 'spaced out'],
+    ['a < b and c > d', 'a < b and c d'],
+    ['Mail me: x:y', 'Mail me: x:y'],
+  ])('%j reads %j', (text, want) => {
+    expect(quoteNote(text)).toBe(want);
+  });
+
+  it('caps a note at the limit, the last character an ellipsis', () => {
+    expect(quoteNote('abcdef', 6)).toBe('abcdef');
+    expect(quoteNote('abcdefg', 6)).toBe('abcde…');
+  });
+
+  it.each([
+    ['/home/a/proj', 'proj'],
+    ['/home/a/proj/', 'proj'],
+    ['/home/a/proj//', 'proj'],
+    ['/', '/'],
+  ])('names %s by its folder: %s', (projectPath, want) => {
+    expect(projectName(projectPath)).toBe(want);
+  });
+});
