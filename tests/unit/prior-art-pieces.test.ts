@@ -1,12 +1,14 @@
 /**
  * The pure pieces prior art is ranked with, each against figures worked out by hand: the typo
- * tolerance (one edit), the best-k board, the BM25 formula, and the quoting of recorded text.
+ * tolerance (one edit), the best-k board, the BM25 formula, the quoting of recorded text, and the
+ * analyzer's rules on the examples its doc comment gives.
  */
 import { describe, expect, it } from '@jest/globals';
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedTermFrequency } from '../../src/core/query/bm25.js';
 import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/query/fuzzy.js';
 import { projectName, quoteNote } from '../../src/core/query/quote.js';
 import { TopK } from '../../src/core/query/top-k.js';
+import { prefixKeywords, termFrequencies, tokenize } from '../../src/core/query/tokenizer.js';
 
 describe('one typo away', () => {
   it.each([
@@ -156,5 +158,46 @@ describe('quoting recorded text', () => {
     ['/', '/'],
   ])('names %s by its folder: %s', (projectPath, want) => {
     expect(projectName(projectPath)).toBe(want);
+  });
+});
+
+describe('the analyzer on its documented examples', () => {
+  it.each([
+    ['getUserById', ['getuserbyid', 'get', 'user', 'id']],
+    ['get_user_by_id', ['getuserbyid', 'get', 'user', 'id']],
+    ['XMLHttpRequest', ['xmlhttprequest', 'xml', 'http', 'request']],
+    ['OpenAPI', ['openapi', 'open', 'api']],
+    ['use-fetch-orders', ['usefetchorders', 'fetch', 'order']],
+    ['logging.config', ['loggingconfig', 'log', 'config']],
+    ['auth.ts', ['authts', 'auth', 'ts']],
+    // letters and digits: the number is part of the whole, not a word; a hash or id stays whole
+    ['utf8', ['utf8', 'utf']],
+    ['i18n', ['i18n']],
+    ['3ce04e5', ['3ce04e5']],
+    ['a1b2c3', ['a1b2c3']],
+    ['42', ['42']],
+    // apostrophes inside a word go; NFKC folds full-width letters and ligatures
+    ["user's", ['user']],
+    ['don\u2019t', []],
+    ['\uff21\uff22\uff23 caching', ['abc', 'cach']],
+    ['\ufb01le', ['file']],
+    // one letter is dropped, two are kept; a 65-letter run is no word
+    ['x go db', ['go', 'db']],
+    ['a'.repeat(64), ['a'.repeat(64)]],
+    ['a'.repeat(65), []],
+    ['\u00dcber gr\u00f6\u00dfe', ['\u00fcber', 'gr\u00f6\u00dfe']],
+  ])('%j gives %j', (text, terms) => {
+    expect(tokenize(text)).toEqual(terms);
+  });
+
+  it('cuts each query word to the part it shares with its stem for the plain-text search', () => {
+    expect(prefixKeywords('retry')).toEqual(['retr']);
+    expect(prefixKeywords('caching')).toEqual(['cach']);
+    expect(prefixKeywords('Retries for the db')).toEqual(['retri', 'db']);
+    expect(prefixKeywords('getUserById')).toEqual(['get', 'user', 'id']);
+  });
+
+  it('counts term frequencies', () => {
+    expect([...termFrequencies(['cach', 'db', 'cach'])]).toEqual([['cach', 2], ['db', 1]]);
   });
 });
