@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedTermFrequency } from '../../src/core/query/bm25.js';
+import { EXPANSION_WEIGHT } from '../../src/core/query/expansions.js';
 import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/query/fuzzy.js';
+import { analyzeQuery } from '../../src/core/query/query-terms.js';
 import { projectName, quoteNote } from '../../src/core/query/quote.js';
 import { TopK } from '../../src/core/query/top-k.js';
 import { prefixKeywords, termFrequencies, tokenize } from '../../src/core/query/tokenizer.js';
@@ -199,5 +201,32 @@ describe('the analyzer on its documented examples', () => {
 
   it('counts term frequencies', () => {
     expect([...termFrequencies(['cach', 'db', 'cach'])]).toEqual([['cach', 2], ['db', 1]]);
+  });
+});
+
+describe('a query as weighted terms', () => {
+  /** The term the analyzer makes of one word. */
+  const term = (word: string) => tokenize(word)[0];
+  const expansion = (word: string, keyword: number) => ({ term: term(word), weight: EXPANSION_WEIGHT, keyword });
+
+  it('searches an abbreviation for its long forms and a long form for its abbreviation, at half weight', () => {
+    expect(EXPANSION_WEIGHT).toBe(0.5);
+    expect(analyzeQuery('db')).toEqual({ keywords: ['db'], correctable: [undefined], expansions: [expansion('database', 0)] });
+    expect(analyzeQuery('database')).toEqual({ keywords: [term('database')], correctable: ['database'], expansions: [expansion('db', 0)] });
+    expect(analyzeQuery('auth tokens')).toEqual({
+      keywords: ['auth', term('tokens')],
+      correctable: [undefined, 'tokens'],
+      expansions: [expansion('authentication', 0), expansion('authorization', 0)],
+    });
+  });
+
+  it('never expands to a word the query already has, nor to one term twice', () => {
+    expect(analyzeQuery('db database').expansions).toEqual([]);
+    expect(analyzeQuery('cfg db config').expansions).toEqual([expansion('configuration', 0), expansion('database', 1)]);
+  });
+
+  it('keeps each keyword once, and offers for correction only whole words of five letters or more', () => {
+    expect(analyzeQuery('parsr parsr fix')).toEqual({ keywords: ['parsr', 'fix'], correctable: ['parsr', undefined], expansions: [] });
+    expect(analyzeQuery('getUserById').correctable).toEqual([undefined, undefined, undefined, undefined]);
   });
 });
