@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedTermFrequency } from '../../src/core/query/bm25.js';
-import { EXPANSION_WEIGHT } from '../../src/core/query/expansions.js';
+import { buildExpansionTable, EXPANSION_WEIGHT } from '../../src/core/query/expansions.js';
 import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/query/fuzzy.js';
 import { analyzeQuery } from '../../src/core/query/query-terms.js';
 import { projectName, quoteNote } from '../../src/core/query/quote.js';
@@ -228,5 +228,27 @@ describe('a query as weighted terms', () => {
   it('keeps each keyword once, and offers for correction only whole words of five letters or more', () => {
     expect(analyzeQuery('parsr parsr fix')).toEqual({ keywords: ['parsr', 'fix'], correctable: ['parsr', undefined], expansions: [] });
     expect(analyzeQuery('getUserById').correctable).toEqual([undefined, undefined, undefined, undefined]);
+  });
+});
+
+describe('the expansion table', () => {
+  it('maps an abbreviation to its long forms and a one-word long form back, members of a synonym group to each other', () => {
+    const table = buildExpansionTable(
+      [['db', ['database']], ['pr', ['pull request']], ['ab cd', ['something']], ['cfg', ['the', 'config', 'config']]],
+      [['bug', 'defect', 'stack trace'], ['the', 'error']],
+    );
+    const database = tokenize('database')[0] as string;
+    expect([...table]).toEqual([
+      ['db', [[database]]],
+      [database, [['db']]],
+      // a phrase is searched for, but does not expand back
+      ['pr', [['pull', 'request']]],
+      // an abbreviation of two words has no entry; a long form of stop words only is left out; a long form listed twice counts once
+      ['cfg', [['config']]],
+      ['config', [['cfg']]],
+      ['bug', [['defect'], ['stack', 'trace']]],
+      ['defect', [['bug'], ['stack', 'trace']]],
+      // a group left with one word finds nothing
+    ]);
   });
 });
