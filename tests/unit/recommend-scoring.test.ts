@@ -45,6 +45,8 @@ describe('the score of a setup', () => {
     expect(pick.score).toBe(round1(100 * quality));
     expect(pick.score).toBe(72.7);
     expect(pick.interval).toEqual([round1(100 * (quality - Z_80 * sd)), round1(100 * (quality + Z_80 * sd))]);
+    // A well-evidenced setup on the target project: the why starts with its evidence, no caveat before it.
+    expect(pick.why.startsWith('user 2.0/5 over 10 commits; ')).toBe(true);
     expect(pick.signals).toEqual([
       { name: 'userGrade', estimate: 0.5, roleAverage: 0.5 },
       { name: 'acceptedCommits', estimate: 1, roleAverage: 1 },
@@ -66,6 +68,15 @@ describe('the score of a setup', () => {
     const pick = setupOf(result, 'm/a');
     expect(pick.signals.find((signal) => signal.name === 'toolFailures')).toEqual({ name: 'toolFailures', estimate: 0.667, roleAverage: 0.667 });
     expect(pick.costPerAcceptedCommit).toBe(0.3333);
+  });
+});
+
+describe('cost', () => {
+  it('leaves cost out when no commit held: the score is the outcome alone, whatever the preference', () => {
+    const usage = work('m/a', 10, { commits: 2, revertedCommits: 2, toolCalls: 10, toolFailures: 1, cost: 1 });
+    const quality = setupOf(recommend(usage), 'm/a').score;
+    expect(Number.isFinite(quality)).toBe(true);
+    for (const prefer of ['balanced', 'cheap'] as const) expect(setupOf(recommend(usage, () => 0, prefer), 'm/a').score).toBe(quality);
   });
 });
 
