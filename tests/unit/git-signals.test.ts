@@ -29,6 +29,16 @@ describe('fix-like messages', () => {
     ['oops', true],
     ['typo in readme', true],
     ['regression in 2.0', true],
+    ['fixing the parser', true],
+    ['bug in parser', true],
+    ['repairs', true],
+    ['repaired build', true],
+    ['corrects totals', true],
+    ['corrected', true],
+    ['correction of totals', true],
+    ['broken link', true],
+    ['FIX: upper case', true],
+    ['add fixtures', false],
     ['feat: add parser', false],
     ['prefix handling', false],
     ['refactor: fixtures', false],
@@ -48,6 +58,11 @@ describe('reverts and fixups', () => {
     [{ subject: 'Revert "feat: add parser too"', body: '' }, false],
     [{ subject: 'undo', body: 'This reverts commit deadbee.' }, false],
     [{ subject: 'revert the parser', body: '' }, false],
+    [{ subject: 'undo', body: 'This reverts commit c0ffee.' }, false],
+    [{ subject: 'undo', body: 'This reverts commit deadbee.\nThis reverts commit c0ffee1.' }, true],
+    [{ subject: 'Re: Revert "feat: add parser"', body: '' }, false],
+    [{ subject: 'Revert "feat: add parser" again', body: '' }, false],
+    [{ subject: 'Revert "feat: add parser" ', body: '' }, true],
   ])('%j reverts the commit: %s', (later, want) => {
     expect(reverts(later, target)).toBe(want);
   });
@@ -58,6 +73,10 @@ describe('reverts and fixups', () => {
     ['fixup! fixup! feat: add parser', true],
     ['fixup! c0ffee1', true],
     ['fixup! c0ffee2', false],
+    ['fixup! c0ffe', false],
+    ['fixup! C0FFEE1', true],
+    ['FIXUP! feat: add parser', true],
+    ['squash! fixup! feat: add parser', true],
     ['fixup! feat: other', false],
     ['feat: add parser', false],
   ])('%j aims at the commit: %s', (subject, want) => {
@@ -124,6 +143,10 @@ describe('parsing git log -p -U0', () => {
       { hash: 'aaaaaaa1', subject: 'feat: x', body: 'body line', oldLines: [lines('x.txt', 0, 0)], newLines: [lines('x.txt', 1, 10)] },
       { hash: 'bbbbbbb2', subject: 'fix: one', body: '', oldLines: [lines('x.txt', 3, 3), lines('x.txt', 7, 7)], newLines: [lines('x.txt', 3, 3), lines('x.txt', 8, 9)] },
     ]);
+  });
+  it('skips a record without a hash, takes a 7-digit one, and trims subject and body', () => {
+    const out = '\u001enot a hash\u001fjunk\u001f\u001f\n' + '\u001eabcdef1\u001f  feat: y  \u001f\nbody\n\n\u001f\ndiff --git a/y.txt b/y.txt\n@@ -0,0 +1 @@\n+y\n';
+    expect(parseBranchLog(out)).toEqual([{ hash: 'abcdef1', subject: 'feat: y', body: 'body', oldLines: [lines('y.txt', 0, 0)], newLines: [lines('y.txt', 1, 1)] }]);
   });
   it('passes git an argument array naming the first-parent branch with zero-context diffs', () => {
     expect(branchLogArgs(5)).toEqual(['log', '--first-parent', '-n', '5', '--format=\u001e%H\u001f%s\u001f%b\u001f', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD']);

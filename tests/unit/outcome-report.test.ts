@@ -15,6 +15,10 @@ describe('grades of a usage record', () => {
       { user: { commits: 0, sum: 0 }, self: { commits: 2, sum: 10 }, agentReported: { commits: 2, sum: 4 } }, 2, { commits: 4, sum: 14 }],
     ['old counters beside a user grade', { gradedCommits: 1, gradeSum: 4, userGradedCommits: 1, userGradeSum: 5 },
       { user: { commits: 1, sum: 5 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 1, { commits: 1, sum: 5 }],
+    ['old counters beside a self-grade only', { gradedCommits: 1, gradeSum: 4, selfGradedCommits: 1, selfGradeSum: 3 },
+      { user: { commits: 0, sum: 0 }, self: { commits: 1, sum: 3 }, agentReported: { commits: 0, sum: 0 } }, 1, { commits: 1, sum: 3 }],
+    ['old counters beside an agent-reported grade only', { gradedCommits: 1, gradeSum: 4, reportedGradedCommits: 1, reportedGradeSum: 2 },
+      { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 1, sum: 2 } }, 1, { commits: 1, sum: 2 }],
     ['zero old counters', { gradedCommits: 0, gradeSum: 0 }, { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 0, { commits: 0, sum: 0 }],
   ])('%s', (_name, record, evidence, graded, all) => {
     expect(gradeEvidence(record)).toEqual(evidence);

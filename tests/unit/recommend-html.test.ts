@@ -15,10 +15,12 @@ const USAGE = [
   ...many(30, { agent: 'docs', model: 'mid/<i>model</i>', commits: 1, userGradedCommits: 1, userGradeSum: 1, toolCalls: 10 }),
   ...many(1, { agent: 'docs', model: 'new/model', commits: 3, userGradedCommits: 3, userGradeSum: 15, toolCalls: 10 }),
 ];
-const recommendation = recommendSetups({ target: profile('/p/target', 'rust', 'axum', 'api'), history: { usage: USAGE }, profiles: new Map(), similarity: () => 1 });
+// Computed inside each test, not at load: mutation testing maps each test to the code it runs.
+const recommend = () => recommendSetups({ target: profile('/p/target', 'rust', 'axum', 'api'), history: { usage: USAGE }, profiles: new Map(), similarity: () => 1 });
 
 describe('the recommendation in the HTML report', () => {
   it('draws each pick filled and each runner-up hollow, with interval bars on a 0-100 scale', () => {
+    const recommendation = recommend();
     const svg = recommendationChart(recommendation.roles);
     expect(svg.match(/<circle class="pick"/g)).toHaveLength(2);
     expect(svg.match(/<circle class="runner-up"/g)).toHaveLength(2);
@@ -33,7 +35,7 @@ describe('the recommendation in the HTML report', () => {
   });
 
   it('tabulates pick, interval, confidence, cost and runner-up, and lists what is worth trying as experiments', () => {
-    const html = recommendationSection(recommendation);
+    const html = recommendationSection(recommend());
     expect(html).toContain('<h2>Recommended setup for /p/target</h2>');
     expect(html).toMatch(/<tr><td>build<\/td><td>good\/model<\/td><td>\d+\.\d \(\d+\.\d-\d+\.\d\)<\/td><td>clear \(\d+% likely the best\)<\/td><td>\$0\.200 per accepted commit<\/td><td>poor\/model: \d+\.\d, \$0\.200 per accepted commit<\/td>/);
     expect(html).toContain('<h3>Worth trying next (experiments, not picks)</h3>');
@@ -50,6 +52,7 @@ describe('the recommendation in the HTML report', () => {
 
   it('opens the page with it, before the other charts', () => {
     const history = { usage: USAGE };
+    const recommendation = recommend();
     const page = renderHtmlReport({ report: buildReport(history, 'setup'), activity: activityOverTime(history), filter: {}, generatedAt: '2026-01-01T00:00:00Z', recommendation });
     expect(page.indexOf('Recommended setup for')).toBeGreaterThan(-1);
     expect(page.indexOf('Recommended setup for')).toBeLessThan(page.indexOf('Outcome against cost'));

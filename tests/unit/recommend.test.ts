@@ -15,7 +15,7 @@ import {
   PREFERENCES,
   recommendSetups,
 } from '../../src/core/report/recommend.js';
-import type { Preference, Recommendation, ScoredSetup } from '../../src/core/report/recommend.js';
+import type { Preference, Recommendation, RoleRecommendation, ScoredSetup } from '../../src/core/report/recommend.js';
 import { describeConfidence, describeCost, describeScore, formatRecommendation } from '../../src/core/report/recommend-text.js';
 import { scoreSimilarity } from '../../src/core/projects/similarity.js';
 import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
@@ -426,30 +426,30 @@ describe('similarity', () => {
 });
 
 describe('the answer in words', () => {
-  const two = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 5 }), ...work('build', 'm/b', 30, BASE)]);
-  const role = roleOf(two, 'build');
+  // Computed inside each test, not at load: mutation testing maps each test to the code it runs.
+  const clearRole = () => roleOf(recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 5 }), ...work('build', 'm/b', 30, BASE)]), 'build');
 
-  it.each([
-    ['a clear pick', role, /^clear \(\d+% likely the best\)$/],
-    ['a close call on thin evidence', { ...role, confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence\)$/],
-    ['the only model', { ...role, runnerUp: null }, /^only model used in this role$/],
-    ['the only model, thin', { ...role, runnerUp: null, thinEvidence: true }, /^only model used in this role, thin evidence$/],
-  ])('confidence of %s', (_name, value, expected) => {
-    expect(describeConfidence(value)).toMatch(expected);
+  it.each<[string, Partial<RoleRecommendation>, RegExp]>([
+    ['a clear pick', {}, /^clear \(\d+% likely the best\)$/],
+    ['a close call on thin evidence', { confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence\)$/],
+    ['the only model', { runnerUp: null }, /^only model used in this role$/],
+    ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, thin evidence$/],
+  ])('confidence of %s', (_name, overrides, expected) => {
+    expect(describeConfidence({ ...clearRole(), ...overrides })).toMatch(expected);
   });
 
   it.each([
     [{ costPerAcceptedCommit: 0.1234 }, '$0.123 per accepted commit'],
     [{ costPerAcceptedCommit: null }, 'cost unknown'],
   ])('cost %p', (fields, text) => {
-    expect(describeCost({ ...role.pick, ...fields })).toBe(text);
+    expect(describeCost({ ...clearRole().pick, ...fields })).toBe(text);
   });
 
   it.each([
     [{ score: 71.25, interval: [65, 78.04] as [number, number], n: 1 }, 'score 71.3 (80%: 65.0-78.0), 1 commit'],
     [{ score: 50, interval: [40, 60] as [number, number], n: 12 }, 'score 50.0 (80%: 40.0-60.0), 12 commits'],
   ])('score %p', (fields, text) => {
-    expect(describeScore({ ...role.pick, ...fields })).toBe(text);
+    expect(describeScore({ ...clearRole().pick, ...fields })).toBe(text);
   });
 
   it('lists each role with pick, why, runner-up and alternatives, then the experiments', () => {
