@@ -9,6 +9,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { HostSession, UnreadableSession } from '../../src/core/backfill/history.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
 import { PagedSnapshot } from '../../src/opencode/history/paged-file.js';
+import { loadSqlJs, SqliteHistorySource } from '../../src/opencode/history/sqlite-store.js';
+import type { SqlJs } from '../../src/opencode/history/sqlite-store.js';
 import { readSnapshot } from '../../src/opencode/history/wal.js';
 import { asWalMode, sqliteHistoryImage, writeWal } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
@@ -76,6 +78,30 @@ describe("a snapshot of OpenCode's database in WAL mode", () => {
     paged.close();
     expect(bytes.equals(readSnapshot(database))).toBe(true);
     expect(bytes.length).toBeGreaterThan(fs.statSync(database).size);
+  });
+
+  it('reads the same sessions from a copy in memory when sql.js does not read its file through the paged view', async () => {
+    const dataDir = tempDir();
+    const database = path.join(dataDir, 'opencode.db');
+    fs.writeFileSync(database, asWalMode(await sqliteHistoryImage([session(1)])));
+    writeWal(`${database}-wal`, [{ image: await sqliteHistoryImage([session(1), session(2, 3)]), committed: true }]);
+    const real = await loadSqlJs();
+    const given: string[] = [];
+    // A sql.js that takes only plain bytes: the paged view reaches it as an empty file.
+    const bytesOnly = {
+      Database: function (data: Uint8Array | object) {
+        given.push(data instanceof Uint8Array ? 'bytes' : 'view');
+        return new real.Database(data instanceof Uint8Array ? data : new Uint8Array(0));
+      },
+    } as unknown as SqlJs;
+    const source = await SqliteHistorySource.open(database, bytesOnly);
+    const read = await readAll(source.sessions({}));
+    source.close();
+    expect(given).toEqual(['view', 'bytes']);
+    expect(read.map((s) => [s.id, s.messages.length])).toEqual([
+      ['ses_001', 2],
+      ['ses_002', 3],
+    ]);
   });
 
   it('reads each session whole from one state of the file when a checkpoint rewrites it during a backfill', async () => {

@@ -36,7 +36,7 @@ interface SqlDatabase {
   exec(sql: string): unknown;
   close(): void;
 }
-interface SqlJs {
+export interface SqlJs {
   /** Takes the file's bytes, or a view that reads them on demand (paged-file.ts). */
   Database: new (data: Uint8Array | SqlJsFileData) => SqlDatabase;
 }
@@ -44,7 +44,7 @@ interface SqlJs {
 let engine: Promise<SqlJs> | undefined;
 
 /** sql.js, loaded once and only when a SQLite store is read (plugin start never pays for it). */
-function loadSqlJs(): Promise<SqlJs> {
+export function loadSqlJs(): Promise<SqlJs> {
   engine ??= (async () => {
     const require = createRequire(import.meta.url);
     const initSqlJs = (await import('sql.js')).default as unknown as (config: { locateFile: (file: string) => string }) => Promise<SqlJs>;
@@ -207,11 +207,11 @@ export class SqliteHistorySource implements HistorySource {
   }
 
   /**
-   * Opens a snapshot of the database at `databasePath`.
+   * Opens a snapshot of the database at `databasePath`, with sql.js (`engine`: another build of it).
    * @throws UnknownHistoryLayoutError naming what was found when the tables are not the known ones.
    */
-  static async open(databasePath: string): Promise<SqliteHistorySource> {
-    const SQL = await loadSqlJs();
+  static async open(databasePath: string, engine?: SqlJs): Promise<SqliteHistorySource> {
+    const SQL = engine ?? (await loadSqlJs());
     for (let attempt = 1; ; attempt += 1) {
       let open: OpenSnapshot | undefined;
       let problem: string | undefined;
