@@ -56,11 +56,11 @@ const activity: ActivityEntry = {
   sessionId: 'ses_1',
   automatic: false,
 };
-const records = [
+const records: { table: 'commits' | 'retrospectives' | 'activities'; key: string[]; value: object }[] = [
   { table: 'commits', key: [PROJECT, HASH], value: commit },
   { table: 'retrospectives', key: ['build', HASH], value: retrospective },
   { table: 'activities', key: ['build', activity.timestamp, 'a1'], value: activity },
-] as const;
+];
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -76,7 +76,7 @@ afterEach(() => {
 function writeOldLayout(file: string): void {
   const root = open({ path: file, maxDbs: 16, compression: true });
   root.transactionSync(() => {
-    for (const { table, key, value } of records) root.openDB({ name: table, compression: compressionOf(table) }).putSync(key as Key, value);
+    for (const { table, key, value } of records) root.openDB({ name: table, compression: compressionOf(table) }).putSync(key, value);
     root.openDB({ name: 'meta', compression: compressionOf('meta') }).putSync('schemaVersion', 2);
   });
   void root.close();
@@ -86,7 +86,7 @@ function writeOldLayout(file: string): void {
 function rawValues(file: string): Record<string, unknown> {
   const root = open({ path: file, maxDbs: 16, compression: true, readOnly: true });
   try {
-    return Object.fromEntries(records.map(({ table, key }) => [table, root.openDB({ name: table, compression: compressionOf(table) }).get(key as Key) as unknown]));
+    return Object.fromEntries(records.map(({ table, key }) => [table, root.openDB({ name: table, compression: compressionOf(table) }).get(key) as unknown]));
   } finally {
     void root.close();
   }
@@ -96,7 +96,7 @@ function rawValues(file: string): Record<string, unknown> {
 function readBack(store: Store): string[] {
   return records.flatMap(({ table, key }) => {
     const t = store.tables[table] as unknown as { get(key: Key): unknown; getRange(): Iterable<{ value: unknown }> };
-    return [JSON.stringify(t.get(key as Key)), ...[...t.getRange()].map((entry) => JSON.stringify(entry.value))];
+    return [JSON.stringify(t.get(key)), ...[...t.getRange()].map((entry) => JSON.stringify(entry.value))];
   });
 }
 

@@ -47,6 +47,15 @@ export const SCHEMA_VERSION = 3;
 const MAX_NAMED_DATABASES = 16;
 /** lmdb's page size on the platforms lmdb-js ships for (the OS page size). */
 const PAGE_SIZE = 4096;
+/** The two meta pages at the start of every lmdb file. */
+const META_PAGES = 2;
+
+/** The page counts lmdb's getStats reports for one B-tree. */
+interface LmdbTreeStats {
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  overflowPages: number;
+}
 
 /** A read/write view of one named sub-database, free of lmdb's own types for callers. */
 export interface Table<V, K extends Key = Key> {
@@ -549,6 +558,20 @@ export class Store {
       result[name] = table.getKeysCount();
     }
     return result;
+  }
+
+  /**
+   * Bytes of the pages the data takes: every table, the index, and lmdb's own tree of tables and
+   * free-page lists; undefined while the file is not open. The rest of the file is pages earlier
+   * writes freed (copy-on-write), which later writes reuse before the file grows.
+   */
+  bytesInUse(): number | undefined {
+    if (!this.root) return undefined;
+    const pagesOf = (stats: LmdbTreeStats | undefined) => (stats ? stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages : 0);
+    const rootStats = this.root.getStats() as { root?: LmdbTreeStats; free?: LmdbTreeStats };
+    let pages = META_PAGES + pagesOf(rootStats.root) + pagesOf(rootStats.free);
+    for (const table of Object.values(this.tables)) pages += pagesOf((table as unknown as { getStats(): LmdbTreeStats }).getStats());
+    return pages * PAGE_SIZE;
   }
 
   close(): void {
