@@ -15,6 +15,9 @@ describe('the room left under the size limit', () => {
     [{ fileBytes: 1_000, limit: 2_500, entries: 2 }, { entries: 2, bytesPerEntry: 500, moreEntries: 3 }],
     [{ fileBytes: 12_000, limit: 10_000, entries: 4 }, { entries: 4, bytesPerEntry: 3_000, moreEntries: 0 }],
     [{ fileBytes: 40_960, limit: 10_000_000, entries: 0 }, { entries: 0, bytesPerEntry: null, moreEntries: null }],
+    // Free pages in the file (freed by earlier writes, filled by later ones) are room, not rate.
+    [{ fileBytes: 3_000_000, usedBytes: 2_000_000, limit: 10_000_000, entries: 2_000 }, { entries: 2_000, bytesPerEntry: 1_000, moreEntries: 8_000 }],
+    [{ fileBytes: 3_000, usedBytes: 5_000, limit: 10_000, entries: 3 }, { entries: 3, bytesPerEntry: 1_000, moreEntries: 7 }],
   ])('for %p is %p', (input, expected) => {
     expect(remainingCapacity(input)).toEqual(expected);
   });
@@ -42,10 +45,11 @@ describe('agent-tracker doctor', () => {
         ...Array.from({ length: 10 }, (_, i): Seed => ({ kind: 'retrospective', id: `r${i}`, task: `thumbnail grid ${i}`, userGrade: 2 })),
       ];
       store.applyBatch(seeds.map(mutationOf), config.rules, new Date().toISOString());
+      const usedBytes = store.bytesInUse() ?? Number.NaN;
       store.close();
-      const fileBytes = fs.statSync(sandbox.dbPath).size;
-      const perEntry = fileBytes / 60;
-      const expected = { entries: 60, bytesPerEntry: Math.round(perEntry), moreEntries: Math.floor((config.maxDatabaseSize - fileBytes) / perEntry) };
+      expect(usedBytes).toBeLessThanOrEqual(fs.statSync(sandbox.dbPath).size);
+      const perEntry = usedBytes / 60;
+      const expected = { entries: 60, bytesPerEntry: Math.round(perEntry), moreEntries: Math.floor((config.maxDatabaseSize - usedBytes) / perEntry) };
 
       const json = runCli(sandbox, ['doctor', '--json']);
       expect(json.code).toBe(0);

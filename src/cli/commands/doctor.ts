@@ -32,6 +32,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const recorded = new Set(store.provisionedItems(configDir));
     const fileSize = fs.statSync(store.path).size;
     const counts = store.counts();
+    const usedBytes = store.bytesInUse();
     return {
       databasePath: store.path,
       maxDatabaseSize: config.maxDatabaseSize,
@@ -40,7 +41,12 @@ export async function run(args: string[], output: Output): Promise<void> {
       flushes: meta.flushes,
       lastFlushAt: meta.lastFlushAt || null,
       counts,
-      capacity: remainingCapacity({ fileBytes: fileSize, limit: config.maxDatabaseSize, entries: counts.commits + counts.activities + counts.retrospectives }),
+      capacity: remainingCapacity({
+        fileBytes: fileSize,
+        ...(usedBytes === undefined ? {} : { usedBytes }),
+        limit: config.maxDatabaseSize,
+        entries: counts.commits + counts.activities + counts.retrospectives,
+      }),
       removedByUser: removedByUser(configDir, recorded),
       sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() }) ?? null,
       readOnlyBecause: store.refusal ?? null,

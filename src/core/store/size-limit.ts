@@ -70,6 +70,12 @@ export function usageWarning(path: string, input: UsageWarningInput): string | u
 
 export interface CapacityInput {
   fileBytes: number;
+  /**
+   * Bytes of the pages the data takes (Store.bytesInUse). The rest of the file is pages freed by
+   * earlier writes, which later writes fill before the file grows: given, the rate and the room
+   * are taken from it.
+   */
+  usedBytes?: number;
   limit: number;
   /** Entries recorded so far (commits, journal entries, retrospectives): with them grows everything else. */
   entries: number;
@@ -83,14 +89,15 @@ export interface Capacity {
 }
 
 /**
- * The room left under the limit, in entries at the rate so far: the file's bytes per entry (every
- * table and the index included, as the file holds them), never below zero.
+ * The room left under the limit, in entries at the rate so far: the bytes the data takes per entry
+ * (every table and the index included), never below zero. Free pages in the file count as room.
  */
 export function remainingCapacity(input: CapacityInput): Capacity {
   const { fileBytes, limit, entries } = input;
   if (entries <= 0) return { entries: 0, bytesPerEntry: null, moreEntries: null };
-  const bytesPerEntry = fileBytes / entries;
-  return { entries, bytesPerEntry: Math.round(bytesPerEntry), moreEntries: Math.max(0, Math.floor((limit - fileBytes) / bytesPerEntry)) };
+  const taken = Math.min(input.usedBytes ?? fileBytes, fileBytes);
+  const bytesPerEntry = taken / entries;
+  return { entries, bytesPerEntry: Math.round(bytesPerEntry), moreEntries: Math.max(0, Math.floor((limit - taken) / bytesPerEntry)) };
 }
 
 /** The capacity as doctor's line says it. */

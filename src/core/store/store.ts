@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
-import type { Key, RootDatabase } from 'lmdb';
+import type { Database, Key, RootDatabase } from 'lmdb';
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type {
@@ -26,6 +26,7 @@ import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } fr
 import { addUsage, replayDelta, replayJsonBound } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { compressionOf } from './compression.js';
+import { hasKeyFields, restoredValue, storedValue } from './key-fields.js';
 import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
@@ -36,13 +37,25 @@ import type { TermIndexKey } from '../query/term-index.js';
 /**
  * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
  * version 3); an older tracker must not append its own layout to it, so it opens such a file
- * read-only. A file of an earlier version is stamped at its first writable open; its index is
- * rebuilt once (query/reindex.ts) by the plugin's start or `agent-tracker prior-art`.
+ * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds
+ * (key-fields.ts); an older tracker would read those fields as null, so it opens such a file
+ * read-only and says to update. A file of an earlier version is stamped at its first writable
+ * open (its records stay as they are and read the same); an index of an earlier layout is rebuilt
+ * once (query/reindex.ts) by `agent-tracker prior-art` or the first prior-art search.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 const MAX_NAMED_DATABASES = 16;
 /** lmdb's page size on the platforms lmdb-js ships for (the OS page size). */
 const PAGE_SIZE = 4096;
+/** The two meta pages at the start of every lmdb file. */
+const META_PAGES = 2;
+
+/** The page counts lmdb's getStats reports for one B-tree. */
+interface LmdbTreeStats {
+  treeBranchPageCount: number;
+  treeLeafPageCount: number;
+  overflowPages: number;
+}
 
 /** A read/write view of one named sub-database, free of lmdb's own types for callers. */
 export interface Table<V, K extends Key = Key> {
@@ -140,10 +153,30 @@ export class StoreNotWritableError extends Error {
   override name = 'StoreNotWritableError';
 }
 
+/**
+ * One entry table whose values leave out the fields their key holds (key-fields.ts): written
+ * without them, read whole. Everything else lmdb offers (stats, clear) passes through.
+ */
+function keyFieldsTable<V, K extends Key>(db: Database<V, K>, name: TableName): Table<V, K> {
+  const restore = (key: K, value: V | undefined): V | undefined => (value === undefined ? value : (restoredValue(name, key, value) as V));
+  const table: Table<V, K> & Pick<Database<V, K>, 'getStats' | 'clearSync'> = {
+    get: (key) => restore(key, db.get(key)),
+    doesExist: (key) => db.doesExist(key),
+    getRange: (options) => db.getRange(options).map(({ key, value }) => ({ key, value: restore(key, value) as V })),
+    getKeysCount: (options) => db.getKeysCount(options),
+    putSync: (key, value) => db.putSync(key, storedValue(name, key, value) as V),
+    getStats: () => db.getStats(),
+    clearSync: () => db.clearSync(),
+  };
+  return table;
+}
+
 /** Names the tables of an open root database, each with the compression that pays for it (compression.ts). */
 function tablesOf(root: RootDatabase): Tables {
-  const table = <V, K extends Key>(name: TableName): Table<V, K> =>
-    root.openDB<V, K>({ name, compression: compressionOf(name) }) as unknown as Table<V, K>;
+  const table = <V, K extends Key>(name: TableName): Table<V, K> => {
+    const db = root.openDB<V, K>({ name, compression: compressionOf(name) });
+    return hasKeyFields(name) ? keyFieldsTable(db, name) : (db as unknown as Table<V, K>);
+  };
   return {
     agents: table('agents'),
     sessions: table('sessions'),
@@ -525,6 +558,20 @@ export class Store {
       result[name] = table.getKeysCount();
     }
     return result;
+  }
+
+  /**
+   * Bytes of the pages the data takes: every table, the index, and lmdb's own tree of tables and
+   * free-page lists; undefined while the file is not open. The rest of the file is pages earlier
+   * writes freed (copy-on-write), which later writes reuse before the file grows.
+   */
+  bytesInUse(): number | undefined {
+    if (!this.root) return undefined;
+    const pagesOf = (stats: LmdbTreeStats | undefined) => (stats ? stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages : 0);
+    const rootStats = this.root.getStats() as { root?: LmdbTreeStats; free?: LmdbTreeStats };
+    let pages = META_PAGES + pagesOf(rootStats.root) + pagesOf(rootStats.free);
+    for (const table of Object.values(this.tables)) pages += pagesOf((table as unknown as { getStats(): LmdbTreeStats }).getStats());
+    return pages * PAGE_SIZE;
   }
 
   close(): void {

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { open } from 'lmdb';
 import type { Key, RootDatabase } from 'lmdb';
 import { compressionOf } from './compression.js';
+import { restoredValue } from './key-fields.js';
 import { TABLE_NAMES } from './table-names.js';
 
 const MAX_NAMED_DATABASES = 16;
@@ -61,7 +62,8 @@ function salvage(file: string, fd: number, tables: string, direction: string): v
     // The entry count lives in the sub-database's record in the main tree: cheap, and known even
     // when pages of the table itself are damaged.
     writeLine(fd, { t: table, expected: (db.getStats() as { entryCount?: number }).entryCount ?? null });
-    for (const { key, value } of db.getRange(direction === 'reverse' ? { reverse: true } : {})) writeLine(fd, { t: table, k: key, v: value });
+    // Whole records, as the store reads them: fields kept only in the key are filled back in.
+    for (const { key, value } of db.getRange(direction === 'reverse' ? { reverse: true } : {})) writeLine(fd, { t: table, k: key, v: restoredValue(table, key, value) });
     writeLine(fd, { t: table, done: true });
   }
 }

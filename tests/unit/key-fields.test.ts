@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { open } from 'lmdb';
+import type { Key } from 'lmdb';
+import { DEFAULT_RULES } from '../../src/core/rules.js';
+import { compressionOf } from '../../src/core/store/compression.js';
+import type { Mutation } from '../../src/core/store/mutations.js';
+import { salvageFile } from '../../src/core/store/salvage.js';
+import { SCHEMA_VERSION, Store } from '../../src/core/store/store.js';
+import { exportRecords } from '../../src/core/store/transfer.js';
+import type { ActivityEntry, CommitRecord, RetrospectiveEntry } from '../../src/core/types.js';
+
+const SIZE = 64 * 1024 * 1024;
+const NOW = '2026-11-25T12:00:00.000Z';
+const PROJECT = '/work/shop';
+const HASH = '9f2c4e1a7b3d5f6089a1b2c3d4e5f60718293a4b';
+
+const commit: CommitRecord = {
+  hash: HASH,
+  project: PROJECT,
+  agent: 'build',
+  model: 'anthropic/claude',
+  sessionId: 'ses_1',
+  message: 'Cache thumbnails in the worker',
+  files: ['src/worker.ts'],
+  insertions: 12,
+  deletions: 3,
+  timestamp: '2026-11-25T10:00:00.000Z',
+};
+const retrospective: RetrospectiveEntry = {
+  commit: HASH,
+  timestamp: '2026-11-25T10:05:00.000Z',
+  task: 'Cache thumbnails',
+  agent_grade: 2,
+  score_before: 100,
+  score_after: 102,
+  agent_note: 'tests pass',
+  user_note: '',
+  agent: 'build',
+  model: 'anthropic/claude',
+  project: PROJECT,
+  sessionId: 'ses_1',
+  provenance: 'self',
+};
+const activity: ActivityEntry = {
+  timestamp: '2026-11-25T10:10:00.000Z',
+  task: 'Cache thumbnails',
+  actions: 'edited the worker',
+  outcome: 'faster gallery',
+  decisions: 'kept the old cache as a fallback',
+  agent: 'build',
+  model: 'anthropic/claude',
+  project: PROJECT,
+  sessionId: 'ses_1',
+  automatic: false,
+};
+const records: { table: 'commits' | 'retrospectives' | 'activities'; key: string[]; value: object }[] = [
+  { table: 'commits', key: [PROJECT, HASH], value: commit },
+  { table: 'retrospectives', key: ['build', HASH], value: retrospective },
+  { table: 'activities', key: ['build', activity.timestamp, 'a1'], value: activity },
+];
+
+const dirs: string[] = [];
+function tempFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-key-fields-'));
+  dirs.push(dir);
+  return path.join(dir, 'db.lmdb');
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A file as trackers of schema version 2 wrote it: lmdb directly, every field in every value. */
+function writeOldLayout(file: string): void {
+  const root = open({ path: file, maxDbs: 16, compression: true });
+  root.transactionSync(() => {
+    for (const { table, key, value } of records) root.openDB({ name: table, compression: compressionOf(table) }).putSync(key, value);
+    root.openDB({ name: 'meta', compression: compressionOf('meta') }).putSync('schemaVersion', 2);
+  });
+  void root.close();
+}
+
+/** What lmdb itself holds, without the store's reading. */
+function rawValues(file: string): Record<string, unknown> {
+  const root = open({ path: file, maxDbs: 16, compression: true, readOnly: true });
+  try {
+    return Object.fromEntries(records.map(({ table, key }) => [table, root.openDB({ name: table, compression: compressionOf(table) }).get(key) as unknown]));
+  } finally {
+    void root.close();
+  }
+}
+
+/** Every record as the store reads it, serialized (field order included), by get and by range. */
+function readBack(store: Store): string[] {
+  return records.flatMap(({ table, key }) => {
+    const t = store.tables[table] as unknown as { get(key: Key): unknown; getRange(): Iterable<{ value: unknown }> };
+    return [JSON.stringify(t.get(key)), ...[...t.getRange()].map((entry) => JSON.stringify(entry.value))];
+  });
+}
+
+function exportLines(store: Store): string[] {
+  let text = '';
+  exportRecords(store, (chunk) => (text += chunk));
+  return text.trimEnd().split('\n').slice(1);
+}
+
+function writeNewLayout(file: string, overrides: Partial<CommitRecord> = {}): Store {
+  const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+  const mutations: Mutation[] = [
+    { table: 'commits', key: [PROJECT, HASH], value: { ...commit, ...overrides } },
+    { table: 'activities', key: ['build', activity.timestamp, 'a1'], value: activity },
+  ];
+  store.applyBatch(mutations, DEFAULT_RULES, NOW);
+  store.transaction(() => store.tables.retrospectives.putSync(['build', HASH], retrospective));
+  return store;
+}
+
+const expected = records.flatMap(({ value }) => [JSON.stringify(value), JSON.stringify(value)]);
+
+describe('fields an entry key holds', () => {
+  it('are stored once, in the key, and every reader of the store gets the whole record back in its field order', () => {
+    const file = tempFile();
+    const store = writeNewLayout(file);
+    expect(readBack(store)).toEqual(expected);
+    store.close();
+
+    expect(rawValues(file)).toEqual({
+      commits: { ...commit, project: null, hash: null },
+      retrospectives: { ...retrospective, agent: null, commit: null },
+      activities: { ...activity, agent: null, timestamp: null },
+    });
+  });
+
+  it('reads a file written before this layout exactly as written, and exports it the same as the new layout', () => {
+    const oldFile = tempFile();
+    writeOldLayout(oldFile);
+    const old = Store.open({ path: oldFile, maxDatabaseSize: SIZE });
+    const fresh = writeNewLayout(tempFile());
+    try {
+      expect(readBack(old)).toEqual(expected);
+      expect(exportLines(old)).toEqual(exportLines(fresh));
+      expect(exportLines(fresh).filter((line) => line.includes(HASH)).every((line) => !line.includes('null'))).toBe(true);
+    } finally {
+      old.close();
+      fresh.close();
+    }
+  });
+
+  it('keeps a field in the value when it differs from the key', () => {
+    const file = tempFile();
+    const store = writeNewLayout(file, { hash: 'abc1234' });
+    expect(store.tables.commits.get([PROJECT, HASH])).toMatchObject({ hash: 'abc1234', project: PROJECT });
+    store.close();
+    expect(rawValues(file).commits).toMatchObject({ hash: 'abc1234', project: null });
+  });
+
+  it('salvages whole records from a file of this layout', () => {
+    const file = tempFile();
+    writeNewLayout(file).close();
+    const salvaged = salvageFile(file);
+    expect([...salvaged.commits.records.values()].map((record) => record.value)).toEqual([commit]);
+    expect([...salvaged.retrospectives.records.values()].map((record) => record.value)).toEqual([retrospective]);
+    expect([...salvaged.activities.records.values()].map((record) => record.value)).toEqual([activity]);
+  });
+
+  it('stamps the file with a schema version older trackers open read-only (they would read the fields as null)', () => {
+    const oldFile = tempFile();
+    writeOldLayout(oldFile);
+    const store = Store.open({ path: oldFile, maxDatabaseSize: SIZE });
+    expect(store.meta().schemaVersion).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBeGreaterThan(2);
+    store.close();
+
+    const newer = tempFile();
+    writeNewLayout(newer).close();
+    const root = open({ path: newer, maxDbs: 16, compression: true });
+    root.transactionSync(() => root.openDB({ name: 'meta', compression: compressionOf('meta') }).putSync('schemaVersion', SCHEMA_VERSION + 1));
+    void root.close();
+    const later = Store.open({ path: newer, maxDatabaseSize: SIZE });
+    try {
+      expect(later.refusal).toMatch(/newer|update/i);
+      expect(later.tables.commits.get([PROJECT, HASH])).toEqual(commit);
+    } finally {
+      later.close();
+    }
+  });
+});
