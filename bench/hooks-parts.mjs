@@ -6,7 +6,8 @@
  * the first event after a flush, the p50/p99 of each part and of the rest (the hooks themselves).
  * Not a benchmark (the runner only picks up `*.bench.mjs`); run
  * `node bench/hooks-parts.mjs [plain|env] [ablate]`, where `ablate` runs the workload once per
- * part left out (the whole path's p50/p99 without that part) instead of timing the parts.
+ * part left out (the whole path's p50/p99 without that part) instead of timing the parts, and
+ * ENDING=nowrite skips the flush's write (see below).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,6 +31,9 @@ async function runOnce(dir, name, drop, timed) {
   const databasePath = path.join(dir, `${name}.lmdb`);
   const config = resolveConfig({ options: { databasePath }, env: {}, home: dir });
   const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  // ENDING=nowrite: the turn's flush hands its buffer over and drops it (no write, no fsync), to tell
+  // what the first event after a flush pays for the write from what it pays for our own work.
+  if (process.env.ENDING === 'nowrite') store.applyBatch = (mutations) => ({ mutations: mutations.length, durationMs: 0, counted: [] });
   const service = new TrackingService({ store, config, logger: silentLogger, project: dir });
   for (let s = 0; s < 8; s += 1) service.noteModelRequest(`ses_bench_${s}`, 'build', 'bench/model');
   const wiring = await pluginWiring(project, databasePath, service);
@@ -40,19 +44,24 @@ async function runOnce(dir, name, drop, timed) {
     parts[label] = (parts[label] ?? 0n) + (now() - started);
     return result;
   };
-  const timeAsync = (label, fn) => async (...args) => {
-    const started = now();
-    await fn(...args);
-    parts[label] = (parts[label] ?? 0n) + (now() - started);
+  // Masking in two parts: the freshness check of the env files (masker()) and the masking itself.
+  const timeMask = ({ secrets, maskToolOutput }) => (output) => {
+    let started = now();
+    const masker = secrets.masker();
+    parts.maskCheck = (parts.maskCheck ?? 0n) + (now() - started);
+    started = now();
+    const pending = maskToolOutput(output, () => masker);
+    parts.mask = (parts.mask ?? 0n) + (now() - started);
+    return pending;
   };
   const guards = [];
-  if (!drop.has('userOnly')) guards.push(timed ? time('userOnly', wiring.guards[0]) : wiring.guards[0]);
-  if (!drop.has('envGuard')) guards.push(timed ? time('envGuard', wiring.guards[1]) : wiring.guards[1]);
+  if (!drop.has('userOnly')) guards.push(timed ? time('userOnly', wiring.context.guards[0]) : wiring.context.guards[0]);
+  if (!drop.has('envGuard')) guards.push(timed ? time('envGuard', wiring.context.guards[1]) : wiring.context.guards[1]);
   const ctx = {
     service, logger: silentLogger, directory: project, ownTools: new Set(), guards,
-    argumentRewriters: drop.has('rewriter') ? [] : [timed ? time('rewriter', wiring.argumentRewriters[0]) : wiring.argumentRewriters[0]],
-    ...(drop.has('trackerFiles') ? {} : { editsTrackerFiles: timed ? time('trackerFiles', wiring.editsTrackerFiles) : wiring.editsTrackerFiles }),
-    ...(drop.has('mask') ? {} : { maskOutput: timed ? timeAsync('mask', wiring.maskOutput) : wiring.maskOutput }),
+    argumentRewriters: drop.has('rewriter') ? [] : [timed ? time('rewriter', wiring.context.argumentRewriters[0]) : wiring.context.argumentRewriters[0]],
+    ...(drop.has('trackerFiles') ? {} : { editsTrackerFiles: timed ? time('trackerFiles', wiring.context.editsTrackerFiles) : wiring.context.editsTrackerFiles }),
+    ...(drop.has('mask') ? {} : { maskOutput: timed ? timeMask(wiring) : wiring.context.maskOutput }),
   };
   const hooks = wiring.wrap(createHooks(ctx));
   const samples = [];
@@ -122,7 +131,7 @@ try {
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(s);
     }
-    const labels = ['took', 'before', 'userOnly', 'envGuard', 'rewriter', 'after', 'mask', 'trackerFiles'];
+    const labels = ['took', 'before', 'userOnly', 'envGuard', 'rewriter', 'after', 'maskCheck', 'mask', 'trackerFiles'];
     console.log(`${wiringName}: p50/p99 µs per part\n${'kind'.padEnd(14)}${labels.map((l) => l.padEnd(13)).join('')}`);
     for (const [key, rows] of [...groups].sort()) {
       console.log(`${key.padEnd(14)}${labels.map((l) => stats(rows.filter((r) => r[l] !== undefined).map((r) => r[l])).padEnd(13)).join('')} n=${rows.length}`);

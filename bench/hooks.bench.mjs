@@ -127,13 +127,18 @@ export async function pluginWiring(project, databasePath, service) {
   const client = { tui: { showToast: async () => ({}) } };
   const sheets = createStatusSheets({ client, service, logger: silentLogger, project });
   return {
-    guards: [userOnlyGuard(databasePath), createEnvFileGuard()],
-    argumentRewriters: [confineGrepToNonEnvFiles],
-    editsTrackerFiles: trackerFiles.trackerFileEditCheck
-      ? trackerFiles.trackerFileEditCheck(opencodeConfigDir(configEnv))
-      : (tool, args) => trackerFiles.editsTrackerFiles(tool, args, opencodeConfigDir(configEnv)),
-    maskOutput: (output) => maskToolOutput(output, () => secrets.masker()),
+    context: {
+      guards: [userOnlyGuard(databasePath), createEnvFileGuard()],
+      argumentRewriters: [confineGrepToNonEnvFiles],
+      editsTrackerFiles: trackerFiles.trackerFileEditCheck
+        ? trackerFiles.trackerFileEditCheck(opencodeConfigDir(configEnv))
+        : (tool, args) => trackerFiles.editsTrackerFiles(tool, args, opencodeConfigDir(configEnv)),
+      maskOutput: (output) => maskToolOutput(output, () => secrets.masker()),
+    },
     wrap: (hooks) => sheets.wrapHooks(hooks),
+    // For bench/hooks-parts.mjs, which times the masking's parts.
+    secrets,
+    maskToolOutput,
   };
 }
 
@@ -147,8 +152,8 @@ async function measureAdapter(dir, plan, warmup, name, wiring) {
   fs.mkdirSync(project, { recursive: true });
   if (wiring === 'env') fs.writeFileSync(path.join(project, '.env'), ENV_FILE);
   const { store, service } = await trackerIn(dir, name);
-  const { wrap = (hooks) => hooks, ...extra } = wiring ? await pluginWiring(project, path.join(dir, `${name}.lmdb`), service) : {};
-  const hooks = wrap(createHooks({ service, logger: silentLogger, directory: project, ownTools: new Set(), ...extra }));
+  const { context = {}, wrap = (hooks) => hooks } = wiring ? await pluginWiring(project, path.join(dir, `${name}.lmdb`), service) : {};
+  const hooks = wrap(createHooks({ service, logger: silentLogger, directory: project, ownTools: new Set(), ...context }));
   const samples = [];
   try {
     for (const event of plan) {

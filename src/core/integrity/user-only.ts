@@ -32,6 +32,8 @@ function words(segment: string): string[] {
 
 /** The user-only sub-command a shell command runs through the tracker's CLI, if any. */
 export function userOnlyCommandIn(command: string): string | undefined {
+  // A word CLI_PROGRAM matches holds one of these, and so does the command (most commands: done here).
+  if (!command.includes('agent-tracker') && !command.includes('cli/main.')) return undefined;
   for (const segment of command.split(COMMAND_BREAK)) {
     const list = words(segment);
     const start = list.findIndex((word) => CLI_PROGRAM.test(word));
