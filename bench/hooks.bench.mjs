@@ -15,9 +15,9 @@
  *
  * Three paths: TrackingService's recording methods; the adapter's hooks alone (no guards, no
  * masking: comparable with earlier figures); and the adapter as the plugin wires it (the user-only
- * and .env guards, the grep rewriter, the tracker-file check, output masking), with realistic
- * arguments and 2 KB outputs, in a project without env files and in one with a `.env` of three
- * secrets (every output masked).
+ * and .env guards, the grep rewriter, the tracker-file check, output masking, the status sheet's
+ * wrapper), with realistic arguments and 2 KB outputs, in a project without env files and in one
+ * with a `.env` of three secrets (every output masked).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +25,7 @@ import { setImmediate } from 'node:timers';
 import { open } from 'lmdb';
 import { dist, percentile, removeDir, silentLogger, tempDir, toMicros } from './support.mjs';
 
-const TURN_EVENTS = 40;
+export const TURN_EVENTS = 40;
 const SESSIONS = 8;
 const TOOLS = ['bash', 'read', 'edit', 'grep', 'glob'];
 /** Every Nth event of a turn is a streamed assistant-message update; the rest are tool calls. */
@@ -34,10 +34,10 @@ const HOOK_P99_TARGET_US = 20;
 const CHEAPER_TARGET = 20;
 const MAX_DB_SIZE = 512 * 1024 * 1024;
 /** A tool's output as the model gets it: about 2 KB of ordinary text. */
-const TOOL_OUTPUT = 'src/index.ts:12: export function handleRequest(request: Request): Response {\n'.repeat(28);
-const ENV_FILE = 'API_KEY=sk-live-4f9a0c2b7e1d8a6f3b5c9e0d\nDB_PASSWORD=correct-horse-battery-staple\nGITHUB_TOKEN=ghp_0123456789abcdefABCDEF0123456789abcd\n';
+export const TOOL_OUTPUT = 'src/index.ts:12: export function handleRequest(request: Request): Response {\n'.repeat(28);
+export const ENV_FILE = 'API_KEY=sk-live-4f9a0c2b7e1d8a6f3b5c9e0d\nDB_PASSWORD=correct-horse-battery-staple\nGITHUB_TOKEN=ghp_0123456789abcdefABCDEF0123456789abcd\n';
 /** Arguments a tool call really carries, by tool (bash runs tests: the recognizer runs). */
-const TOOL_ARGS = {
+export const TOOL_ARGS = {
   bash: { command: 'npm test -- --runInBand src/index.test.ts', description: 'Run the tests' },
   read: { filePath: 'src/index.ts' },
   edit: { filePath: 'src/index.ts', oldString: 'return null;', newString: 'return undefined;' },
@@ -48,7 +48,7 @@ const TOOL_ARGS = {
 /** The event loop runs once, as between two host events. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-function eventPlan(count) {
+export function eventPlan(count) {
   const plan = [];
   for (let i = 0; i < count; i += 1) {
     const turn = Math.floor(i / TURN_EVENTS);
@@ -107,21 +107,38 @@ function sample(event, took) {
   return { micros: toMicros(took), afterFlush: event.i % TURN_EVENTS === 0 };
 }
 
-/** The hook context as src/opencode/plugin.ts builds it (guards, rewriter, tracker-file check, masking). */
-async function pluginWiring(project, databasePath) {
+/**
+ * The hook context as src/opencode/plugin.ts builds it (guards, rewriter, tracker-file check, masking),
+ * and `wrap`, the status sheet's wrapper the plugin puts around the hooks. Works on a build from
+ * before trackerFileEditCheck too (paired runs), wired as the plugin then wired it.
+ */
+export async function pluginWiring(project, databasePath, service) {
   const { confineGrepToNonEnvFiles, createEnvFileGuard } = await dist('opencode/guards/env-guard.js');
   const { maskToolOutput } = await dist('opencode/guards/output-mask.js');
   const { ProjectSecrets } = await dist('opencode/guards/project-secrets.js');
   const { userOnlyGuard } = await dist('core/integrity/user-only.js');
-  const { editsTrackerFiles } = await dist('core/integrity/tracker-files.js');
+  const trackerFiles = await dist('core/integrity/tracker-files.js');
+  const { createStatusSheets } = await dist('opencode/toast.js');
+  const { opencodeConfigDir } = await dist('core/config.js');
   const secrets = new ProjectSecrets(project, silentLogger);
   await secrets.scan();
-  const configDir = path.join(project, 'config', 'opencode');
+  const configEnv = { XDG_CONFIG_HOME: path.join(project, 'config') };
+  // The sheet's client is used for toasts only (session start, commits): never on this path.
+  const client = { tui: { showToast: async () => ({}) } };
+  const sheets = createStatusSheets({ client, service, logger: silentLogger, project });
   return {
-    guards: [userOnlyGuard(databasePath), createEnvFileGuard()],
-    argumentRewriters: [confineGrepToNonEnvFiles],
-    editsTrackerFiles: (tool, args) => editsTrackerFiles(tool, args, configDir),
-    maskOutput: (output) => maskToolOutput(output, () => secrets.masker()),
+    context: {
+      guards: [userOnlyGuard(databasePath), createEnvFileGuard()],
+      argumentRewriters: [confineGrepToNonEnvFiles],
+      editsTrackerFiles: trackerFiles.trackerFileEditCheck
+        ? trackerFiles.trackerFileEditCheck(opencodeConfigDir(configEnv))
+        : (tool, args) => trackerFiles.editsTrackerFiles(tool, args, opencodeConfigDir(configEnv)),
+      maskOutput: (output) => maskToolOutput(output, () => secrets.masker()),
+    },
+    wrap: (hooks) => sheets.wrapHooks(hooks),
+    // For bench/hooks-parts.mjs, which times the masking's parts.
+    secrets,
+    maskToolOutput,
   };
 }
 
@@ -135,8 +152,8 @@ async function measureAdapter(dir, plan, warmup, name, wiring) {
   fs.mkdirSync(project, { recursive: true });
   if (wiring === 'env') fs.writeFileSync(path.join(project, '.env'), ENV_FILE);
   const { store, service } = await trackerIn(dir, name);
-  const extra = wiring ? await pluginWiring(project, path.join(dir, `${name}.lmdb`)) : {};
-  const hooks = createHooks({ service, logger: silentLogger, directory: project, ownTools: new Set(), ...extra });
+  const { context = {}, wrap = (hooks) => hooks } = wiring ? await pluginWiring(project, path.join(dir, `${name}.lmdb`), service) : {};
+  const hooks = wrap(createHooks({ service, logger: silentLogger, directory: project, ownTools: new Set(), ...context }));
   const samples = [];
   try {
     for (const event of plan) {

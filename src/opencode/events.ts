@@ -23,9 +23,10 @@ export interface BusEvent {
   properties: Dict;
 }
 
+/** The event as a BusEvent: itself when it has that shape (no copy per event), else with empty properties. */
 export function asBusEvent(value: unknown): BusEvent | undefined {
   if (!isDict(value) || typeof value.type !== 'string') return undefined;
-  return { type: value.type, properties: isDict(value.properties) ? value.properties : {} };
+  return isDict(value.properties) ? (value as unknown as BusEvent) : { type: value.type, properties: {} };
 }
 
 /** The session an event is about: `properties.sessionID` or `properties.info.id` for session events. */

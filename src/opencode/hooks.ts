@@ -36,8 +36,8 @@ export interface HookContext {
   guards?: ((tool: string, args: unknown) => string | undefined)[];
   /** Run after the guards pass: may narrow the arguments the host runs the call with. */
   argumentRewriters?: ((tool: string, args: unknown) => void)[];
-  /** Rewrites every tool's output before the model sees it (secret masking); must never throw. */
-  maskOutput?: (output: ToolOutput) => Promise<void>;
+  /** Rewrites every tool's output before the model sees it (secret masking); must never throw. A promise only when it must wait. */
+  maskOutput?: (output: ToolOutput) => void | Promise<void>;
   /** Whether a tool call edits what configures the tracker (counted as `trackerFileEdits`). */
   editsTrackerFiles?: (tool: string, args: unknown) => boolean;
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
@@ -169,8 +169,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.
     'tool.execute.after': (input, output) => {
-      const { maskOutput } = ctx;
-      return maskOutput ? maskOutput(output).then(() => trackToolCall(input, output)) : trackToolCall(input, output);
+      const masking = ctx.maskOutput?.(output);
+      return masking ? masking.then(() => trackToolCall(input, output)) : trackToolCall(input, output);
     },
 
     // The user's /grade is recorded here, before the model sees the command: the host awaits this hook

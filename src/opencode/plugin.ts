@@ -9,7 +9,7 @@ import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { migrateGradeProvenance } from '../core/outcomes/legacy-grades.js';
-import { editsTrackerFiles } from '../core/integrity/tracker-files.js';
+import { trackerFileEditCheck } from '../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
 import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
@@ -137,7 +137,7 @@ const server: Plugin = async (input, options) => {
       directory: project,
       ownTools,
       guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [])],
-      editsTrackerFiles: (tool, args) => editsTrackerFiles(tool, args, opencodeConfigDir()),
+      editsTrackerFiles: trackerFileEditCheck(opencodeConfigDir()),
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),

@@ -22,6 +22,8 @@ const TITLE_AGENT = 'title';
 /** Sessions remembered as greeted; past this the memory starts over (a session greeted twice is harmless). */
 const MAX_GREETED_SESSIONS = 10_000;
 const SHORT_HASH_LENGTH = 7;
+/** What a hook that has nothing to wait for returns. */
+const DONE: Promise<void> = Promise.resolve();
 
 /** The hooks the sheet adds its moments to. */
 type SheetHooks = Pick<Hooks, 'chat.params' | 'tool.execute.before'>;
@@ -84,6 +86,16 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
     logger.warn(`agent-tracker: the status toast could not be shown (${reason}); further toast failures are not logged`);
   };
 
+  /** Reads pending changes and loads the renderer before agent-status runs; never fails the hook. */
+  const prepareSheet = async (): Promise<void> => {
+    try {
+      await Promise.all([refreshPendingChanges(), loadRenderer()]);
+    } catch (error) {
+      // The tool itself then reports that the sheet is unavailable; the hook never fails.
+      logger.error(`agent-tracker: the status sheet could not be loaded: ${(error as Error).message}`);
+    }
+  };
+
   const showSheet = (agent: string, title: string, variant: ToastVariant): void => {
     void (async () => {
       try {
@@ -129,16 +141,10 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
             reportToastFailure((error as Error).message);
           }
         },
-        'tool.execute.before': async (input, output) => {
-          if (input.tool === STATUS_TOOL) {
-            try {
-              await Promise.all([refreshPendingChanges(), loadRenderer()]);
-            } catch (error) {
-              // The tool itself then reports that the sheet is unavailable; the hook never fails.
-              logger.error(`agent-tracker: the status sheet could not be loaded: ${(error as Error).message}`);
-            }
-          }
-          await toolBefore?.(input, output);
+        // Every tool call passes here: only agent-status waits for the sheet, the rest cost no promise of their own.
+        'tool.execute.before': (input, output) => {
+          if (input.tool !== STATUS_TOOL) return toolBefore ? toolBefore(input, output) : DONE;
+          return prepareSheet().then(() => toolBefore?.(input, output));
         },
       };
     },

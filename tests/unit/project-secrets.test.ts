@@ -50,6 +50,20 @@ describe('ProjectSecrets', () => {
     expect(secrets.maskNow('second-secret-value-longer')).toBe('second-secret-value-longer');
   });
 
+  it('re-reads an env file replaced by one of the same size and time stamp', async () => {
+    const root = tempDir();
+    const stamp = new Date('2026-01-02T03:04:05.000Z');
+    write(root, '.env', 'TOKEN=old-secret-value-1\n');
+    fs.utimesSync(path.join(root, '.env'), stamp, stamp);
+    const secrets = new ProjectSecrets(root, recordingLogger([]));
+    expect((await secrets.masker()).mask('old-secret-value-1')).toBe('[masked: TOKEN from .env]');
+    // A copy that keeps time stamps (cp -p, rsync -t) renamed over the old file.
+    write(root, '.env.tmp-save', 'TOKEN=new-secret-value-2\n');
+    fs.utimesSync(path.join(root, '.env.tmp-save'), stamp, stamp);
+    fs.renameSync(path.join(root, '.env.tmp-save'), path.join(root, '.env'));
+    expect(secrets.maskNow('new-secret-value-2')).toBe('[masked: TOKEN from .env]');
+  });
+
   it('finds a new env file at the next rescan', async () => {
     const root = tempDir();
     let now = 0;

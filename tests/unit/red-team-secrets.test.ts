@@ -121,4 +121,20 @@ describe('secrets never survive masking, whatever command prints them', () => {
     await maskToolOutput(output, () => Promise.reject(new Error('disk on fire')));
     expect(output).toEqual({ title: 'output withheld', output: MASKING_FAILED_OUTPUT, metadata: {} });
   });
+
+  it('withholds the output when the masker fails at once, before anything is awaited', () => {
+    const output = { title: 'cat', output: `API_KEY=${API_KEY}`, metadata: { output: API_KEY } };
+    void maskToolOutput(output, () => {
+      throw new Error('disk on fire');
+    });
+    expect(output).toEqual({ title: 'output withheld', output: MASKING_FAILED_OUTPUT, metadata: {} });
+  });
+
+  it('masks the output before returning once the env files are known, and leaves clean metadata as it was', () => {
+    const metadata = { exit: 0, files: ['src/a.ts'], nested: { note: 'nothing secret' } };
+    const output = { title: 'printenv', output: `API_KEY=${API_KEY}`, metadata };
+    void maskToolOutput(output, () => secrets.masker());
+    expect(output.output).toBe('API_KEY=[masked: API_KEY from .env]');
+    expect(output.metadata).toBe(metadata);
+  });
 });

@@ -24,24 +24,43 @@ function stringArg(args: unknown, name: string): string | undefined {
 
 /** Whether `file` is an OpenCode config file or lies in a provisioned folder of `configDir`. */
 export function isTrackerManagedPath(file: string, configDir: string): boolean {
-  const absolute = path.resolve(file);
-  if (CONFIG_FILE.test(absolute.replace(/\\/g, '/'))) return true;
-  const relative = path.relative(configDir, absolute); // resolves both itself
-  if (relative.startsWith('..') || path.isAbsolute(relative)) return false;
-  return relative === 'opencode.json' || relative === 'opencode.jsonc' || PROVISIONED_FOLDERS.includes(relative.split(path.sep)[0] ?? '');
+  return managedPathTest(configDir)(file);
+}
+
+/** isTrackerManagedPath for one config folder, resolved once (the check runs on every edit). */
+function managedPathTest(configDir: string): (file: string) => boolean {
+  const folder = path.resolve(configDir);
+  const inside = folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`;
+  return (file) => {
+    const absolute = path.resolve(file);
+    if (CONFIG_FILE.test(absolute.replace(/\\/g, '/'))) return true;
+    // On POSIX, what path.relative(folder, absolute) gives for a path inside the folder, without resolving
+    // both again; Windows compares paths without case, so there path.relative decides.
+    const relative = path.sep === '/' ? (absolute.startsWith(inside) ? absolute.slice(inside.length) : '..') : path.relative(folder, absolute);
+    if (relative.startsWith('..') || path.isAbsolute(relative)) return false;
+    return relative === 'opencode.json' || relative === 'opencode.jsonc' || PROVISIONED_FOLDERS.includes(relative.split(path.sep)[0] ?? '');
+  };
 }
 
 /** Whether a tool call edits an OpenCode config, the provisioned agents/skills, or the tracker's AGENTS.md section. */
 export function editsTrackerFiles(tool: string, args: unknown, configDir: string): boolean {
-  if (tool === 'bash') {
-    const command = stringArg(args, 'command') ?? '';
-    return SHELL_CONFIG_MENTION.test(command) && WRITING_COMMAND.test(command);
-  }
-  const file = EDITING_TOOLS.has(tool) ? stringArg(args, 'filePath') : undefined;
-  if (!file) return false;
-  if (path.basename(file) === 'AGENTS.md') {
-    const touched = [stringArg(args, 'oldString'), stringArg(args, 'newString'), stringArg(args, 'content')].join('\n');
-    return touched.includes(TRACKER_SECTION_MARK) || touched.includes('agent-tracker');
-  }
-  return isTrackerManagedPath(file, configDir);
+  return trackerFileEditCheck(configDir)(tool, args);
+}
+
+/** editsTrackerFiles for one config folder, resolved once: what the plugin runs after every tool call. */
+export function trackerFileEditCheck(configDir: string): (tool: string, args: unknown) => boolean {
+  const isManaged = managedPathTest(configDir);
+  return (tool, args) => {
+    if (tool === 'bash') {
+      const command = stringArg(args, 'command') ?? '';
+      return SHELL_CONFIG_MENTION.test(command) && WRITING_COMMAND.test(command);
+    }
+    const file = EDITING_TOOLS.has(tool) ? stringArg(args, 'filePath') : undefined;
+    if (!file) return false;
+    if (path.basename(file) === 'AGENTS.md') {
+      const touched = [stringArg(args, 'oldString'), stringArg(args, 'newString'), stringArg(args, 'content')].join('\n');
+      return touched.includes(TRACKER_SECTION_MARK) || touched.includes('agent-tracker');
+    }
+    return isManaged(file);
+  };
 }

@@ -32,6 +32,8 @@ function words(segment: string): string[] {
 
 /** The user-only sub-command a shell command runs through the tracker's CLI, if any. */
 export function userOnlyCommandIn(command: string): string | undefined {
+  // A word CLI_PROGRAM matches holds one of these, and so does the command (most commands: done here).
+  if (!command.includes('agent-tracker') && !command.includes('cli/main.')) return undefined;
   for (const segment of command.split(COMMAND_BREAK)) {
     const list = words(segment);
     const start = list.findIndex((word) => CLI_PROGRAM.test(word));
@@ -52,9 +54,18 @@ export function userOnlyCommandIn(command: string): string | undefined {
 
 /** Whether a path is one of the tracker's files: the database, its lock, spill files and snapshots beside it. */
 export function isTrackerFile(filePath: string, databasePath: string): boolean {
-  const file = path.resolve(filePath);
+  return trackerFileTest(databasePath)(filePath);
+}
+
+/** isTrackerFile for one database, its path resolved once (a tool guard runs it on every edit). */
+function trackerFileTest(databasePath: string): (filePath: string) => boolean {
   const database = path.resolve(databasePath);
-  return path.dirname(file) === path.dirname(database) && path.basename(file).startsWith(path.basename(database));
+  const folder = path.dirname(database);
+  const name = path.basename(database);
+  return (filePath) => {
+    const file = path.resolve(filePath);
+    return path.dirname(file) === folder && path.basename(file).startsWith(name);
+  };
 }
 
 function stringArg(args: unknown, name: string): string | undefined {
@@ -69,6 +80,7 @@ function stringArg(args: unknown, name: string): string | undefined {
  */
 export function userOnlyGuard(databasePath: string): (tool: string, args: unknown) => string | undefined {
   const databaseName = path.basename(databasePath);
+  const isDatabaseFile = trackerFileTest(databasePath);
   return (tool, args) => {
     if (tool === 'bash') {
       const command = stringArg(args, 'command') ?? '';
@@ -85,7 +97,7 @@ export function userOnlyGuard(databasePath: string): (tool: string, args: unknow
       return undefined;
     }
     const file = EDITING_TOOLS.has(tool) ? stringArg(args, 'filePath') : undefined;
-    if (file && isTrackerFile(file, databasePath)) {
+    if (file && isDatabaseFile(file)) {
       return "The tracker's database belongs to the user; agents may not write it. Ask the user.";
     }
     return undefined;

@@ -75,10 +75,17 @@ interface Anchor {
 /** Length of the grams the scan looks up; every form is at least MASKING_RULES.minFormLength long. */
 const GRAM = 4;
 const HASH_PRIME = 0x01000193;
-const FLAG_BITS = 16;
+/**
+ * The filter in front of the anchor table: one bit per slot, 32 slots per anchor (about 3% false
+ * hits), within these bounds. Small enough to stay in the CPU cache, so a scan right after other
+ * work (the first tool output after a flush) does not wait on memory for every position.
+ */
+const FILTER_BITS_PER_ANCHOR = 32;
+const MIN_FILTER_BITS = 1 << 10;
+const MAX_FILTER_BITS = 1 << 20;
 
-function slot(hash: number): number {
-  return (hash ^ (hash >>> FLAG_BITS)) & ((1 << FLAG_BITS) - 1);
+function slot(hash: number, mask: number): number {
+  return (hash ^ (hash >>> 16)) & mask;
 }
 
 function gramHash(text: string, at: number): number {
@@ -97,7 +104,9 @@ export class SecretMasker {
   readonly values: number;
   private readonly stride: number;
   private readonly anchors = new Map<number, Anchor[]>();
-  private readonly flags = new Uint8Array(1 << FLAG_BITS);
+  /** A bit per slot: set when some anchor's gram hashes there (a clear bit needs no table lookup). */
+  private readonly filter: Uint32Array;
+  private readonly filterMask: number;
 
   constructor(sources: readonly SecretSource[]) {
     const needles = new Map<string, Needle>();
@@ -118,8 +127,15 @@ export class SecretMasker {
         const bucket = this.anchors.get(hash);
         if (bucket) bucket.push({ needle, offset });
         else this.anchors.set(hash, [{ needle, offset }]);
-        this.flags[slot(hash)] = 1;
       }
+    }
+    let bits = MIN_FILTER_BITS;
+    while (bits < MAX_FILTER_BITS && bits < this.anchors.size * FILTER_BITS_PER_ANCHOR) bits *= 2;
+    this.filter = new Uint32Array(bits / 32);
+    this.filterMask = bits - 1;
+    for (const hash of this.anchors.keys()) {
+      const at = slot(hash, this.filterMask);
+      this.filter[at >>> 5] = (this.filter[at >>> 5] as number) | (1 << (at & 31));
     }
   }
 
@@ -130,7 +146,8 @@ export class SecretMasker {
     const last = text.length - GRAM;
     for (let at = 0; at <= last; at += this.stride) {
       const hash = gramHash(text, at);
-      if (this.flags[slot(hash)] !== 1) continue;
+      const bit = slot(hash, this.filterMask);
+      if (((this.filter[bit >>> 5] as number) & (1 << (bit & 31))) === 0) continue;
       for (const { needle, offset } of this.anchors.get(hash) ?? []) {
         const start = at - offset;
         if (start >= 0 && text.startsWith(needle.text, start)) found.push({ start, needle });

@@ -141,15 +141,17 @@ export function envFileInCommand(command: string, ignoreCase = false): string | 
   return undefined;
 }
 
+/** The string values of the named arguments (a string, or the strings of an array), in order. */
 function stringArgs(args: unknown, names: readonly string[]): string[] {
   if (typeof args !== 'object' || args === null) return [];
   const record = args as Record<string, unknown>;
-  return names.flatMap((name) => {
+  const found: string[] = [];
+  for (const name of names) {
     const value = record[name];
-    if (typeof value === 'string') return [value];
-    if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
-    return [];
-  });
+    if (typeof value === 'string') found.push(value);
+    else if (Array.isArray(value)) for (const item of value as unknown[]) if (typeof item === 'string') found.push(item);
+  }
+  return found;
 }
 
 function refusal(tool: string, target: string): string {

@@ -17,19 +17,37 @@ export const MASKING_FAILED_OUTPUT =
 
 const MAX_METADATA_DEPTH = 8;
 
+/** The value with every string masked; an object or array is copied only where a string in it changed. */
 function maskValue(value: unknown, mask: (text: string) => string, depth: number): unknown {
   if (typeof value === 'string') return mask(value);
   if (depth >= MAX_METADATA_DEPTH || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, mask, depth + 1));
-  const masked: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) masked[key] = maskValue(item, mask, depth + 1);
-  return masked;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const item: unknown = value[i];
+      const masked = maskValue(item, mask, depth + 1);
+      if (masked !== item) (copy ??= value.slice())[i] = masked;
+    }
+    return copy ?? value;
+  }
+  const record = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    const masked = maskValue(item, mask, depth + 1);
+    if (masked !== item) (copy ??= { ...record })[key] = masked;
+  }
+  return copy ?? value;
 }
 
-/** Rewrites the output in place; never throws. */
-export async function maskToolOutput(output: ToolOutput, masker: () => Promise<SecretMasker>): Promise<void> {
+function withhold(output: ToolOutput): void {
+  output.output = MASKING_FAILED_OUTPUT;
+  output.title = 'output withheld';
+  output.metadata = {};
+}
+
+function maskWith(output: ToolOutput, active: SecretMasker): void {
   try {
-    const active = await masker();
     if (active.values === 0) return;
     const text = output.output;
     const maskedText = typeof text === 'string' ? active.mask(text) : undefined;
@@ -39,8 +57,29 @@ export async function maskToolOutput(output: ToolOutput, masker: () => Promise<S
     if (typeof output.title === 'string') output.title = mask(output.title);
     output.metadata = maskValue(output.metadata, mask, 0);
   } catch {
-    output.output = MASKING_FAILED_OUTPUT;
-    output.title = 'output withheld';
-    output.metadata = {};
+    withhold(output);
   }
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Rewrites the output in place; never throws. Synchronous when the masker is at hand (a promise
+ * only while the first scan for env files runs), so the hook waits for nothing it need not.
+ */
+export function maskToolOutput(output: ToolOutput, masker: () => SecretMasker | Promise<SecretMasker>): void | Promise<void> {
+  let active: SecretMasker | Promise<SecretMasker>;
+  try {
+    active = masker();
+  } catch {
+    withhold(output);
+    return undefined;
+  }
+  if (!isPromise(active)) return maskWith(output, active);
+  return active.then(
+    (ready) => maskWith(output, ready),
+    () => withhold(output),
+  );
 }

@@ -2,8 +2,8 @@
  * The secret values of a project's protected env files (`.env`, `.env.*` but templates, anywhere
  * in the project but dependency and build folders), kept in memory only, as a SecretMasker.
  * The tree is scanned in the background when the plugin starts and again at most every
- * `rescanMs`; the files found are checked (size and mtime) on every use, so an edited file is
- * re-read at once. Bad files degrade to "mask what could be read" with one warning each.
+ * `rescanMs`; the files found are checked (inode, size, mtime and ctime: one `stat` each) on every
+ * use, so an edited, replaced or deleted file counts at once. Bad files degrade to "mask what could be read" with one warning each.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,22 +77,47 @@ export function readEnvFile(file: string, root: string): ReadResult {
   }
 }
 
-function signature(files: readonly string[]): string {
-  return files
-    .map((file) => {
-      try {
-        const stat = fs.statSync(file);
-        return `${file}:${stat.size}:${stat.mtimeMs}`;
-      } catch {
-        return `${file}:gone`;
-      }
-    })
-    .join('|');
+/** What an env file was when it was last read: a change in any of these means it must be read again. */
+interface FileStamp {
+  /** 0 when the file could not be stat'ed (gone, or a link that leads nowhere). */
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+const GONE: FileStamp = { ino: 0, size: -1, mtimeMs: 0, ctimeMs: 0 };
+
+/** The stamp of a file not read yet: equal to nothing, so the first check reads it. */
+function unreadStamp(): FileStamp {
+  return { ino: Number.NaN, size: Number.NaN, mtimeMs: Number.NaN, ctimeMs: Number.NaN };
+}
+
+/**
+ * Brings `stamp` up to date with the file at `file` (one `stat`, following links) and says whether
+ * it changed: an edit (size, mtime or ctime), a replacement (inode) or a deletion. In place, so a
+ * check of unchanged files allocates nothing of its own.
+ */
+function restamp(file: string, stamp: FileStamp): boolean {
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    stat = undefined;
+  }
+  const next = stat ?? GONE;
+  if (stamp.ino === next.ino && stamp.size === next.size && stamp.mtimeMs === next.mtimeMs && stamp.ctimeMs === next.ctimeMs) return false;
+  stamp.ino = next.ino;
+  stamp.size = next.size;
+  stamp.mtimeMs = next.mtimeMs;
+  stamp.ctimeMs = next.ctimeMs;
+  return true;
 }
 
 export class ProjectSecrets {
   private files: string[] = [];
-  private seen = '';
+  /** One per file of `files`, as it was when last read. */
+  private stamps: FileStamp[] = [];
   private current = new SecretMasker([]);
   private scanning: Promise<void> | undefined;
   private scannedAt = -Infinity;
@@ -108,6 +133,9 @@ export class ProjectSecrets {
   scan(): Promise<void> {
     this.scanning ??= findEnvFiles(this.root)
       .then((files) => {
+        // The same files keep their stamps (nothing to re-read); any other list is read afresh.
+        const same = files.length === this.files.length && files.every((file, i) => file === this.files[i]);
+        if (!same) this.stamps = files.map(unreadStamp);
         this.files = files;
         this.scannedAt = this.now();
         this.refresh();
@@ -118,10 +146,18 @@ export class ProjectSecrets {
     return this.scanning;
   }
 
-  /** The masker, after the first scan and with changed files re-read; rescans in the background when due. */
-  async masker(): Promise<SecretMasker> {
-    if (this.scannedAt === -Infinity) await this.scan();
-    else if (this.now() - this.scannedAt > ENV_SCAN_LIMITS.rescanMs) void this.scan().catch(() => undefined);
+  /**
+   * The masker, with changed files re-read; rescans in the background when due. Synchronous once
+   * the first scan is done (a promise only while it runs), so masking an output costs no promise.
+   */
+  masker(): SecretMasker | Promise<SecretMasker> {
+    if (this.scannedAt === -Infinity) {
+      return this.scan().then(() => {
+        this.refresh();
+        return this.current;
+      });
+    }
+    if (this.now() - this.scannedAt > ENV_SCAN_LIMITS.rescanMs) void this.scan().catch(() => undefined);
     this.refresh();
     return this.current;
   }
@@ -132,10 +168,14 @@ export class ProjectSecrets {
     return this.current.mask(text);
   }
 
+  /** Re-reads every file when one of them changed: checked (one `stat` per file) on every use, so an edit counts at once. */
   private refresh(): void {
-    const now = signature(this.files);
-    if (now === this.seen) return;
-    this.seen = now;
+    let changed = false;
+    // Every file is checked, even after a change is found: each stamp must match what is read next.
+    for (let i = 0; i < this.files.length; i += 1) {
+      if (restamp(this.files[i] as string, this.stamps[i] as FileStamp)) changed = true;
+    }
+    if (!changed) return;
     const sources: SecretSource[] = [];
     for (const file of this.files) {
       const { sources: found, problem } = readEnvFile(file, this.root);
