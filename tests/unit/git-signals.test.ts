@@ -90,6 +90,7 @@ describe('reverts and fixups', () => {
     [[lines('a', 10, 20)], [lines('a', 1, 9)], false],
     [[lines('a', 10, 20)], [lines('b', 10, 20)], false],
     [[], [lines('a', 1, 1)], false],
+    [[lines('a', 10, 20)], [lines('b', 1, 5), lines('a', 15, 15)], true],
   ])('%j and %j share a line: %s', (written, changed, want) => {
     expect(touchesSameLines(written, changed)).toBe(want);
   });
@@ -109,6 +110,8 @@ describe('the fate of a commit on its branch', () => {
     ['a revert touching the same lines is no fix', [target, commit('r1', 'Revert "feat: add parser"', { oldLines: [lines('src/p.ts', 10, 20)] })], { reverted: true, followUpFix: false }],
     ['nothing after it', [target], { reverted: false, followUpFix: false }],
     ['a fix BEFORE it', [fixAt(), target], { reverted: false, followUpFix: false }],
+    ['a fix right after it, late on the branch', [...fillers(12), target, fixAt()], { reverted: false, followUpFix: true }],
+    ['a fix to other files and to its lines', [target, commit('fix0000000000002', 'fix: several things', { oldLines: [lines('README.md', 1, 1), lines('src/p.ts', 12, 12)] })], { reverted: false, followUpFix: true }],
   ])('%s', (_name, branch, want) => {
     expect(commitFate(branch, branch.indexOf(target))).toEqual(want);
   });
@@ -121,6 +124,10 @@ describe('the fate of a commit on its branch', () => {
     [FOLLOW_UP_WINDOW + 1, true],
   ])('with %i commits after it the window is closed: %s', (after, want) => {
     expect(followUpWindowClosed([target, ...fillers(after)], 0)).toBe(want);
+  });
+  it('counts the window from the commit, wherever it is on the branch', () => {
+    expect(followUpWindowClosed([...fillers(5), target, ...fillers(FOLLOW_UP_WINDOW - 1, 5)], 5)).toBe(false);
+    expect(followUpWindowClosed([...fillers(5), target, ...fillers(FOLLOW_UP_WINDOW, 5)], 5)).toBe(true);
   });
   it.each([
     [{ reverted: true, followUpFix: true }, undefined, { revertedCommits: 1, followUpFixCommits: 1 }],
@@ -147,6 +154,18 @@ describe('parsing git log -p -U0', () => {
   it('skips a record without a hash, takes a 7-digit one, and trims subject and body', () => {
     const out = '\u001enot a hash\u001fjunk\u001f\u001f\n' + '\u001eabcdef1\u001f  feat: y  \u001f\nbody\n\n\u001f\ndiff --git a/y.txt b/y.txt\n@@ -0,0 +1 @@\n+y\n';
     expect(parseBranchLog(out)).toEqual([{ hash: 'abcdef1', subject: 'feat: y', body: 'body', oldLines: [lines('y.txt', 0, 0)], newLines: [lines('y.txt', 1, 1)] }]);
+  });
+  it('reads line numbers and counts of several digits', () => {
+    const out = '\u001eabcdef1\u001ffix: totals\u001f\u001f\ndiff --git a/t.ts b/t.ts\n@@ -123,45 +130,67 @@\n-a\n+b\n';
+    expect(parseBranchLog(out)[0]).toMatchObject({ oldLines: [lines('t.ts', 123, 167)], newLines: [lines('t.ts', 130, 196)] });
+  });
+  it('takes diff headers inside an added patch file as its content, not as other files', () => {
+    // A commit adding a .patch file: its lines that look like a diff header or a hunk belong to the patch file.
+    const out = '\u001eabcdef1\u001ffeat: ship a patch\u001f\u001f\ndiff --git a/fix.patch b/fix.patch\n@@ -0,0 +1,3 @@\n+diff --git a/src/p.ts b/src/p.ts\n+@@ -40 +40 @@\n+-x\n@@ -0,0 +9 @@\n+end\n';
+    expect(parseBranchLog(out)[0]).toMatchObject({
+      oldLines: [lines('fix.patch', 0, 0), lines('fix.patch', 0, 0)],
+      newLines: [lines('fix.patch', 1, 3), lines('fix.patch', 9, 9)],
+    });
   });
   it('passes git an argument array naming the first-parent branch with zero-context diffs', () => {
     expect(branchLogArgs(5)).toEqual(['log', '--first-parent', '-n', '5', '--format=\u001e%H\u001f%s\u001f%b\u001f', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD']);

@@ -19,6 +19,8 @@ describe('grades of a usage record', () => {
       { user: { commits: 0, sum: 0 }, self: { commits: 1, sum: 3 }, agentReported: { commits: 0, sum: 0 } }, 1, { commits: 1, sum: 3 }],
     ['old counters beside an agent-reported grade only', { gradedCommits: 1, gradeSum: 4, reportedGradedCommits: 1, reportedGradeSum: 2 },
       { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 1, sum: 2 } }, 1, { commits: 1, sum: 2 }],
+    ['old counters of two commits beside one agent-reported grade', { gradedCommits: 2, gradeSum: 10, reportedGradedCommits: 1, reportedGradeSum: 3 },
+      { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 1, sum: 3 } }, 1, { commits: 1, sum: 3 }],
     ['zero old counters', { gradedCommits: 0, gradeSum: 0 }, { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 0, { commits: 0, sum: 0 }],
   ])('%s', (_name, record, evidence, graded, all) => {
     expect(gradeEvidence(record)).toEqual(evidence);

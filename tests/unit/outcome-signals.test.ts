@@ -147,6 +147,25 @@ describe('recognizing a test run', () => {
     ['((go test ./...))', 'go'],
     ['npm run lint\nnpm test', 'npm'],
     ['npm run lint|| go test', 'go'],
+    ['npm run-script  test', 'npm'],
+    ['pnpm run  test', 'pnpm'],
+    ['yarn run  test', 'yarn'],
+    ['bun run  test', 'bun'],
+    ['./node_modules/.bin/vitest run', 'vitest'],
+    ['python  -m pytest', 'pytest'],
+    ['python -m  pytest', 'pytest'],
+    ['poetry  run pytest', 'pytest'],
+    ['mvn -q  test', 'maven'],
+    ['./gradlew clean  test', 'gradle'],
+    ['bundle exec  rspec', 'rspec'],
+    ['rake  spec', 'rspec'],
+    ['artisan  test', 'phpunit'],
+    ['php artisan test --filter UserTest', 'phpunit'],
+    ['nice  -n10 cargo test', 'cargo'],
+    ['pnpm  exec vitest', 'vitest'],
+    ['pnpm exec  vitest', 'vitest'],
+    ['yarn exec  jest', 'jest'],
+    ['CI=1  npm test', 'npm'],
   ])('%j runs %s (spacing, paths, wrappers)', (command, runner) => {
     expect(recognizeTestRun(command)).toBe(runner);
   });
@@ -183,6 +202,10 @@ describe('recognizing a test run', () => {
     'echo phpunit',
     'echo dotnet test',
     '1X=1 npm test',
+    'python -m pip install pytest',
+    'uv add --dev pytest',
+    'poetry add --group dev pytest',
+    'bundle add rspec',
   ])('%j runs no test suite (a near miss)', (command) => {
     expect(recognizeTestRun(command)).toBeUndefined();
   });

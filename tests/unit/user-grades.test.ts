@@ -48,6 +48,10 @@ describe('which tracked commit a hash names', () => {
     expect(() => pickTrackedCommit([], 'abc1234')).toThrow(/^no tracked session made a commit abc1234 in this project/);
     expect(() => pickTrackedCommit([a, b], 'abc123')).toThrow(/^commit abc123 is ambiguous \(abc1234000, abc1235000, \.\.\.\)/);
   });
+  it('names the commits of an ambiguous prefix by their first 12 characters', () => {
+    const long = [commitRecord('abc1234' + 'd'.repeat(33), '2024-01-01T00:00:00Z'), commitRecord('abc1235' + 'e'.repeat(33), '2024-01-01T00:00:00Z')];
+    expect(() => pickTrackedCommit(long, 'abc123')).toThrow('commit abc123 is ambiguous (abc1234ddddd, abc1235eeeee, ...); give more of the hash');
+  });
   it('picks the latest ungraded commit by time, ties broken by hash, skipping graded ones', () => {
     const c = commitRecord('ffff000000', '2024-01-02T00:00:00Z');
     expect(latestUngradedCommit([a, b], () => false)).toBe(b);

@@ -30,34 +30,32 @@ export interface CommitFate {
   followUpFix: boolean;
 }
 
-/** A message that says it fixes something. `revert` is left out: reverts are their own signal. */
-const FIX_LIKE = /\b(?:fix(?:e[sd])?|fixing|bug(?:fix)?|hotfix|repair(?:s|ed)?|correct(?:s|ed|ion)?|regression|broken|oops|typo)\b/i;
-const FIXUP_PREFIX = /^(?:fixup|squash|amend)!\s+/i;
-const REVERTS_COMMIT = /This reverts commit ([0-9a-f]{7,64})/gi;
-const REVERT_SUBJECT = /^Revert "(.*)"$/;
+// The patterns below are written where they are used, not as module constants: mutation testing can
+// then tell which tests reach each one (a module constant is built at load, outside every test).
 
-/** Whether a commit message reads as a fix. */
+/** Whether a commit message reads as a fix. `revert` is left out: reverts are their own signal. */
 export function isFixLike(subject: string): boolean {
-  return FIX_LIKE.test(subject);
+  return /\b(?:fix(?:e[sd])?|fixing|bug(?:fix)?|hotfix|repair(?:s|ed)?|correct(?:s|ed|ion)?|regression|broken|oops|typo)\b/i.test(subject);
 }
 
 /** Whether `later` reverts `commit`: it names its hash in "This reverts commit …", or its subject is `Revert "<subject>"`. */
 export function reverts(later: Pick<BranchCommit, 'subject' | 'body'>, commit: Pick<BranchCommit, 'hash' | 'subject'>): boolean {
-  for (const match of `${later.subject}\n${later.body}`.matchAll(REVERTS_COMMIT)) {
+  for (const match of `${later.subject}\n${later.body}`.matchAll(/This reverts commit ([0-9a-f]{7,64})/gi)) {
     const named = (match[1] ?? '').toLowerCase();
     if (commit.hash.toLowerCase().startsWith(named)) return true;
   }
-  const subject = REVERT_SUBJECT.exec(later.subject.trim());
+  const subject = /^Revert "(.*)"$/.exec(later.subject.trim());
   return subject !== null && subject[1] === commit.subject.trim();
 }
 
 /** Whether `later` is a fixup!/squash! commit aimed at `commit` (by its subject or a hash prefix). */
 export function isFixupOf(later: Pick<BranchCommit, 'subject'>, commit: Pick<BranchCommit, 'hash' | 'subject'>): boolean {
-  const prefix = FIXUP_PREFIX.exec(later.subject);
+  const fixupPrefix = /^(?:fixup|squash|amend)!\s+/i;
+  const prefix = fixupPrefix.exec(later.subject);
   if (!prefix) return false;
   let target = later.subject.slice(prefix[0].length).trim();
   // git nests prefixes ("fixup! fixup! x") when fixing a fixup: aim at the innermost subject.
-  for (let inner = FIXUP_PREFIX.exec(target); inner; inner = FIXUP_PREFIX.exec(target)) target = target.slice(inner[0].length).trim();
+  for (let inner = fixupPrefix.exec(target); inner; inner = fixupPrefix.exec(target)) target = target.slice(inner[0].length).trim();
   if (target === commit.subject.trim()) return true;
   return /^[0-9a-f]{7,64}$/i.test(target) && commit.hash.toLowerCase().startsWith(target.toLowerCase());
 }
@@ -114,8 +112,6 @@ export function newlyCounted(fate: CommitFate, before: CountedFate | undefined):
 
 export const RECORD_SEPARATOR = '\u001e';
 export const FIELD_SEPARATOR = '\u001f';
-const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
-const DIFF_FILE = /^diff --git a\/(.+) b\/(.+)$/;
 
 /** A hunk side `start,count` as a range; a count of 0 (pure insertion/removal) is the point where it happened. */
 function range(file: string, start: string, count: string | undefined): LineRange {
@@ -129,6 +125,8 @@ function range(file: string, start: string, count: string | undefined): LineRang
  * branch commits, oldest first.
  */
 export function parseBranchLog(output: string): BranchCommit[] {
+  const diffFile = /^diff --git a\/(.+) b\/(.+)$/;
+  const hunkHeader = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
   const commits: BranchCommit[] = [];
   for (const record of output.split(RECORD_SEPARATOR)) {
     const [hash, subject, body, diff] = record.split(FIELD_SEPARATOR);
@@ -137,13 +135,13 @@ export function parseBranchLog(output: string): BranchCommit[] {
     let oldFile = '';
     let newFile = '';
     for (const line of (diff ?? '').split('\n')) {
-      const file = DIFF_FILE.exec(line);
+      const file = diffFile.exec(line);
       if (file) {
         oldFile = file[1] ?? '';
         newFile = file[2] ?? '';
         continue;
       }
-      const hunk = HUNK.exec(line);
+      const hunk = hunkHeader.exec(line);
       if (!hunk) continue;
       commit.oldLines.push(range(oldFile, hunk[1] ?? '0', hunk[2]));
       commit.newLines.push(range(newFile, hunk[3] ?? '0', hunk[4]));

@@ -9,40 +9,44 @@ export type TestRunner =
   | 'maven' | 'gradle' | 'rspec' | 'phpunit' | 'dotnet' | 'custom';
 
 /**
- * One pattern per runner, matched against each simple command of a command line (split at `&&`, `||`,
- * `;`, `|`), after leading `VAR=value` assignments and wrappers such as `npx`/`time` are stripped.
- * Anchored at the start so `echo "npm test"` or `grep pytest` are not test runs.
+ * The runner a bare simple command runs, or undefined. The program (its first word; a path counts by
+ * its file name: `./node_modules/.bin/jest`) picks the runner, whose pattern then checks the whole
+ * command. Anchored at the start so `echo "npm test"` or `grep pytest` are not test runs. The patterns
+ * live in the function, not in module constants, so that mutation testing can tell which tests reach
+ * each one (a module constant is built at load, outside every test); a bash command tests at most two.
  */
-const RUNNER_PATTERNS: readonly (readonly [TestRunner, RegExp])[] = [
-  ['npm', /^npm\s+(?:run\s+|run-script\s+)?(?:test|t)(?::[\w:-]+)?(?:\s|$)/],
-  ['pnpm', /^pnpm\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/],
-  ['yarn', /^yarn\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/],
-  ['bun', /^bun\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/],
-  ['jest', /^(?:\S*\/)?jest(?:\s|$)/],
-  ['vitest', /^(?:\S*\/)?vitest(?:\s|$)/],
-  ['mocha', /^(?:\S*\/)?mocha(?:\s|$)/],
-  ['pytest', /^(?:(?:python3?|uv\s+run|poetry\s+run)\s+(?:-m\s+)?)?(?:\S*\/)?py\.?test(?:\s|$)/],
-  ['go', /^go\s+test(?:\s|$)/],
-  ['cargo', /^cargo\s+(?:test|nextest\s+run)(?:\s|$)/],
-  ['maven', /^(?:\.\/)?mvnw?\s+(?:\S+\s+)*?(?:test|verify)(?:\s|$)/],
-  ['gradle', /^(?:\.\/)?gradlew?\s+(?:\S+\s+)*?(?::?[\w:-]*:)?(?:test|check)(?:\s|$)/],
-  ['rspec', /^(?:bundle\s+exec\s+)?rspec(?:\s|$)/],
-  ['rspec', /^(?:bundle\s+exec\s+)?rake\s+spec(?:\s|$)/],
-  ['phpunit', /^(?:\S*\/)?phpunit(?:\s|$)/],
-  ['phpunit', /^(?:php\s+)?artisan\s+test(?:\s|$)/],
-  ['dotnet', /^dotnet\s+test(?:\s|$)/],
-];
+function builtInRunner(bare: string): TestRunner | undefined {
+  const program = /^\S*/.exec(bare)?.[0] ?? '';
+  switch (program.slice(program.lastIndexOf('/') + 1)) {
+    case 'npm': return /^npm\s+(?:run\s+|run-script\s+)?(?:test|t)(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'npm' : undefined;
+    case 'pnpm': return /^pnpm\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'pnpm' : undefined;
+    case 'yarn': return /^yarn\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'yarn' : undefined;
+    case 'bun': return /^bun\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'bun' : undefined;
+    case 'jest': return /^(?:\S*\/)?jest(?:\s|$)/.test(bare) ? 'jest' : undefined;
+    case 'vitest': return /^(?:\S*\/)?vitest(?:\s|$)/.test(bare) ? 'vitest' : undefined;
+    case 'mocha': return /^(?:\S*\/)?mocha(?:\s|$)/.test(bare) ? 'mocha' : undefined;
+    case 'pytest': case 'py.test': case 'python': case 'python3': case 'uv': case 'poetry':
+      return /^(?:(?:python3?|uv\s+run|poetry\s+run)\s+(?:-m\s+)?)?(?:\S*\/)?py\.?test(?:\s|$)/.test(bare) ? 'pytest' : undefined;
+    case 'go': return /^go\s+test(?:\s|$)/.test(bare) ? 'go' : undefined;
+    case 'cargo': return /^cargo\s+(?:test|nextest\s+run)(?:\s|$)/.test(bare) ? 'cargo' : undefined;
+    case 'mvn': case 'mvnw': return /^(?:\.\/)?mvnw?\s+(?:\S+\s+)*?(?:test|verify)(?:\s|$)/.test(bare) ? 'maven' : undefined;
+    case 'gradle': case 'gradlew': return /^(?:\.\/)?gradlew?\s+(?:\S+\s+)*?(?::?[\w:-]*:)?(?:test|check)(?:\s|$)/.test(bare) ? 'gradle' : undefined;
+    case 'rspec': case 'rake': case 'bundle': return /^(?:bundle\s+exec\s+)?(?:rspec|rake\s+spec)(?:\s|$)/.test(bare) ? 'rspec' : undefined;
+    case 'phpunit': return /^(?:\S*\/)?phpunit(?:\s|$)/.test(bare) ? 'phpunit' : undefined;
+    case 'php': case 'artisan': return /^(?:php\s+)?artisan\s+test(?:\s|$)/.test(bare) ? 'phpunit' : undefined;
+    case 'dotnet': return /^dotnet\s+test(?:\s|$)/.test(bare) ? 'dotnet' : undefined;
+    default: return undefined;
+  }
+}
 
-/** Wrappers that run the command after them: stripped before matching. */
-const WRAPPER = /^(?:(?:npx|pnpx|bunx|time|command|exec|nice|env)(?:\s+-\S+)*\s+|yarn\s+exec\s+|pnpm\s+exec\s+|(?:[A-Za-z_][A-Za-z0-9_]*=\S*)\s+)/;
-const COMMAND_SEPARATOR = /&&|\|\||[;|\n]/;
 const MAX_WRAPPERS = 8;
 
-/** A simple command with its environment assignments and wrappers stripped. */
+/** A simple command with its environment assignments and wrappers (`npx`, `time`...: they run the command after them) stripped. */
 function bareCommand(simple: string): string {
+  const wrapper = /^(?:(?:npx|pnpx|bunx|time|command|exec|nice|env)(?:\s+-\S+)*\s+|yarn\s+exec\s+|pnpm\s+exec\s+|(?:[A-Za-z_][A-Za-z0-9_]*=\S*)\s+)/;
   let command = simple.trim().replace(/^\(+\s*/, '');
   for (let i = 0; i < MAX_WRAPPERS; i += 1) {
-    const stripped = command.replace(WRAPPER, '');
+    const stripped = command.replace(wrapper, '');
     if (stripped === command) break;
     command = stripped;
   }
@@ -50,14 +54,17 @@ function bareCommand(simple: string): string {
 }
 
 /**
- * The test runner `command` runs, or undefined when it runs none. `extraPatterns` (from the plugin's
- * options) are matched against each simple command as it is, and count as `custom`.
+ * The test runner `command` runs, or undefined when it runs none: each simple command of the line
+ * (split at `&&`, `||`, `;`, `|`, newlines) is matched after leading `VAR=value` assignments and
+ * wrappers are stripped. `extraPatterns` (from the plugin's options) are matched against each simple
+ * command as it is, and count as `custom`.
  */
 export function recognizeTestRun(command: string, extraPatterns: readonly RegExp[] = []): TestRunner | undefined {
-  for (const simple of command.split(COMMAND_SEPARATOR)) {
+  for (const simple of command.split(/&&|\|\||[;|\n]/)) {
     const bare = bareCommand(simple);
     if (bare === '') continue;
-    for (const [runner, pattern] of RUNNER_PATTERNS) if (pattern.test(bare)) return runner;
+    const runner = builtInRunner(bare);
+    if (runner) return runner;
     if (extraPatterns.some((pattern) => pattern.test(bare))) return 'custom';
   }
   return undefined;
