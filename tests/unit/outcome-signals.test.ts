@@ -59,6 +59,11 @@ describe('recognizing a test run', () => {
     ['(cd sub && go test ./...)', 'go'],
     ['pytest 2>&1 | tail -20', 'pytest'],
     ['go test ./... || true', 'go'],
+    ['/usr/local/go/bin/go test ./...', 'go'],
+    ['/usr/bin/npm test', 'npm'],
+    ['~/.cargo/bin/cargo test', 'cargo'],
+    ['/opt/gradle/bin/gradle check', 'gradle'],
+    ['/usr/bin/dotnet test', 'dotnet'],
   ])('%s runs %s', (command, runner) => {
     expect(recognizeTestRun(command)).toBe(runner);
   });

@@ -17,24 +17,26 @@ export type TestRunner =
  */
 function builtInRunner(bare: string): TestRunner | undefined {
   const program = /^\S*/.exec(bare)?.[0] ?? '';
-  switch (program.slice(program.lastIndexOf('/') + 1)) {
-    case 'npm': return /^npm\s+(?:run\s+|run-script\s+)?(?:test|t)(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'npm' : undefined;
-    case 'pnpm': return /^pnpm\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'pnpm' : undefined;
-    case 'yarn': return /^yarn\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'yarn' : undefined;
-    case 'bun': return /^bun\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(bare) ? 'bun' : undefined;
-    case 'jest': return /^(?:\S*\/)?jest(?:\s|$)/.test(bare) ? 'jest' : undefined;
-    case 'vitest': return /^(?:\S*\/)?vitest(?:\s|$)/.test(bare) ? 'vitest' : undefined;
-    case 'mocha': return /^(?:\S*\/)?mocha(?:\s|$)/.test(bare) ? 'mocha' : undefined;
+  const name = program.slice(program.lastIndexOf('/') + 1);
+  const command = name + bare.slice(program.length);
+  switch (name) {
+    case 'npm': return /^npm\s+(?:run\s+|run-script\s+)?(?:test|t)(?::[\w:-]+)?(?:\s|$)/.test(command) ? 'npm' : undefined;
+    case 'pnpm': return /^pnpm\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(command) ? 'pnpm' : undefined;
+    case 'yarn': return /^yarn\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(command) ? 'yarn' : undefined;
+    case 'bun': return /^bun\s+(?:run\s+)?test(?::[\w:-]+)?(?:\s|$)/.test(command) ? 'bun' : undefined;
+    case 'jest': return /^jest(?:\s|$)/.test(command) ? 'jest' : undefined;
+    case 'vitest': return /^vitest(?:\s|$)/.test(command) ? 'vitest' : undefined;
+    case 'mocha': return /^mocha(?:\s|$)/.test(command) ? 'mocha' : undefined;
     case 'pytest': case 'py.test': case 'python': case 'python3': case 'uv': case 'poetry':
-      return /^(?:(?:python3?|uv\s+run|poetry\s+run)\s+(?:-m\s+)?)?(?:\S*\/)?py\.?test(?:\s|$)/.test(bare) ? 'pytest' : undefined;
-    case 'go': return /^go\s+test(?:\s|$)/.test(bare) ? 'go' : undefined;
-    case 'cargo': return /^cargo\s+(?:test|nextest\s+run)(?:\s|$)/.test(bare) ? 'cargo' : undefined;
-    case 'mvn': case 'mvnw': return /^(?:\.\/)?mvnw?\s+(?:\S+\s+)*?(?:test|verify)(?:\s|$)/.test(bare) ? 'maven' : undefined;
-    case 'gradle': case 'gradlew': return /^(?:\.\/)?gradlew?\s+(?:\S+\s+)*?(?::?[\w:-]*:)?(?:test|check)(?:\s|$)/.test(bare) ? 'gradle' : undefined;
-    case 'rspec': case 'rake': case 'bundle': return /^(?:bundle\s+exec\s+)?(?:rspec|rake\s+spec)(?:\s|$)/.test(bare) ? 'rspec' : undefined;
-    case 'phpunit': return /^(?:\S*\/)?phpunit(?:\s|$)/.test(bare) ? 'phpunit' : undefined;
-    case 'php': case 'artisan': return /^(?:php\s+)?artisan\s+test(?:\s|$)/.test(bare) ? 'phpunit' : undefined;
-    case 'dotnet': return /^dotnet\s+test(?:\s|$)/.test(bare) ? 'dotnet' : undefined;
+      return /^(?:(?:python3?|uv\s+run|poetry\s+run)\s+(?:-m\s+)?)?(?:\S*\/)?py\.?test(?:\s|$)/.test(command) ? 'pytest' : undefined;
+    case 'go': return /^go\s+test(?:\s|$)/.test(command) ? 'go' : undefined;
+    case 'cargo': return /^cargo\s+(?:test|nextest\s+run)(?:\s|$)/.test(command) ? 'cargo' : undefined;
+    case 'mvn': case 'mvnw': return /^mvnw?\s+(?:\S+\s+)*?(?:test|verify)(?:\s|$)/.test(command) ? 'maven' : undefined;
+    case 'gradle': case 'gradlew': return /^gradlew?\s+(?:\S+\s+)*?(?::?[\w:-]*:)?(?:test|check)(?:\s|$)/.test(command) ? 'gradle' : undefined;
+    case 'rspec': case 'rake': case 'bundle': return /^(?:bundle\s+exec\s+)?(?:rspec|rake\s+spec)(?:\s|$)/.test(command) ? 'rspec' : undefined;
+    case 'phpunit': return /^phpunit(?:\s|$)/.test(command) ? 'phpunit' : undefined;
+    case 'php': case 'artisan': return /^(?:php\s+)?artisan\s+test(?:\s|$)/.test(command) ? 'phpunit' : undefined;
+    case 'dotnet': return /^dotnet\s+test(?:\s|$)/.test(command) ? 'dotnet' : undefined;
     default: return undefined;
   }
 }
