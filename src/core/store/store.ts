@@ -164,24 +164,38 @@ function tablesOf(root: RootDatabase): Tables {
 const DOCUMENT_TABLES: ReadonlySet<Mutation['table']> = new Set(['commits', 'activities']);
 
 /** Every usage counter at zero: a usage record's start. */
-export const ZERO_COUNTERS: Readonly<UsageCounters> = {
-  toolCalls: 0,
-  toolFailures: 0,
-  commands: 0,
-  commits: 0,
-  pushes: 0,
-  bugs: 0,
-  gradedCommits: 0,
-  gradeSum: 0,
-  csDelta: 0,
-  messages: 0,
-  tokensInput: 0,
-  tokensOutput: 0,
-  tokensReasoning: 0,
-  tokensCacheRead: 0,
-  tokensCacheWrite: 0,
-  cost: 0,
-};
+export const ZERO_COUNTERS: Readonly<UsageCounters> = zeroCounters();
+
+/** A fresh object of every usage counter at zero (an object literal: see `newUsageRecord`). */
+function zeroCounters(): UsageCounters {
+  return {
+    toolCalls: 0,
+    toolFailures: 0,
+    commands: 0,
+    commits: 0,
+    pushes: 0,
+    bugs: 0,
+    gradedCommits: 0,
+    gradeSum: 0,
+    csDelta: 0,
+    messages: 0,
+    tokensInput: 0,
+    tokensOutput: 0,
+    tokensReasoning: 0,
+    tokensCacheRead: 0,
+    tokensCacheWrite: 0,
+    cost: 0,
+  };
+}
+
+/**
+ * A session's first usage record: counters at zero, then what the session is, then its end time
+ * (the key order records have always had). Built from a literal: V8 (Node 20) takes about 10 µs for
+ * `{ ...ZERO_COUNTERS, ...init, lastAt }`, half a flush's time for a batch of new sessions.
+ */
+function newUsageRecord(init: Omit<UsageRecord, CounterName | 'lastAt'>, lastAt: string): UsageRecord {
+  return Object.assign(zeroCounters(), init, { lastAt });
+}
 
 /** The meta key holding what setup provisioned into one config folder. */
 function provisionedKey(configDir: string): string {
@@ -486,7 +500,7 @@ export class Store {
   private addSessionCounters(cache: BatchCache, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
     // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
     const id = key.join('\u0000');
-    const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? { ...ZERO_COUNTERS, ...init, lastAt };
+    const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? newUsageRecord(init, lastAt);
     addUsage(record, counters, lastAt);
     cache.sessions.set(id, { key, record });
   }
