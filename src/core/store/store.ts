@@ -23,13 +23,13 @@ import type {
   UserGradeRecord,
 } from '../types.js';
 import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
-import { addUsage, replayDelta, replayJsonBound } from './replay.js';
+import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { compressionOf } from './compression.js';
 import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
-import { fitsWithin, maxGrowthBytes } from './size-limit.js';
+import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
 import { indexWrittenDocuments } from '../query/term-index.js';
 import type { TermIndexKey } from '../query/term-index.js';
 
@@ -518,7 +518,7 @@ export class Store {
       return;
     }
     const values = mutations.map((mutation) => ({
-      bytes: mutation.table === 'events' ? replayJsonBound(mutation) : JSON.stringify(mutation).length,
+      bytes: encodedBytesBound(mutation),
       document: DOCUMENT_TABLES.has(mutation.table) || (mutation.table === 'agents' && mutation.ops.some((op) => 'retrospective' in op)),
     }));
     const growth = maxGrowthBytes({ values, fileBytes: size, pageSize: PAGE_SIZE });
