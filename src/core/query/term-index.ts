@@ -388,10 +388,7 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   appendMetadata(table, firstDocument, metadata);
   appendRefs(table, firstDocument, refs);
   for (const [term, postings] of pending) appendPostings(table, term, postings, lengths, firstDocument);
-  for (const word of words) {
-    const key = wordKey(word);
-    if (!table.doesExist(key)) table.putSync(key, null);
-  }
+  for (const word of words) table.putSync(wordKey(word), null, { noOverwrite: true });
   table.putSync(['s', 'nextDocument'], firstDocument + documents.length - 1);
   table.putSync(['s', 'documents'], documentCount);
   table.putSync(['s', 'totalLength'], totalLength);

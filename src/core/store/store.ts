@@ -50,7 +50,8 @@ export interface Table<V, K extends Key = Key> {
   doesExist(key: K): boolean;
   getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
   getKeysCount(options?: { start?: K; end?: K }): number;
-  putSync(key: K, value: V): void;
+  /** With `noOverwrite`, writes only when the key is absent (one B-tree descent): false when it was there. */
+  putSync(key: K, value: V, options?: { noOverwrite: true }): boolean;
 }
 
 export interface MetaValues {
@@ -105,6 +106,9 @@ const DOCUMENT_KIND_OF: Partial<Record<HistoryTable, WrittenDocument['kind']>> =
   activities: 'activity',
   retrospectives: 'retrospective',
 };
+
+/** The put option that writes a record only when its key is absent (lmdb's MDB_NOOVERWRITE). */
+const WRITE_ONCE = { noOverwrite: true } as const;
 
 /** Records read once and written once per batch, whatever number of mutations touch them. */
 interface BatchCache {
@@ -456,20 +460,15 @@ export class Store {
         fresh?.add(mutation.key[1]);
         break;
       }
+      // Write-once records: a put that leaves a stored key alone, instead of a read and then a put.
       case 'commits':
-        if (!t.commits.doesExist(mutation.key)) {
-          t.commits.putSync(mutation.key, mutation.value);
-          written.push({ kind: 'commit', key: mutation.key, value: mutation.value });
-        }
+        if (t.commits.putSync(mutation.key, mutation.value, WRITE_ONCE)) written.push({ kind: 'commit', key: mutation.key, value: mutation.value });
         break;
       case 'activities':
-        if (!t.activities.doesExist(mutation.key)) {
-          t.activities.putSync(mutation.key, mutation.value);
-          written.push({ kind: 'activity', key: mutation.key, value: mutation.value });
-        }
+        if (t.activities.putSync(mutation.key, mutation.value, WRITE_ONCE)) written.push({ kind: 'activity', key: mutation.key, value: mutation.value });
         break;
       case 'communication':
-        if (!t.communication.doesExist(mutation.key)) t.communication.putSync(mutation.key, mutation.value);
+        t.communication.putSync(mutation.key, mutation.value, WRITE_ONCE);
         break;
       case 'projects':
         t.projects.putSync(mutation.key, mutation.value);
