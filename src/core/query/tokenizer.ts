@@ -116,7 +116,13 @@ export type TermSink = (term: string, word: string | undefined) => void;
 export function analyze(text: string, sink: TermSink): void {
   let normalized = text.normalize('NFKC');
   if (normalized.includes("'") || normalized.includes('\u2019')) normalized = normalized.replace(INNER_APOSTROPHE, '');
-  for (const match of normalized.matchAll(TOKEN)) {
+  // exec in a loop rather than matchAll: half the cost per token (no iterator, no copy of the regex).
+  // The position is kept here, not in the shared regex, so a sink may analyze another text.
+  for (let at = 0; ; ) {
+    TOKEN.lastIndex = at;
+    const match = TOKEN.exec(normalized);
+    if (match === null) break;
+    at = TOKEN.lastIndex;
     const token = match[0];
     if (PLAIN_WORD.test(token)) {
       // Most tokens are plain words: nothing to split (the same result, without the splitting's cost).
