@@ -65,6 +65,8 @@ export const MAX_MIXED_WORDS = 3;
 const STEMMABLE = /^[a-z]+$/;
 /** A lower-case or capitalised word of ASCII letters, the common case. */
 const PLAIN_WORD = /^[A-Z]?[a-z]+$/;
+/** A number of ASCII digits: one word, as splitIdentifier would give it, without its cost. */
+const PLAIN_NUMBER = /^[0-9]+$/;
 
 /** Stems already computed: word frequencies are Zipfian, so most words of a text were stemmed before. */
 const stems = new Map<string, string>();
@@ -95,7 +97,9 @@ export function splitIdentifier(token: string): { words: string[]; whole: string
   const words: string[] = [];
   let parts = 0;
   for (const segment of token.split(SEPARATOR)) {
-    const pieces = Array.from(segment.matchAll(WORD), (match) => match[0].toLowerCase());
+    const pieces: string[] = [];
+    WORD.lastIndex = 0;
+    for (let match = WORD.exec(segment); match !== null; match = WORD.exec(segment)) pieces.push(match[0].toLowerCase());
     const mixed = DIGIT.test(segment) && LETTER.test(segment);
     if (mixed && pieces.length > MAX_MIXED_WORDS) {
       words.push(segment.toLowerCase());
@@ -129,6 +133,11 @@ export function analyze(text: string, sink: TermSink): void {
       const word = token.toLowerCase();
       const term = wordTerm(word);
       if (term !== undefined) sink(term, word);
+      continue;
+    }
+    if (PLAIN_NUMBER.test(token)) {
+      const term = wordTerm(token);
+      if (term !== undefined) sink(term, token);
       continue;
     }
     if (token.length > MAX_TERM_LENGTH * 2) continue;
