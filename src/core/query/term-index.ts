@@ -80,6 +80,7 @@ const LAST_KEY_NUMBER = Number.MAX_SAFE_INTEGER;
 const OPEN_BLOCK = 0;
 /** A full commit hash, stored as 20 bytes instead of 40 characters. */
 const FULL_HASH = /^[0-9a-f]{40}$/;
+const FULL_HASH_LENGTH = 40;
 const VARINT_SHIFT = 128;
 /** A whole number below 2^53 takes at most 8 bytes of 7 bits. */
 const MAX_VARINT_BYTES = 8;
@@ -300,7 +301,7 @@ function headDictionary(kind: EntryKind): Dictionary {
 
 /** A key part as stored: a full commit hash as its 20 bytes, anything else as it is. */
 function packPart(part: string): string | Uint8Array {
-  return FULL_HASH.test(part) ? Uint8Array.from(Buffer.from(part, 'hex')) : part;
+  return part.length === FULL_HASH_LENGTH && FULL_HASH.test(part) ? Uint8Array.from(Buffer.from(part, 'hex')) : part;
 }
 
 function unpackPart(part: unknown): string | undefined {
