@@ -6,9 +6,10 @@
  *   - "documents": one put per mutation, the very keys and values the flush stored;
  *   - "everything": every entry the flush wrote, term-index entries included.
  *   - "read-modify-write": every entry the flush wrote, each put preceded by a get of its key.
- * The second is the comparison the target is set against; the third is the floor the design's
- * guarantees leave (counters are added to the stored value, write-once records are checked for,
- * postings blocks are extended), and the text analysis of the entries is timed alone too.
+ * The second is the comparison the target is set against; the third is about the floor the
+ * design's guarantees leave (counters are added to the stored value, postings blocks are extended,
+ * replayed events are looked up; write-once records need no read: a no-overwrite put refuses a key
+ * already there), and the text analysis of the entries is timed alone too.
  *
  * Each round starts from fresh files, records a realistic mix (per-session counters and journal
  * entries of one agent), times the flush, reads back everything it wrote, and times the raw puts

@@ -2,8 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { bashGitFacts } from '../../src/core/backfill/bash-facts.js';
 import { iso } from '../../src/core/backfill/replay-session.js';
-import { replayDelta, replayJsonBound } from '../../src/core/store/replay.js';
-import type { ReplayMutation } from '../../src/core/store/mutations.js';
+import { replayDelta } from '../../src/core/store/replay.js';
 
 describe('what a finished bash call did to git', () => {
   it.each([
@@ -37,29 +36,6 @@ describe('what a replayed event adds to what the store holds for it', () => {
     expect(result.totals).toEqual(expected.totals);
     for (const [name, value] of Object.entries(expected.delta)) expect(result.delta[name as keyof typeof result.delta]).toBeCloseTo(value, 12);
     expect(Object.keys(result.delta).sort()).toEqual(Object.keys(expected.delta).sort());
-  });
-});
-
-describe("the size limit's estimate of a replayed event", () => {
-  const event = (text: string, totals: ReplayMutation['totals'], withOps: boolean): ReplayMutation => ({
-    table: 'events',
-    key: [`ses_${text}`, `message:msg_${text}`],
-    totals,
-    session: {
-      key: [`ses_${text}`, `agent ${text}`, 'anthropic/claude'],
-      init: { sessionId: `ses_${text}`, source: 'backfill', agent: `agent ${text}`, model: 'anthropic/claude', project: `/home/u/${text}`, firstAt: '2025-01-10T09:00:00.000Z', parentSessionId: `ses_parent_${text}` },
-      at: '2025-01-10T09:00:01.000Z',
-    },
-    agentOps: withOps ? [{ agent: `agent ${text}`, ops: [{ kind: 'xp', amount: 2 }] }] : [],
-  });
-  it.each([
-    ['plain ids', 'abc123', false],
-    ['quotes, backslashes and control characters (escaped longer)', '"\\\u0001\u001f\n', true],
-    ['non-ASCII text', 'проект-日本語-🚀', true],
-  ])('is never below its JSON length: %s', (_name, text, withOps) => {
-    const totals = { messages: 1, tokensInput: 123456789012, tokensOutput: 1, tokensReasoning: 7, tokensCacheRead: 99999, tokensCacheWrite: 5, cost: 0.1 + 0.2 + 1e-17 };
-    const mutation = event(text, totals, withOps);
-    expect(replayJsonBound(mutation)).toBeGreaterThanOrEqual(JSON.stringify(mutation).length);
   });
 });
 

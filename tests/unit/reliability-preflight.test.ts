@@ -6,9 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { open } from 'lmdb';
 import { LOCK_FILE_BYTES, NEW_FILE_BYTES, preflight } from '../../src/core/store/preflight.js';
 import { formatBytes } from '../../src/core/store/problems.js';
-import { DOCUMENT_INDEX_FACTOR, FIXED_PAGES, fitsWithin, maxGrowthBytes, usageWarning, WARN_AT_SHARE, WRITE_PATH_PAGES } from '../../src/core/store/size-limit.js';
+import { DOCUMENT_INDEX_FACTOR, encodedBytesBound, FIXED_PAGES, fitsWithin, maxGrowthBytes, usageWarning, WARN_AT_SHARE, WRITE_PATH_PAGES } from '../../src/core/store/size-limit.js';
 import { Store } from '../../src/core/store/store.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -106,5 +108,54 @@ describe('the size limit', () => {
     expect(usageWarning('/db', { fileBytes: 950_000, limit, sessions: 100 })).toMatch(/95% full.*about 5 more/);
     expect(usageWarning('/db', { fileBytes: limit, limit, sessions: 100 })).toMatch(/100% full.*about 0 more/);
     expect(usageWarning('/db', { fileBytes: limit, limit, sessions: 0 })).toMatch(/no session is recorded yet/);
+  });
+
+  describe('the bound of what a value takes stored, from string lengths alone', () => {
+    const tempDir = useTempDirs('agent-tracker-size-bound-');
+    /** The bytes lmdb stores for each value (uncompressed: compression only shrinks them). */
+    function storedBytes(values: readonly unknown[]): number[] {
+      const db = open({ path: path.join(tempDir(), 'bound.lmdb'), compression: false });
+      try {
+        return values.map((value, index) => {
+          db.putSync(index, value);
+          return db.getBinary(index)?.length ?? Number.POSITIVE_INFINITY;
+        });
+      } finally {
+        void db.close();
+      }
+    }
+
+    const replayedEvent = (text: string) => ({
+      table: 'events',
+      key: [`ses_${text}`, `message:msg_${text}`],
+      totals: { messages: 1, tokensInput: 123456789012, tokensOutput: 1, cost: 0.1 + 0.2 + 1e-17 },
+      session: {
+        key: [`ses_${text}`, `agent ${text}`, 'anthropic/claude'],
+        init: { sessionId: `ses_${text}`, source: 'backfill', agent: `agent ${text}`, model: 'anthropic/claude', project: `/home/u/${text}`, firstAt: '2025-01-10T09:00:00.000Z', parentSessionId: undefined },
+        at: '2025-01-10T09:00:01.000Z',
+      },
+      agentOps: [{ agent: `agent ${text}`, ops: [{ kind: 'xp', amount: 2 }] }],
+    });
+
+    it.each([
+      ['a replayed event of plain ids', replayedEvent('abc123')],
+      ['quotes, backslashes and control characters', replayedEvent('"\\\u0001\u001f\n')],
+      ['non-ASCII text (three bytes a unit) and an emoji (four bytes for two units)', replayedEvent('проект-日本語-🚀'.repeat(20))],
+      ['binary postings and nested arrays', { block: Uint8Array.from({ length: 300 }, (_, i) => i % 256), refs: [[1, 'a'], [2, Uint8Array.of(1, 2)]] }],
+      ['numbers, booleans and null', [0, -1, 2 ** 40, 1.5, Number.MAX_SAFE_INTEGER, true, false, null]],
+    ])('is never below the stored bytes: %s', (_name, value) => {
+      const [stored] = storedBytes([value]);
+      expect(encodedBytesBound(value)).toBeGreaterThanOrEqual(stored as number);
+    });
+
+    it('is never below the stored bytes of any JSON value', () => {
+      fc.assert(
+        fc.property(fc.array(fc.jsonValue(), { minLength: 1, maxLength: 20 }), (values) => {
+          const stored = storedBytes(values);
+          values.forEach((value, index) => expect(encodedBytesBound(value)).toBeGreaterThanOrEqual(stored[index] as number));
+        }),
+        { numRuns: 50 },
+      );
+    });
   });
 });

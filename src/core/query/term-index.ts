@@ -28,7 +28,8 @@ import type { Grade } from '../types.js';
 import { searchableText } from './documents.js';
 import type { EntryKind } from './documents.js';
 import { FUZZY_MAX_EDITS, isFuzzyWord, withinOneEdit } from './fuzzy.js';
-import { analyze, termFrequencies, wordTerm } from './tokenizer.js';
+import { analyze, wordTerm } from './tokenizer.js';
+import type { TermSink } from './tokenizer.js';
 
 /**
  * The version of the index: of the analyzer that gives an entry's terms (tokenizer.ts) and of the
@@ -79,6 +80,7 @@ const LAST_KEY_NUMBER = Number.MAX_SAFE_INTEGER;
 const OPEN_BLOCK = 0;
 /** A full commit hash, stored as 20 bytes instead of 40 characters. */
 const FULL_HASH = /^[0-9a-f]{40}$/;
+const FULL_HASH_LENGTH = 40;
 const VARINT_SHIFT = 128;
 /** A whole number below 2^53 takes at most 8 bytes of 7 bits. */
 const MAX_VARINT_BYTES = 8;
@@ -284,15 +286,12 @@ function assignId(table: TermTable, dictionary: Dictionary, name: string): numbe
   return id;
 }
 
-function refOf(document: WrittenDocument): DocumentRef {
-  switch (document.kind) {
-    case 'retrospective':
-      return ['retrospective', ...document.key];
-    case 'activity':
-      return ['activity', ...document.key];
-    case 'commit':
-      return ['commit', ...document.key];
-  }
+/** A document's reference as stored: the compact id of its key's first part, then the rest packed (see DocumentRef). */
+function packedRef(document: WrittenDocument, idOf: (dictionary: Dictionary, name: string) => number): unknown[] {
+  const key = document.key;
+  const packed: unknown[] = [idOf(headDictionary(document.kind), key[0])];
+  for (let at = 1; at < key.length; at += 1) packed.push(packPart(key[at] as string));
+  return packed;
 }
 
 /** The dictionary the first part of an entry's key names: agents for journal entries, projects for commits. */
@@ -302,7 +301,7 @@ function headDictionary(kind: EntryKind): Dictionary {
 
 /** A key part as stored: a full commit hash as its 20 bytes, anything else as it is. */
 function packPart(part: string): string | Uint8Array {
-  return FULL_HASH.test(part) ? Uint8Array.from(Buffer.from(part, 'hex')) : part;
+  return part.length === FULL_HASH_LENGTH && FULL_HASH.test(part) ? Uint8Array.from(Buffer.from(part, 'hex')) : part;
 }
 
 function unpackPart(part: unknown): string | undefined {
@@ -340,58 +339,57 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
     table.putSync(GENERATION_KEY, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
   }
   if (documents.length === 0) return;
-  /** Per term, the new postings as flat triples: document, term frequency, document length. */
+  /** Per term, the new postings as flat pairs: document, term frequency (counted as the terms come). */
   const pending = new Map<string, number[]>();
+  /** Each document's length (capped as stored), by its offset in `documents`. */
+  const lengths = new Uint16Array(documents.length);
   let documentCount = readNumber(table, ['s', 'documents']);
   let totalLength = readNumber(table, ['s', 'totalLength']);
   /** Words of the flush that typo correction may lead to. */
   const words = new Set<string>();
   // Most documents of one flush share their project and agent: look each name up once.
-  const ids = new Map<string, number>();
+  const ids: Record<Dictionary, Map<string, number>> = { project: new Map(), agent: new Map() };
   const idOf = (dictionary: Dictionary, name: string): number => {
-    const cacheKey = `${dictionary}\u0000${name}`;
-    let id = ids.get(cacheKey);
-    if (id === undefined) ids.set(cacheKey, (id = assignId(table, dictionary, name)));
+    let id = ids[dictionary].get(name);
+    if (id === undefined) ids[dictionary].set(name, (id = assignId(table, dictionary, name)));
     return id;
   };
   const metadata = new Uint32Array(documents.length * METADATA_WORDS);
   const refs: unknown[][] = [];
 
-  documents.forEach((document, offset) => {
-    const number = firstDocument + offset;
-    const [kind, head, ...tail] = refOf(document);
-    refs.push([idOf(headDictionary(kind), head), ...tail.map(packPart)]);
-    const terms: string[] = [];
+  // One sink for every document (no closure each): it counts the current document's terms.
+  let number = 0;
+  let length = 0;
+  const sink: TermSink = (term, word) => {
+    const postings = pending.get(term);
+    if (postings === undefined) pending.set(term, [number, 1]);
+    else if (postings[postings.length - 2] === number) (postings[postings.length - 1] as number) += 1;
+    else postings.push(number, 1);
     // A whole identifier is another spelling of its words, not more text: it is not counted in
     // the document's length, so splitting identifiers does not make a document look longer.
-    let length = 0;
-    analyze(searchableText(document), (term, word) => {
-      terms.push(term);
-      if (word === undefined) return;
-      length += 1;
-      if (isFuzzyWord(word)) words.add(word);
-    });
+    if (word === undefined) return;
+    length += 1;
+    if (isFuzzyWord(word)) words.add(word);
+  };
+  for (let offset = 0; offset < documents.length; offset += 1) {
+    const document = documents[offset] as WrittenDocument;
+    number = firstDocument + offset;
+    length = 0;
+    refs.push(packedRef(document, idOf));
+    analyze(searchableText(document), sink);
     documentCount += 1;
     totalLength += length;
+    lengths[offset] = Math.min(length, MAX_UINT16);
     const base = offset * METADATA_WORDS;
     metadata[base + METADATA_SECONDS] = secondsOf(document.value.timestamp);
     metadata[base + METADATA_PROJECT] = idOf('project', document.value.project);
     metadata[base + METADATA_AGENT] = idOf('agent', document.value.agent);
-    metadata[base + METADATA_SHAPE] = shapeOf(length, kind, gradeOfDocument(document));
-    const cappedLength = Math.min(length, MAX_UINT16);
-    for (const [term, termFrequency] of termFrequencies(terms)) {
-      const list = pending.get(term);
-      if (list) list.push(number, termFrequency, cappedLength);
-      else pending.set(term, [number, termFrequency, cappedLength]);
-    }
-  });
+    metadata[base + METADATA_SHAPE] = shapeOf(length, document.kind, gradeOfDocument(document));
+  }
   appendMetadata(table, firstDocument, metadata);
   appendRefs(table, firstDocument, refs);
-  for (const [term, postings] of pending) appendPostings(table, term, postings);
-  for (const word of words) {
-    const key = wordKey(word);
-    if (!table.doesExist(key)) table.putSync(key, null);
-  }
+  for (const [term, postings] of pending) appendPostings(table, term, postings, lengths, firstDocument);
+  for (const word of words) table.putSync(wordKey(word), null, { noOverwrite: true });
   table.putSync(['s', 'nextDocument'], firstDocument + documents.length - 1);
   table.putSync(['s', 'documents'], documentCount);
   table.putSync(['s', 'totalLength'], totalLength);
@@ -448,22 +446,22 @@ function putBlock(table: TermTable, key: TermIndexKey, header: readonly number[]
 }
 
 /**
- * Appends postings (flat triples of document, term frequency and document length, in document
- * order, after every posting stored) to a term's open block, closing it into a numbered block
- * whenever it passes BLOCK_BYTES.
+ * Appends postings (flat pairs of document and term frequency, in document order, after every
+ * posting stored; each document's length is `lengths[document - firstDocument]`) to a term's open
+ * block, closing it into a numbered block whenever it passes BLOCK_BYTES.
  */
-function appendPostings(table: TermTable, term: string, postings: readonly number[]): void {
+function appendPostings(table: TermTable, term: string, postings: readonly number[], lengths: Uint16Array, firstDocument: number): void {
   const openKey: TermIndexKey = ['p', term, OPEN_BLOCK];
   const stored = toBytes(table.get(openKey));
   const header = stored ? blockHeader(stored, true) : { closed: 0, count: 0, lastDocument: 0, start: 0 };
   let { closed, count, lastDocument } = header;
   postingBody.length = 0;
   if (stored) postingBody.append(stored.subarray(header.start));
-  for (let at = 0; at < postings.length; at += 3) {
+  for (let at = 0; at < postings.length; at += 2) {
     const document = postings[at] as number;
     postingBody.varint(document - lastDocument);
     postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
-    postingBody.varint(postings[at + 2] as number);
+    postingBody.varint(lengths[document - firstDocument] as number);
     lastDocument = document;
     count += 1;
     if (postingBody.length >= BLOCK_BYTES) {

@@ -65,6 +65,8 @@ export const MAX_MIXED_WORDS = 3;
 const STEMMABLE = /^[a-z]+$/;
 /** A lower-case or capitalised word of ASCII letters, the common case. */
 const PLAIN_WORD = /^[A-Z]?[a-z]+$/;
+/** A number of ASCII digits: one word, as splitIdentifier would give it, without its cost. */
+const PLAIN_NUMBER = /^[0-9]+$/;
 
 /** Stems already computed: word frequencies are Zipfian, so most words of a text were stemmed before. */
 const stems = new Map<string, string>();
@@ -95,7 +97,9 @@ export function splitIdentifier(token: string): { words: string[]; whole: string
   const words: string[] = [];
   let parts = 0;
   for (const segment of token.split(SEPARATOR)) {
-    const pieces = Array.from(segment.matchAll(WORD), (match) => match[0].toLowerCase());
+    const pieces: string[] = [];
+    WORD.lastIndex = 0;
+    for (let match = WORD.exec(segment); match !== null; match = WORD.exec(segment)) pieces.push(match[0].toLowerCase());
     const mixed = DIGIT.test(segment) && LETTER.test(segment);
     if (mixed && pieces.length > MAX_MIXED_WORDS) {
       words.push(segment.toLowerCase());
@@ -116,13 +120,24 @@ export type TermSink = (term: string, word: string | undefined) => void;
 export function analyze(text: string, sink: TermSink): void {
   let normalized = text.normalize('NFKC');
   if (normalized.includes("'") || normalized.includes('\u2019')) normalized = normalized.replace(INNER_APOSTROPHE, '');
-  for (const match of normalized.matchAll(TOKEN)) {
+  // exec in a loop rather than matchAll: half the cost per token (no iterator, no copy of the regex).
+  // The position is kept here, not in the shared regex, so a sink may analyze another text.
+  for (let at = 0; ; ) {
+    TOKEN.lastIndex = at;
+    const match = TOKEN.exec(normalized);
+    if (match === null) break;
+    at = TOKEN.lastIndex;
     const token = match[0];
     if (PLAIN_WORD.test(token)) {
       // Most tokens are plain words: nothing to split (the same result, without the splitting's cost).
       const word = token.toLowerCase();
       const term = wordTerm(word);
       if (term !== undefined) sink(term, word);
+      continue;
+    }
+    if (PLAIN_NUMBER.test(token)) {
+      const term = wordTerm(token);
+      if (term !== undefined) sink(term, token);
       continue;
     }
     if (token.length > MAX_TERM_LENGTH * 2) continue;

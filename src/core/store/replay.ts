@@ -3,7 +3,6 @@
  * adds given the totals already counted for it, and how counter deltas land on a usage record.
  */
 import type { CounterDeltas, CounterName, UsageRecord } from '../types.js';
-import type { ReplayMutation } from './mutations.js';
 
 export interface ReplayDelta {
   /** What to add to the usage record: the growth of each counter beyond what was held. */
@@ -44,23 +43,4 @@ export function addUsage(record: UsageRecord, counters: CounterDeltas, at: strin
   }
   if (at > record.lastAt) record.lastAt = at;
   if (at < record.firstAt) record.firstAt = at;
-}
-
-/** JSON characters of a replayed event's fixed parts (braces, field names) and of one counter (name and number), at most. */
-const REPLAY_JSON_FIXED = 256;
-const REPLAY_JSON_PER_COUNTER = 48;
-/** JSON escapes a character as at most six (`\u001f`). */
-const JSON_ESCAPE_FACTOR = 6;
-
-/**
- * An upper bound of `JSON.stringify(mutation).length` for a replayed event, from its string lengths:
- * the size limit's estimate without serializing every event of a large batch (a backfill).
- */
-export function replayJsonBound(mutation: ReplayMutation): number {
-  const { key, totals, session, agentOps } = mutation;
-  const { init } = session;
-  let chars = key[0].length + key[1].length + session.key[0].length + session.key[1].length + session.key[2].length + session.at.length;
-  chars += init.sessionId.length + (init.source?.length ?? 0) + init.agent.length + init.model.length + init.project.length + init.firstAt.length + (init.parentSessionId?.length ?? 0);
-  const ops = agentOps.length > 0 ? JSON.stringify(agentOps).length : 2;
-  return REPLAY_JSON_FIXED + JSON_ESCAPE_FACTOR * chars + REPLAY_JSON_PER_COUNTER * Object.keys(totals).length + ops;
 }
