@@ -8,13 +8,11 @@
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
-import { migrateGradeProvenance } from '../core/outcomes/legacy-grades.js';
 import { editsTrackerFiles } from '../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
-import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import { openChecked } from '../core/store/open-checked.js';
-import type { Store } from '../core/store/store.js';
+import type { DocumentIndexer, Store } from '../core/store/store.js';
 import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
@@ -39,20 +37,47 @@ function projectOf(input: PluginInput): string {
   return input.worktree && input.worktree !== '/' ? input.worktree : input.directory;
 }
 
+/**
+ * What the store's writes need but the start does not: the term indexer (query/, the largest part
+ * of the code a flush runs) and the one-off migrations. Loaded once per process, just after the
+ * first `server()` returns: until the indexer is given, the store refuses writes that add entries
+ * (they wait in memory, store.ts NO_INDEXER), so no entry is ever written unindexed.
+ */
+interface WriteModules {
+  termIndexer: DocumentIndexer;
+  migrateLegacy: typeof import('../core/store/legacy.js').migrateLegacy;
+  legacyPathIn: typeof import('../core/store/legacy.js').legacyPathIn;
+  migrateGradeProvenance: typeof import('../core/outcomes/legacy-grades.js').migrateGradeProvenance;
+}
+let writeModules: Promise<WriteModules> | undefined;
+
+function loadWriteModules(): Promise<WriteModules> {
+  writeModules ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+    .then(() => Promise.all([import('../core/query/indexer.js'), import('../core/store/legacy.js'), import('../core/outcomes/legacy-grades.js')]))
+    .then(([indexer, legacy, grades]) => ({
+      termIndexer: indexer.termIndexer,
+      migrateLegacy: legacy.migrateLegacy,
+      legacyPathIn: legacy.legacyPathIn,
+      migrateGradeProvenance: grades.migrateGradeProvenance,
+    }));
+  return writeModules;
+}
+
 /** Merges a legacy per-project database found in `directory`; a failure is logged, never fatal. */
-function migrateLegacyIn(store: Store, directory: string, logger: Logger): void {
+function migrateLegacyIn(modules: WriteModules, store: Store, directory: string, logger: Logger): void {
+  const source = modules.legacyPathIn(directory);
   try {
-    const result = migrateLegacy(store, legacyPathIn(directory), { skipIfUnchanged: true });
+    const result = modules.migrateLegacy(store, source, { skipIfUnchanged: true });
     if (result.added > 0) logger.info(`agent-tracker: migrated ${result.added} legacy entries from ${result.source}`, { ...result });
   } catch (error) {
-    logger.error(`agent-tracker: legacy migration from ${legacyPathIn(directory)} failed, tracking goes on: ${(error as Error).message}`);
+    logger.error(`agent-tracker: legacy migration from ${source} failed, tracking goes on: ${(error as Error).message}`);
   }
 }
 
 /** Counts grades recorded before provenance (self / agent-reported) once; a failure is logged, never fatal. */
-function migrateGradesOf(store: Store, logger: Logger): void {
+function migrateGradesOf(modules: WriteModules, store: Store, logger: Logger): void {
   try {
-    migrateGradeProvenance(store);
+    modules.migrateGradeProvenance(store);
   } catch (error) {
     logger.error(`agent-tracker: counting old grades by provenance failed, tracking goes on: ${(error as Error).message}`);
   }
@@ -74,16 +99,24 @@ const server: Plugin = async (input, options) => {
   let store: Store;
   let trust;
   // The file is checked out of process when it changed since it was last verified; until it is
-  // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open.
+  // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open and the
+  // term indexer is loaded (both may come after server() returned; the hooks record into memory).
   const late: { service?: TrackingService; importHistory?: () => void } = {};
+  const writesLoaded = loadWriteModules();
   const ready = (opened: Store): void => {
-    if (!config) return;
-    mergeSpilledSessions(opened, config, logger);
-    migrateLegacyIn(opened, input.directory, logger);
-    migrateGradesOf(opened, logger);
-    late.service?.storeAttached();
-    late.service?.flush('database ready');
-    late.importHistory?.();
+    void writesLoaded.then(
+      (modules) => {
+        if (!config) return;
+        opened.addIndexer(modules.termIndexer);
+        mergeSpilledSessions(opened, config, logger);
+        migrateLegacyIn(modules, opened, input.directory, logger);
+        migrateGradesOf(modules, opened, logger);
+        late.service?.storeAttached();
+        late.service?.flush('database ready');
+        late.importHistory?.();
+      },
+      (error: unknown) => logger.error(`agent-tracker: loading the prior-art index failed, entries wait in memory and are kept for the next start: ${(error as Error).message}`),
+    );
   };
   try {
     trust = trustPluginOptions(options ?? {}, projectOf(input));
@@ -118,14 +151,13 @@ const server: Plugin = async (input, options) => {
   const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
 
   // OpenCode's past sessions, imported in the background once the database is open for writing.
+  // Started by `ready`, which runs after this point (it waits for the term indexer).
   let stopHistoryImport = (): void => undefined;
   if (config.importHistory) {
     const historyOptions = { store, config, logger, project };
-    const startImport = (): void => {
+    late.importHistory = () => {
       stopHistoryImport = scheduleHistoryImport(historyOptions);
     };
-    if (store.attached && !store.refusal) startImport();
-    else late.importHistory = startImport;
   }
 
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
@@ -148,6 +180,8 @@ const server: Plugin = async (input, options) => {
       stopSelfProvisioning();
       stopHistoryImport();
       stopExitFlush();
+      // A session disposed right after its start: its last flush waits for the indexer (else it is spilled).
+      await writesLoaded.catch(() => undefined);
       await endSession(service, logger);
       await telemetry?.shutdown();
       releaseStore(store);
