@@ -25,7 +25,6 @@ import { scheduleHistoryImport } from './background-import.js';
 import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
-import { startTelemetry } from './telemetry.js';
 import { startSelfProvisioning } from './self-provision.js';
 import { endSession, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
 import { trustPluginOptions } from './option-trust.js';
@@ -83,6 +82,11 @@ function migrateGradesOf(modules: WriteModules, store: Store, logger: Logger): v
   }
 }
 
+/** Whether the settings ask for telemetry at all (telemetry.ts resolves and checks them). */
+function telemetryAsked(option: unknown): boolean {
+  return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
+}
+
 /** One log line and one toast naming each ignored project-config key and its file; a failing toast is only logged. */
 function warnIgnoredOptions(input: PluginInput, logger: Logger, notices: string[]): void {
   const message = notices.join('\n');
@@ -102,12 +106,13 @@ const server: Plugin = async (input, options) => {
   // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open and the
   // term indexer is loaded (both may come after server() returned; the hooks record into memory).
   const late: { service?: TrackingService; importHistory?: () => void } = {};
-  const writesLoaded = loadWriteModules();
+  let indexed: Promise<WriteModules> | undefined;
+  let wired = (): void => undefined;
+  const wiring = new Promise<void>((resolve) => (wired = resolve));
   const ready = (opened: Store): void => {
-    void writesLoaded.then(
-      (modules) => {
-        if (!config) return;
-        opened.addIndexer(modules.termIndexer);
+    void Promise.all([indexed, wiring]).then(
+      ([modules]) => {
+        if (!config || !modules) return;
         mergeSpilledSessions(opened, config, logger);
         migrateLegacyIn(modules, opened, input.directory, logger);
         migrateGradesOf(modules, opened, logger);
@@ -115,7 +120,7 @@ const server: Plugin = async (input, options) => {
         late.service?.flush('database ready');
         late.importHistory?.();
       },
-      (error: unknown) => logger.error(`agent-tracker: loading the prior-art index failed, entries wait in memory and are kept for the next start: ${(error as Error).message}`),
+      () => undefined, // logged where it is loaded
     );
   };
   try {
@@ -123,6 +128,14 @@ const server: Plugin = async (input, options) => {
     config = resolveConfig({ options: trust.options });
     store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
       openChecked(storeOptions, { problem: (problem) => notify(problem.message), ready }),
+    );
+    const opened = store;
+    indexed = loadWriteModules().then((modules) => {
+      opened.addIndexer(modules.termIndexer);
+      return modules;
+    });
+    indexed.catch((error: unknown) =>
+      logger.error(`agent-tracker: loading the prior-art index failed; entries wait in memory and are kept for the next start: ${(error as Error).message}`),
     );
   } catch (error) {
     logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
@@ -148,7 +161,10 @@ const server: Plugin = async (input, options) => {
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
   service.onFlushed(sizeWatcher(store, notify));
-  const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
+  // Telemetry's settings and exporter load only when it is asked for (option or AGENT_TRACKER_TELEMETRY=1).
+  const telemetry = telemetryAsked(options?.telemetry)
+    ? (await import('./telemetry.js')).startTelemetry({ option: options?.telemetry, logger, store, service })
+    : undefined;
 
   // OpenCode's past sessions, imported in the background once the database is open for writing.
   // Started by `ready`, which runs after this point (it waits for the term indexer).
@@ -181,7 +197,7 @@ const server: Plugin = async (input, options) => {
       stopHistoryImport();
       stopExitFlush();
       // A session disposed right after its start: its last flush waits for the indexer (else it is spilled).
-      await writesLoaded.catch(() => undefined);
+      await indexed?.catch(() => undefined);
       await endSession(service, logger);
       await telemetry?.shutdown();
       releaseStore(store);
@@ -189,6 +205,7 @@ const server: Plugin = async (input, options) => {
   };
   // After the hooks are ready, in the background: adds what setup provisions when it is missing.
   const stopSelfProvisioning = config.selfProvision ? startSelfProvisioning(input, { service, logger }) : () => undefined;
+  wired();
   return hooks;
 };
 
