@@ -146,9 +146,14 @@ const server: Plugin = async (input, options) => {
   if (trust.notices.length > 0) warnIgnoredOptions(input, logger, trust.notices);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
-  // Secrets of the project's env files: scanned in the background now, masked in every tool output and in what is stored.
+  // Secrets of the project's env files: scanned in the background just after the start (the first
+  // tool output waits for that scan), masked in every tool output and in what is stored.
   const secrets = config.protectEnvFiles ? new ProjectSecrets(project, logger) : undefined;
-  void secrets?.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
+  if (secrets) {
+    setTimeout(() => {
+      secrets.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
+    }, 0);
+  }
   const service = new TrackingService({
     store,
     config,
