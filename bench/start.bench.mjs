@@ -8,7 +8,8 @@
  * Baseline, in the same harness and interleaved run by run: `floor-plugin.mjs`, a plugin that only
  * opens the same lmdb database (the floor of our choices: lmdb and its native module must load).
  * `START_BENCH_COMPARE=/path/to/other/dist/opencode/plugin.js` adds a third contender (e.g. a build
- * of an earlier commit) to the same interleaved runs.
+ * of an earlier commit) to the same interleaved runs. A last row gives the CPU time until SETTLE_MS
+ * after server(): what the plugin loads just after its start (the term indexer) is counted there.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
