@@ -312,11 +312,6 @@ export class Store {
     if (!this.indexers.includes(indexer)) this.indexers.push(indexer);
   }
 
-  /** Whether writes of documents are indexed (an indexer was given); false: such writes are refused. */
-  get indexed(): boolean {
-    return this.indexers.length > 0;
-  }
-
   /**
    * Runs the indexers on documents written outside `applyBatch`; call inside `transaction`. With no
    * indexer, throws (the transaction, documents included, is not written): an entry missing from
