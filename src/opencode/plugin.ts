@@ -97,6 +97,8 @@ function warnIgnoredOptions(input: PluginInput, logger: Logger, notices: string[
 }
 
 const server: Plugin = async (input, options) => {
+  // Sessions created from now on are live tracking's; the history import (started later, by `ready`) leaves them.
+  const startedAt = Date.now();
   const logger = hostLogger(input.client);
   const notify = storeNotifier(input.client, logger);
   let config: TrackerConfig | undefined;
@@ -175,7 +177,7 @@ const server: Plugin = async (input, options) => {
   // Started by `ready`, which runs after this point (it waits for the term indexer).
   let stopHistoryImport = (): void => undefined;
   if (config.importHistory) {
-    const historyOptions = { store, config, logger, project };
+    const historyOptions = { store, config, logger, project, startedAt };
     late.importHistory = () => {
       stopHistoryImport = scheduleHistoryImport(historyOptions);
     };
