@@ -27,12 +27,13 @@ const [dataDir, dbDir] = process.argv.slice(2);
 const readOnly = process.argv.includes('--read-only');
 const { resolveConfig } = await dist('core/config.js');
 const { Store } = await dist('core/store/store.js');
+const { termIndexer } = await dist('core/query/indexer.js');
 const { TrackingService } = await dist('core/tracking/service.js');
 const { importHistory } = await dist('opencode/history/import.js');
 const { openHistory } = await dist('opencode/history/locate.js');
 
 const config = resolveConfig({ options: { databasePath: path.join(dbDir, 'db.lmdb'), maxDatabaseSize: 2 ** 31 }, env: {}, home: dbDir });
-const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
 const service = new TrackingService({ store, config, logger: silentLogger, project: dbDir });
 const started = performance.now();
 let sessions = 0;

@@ -44,9 +44,10 @@ process.on('exit', () => {
 async function seedDatabase(dbPath, project) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const config = resolveConfig({ options: {}, env: { AGENT_TRACKER_DB_PATH: dbPath } });
-  const store = Store.open({ path: dbPath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: dbPath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   try {
     const service = new TrackingService({ store, config, logger: silentLogger, project });
     for (let s = 0; s < SESSIONS; s += 1) {

@@ -37,11 +37,12 @@ const NEVER = 1_000_000_000;
 async function modules() {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const { compressionOf } = await dist('core/store/compression.js');
   const { tokenize } = await dist('core/query/tokenizer.js');
   const { searchableText } = await dist('core/query/documents.js');
-  return { resolveConfig, Store, TrackingService, compressionOf, tokenize, searchableText };
+  return { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText };
 }
 
 /** Buffers exactly `count` mutations. */
@@ -103,13 +104,13 @@ function timeRawPuts(compressionOf, file, entriesByTable, readFirst = false) {
 }
 
 async function measureRound(dir, size) {
-  const { resolveConfig, Store, TrackingService, compressionOf, tokenize, searchableText } = await modules();
+  const { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText } = await modules();
   const config = resolveConfig({
     options: { databasePath: path.join(dir, 'flush.lmdb'), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER, flushMaxAgeMs: NEVER },
     env: {},
     home: dir,
   });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   let flushTime;
   let contents;
   try {

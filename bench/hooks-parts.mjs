@@ -23,6 +23,7 @@ const now = () => process.hrtime.bigint();
 async function runOnce(dir, name, drop, timed) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const { createHooks } = await dist('opencode/hooks.js');
   const project = path.join(dir, name);
@@ -30,7 +31,7 @@ async function runOnce(dir, name, drop, timed) {
   if (wiringName === 'env') fs.writeFileSync(path.join(project, '.env'), ENV_FILE);
   const databasePath = path.join(dir, `${name}.lmdb`);
   const config = resolveConfig({ options: { databasePath }, env: {}, home: dir });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   // ENDING=nowrite: the turn's flush hands its buffer over and drops it (no write, no fsync), to tell
   // what the first event after a flush pays for the write from what it pays for our own work.
   if (process.env.ENDING === 'nowrite') store.applyBatch = (mutations) => ({ mutations: mutations.length, durationMs: 0, counted: [] });

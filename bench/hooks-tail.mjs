@@ -50,6 +50,7 @@ function sleepSync(ms) {
 const dir = tempDir('hooks-tail');
 const { resolveConfig } = await dist('core/config.js');
 const { Store } = await dist('core/store/store.js');
+const { termIndexer } = await dist('core/query/indexer.js');
 const { TrackingService } = await dist('core/tracking/service.js');
 const { createHooks } = await dist('opencode/hooks.js');
 const config = resolveConfig({ options: { databasePath: path.join(dir, 'tail.lmdb') }, env: {}, home: dir });
@@ -57,7 +58,7 @@ if (ending === 'nosync') {
   const { open } = await import('lmdb');
   Store.openRoot = (options) => open({ path: options.path, mapSize: options.maxDatabaseSize, maxDbs: 64, compression: true, noSync: true });
 }
-const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
 if (ending === 'nowrite' || ending === 'sleep') store.applyBatch = (mutations) => ({ mutations: mutations.length, durationMs: 0, counted: [] });
 const service = new TrackingService({ store, config, logger: silentLogger, project: dir });
 for (let s = 0; s < SESSIONS; s += 1) service.noteModelRequest(`ses_bench_${s}`, 'build', 'bench/model');

@@ -73,9 +73,10 @@ export function eventPlan(count) {
 async function trackerIn(dir, name) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const config = resolveConfig({ options: { databasePath: path.join(dir, `${name}.lmdb`) }, env: {}, home: dir });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   const service = new TrackingService({ store, config, logger: silentLogger, project: dir });
   for (let s = 0; s < SESSIONS; s += 1) service.noteModelRequest(`ses_bench_${s}`, 'build', 'bench/model');
   return { store, service };

@@ -287,6 +287,7 @@ function time(action) {
 
 export default async function run({ quick = false } = {}) {
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { DEFAULT_RULES } = await dist('core/rules.js');
   const { QueryService, RELEVANCE_THRESHOLD } = await dist('core/query/service.js');
   const { extractKeywords, tokenize, STOP_WORDS } = await dist('core/query/tokenizer.js');
@@ -299,7 +300,7 @@ export default async function run({ quick = false } = {}) {
     const random = seededRandom(size);
     const dir = tempDir('prior-art');
     const dbPath = path.join(dir, 'db.lmdb');
-    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_DB_SIZE });
+    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_DB_SIZE, indexer: termIndexer });
     try {
       const { mutations, texts } = corpus(size, random);
       const now = new Date().toISOString();

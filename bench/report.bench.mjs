@@ -135,6 +135,7 @@ async function time(runs, action) {
 
 export default async function run({ quick }) {
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { resolveConfig } = await dist('core/config.js');
   const { loadHistory } = await dist('core/report/history.js');
   const { buildReport } = await dist('core/report/report.js');
@@ -143,7 +144,7 @@ export default async function run({ quick }) {
   const dir = tempDir('report');
   try {
     const config = resolveConfig({ options: { databasePath: path.join(dir, 'bench.lmdb') }, env: {}, home: dir });
-    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     const graded = buildHistory(store, config.rules);
     const target = path.join(dir, 'target');
     fs.mkdirSync(target);

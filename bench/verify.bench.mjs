@@ -40,13 +40,14 @@ export default async function run({ quick }) {
   const entries = quick ? QUICK_ENTRIES : ENTRIES;
   const runs = quick ? QUICK_RUNS : RUNS;
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { DEFAULT_RULES } = await dist('core/rules.js');
   const { verifySync, isVerified, recordVerified } = await dist('core/store/verify.js');
   const { TABLE_NAMES } = await dist('core/store/table-names.js');
   const dir = tempDir('verify');
   try {
     const file = path.join(dir, 'verify.lmdb');
-    const store = Store.open({ path: file, maxDatabaseSize: MAX_DB_SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: MAX_DB_SIZE, indexer: termIndexer });
     for (let first = 0; first < entries; first += BATCH) store.applyBatch(mutationsFrom(first, Math.min(BATCH, entries - first)), DEFAULT_RULES, new Date().toISOString());
     store.close();
 

@@ -67,10 +67,11 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
  */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>): Promise<T> {
   // Loaded here, not with this module: `--help` and argument errors never load lmdb.
-  const { openCheckedSync } = await import('../core/store/open-checked.js');
+  const [{ openCheckedSync }, { termIndexer }] = await Promise.all([import('../core/store/open-checked.js'), import('../core/query/indexer.js')]);
   let store: Store;
   try {
-    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    // Every command that writes (import, migrate, backfill, grade, ...) keeps the term index in step.
+    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   } catch (error) {
     throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
   }

@@ -19,11 +19,13 @@ export interface BackgroundImportOptions {
   /** OpenCode's data folder; defaults to the one OpenCode uses for this environment. */
   location?: string;
   delayMs?: number;
+  /** When the plugin started (ms since the epoch): sessions created since are live tracking's. Defaults to now. */
+  startedAt?: number;
 }
 
 /** Schedules the import; returns a cancel function (for dispose). Never blocks, never throws. */
 export function scheduleHistoryImport(options: BackgroundImportOptions): () => void {
-  const startedAt = Date.now();
+  const startedAt = options.startedAt ?? Date.now();
   let cancelled = false;
   const timer = setTimeout(() => {
     void (async () => {

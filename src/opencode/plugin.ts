@@ -8,13 +8,11 @@
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
-import { migrateGradeProvenance } from '../core/outcomes/legacy-grades.js';
 import { trackerFileEditCheck } from '../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
-import { legacyPathIn, migrateLegacy } from '../core/store/legacy.js';
 import { acquireStore, releaseStore } from '../core/store/open-shared.js';
 import { openChecked } from '../core/store/open-checked.js';
-import type { Store } from '../core/store/store.js';
+import type { DocumentIndexer, Store } from '../core/store/store.js';
 import type { Logger } from '../core/logger.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
@@ -27,7 +25,6 @@ import { scheduleHistoryImport } from './background-import.js';
 import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
-import { startTelemetry } from './telemetry.js';
 import { startSelfProvisioning } from './self-provision.js';
 import { endSession, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
 import { trustPluginOptions } from './option-trust.js';
@@ -39,23 +36,55 @@ function projectOf(input: PluginInput): string {
   return input.worktree && input.worktree !== '/' ? input.worktree : input.directory;
 }
 
+/**
+ * What the store's writes need but the start does not: the term indexer (query/, the largest part
+ * of the code a flush runs) and the one-off migrations. Loaded once per process, just after the
+ * first `server()` returns: until the indexer is given, the store refuses writes that add entries
+ * (they wait in memory, store.ts NO_INDEXER), so no entry is ever written unindexed.
+ */
+interface WriteModules {
+  termIndexer: DocumentIndexer;
+  migrateLegacy: typeof import('../core/store/legacy.js').migrateLegacy;
+  legacyPathIn: typeof import('../core/store/legacy.js').legacyPathIn;
+  migrateGradeProvenance: typeof import('../core/outcomes/legacy-grades.js').migrateGradeProvenance;
+}
+let writeModules: Promise<WriteModules> | undefined;
+
+function loadWriteModules(): Promise<WriteModules> {
+  writeModules ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
+    .then(() => Promise.all([import('../core/query/indexer.js'), import('../core/store/legacy.js'), import('../core/outcomes/legacy-grades.js')]))
+    .then(([indexer, legacy, grades]) => ({
+      termIndexer: indexer.termIndexer,
+      migrateLegacy: legacy.migrateLegacy,
+      legacyPathIn: legacy.legacyPathIn,
+      migrateGradeProvenance: grades.migrateGradeProvenance,
+    }));
+  return writeModules;
+}
+
 /** Merges a legacy per-project database found in `directory`; a failure is logged, never fatal. */
-function migrateLegacyIn(store: Store, directory: string, logger: Logger): void {
+function migrateLegacyIn(modules: WriteModules, store: Store, directory: string, logger: Logger): void {
+  const source = modules.legacyPathIn(directory);
   try {
-    const result = migrateLegacy(store, legacyPathIn(directory), { skipIfUnchanged: true });
+    const result = modules.migrateLegacy(store, source, { skipIfUnchanged: true });
     if (result.added > 0) logger.info(`agent-tracker: migrated ${result.added} legacy entries from ${result.source}`, { ...result });
   } catch (error) {
-    logger.error(`agent-tracker: legacy migration from ${legacyPathIn(directory)} failed, tracking goes on: ${(error as Error).message}`);
+    logger.error(`agent-tracker: legacy migration from ${source} failed, tracking goes on: ${(error as Error).message}`);
   }
 }
 
 /** Counts grades recorded before provenance (self / agent-reported) once; a failure is logged, never fatal. */
-function migrateGradesOf(store: Store, logger: Logger): void {
+function migrateGradesOf(modules: WriteModules, store: Store, logger: Logger): void {
   try {
-    migrateGradeProvenance(store);
+    modules.migrateGradeProvenance(store);
   } catch (error) {
     logger.error(`agent-tracker: counting old grades by provenance failed, tracking goes on: ${(error as Error).message}`);
   }
+}
+
+/** Whether the settings ask for telemetry at all (telemetry.ts resolves and checks them). */
+function telemetryAsked(option: unknown): boolean {
+  return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
 
 /** One log line and one toast naming each ignored project-config key and its file; a failing toast is only logged. */
@@ -68,28 +97,47 @@ function warnIgnoredOptions(input: PluginInput, logger: Logger, notices: string[
 }
 
 const server: Plugin = async (input, options) => {
+  // Sessions created from now on are live tracking's; the history import (started later, by `ready`) leaves them.
+  const startedAt = Date.now();
   const logger = hostLogger(input.client);
   const notify = storeNotifier(input.client, logger);
   let config: TrackerConfig | undefined;
   let store: Store;
   let trust;
   // The file is checked out of process when it changed since it was last verified; until it is
-  // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open.
+  // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open and the
+  // term indexer is loaded (both may come after server() returned; the hooks record into memory).
   const late: { service?: TrackingService; importHistory?: () => void } = {};
+  let indexed: Promise<WriteModules> | undefined;
+  let wired = (): void => undefined;
+  const wiring = new Promise<void>((resolve) => (wired = resolve));
   const ready = (opened: Store): void => {
-    if (!config) return;
-    mergeSpilledSessions(opened, config, logger);
-    migrateLegacyIn(opened, input.directory, logger);
-    migrateGradesOf(opened, logger);
-    late.service?.storeAttached();
-    late.service?.flush('database ready');
-    late.importHistory?.();
+    void Promise.all([indexed, wiring]).then(
+      ([modules]) => {
+        if (!config || !modules) return;
+        mergeSpilledSessions(opened, config, logger);
+        migrateLegacyIn(modules, opened, input.directory, logger);
+        migrateGradesOf(modules, opened, logger);
+        late.service?.storeAttached();
+        late.service?.flush('database ready');
+        late.importHistory?.();
+      },
+      () => undefined, // logged where it is loaded
+    );
   };
   try {
     trust = trustPluginOptions(options ?? {}, projectOf(input));
     config = resolveConfig({ options: trust.options });
     store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
       openChecked(storeOptions, { problem: (problem) => notify(problem.message), ready }),
+    );
+    const opened = store;
+    indexed = loadWriteModules().then((modules) => {
+      opened.addIndexer(modules.termIndexer);
+      return modules;
+    });
+    indexed.catch((error: unknown) =>
+      logger.error(`agent-tracker: loading the prior-art index failed; entries wait in memory and are kept for the next start: ${(error as Error).message}`),
     );
   } catch (error) {
     logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
@@ -100,9 +148,14 @@ const server: Plugin = async (input, options) => {
   if (trust.notices.length > 0) warnIgnoredOptions(input, logger, trust.notices);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
-  // Secrets of the project's env files: scanned in the background now, masked in every tool output and in what is stored.
+  // Secrets of the project's env files: scanned in the background just after the start (the first
+  // tool output waits for that scan), masked in every tool output and in what is stored.
   const secrets = config.protectEnvFiles ? new ProjectSecrets(project, logger) : undefined;
-  void secrets?.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
+  if (secrets) {
+    setTimeout(() => {
+      secrets.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
+    }, 0);
+  }
   const service = new TrackingService({
     store,
     config,
@@ -115,17 +168,19 @@ const server: Plugin = async (input, options) => {
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
   service.onFlushed(sizeWatcher(store, notify));
-  const telemetry = startTelemetry({ option: options?.telemetry, logger, store, service });
+  // Telemetry's settings and exporter load only when it is asked for (option or AGENT_TRACKER_TELEMETRY=1).
+  const telemetry = telemetryAsked(options?.telemetry)
+    ? (await import('./telemetry.js')).startTelemetry({ option: options?.telemetry, logger, store, service })
+    : undefined;
 
   // OpenCode's past sessions, imported in the background once the database is open for writing.
+  // Started by `ready`, which runs after this point (it waits for the term indexer).
   let stopHistoryImport = (): void => undefined;
   if (config.importHistory) {
-    const historyOptions = { store, config, logger, project };
-    const startImport = (): void => {
+    const historyOptions = { store, config, logger, project, startedAt };
+    late.importHistory = () => {
       stopHistoryImport = scheduleHistoryImport(historyOptions);
     };
-    if (store.attached && !store.refusal) startImport();
-    else late.importHistory = startImport;
   }
 
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
@@ -148,6 +203,8 @@ const server: Plugin = async (input, options) => {
       stopSelfProvisioning();
       stopHistoryImport();
       stopExitFlush();
+      // A session disposed right after its start: its last flush waits for the indexer (else it is spilled).
+      await indexed?.catch(() => undefined);
       await endSession(service, logger);
       await telemetry?.shutdown();
       releaseStore(store);
@@ -155,6 +212,7 @@ const server: Plugin = async (input, options) => {
   };
   // After the hooks are ready, in the background: adds what setup provisions when it is missing.
   const stopSelfProvisioning = config.selfProvision ? startSelfProvisioning(input, { service, logger }) : () => undefined;
+  wired();
   return hooks;
 };
 

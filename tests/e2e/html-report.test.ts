@@ -12,6 +12,7 @@ import { Store } from '../../src/core/store/store.js';
 import { makeSandbox, removeSandbox, ROOT, runBounded, runCli } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const OUTPUT = path.join(ROOT, 'tests', 'e2e', 'output');
 const CHROMIUM_TIMEOUT_MS = 60_000;
@@ -62,7 +63,7 @@ describe('HTML report in headless Chromium', () => {
   beforeAll(() => {
     sandbox = makeSandbox();
     const config = resolveConfig({ options: { databasePath: sandbox.dbPath }, env: {}, home: sandbox.home });
-    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     try {
       recordHistory(BLOCKS, { store, config, stepHours: 7 });
     } finally {

@@ -14,6 +14,7 @@ import type { ChatRequest, FakeModel, Step } from '../helpers/fake-model.js';
 import { makeRepo, makeSandbox, opencodeConfig, removeSandbox, runCli, runOpencode } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 jest.setTimeout(300_000);
 
@@ -31,7 +32,7 @@ describe('the MCP server inside real OpenCode', () => {
     repo = makeRepo(sandbox, 'shop');
     fs.writeFileSync(path.join(repo, 'package.json'), JSON.stringify({ name: 'shop', dependencies: { express: '^4.19.0' } }));
     const config = resolveConfig({ options: {}, env: {}, home: sandbox.home });
-    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     try {
       recordHistory(
         [

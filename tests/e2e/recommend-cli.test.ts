@@ -13,6 +13,7 @@ import type { CounterDeltas, UsageRecord } from '../../src/core/types.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { usageRecord } from '../helpers/usage-record.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const COUNTER_NAMES = new Set([
   'toolCalls', 'toolFailures', 'commands', 'commits', 'pushes', 'bugs', 'gradedCommits', 'gradeSum', 'csDelta', 'messages',
@@ -24,7 +25,7 @@ const COUNTER_NAMES = new Set([
 /** Stores usage records through the store's one-transaction batch, as a flush would. */
 function storeUsage(dbPath: string, home: string, records: readonly UsageRecord[]): void {
   const config = resolveConfig({ options: { databasePath: dbPath }, env: {}, home });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   try {
     const mutations: Mutation[] = records.map((record) => {
       const counters: CounterDeltas = {};

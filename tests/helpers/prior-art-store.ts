@@ -10,6 +10,7 @@ import { DEFAULT_RULES } from '../../src/core/rules.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
 import { Store } from '../../src/core/store/store.js';
 import type { Grade, ProjectProfile } from '../../src/core/types.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 export type Seed =
   | { kind: 'retrospective'; id: string; task: string; userGrade: Grade; agentGrade?: Grade; agentNote?: string; userNote?: string; agent?: string; project?: string; at?: string }
@@ -94,7 +95,7 @@ export interface PriorArtStore {
 
 export function priorArtStore(): PriorArtStore {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-prior-art-'));
-  const store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 256 * MIB });
+  const store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 256 * MIB, indexer: termIndexer });
   const now = new Date(BASE_TIME).toISOString();
   return {
     dir,

@@ -7,6 +7,7 @@ import type { TrackerConfig } from '../../src/core/config.js';
 import type { Logger } from '../../src/core/logger.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 export interface TempTracker {
   dir: string;
@@ -30,7 +31,7 @@ export function recordingLogger(logged: { level: string; message: string }[]): L
 export function tempTracker(options: Record<string, unknown> = {}, project = '/work/project'): TempTracker {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-unit-'));
   const config = resolveConfig({ options: { databasePath: path.join(dir, 'db.lmdb'), ...options }, env: {}, home: dir });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   const logged: { level: string; message: string }[] = [];
   const make = () => new TrackingService({ store, config, logger: recordingLogger(logged), project, ownTools: ['agent-status', 'grade-commit'] });
   return {

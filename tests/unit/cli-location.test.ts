@@ -10,6 +10,7 @@ import { cliCommand, cliHint } from '../../src/setup/cli-location.js';
 import { shippedSkills } from '../../src/setup/skills.js';
 import { makeSandbox, removeSandbox, ROOT, runCli } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const tempDir = useTempDirs('agent-tracker-cli-location-');
 
@@ -45,7 +46,7 @@ describe('agent-tracker doctor', () => {
     const sandbox = makeSandbox('agent-tracker-doctor-removed-');
     try {
       const config = resolveConfig({ env: {}, home: sandbox.home });
-      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize });
+      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
       const agent = Object.keys(readShippedAgents(ROOT))[0] as string;
       const skill = shippedSkills(ROOT)[0] as string;
       store.applyBatch([{ table: 'provisioned', key: sandbox.configDir, items: [`agent:${agent}`, `skill:${skill}`] }], config.rules, new Date().toISOString());

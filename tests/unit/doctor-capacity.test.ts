@@ -7,6 +7,7 @@ import { Store } from '../../src/core/store/store.js';
 import { mutationOf } from '../helpers/prior-art-store.js';
 import type { Seed } from '../helpers/prior-art-store.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 describe('the room left under the size limit', () => {
   it.each([
@@ -38,7 +39,7 @@ describe('agent-tracker doctor', () => {
       const empty = JSON.parse(runCli(sandbox, ['doctor', '--json']).stdout) as { capacity: unknown };
       expect(empty.capacity).toEqual({ entries: 0, bytesPerEntry: null, moreEntries: null });
 
-      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize });
+      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
       const seeds: Seed[] = [
         ...Array.from({ length: 30 }, (_, i): Seed => ({ kind: 'activity', id: `a${i}`, task: `resize thumbnails in batch ${i}` })),
         ...Array.from({ length: 20 }, (_, i): Seed => ({ kind: 'commit', id: `c${i}`, message: `Cache thumbnail ${i}` })),

@@ -9,6 +9,7 @@ import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -31,7 +32,7 @@ beforeAll(() => {
   }
   dbPath = path.join(sandbox.root, 'db.lmdb');
   const config = resolveConfig({ options: { databasePath: dbPath }, env: {}, home: sandbox.root });
-  const store = Store.open({ path: dbPath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: dbPath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   const service = new TrackingService({ store, config, logger: silentLogger, project: repo });
   service.noteModelRequest('ses_1', 'build', 'fake/fake-model');
   service.recordCommits('ses_1', hashes.map((hash, i) => ({ hash, message: `feat: change ${i + 1}`, files: [], insertions: 1, deletions: 0, timestamp: new Date(1_700_000_000_000 + i * 1000).toISOString() })));

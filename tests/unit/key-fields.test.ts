@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
 import type { Key } from 'lmdb';
+import { termIndexer } from '../../src/core/query/indexer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
 import { compressionOf } from '../../src/core/store/compression.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
@@ -107,7 +108,7 @@ function exportLines(store: Store): string[] {
 }
 
 function writeNewLayout(file: string, overrides: Partial<CommitRecord> = {}): Store {
-  const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+  const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
   const mutations: Mutation[] = [
     { table: 'commits', key: [PROJECT, HASH], value: { ...commit, ...overrides } },
     { table: 'activities', key: ['build', activity.timestamp, 'a1'], value: activity },
@@ -136,7 +137,7 @@ describe('fields an entry key holds', () => {
   it('reads a file written before this layout exactly as written, and exports it the same as the new layout', () => {
     const oldFile = tempFile();
     writeOldLayout(oldFile);
-    const old = Store.open({ path: oldFile, maxDatabaseSize: SIZE });
+    const old = Store.open({ path: oldFile, maxDatabaseSize: SIZE, indexer: termIndexer });
     const fresh = writeNewLayout(tempFile());
     try {
       expect(readBack(old)).toEqual(expected);
@@ -168,7 +169,7 @@ describe('fields an entry key holds', () => {
   it('stamps the file with a schema version older trackers open read-only (they would read the fields as null)', () => {
     const oldFile = tempFile();
     writeOldLayout(oldFile);
-    const store = Store.open({ path: oldFile, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: oldFile, maxDatabaseSize: SIZE, indexer: termIndexer });
     expect(store.meta().schemaVersion).toBe(SCHEMA_VERSION);
     expect(SCHEMA_VERSION).toBeGreaterThan(2);
     store.close();
@@ -178,7 +179,7 @@ describe('fields an entry key holds', () => {
     const root = open({ path: newer, maxDbs: 16, compression: true });
     root.transactionSync(() => root.openDB({ name: 'meta', compression: compressionOf('meta') }).putSync('schemaVersion', SCHEMA_VERSION + 1));
     void root.close();
-    const later = Store.open({ path: newer, maxDatabaseSize: SIZE });
+    const later = Store.open({ path: newer, maxDatabaseSize: SIZE, indexer: termIndexer });
     try {
       expect(later.refusal).toMatch(/newer|update/i);
       expect(later.tables.commits.get([PROJECT, HASH])).toEqual(commit);

@@ -78,7 +78,7 @@ describe('migrateLegacy', () => {
     t = tempTracker();
     const { dir } = await legacyIn();
     const indexed: string[] = [];
-    t.store.addIndexer((documents) => indexed.push(...documents.map((d) => d.kind)));
+    t.store.addIndexer((_tables, documents) => indexed.push(...documents.map((d) => d.kind)));
     migrateLegacy(t.store, legacyPathIn(dir));
     expect(indexed).toEqual(['commit', 'commit']);
   });

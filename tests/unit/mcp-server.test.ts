@@ -15,6 +15,7 @@ import { CLI, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
 import { treeHash } from '../helpers/compare-files.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 // Each tool call runs a CLI command in the server: on a loaded machine that takes seconds.
 jest.setTimeout(120_000);
@@ -36,7 +37,7 @@ describe('agent-tracker mcp (stdio, SDK client)', () => {
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', dependencies: { express: '^4.19.0' } }));
     expect(runCli(sandbox, ['init-project', project]).code).toBe(0);
     const config = resolveConfig({ options: {}, env: {}, home: sandbox.home });
-    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     try {
       recordHistory(
         [

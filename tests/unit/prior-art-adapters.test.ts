@@ -10,6 +10,7 @@ import { cliJson, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const MINE = '/projects/mine';
 const OTHER = '/projects/other';
@@ -26,7 +27,7 @@ afterEach(() => {
 
 function seedSandbox(seeds: Seed[]): Sandbox {
   const box = makeSandbox('agent-tracker-prior-art-cli-');
-  const store = Store.open({ path: box.dbPath, maxDatabaseSize: 64 * 1024 * 1024 });
+  const store = Store.open({ path: box.dbPath, maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
   store.applyBatch(seeds.map(mutationOf), DEFAULT_RULES, NOW);
   store.applyBatch([{ table: 'projects', key: MINE, value: profile(MINE, 'CLI') }], DEFAULT_RULES, NOW);
   store.close();

@@ -7,6 +7,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { getProject } from '../../src/core/projects/profiles.js';
 import { Store } from '../../src/core/store/store.js';
 import { backgroundProfiler } from '../../src/opencode/project-profile.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-autoprofile-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -30,7 +31,7 @@ describe('backgroundProfiler', () => {
     const project = path.join(root, 'app');
     fs.mkdirSync(project);
     fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'sinatra'\n");
-    const store = Store.open({ path: path.join(root, 'one.lmdb'), maxDatabaseSize: 64 * 1024 * 1024 });
+    const store = Store.open({ path: path.join(root, 'one.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
     try {
       const logger = recordingLogger();
       const trigger = backgroundProfiler({ store, project, logger });
@@ -52,7 +53,7 @@ describe('backgroundProfiler', () => {
 
   it('logs a failure instead of throwing, and may try again later', async () => {
     const logger = recordingLogger();
-    const store = Store.open({ path: path.join(root, 'two.lmdb'), maxDatabaseSize: 64 * 1024 * 1024 });
+    const store = Store.open({ path: path.join(root, 'two.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
     try {
       const missing = path.join(root, 'missing');
       const trigger = backgroundProfiler({ store, project: missing, logger });

@@ -7,6 +7,7 @@ import { hashAgentsMd } from '../../src/core/projects/classifier.js';
 import { initProject, profileIfMissing } from '../../src/core/projects/init-project.js';
 import { getAllProjects, getProject, putProject } from '../../src/core/projects/profiles.js';
 import { Store } from '../../src/core/store/store.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 describe('project profiles', () => {
   let dir: string;
@@ -16,7 +17,7 @@ describe('project profiles', () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-profiles-'));
     dbPath = path.join(dir, 'db.lmdb');
-    store = Store.open({ path: dbPath, maxDatabaseSize: 64 * 1024 * 1024 });
+    store = Store.open({ path: dbPath, maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
   });
 
   afterAll(() => {

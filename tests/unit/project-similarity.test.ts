@@ -9,6 +9,7 @@ import { putProject } from '../../src/core/projects/profiles.js';
 import { findSimilarProjects, scoreSimilarity, SIMILARITY_THRESHOLD, SIMILARITY_WEIGHTS } from '../../src/core/projects/similarity.js';
 import { Store } from '../../src/core/store/store.js';
 import type { ProjectProfile } from '../../src/core/types.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const W = SIMILARITY_WEIGHTS;
 
@@ -82,7 +83,7 @@ describe('findSimilarProjects', () => {
 
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-similar-'));
-    store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 64 * 1024 * 1024 });
+    store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
   });
 
   afterAll(() => {

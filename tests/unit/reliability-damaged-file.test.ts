@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Store } from '../../src/core/store/store.js';
 import { ROOT } from '../helpers/sandbox.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const STORE_MODULE = pathToFileURL(path.join(ROOT, 'dist', 'core', 'store', 'store.js')).href;
 const SIZE = 16 * 1024 * 1024;
@@ -63,7 +64,7 @@ describe('a damaged database file', () => {
 
   it('refuses a real database that was cut short', () => {
     const file = path.join(dir, 'tracker.lmdb');
-    const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     store.transaction(() => {
       for (let i = 0; i < 2_000; i += 1) store.tables.meta.putSync(`key-${i}`, randomBytes(200).toString('hex'));
     });

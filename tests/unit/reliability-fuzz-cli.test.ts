@@ -18,6 +18,7 @@ import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { CLI, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 jest.setTimeout(300_000);
 
@@ -68,7 +69,7 @@ function commandsInHelp(help: string): { name: string; flags: string[] }[] {
 
 function seed(): void {
   const config = resolveConfig({ options: { databasePath: sandbox.dbPath }, env: {}, home: sandbox.home });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   try {
     const service = new TrackingService({ store, config, logger: silentLogger, project: cwd });
     SEEDED_AGENTS.forEach((agent, index) => {

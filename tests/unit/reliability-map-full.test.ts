@@ -13,6 +13,7 @@ import { mergeSpills, spillFilesOf } from '../../src/core/store/spill.js';
 import { DatabaseFullError, Store } from '../../src/core/store/store.js';
 import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const TINY_SIZE = 1 * MIB;
 const LARGER_SIZE = 64 * MIB;
@@ -29,7 +30,7 @@ function tracker(dir: string, maxDatabaseSize: number) {
     env: {},
     home: dir,
   });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   const errors: string[] = [];
   const logger = { info: () => undefined, warn: () => undefined, error: (message: string) => void errors.push(message) };
   const service = new TrackingService({ store, config, logger, project: '/map-full/project' });

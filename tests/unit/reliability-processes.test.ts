@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { DEFAULT_RULES, applyAgentOp, newAgent } from '../../src/core/rules.js';
 import { Store } from '../../src/core/store/store.js';
 import { ROOT } from '../helpers/sandbox.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 jest.setTimeout(120_000);
 
@@ -144,7 +145,7 @@ describe('several processes and crashes, one database', () => {
 
     const expected = newAgent(AGENT, '', DEFAULT_RULES);
     applyAgentOp(expected, { kind: 'xp', amount: rounds * roundEvents * DEFAULT_RULES.xpPerToolCall }, DEFAULT_RULES);
-    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_SIZE });
+    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_SIZE, indexer: termIndexer });
     try {
       expect(store.tables.agents.get(AGENT)).toMatchObject({ sp: expected.sp, xp: expected.xp });
       expect(store.tables.sessions.get(['ses-rounds', AGENT, MODEL])).toMatchObject({ toolCalls: rounds * roundEvents });
@@ -167,7 +168,7 @@ describe('several processes and crashes, one database', () => {
     const result = await run.output;
     expect(result.signal).toBe('SIGKILL');
 
-    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_SIZE });
+    const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_SIZE, indexer: termIndexer });
     try {
       const flushes = store.meta().flushes;
       expect(flushes).toBeGreaterThanOrEqual(5);

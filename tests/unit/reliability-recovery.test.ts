@@ -20,6 +20,7 @@ import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger } from '../helpers/temp-store.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 // Child processes on a loaded machine: generous, and every child is bounded by VERIFY_TIMEOUT_MS.
 jest.setTimeout(180_000);
@@ -49,7 +50,7 @@ describe('recovery', () => {
   });
 
   function seed(count = COMMITS): void {
-    const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     store.applyBatch(Array.from({ length: count }, (_, i) => commitMutation(i)), rules, new Date().toISOString());
     store.close();
   }
@@ -86,7 +87,7 @@ describe('recovery', () => {
     expect(result).toMatchObject({ ok: true, schemaVersion: SCHEMA_VERSION, entries: { commits: COMMITS } });
     recordVerified(file, result.ok ? result.entries : undefined);
     expect(isVerified(file)).toBe(true);
-    const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     store.applyBatch([commitMutation(COMMITS)], rules, new Date().toISOString());
     store.close();
     expect(isVerified(file)).toBe(false);
@@ -142,7 +143,7 @@ describe('recovery', () => {
     const spilled = writeSpill(file, [commitMutation(900), { table: 'agents', key: 'build', ops: [{ kind: 'xp', amount: 4 }] }]);
     const copy = `${spilled}.copy`;
     fs.copyFileSync(spilled, copy);
-    const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     expect(mergeSpills(store, rules)).toMatchObject({ merged: 1, mutations: 2, alreadyMerged: 0 });
     expect(spillFilesOf(file)).toEqual([]);
     // A crash after the commit and before the removal: the same file again.
@@ -179,7 +180,7 @@ describe('recovery', () => {
 
   it('takes a snapshot at most once a day and keeps the last three', async () => {
     seed(10);
-    const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     const day0 = new Date('2026-01-01T00:00:00.000Z');
     for (let day = 0; day < SNAPSHOTS_KEPT + 2; day += 1) {
       const at = new Date(day0.getTime() + day * SNAPSHOT_INTERVAL_MS);
@@ -196,7 +197,7 @@ describe('recovery', () => {
 
   it('repair keeps what reads, recovers the rest from the snapshot, names what is lost, and keeps the damaged file', async () => {
     seed(40);
-    const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     await snapshotIfDue(store, new Date());
     store.applyBatch(Array.from({ length: 80 }, (_, i) => commitMutation(40 + i)), rules, new Date().toISOString());
     store.close();
@@ -204,10 +205,10 @@ describe('recovery', () => {
     recordVerified(file, result.ok ? result.entries : undefined);
     const pristine = fs.readFileSync(file);
     damageFoundPage();
-    const dry = await repairDatabase({ path: file, maxDatabaseSize: SIZE, dryRun: true });
+    const dry = await repairDatabase({ path: file, maxDatabaseSize: SIZE, dryRun: true, indexer: termIndexer });
     expect(dry.damagedFileKeptAt).toBeNull();
     expect(fs.readFileSync(file).equals(pristine)).toBe(false);
-    const report = await repairDatabase({ path: file, maxDatabaseSize: SIZE });
+    const report = await repairDatabase({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
     const commits = report.tables.commits;
     expect(commits.kept + commits.recovered + (commits.lost ?? 0)).toBe(120);
     expect(report.damagedFileKeptAt && fs.existsSync(report.damagedFileKeptAt)).toBeTruthy();

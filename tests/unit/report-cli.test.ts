@@ -13,6 +13,7 @@ import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory, totalCommits } from '../helpers/synthetic-history.js';
 import type { WorkBlock } from '../helpers/synthetic-history.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
 
 const A = { agent: 'build', model: 'anthropic/claude-sonnet' };
 const B = { agent: 'build', model: 'openai/gpt-5' };
@@ -86,7 +87,7 @@ describe('agent-tracker report and recommend (built CLI)', () => {
       block({ agent: 'build', model: 'lucky/tiny', project: rustTwo, sessions: 1, commitsPerSession: 2, failuresPerSession: 0, grades: [[5, 5]] }),
     ];
     const config = resolveConfig({ options: { databasePath: sandbox.dbPath }, env: {}, home: sandbox.home });
-    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     try {
       recordHistory(blocks, { store, config });
     } finally {

@@ -250,10 +250,11 @@ describe('selfProvision', () => {
     const script = `
       const { resolveConfig } = await import(${JSON.stringify(path.join(ROOT, 'dist/core/config.js'))});
       const { Store } = await import(${JSON.stringify(path.join(ROOT, 'dist/core/store/store.js'))});
+      const { termIndexer } = await import(${JSON.stringify(path.join(ROOT, 'dist/core/query/indexer.js'))});
       const { TrackingService } = await import(${JSON.stringify(path.join(ROOT, 'dist/core/tracking/service.js'))});
       const { selfProvision } = await import(${JSON.stringify(path.join(ROOT, 'dist/opencode/self-provision-run.js'))});
       const config = resolveConfig({ options: { databasePath: ${JSON.stringify(path.join(dbDir, 'db.lmdb'))} }, env: {} });
-      const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+      const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
       const errors = [];
       const logger = { info() {}, warn() {}, error: (m) => errors.push(m) };
       const service = new TrackingService({ store, config, logger, project: '/p' });

@@ -5,6 +5,7 @@
  */
 import type { TrackerConfig } from '../../core/config.js';
 import { silentLogger } from '../../core/logger.js';
+import { termIndexer } from '../../core/query/indexer.js';
 import { repairDatabase } from '../../core/store/repair.js';
 import type { RefillStep, RepairReport } from '../../core/store/repair.js';
 import { TrackingService } from '../../core/tracking/service.js';
@@ -56,7 +57,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (!values['dry-run']) refuseUnderAgent('repair');
   let report: RepairReport;
   try {
-    report = await repairDatabase({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, dryRun: values['dry-run'], refill: [historyRefill(config)] });
+    report = await repairDatabase({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, dryRun: values['dry-run'], refill: [historyRefill(config)], indexer: termIndexer });
   } catch (error) {
     throw new CliError((error as Error).message);
   }

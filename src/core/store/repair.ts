@@ -14,7 +14,7 @@ import type { SalvagedTable, TableSalvage } from './salvage.js';
 import { SALVAGED_TABLES, salvageFile } from './salvage.js';
 import { snapshotsOf } from './snapshot.js';
 import { Store } from './store.js';
-import type { HistoryTable, MergeRecord } from './store.js';
+import type { DocumentIndexer, HistoryTable, MergeRecord } from './store.js';
 import { lastKnownEntries, recordVerified, sidecarPath, verifySync } from './verify.js';
 
 export interface TableRepairCounts {
@@ -46,6 +46,8 @@ export interface RepairOptions {
   /** Refill steps, run in order on the fresh database (none by default). */
   refill?: readonly RefillStep[];
   now?: Date;
+  /** Keeps the fresh file's term index in step with what is merged into it (query/indexer.ts). */
+  indexer: DocumentIndexer;
 }
 
 export interface RepairReport {
@@ -115,7 +117,7 @@ export async function repairDatabase(options: RepairOptions): Promise<RepairRepo
   if (options.dryRun) return report;
 
   const fresh = `${database}.repair-${stampOf(now)}`;
-  const store = Store.open({ path: fresh, maxDatabaseSize: options.maxDatabaseSize });
+  const store = Store.open({ path: fresh, maxDatabaseSize: options.maxDatabaseSize, indexer: options.indexer });
   try {
     store.transaction(() => {
       const history: MergeRecord[] = [];

@@ -31,7 +31,6 @@ import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
 import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
-import { indexWrittenDocuments } from '../query/term-index.js';
 import type { TermIndexKey } from '../query/term-index.js';
 
 /**
@@ -146,11 +145,23 @@ export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
 }
 
+/**
+ * Keeps an index in step with the documents a write adds, inside that write's transaction. The
+ * store persists and does not know what an index means: query/term-index.ts gives the term index's
+ * (`termIndexer`), and every writer passes it (or `addIndexer` it before its first document).
+ */
+export type DocumentIndexer = (tables: Tables, documents: WrittenDocument[]) => void;
+
 export interface StoreOptions {
   path: string;
   maxDatabaseSize: number;
   readOnly?: boolean;
+  /** The term index kept in step by every write. Without one, a write that adds a searchable document is refused whole. */
+  indexer?: DocumentIndexer;
 }
+
+/** The refusal of a write that adds documents to a store no indexer was given (yet): nothing of it is written. */
+export const NO_INDEXER = 'the prior-art index is not loaded yet, so entries are not written; what is recorded waits in memory';
 
 /** Raised by writes to a store that is not (yet) open for writing: still being checked, damaged, or newer. */
 export class StoreNotWritableError extends Error {
@@ -251,7 +262,7 @@ export class Store {
   /** Why writes are refused (still being checked, damaged, newer schema); undefined when writable. */
   private writeRefusal: string | undefined;
   /** Called inside the flush transaction with every document written, to keep indexes in step. */
-  private readonly indexers: ((documents: WrittenDocument[]) => void)[] = [];
+  private readonly indexers: DocumentIndexer[] = [];
 
   private constructor(root: RootDatabase | undefined, options: StoreOptions) {
     this.root = root;
@@ -260,7 +271,7 @@ export class Store {
     this.maxDatabaseSize = options.maxDatabaseSize;
     this.tables = root ? tablesOf(root) : emptyTables();
     // Every writer keeps the term index in step, inside its flush transaction (plugin, import, migrate).
-    if (!options.readOnly) this.addIndexer((documents) => indexWrittenDocuments(this.tables.terms, documents));
+    if (options.indexer) this.addIndexer(options.indexer);
   }
 
   /**
@@ -349,14 +360,20 @@ export class Store {
     await this.root.backup(target, true);
   }
 
-  /** Registers an index updater that runs inside every flush transaction. */
-  addIndexer(indexer: (documents: WrittenDocument[]) => void): void {
-    this.indexers.push(indexer);
+  /** Registers an index updater that runs inside every flush transaction (once: a second add of the same is ignored). */
+  addIndexer(indexer: DocumentIndexer): void {
+    if (!this.indexers.includes(indexer)) this.indexers.push(indexer);
   }
 
-  /** Runs the indexers on documents written outside `applyBatch`; call inside `transaction`. */
+  /**
+   * Runs the indexers on documents written outside `applyBatch`; call inside `transaction`. With no
+   * indexer, throws (the transaction, documents included, is not written): an entry missing from
+   * the index would never be found by prior-art.
+   */
   indexDocuments(documents: WrittenDocument[]): void {
-    if (documents.length > 0) for (const indexer of this.indexers) indexer(documents);
+    if (documents.length === 0) return;
+    if (this.indexers.length === 0) throw new StoreNotWritableError(NO_INDEXER);
+    for (const indexer of this.indexers) indexer(this.tables, documents);
   }
 
   /**
@@ -440,7 +457,7 @@ export class Store {
       const meta = this.tables.meta;
       meta.putSync('flushes', Number(meta.get('flushes') ?? 0) + 1);
       meta.putSync('lastFlushAt', now);
-      if (written.length > 0) for (const indexer of this.indexers) indexer(written);
+      this.indexDocuments(written);
     });
     return { mutations: mutations.length, durationMs: performance.now() - started, counted: cache.counted };
   }

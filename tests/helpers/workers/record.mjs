@@ -31,13 +31,14 @@ const dist = (relative) => import(new URL(`../../../dist/${relative}`, import.me
 async function tracker(dbPath, flushMaxMutations) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
+  const { termIndexer } = await dist('core/query/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const config = resolveConfig({
     options: { databasePath: dbPath, flushMaxMutations, flushMaxAgeMs: NEVER_BY_AGE_MS },
     env: {},
     home: process.cwd(),
   });
-  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize });
+  const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   const errors = [];
   const logger = { info() {}, warn() {}, error: (message) => errors.push(message) };
   const service = new TrackingService({ store, config, logger, project: '/reliability/project' });

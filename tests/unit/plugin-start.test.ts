@@ -1,0 +1,73 @@
+/**
+ * The plugin's start, in process, on a real temporary database: the term indexer loads just after
+ * server() returns, so an entry recorded (and a flush asked for) before it is there must wait in
+ * memory, not be written unindexed, and be written and found once it is.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { PluginInput, ToolContext } from '@opencode-ai/plugin';
+import { QueryService } from '../../src/core/query/service.js';
+import { Store } from '../../src/core/store/store.js';
+import plugin from '../../src/opencode/plugin.js';
+
+const KEYS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'AGENT_TRACKER_DB_PATH', 'AGENT_TRACKER_IMPORT_HISTORY'] as const;
+const saved: Partial<Record<(typeof KEYS)[number], string | undefined>> = {};
+let dir: string;
+let dbPath: string;
+const logged: { level: string; message: string }[] = [];
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-plugin-start-'));
+  dbPath = path.join(dir, 'db.lmdb');
+  for (const key of KEYS) saved[key] = process.env[key];
+  Object.assign(process.env, {
+    HOME: dir,
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+    XDG_DATA_HOME: path.join(dir, 'data'),
+    AGENT_TRACKER_DB_PATH: dbPath,
+    AGENT_TRACKER_IMPORT_HISTORY: '0',
+  });
+});
+
+afterAll(() => {
+  for (const key of KEYS) {
+    if (saved[key] === undefined) delete process.env[key];
+    else process.env[key] = saved[key];
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function input(project: string): PluginInput {
+  const client = {
+    app: { log: async ({ body }: { body: { level: string; message: string } }) => (logged.push(body), {}) },
+    tui: { showToast: async () => ({}) },
+  };
+  return { client, project: { id: 'p', worktree: project }, directory: project, worktree: project, serverUrl: new URL('http://127.0.0.1:1'), $: undefined } as unknown as PluginInput;
+}
+
+describe('plugin start', () => {
+  it('writes and indexes an entry recorded before the term indexer loaded', async () => {
+    const project = path.join(dir, 'project');
+    fs.mkdirSync(project, { recursive: true });
+    const hooks = await plugin.server(input(project), {});
+    const logActivity = hooks.tool?.['log-activity'];
+    expect(logActivity).toBeDefined();
+    const context = { sessionID: 'ses_1', messageID: 'msg_1', agent: 'build', abort: new AbortController().signal } as unknown as ToolContext;
+    // Right after server() returned, before any timer ran: the indexer is not loaded yet.
+    await logActivity!.execute({ task: 'teach the tokenizer about unicode quotation marks', outcome: 'done' }, context);
+    await hooks.event?.({ event: { type: 'session.deleted', properties: { info: { id: 'ses_1' } } } as never });
+    await hooks.dispose?.();
+
+    const store = Store.open({ path: dbPath, maxDatabaseSize: 64 * 1024 * 1024, readOnly: true });
+    try {
+      expect(store.tables.activities.getKeysCount()).toBe(1);
+      const found = new QueryService(store).searchPriorArt({ taskDescription: 'unicode quotation marks', scope: project, maxResults: 3 });
+      expect(found.positivePatterns).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+    expect(logged.filter((line) => line.level === 'error')).toEqual([]);
+  });
+});
