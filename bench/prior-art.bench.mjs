@@ -371,7 +371,7 @@ export default async function run({ quick = false } = {}) {
             const extra = corpus(INDEXED_FLUSH, seededRandom(size + 1 + round), size + round * INDEXED_FLUSH).mutations.filter((mutation) => mutation.table !== 'projects');
             return () => target.applyBatch(extra, DEFAULT_RULES, now);
           };
-          const emptyStore = (round) => Store.open({ path: path.join(emptyDir, `empty-${round}.lmdb`), maxDatabaseSize: MAX_DB_SIZE });
+          const emptyStore = (round) => Store.open({ path: path.join(emptyDir, `empty-${round}.lmdb`), maxDatabaseSize: MAX_DB_SIZE, indexer: termIndexer });
           for (let round = 0; round < rounds; round += 1) {
             full.push(time(flushInto(store, round)));
             const fresh = emptyStore(round);
