@@ -26,6 +26,9 @@ describe('parseEnvFile', () => {
     ['not an assignment\n=nokey\n9KEY=x', []],
     ['dotted.key-name=v', [['dotted.key-name', 'v']]],
     ['EMPTY=', [['EMPTY', '']]],
+    ['A=1\rB=2', [['A', '1'], ['B', '2']]],
+    ['KEY="carriage\\rreturn"', [['KEY', 'carriage\rreturn']]],
+    ["KEY='ends in a backslash\\'\nNEXT=x", [['KEY', 'ends in a backslash\\'], ['NEXT', 'x']]],
   ])('reads %j', (text, expected) => {
     expect(parseEnvFile(text).map(({ key, value }) => [key, value])).toEqual(expected);
   });
@@ -149,6 +152,40 @@ describe('SecretMasker', () => {
     const empty = new SecretMasker([{ key: 'X', value: 'short', file: '.env' }]);
     expect(empty.values).toBe(0);
     expect(empty.mask('short and sk-live-51HxYz')).toBe('short and sk-live-51HxYz');
+  });
+
+  it('masks a secret that ends the text, after any number of characters', () => {
+    const secret = 'Zq9!secretvalue';
+    const one = new SecretMasker([{ key: 'S', value: secret, file: '.env' }]);
+    for (let at = 0; at < 40; at += 1) expect(one.mask(`${'.'.repeat(at)}${secret}`)).toBe(`${'.'.repeat(at)}[masked: S from .env]`);
+  });
+
+  it('masks a secret whose characters repeat when it starts the text, and nothing before it', () => {
+    const one = new SecretMasker([{ key: 'R', value: 'abababab-token', file: '.env' }]);
+    expect(one.mask('abababab-token rest')).toBe('[masked: R from .env] rest');
+    expect(one.mask('abababab-toke rest')).toBe('abababab-toke rest');
+  });
+
+  it('masks the longer of two values that start at one place, whichever file listed it first', () => {
+    const both = new SecretMasker([
+      { key: 'SHORT', value: 'abcdefgh', file: '.env' },
+      { key: 'LONG', value: 'abcdefgh-and-more', file: '.env' },
+    ]);
+    expect(both.mask('x abcdefgh-and-more y')).toBe('x [masked: LONG from .env] y');
+    expect(both.mask('x abcdefgh y')).toBe('x [masked: SHORT from .env] y');
+  });
+
+  it('masks a value written with spaces around it in its file', () => {
+    const spaced = new SecretMasker([{ key: 'T', value: '  tok-en-value  ', file: '.env' }]);
+    expect(spaced.mask('auth=tok-en-value;')).toBe('auth=[masked: T from .env];');
+  });
+
+  it('masks the whole URL-safe base64 of a value, padding left out, at every length', () => {
+    for (const value of ['s3cret-a', 's3cret-ab', 's3cret-abc']) {
+      const one = new SecretMasker([{ key: 'B', value, file: '.env' }]);
+      expect(one.mask(`id=${Buffer.from(value).toString('base64url')}`)).toBe('id=[masked: B from .env]');
+      expect(one.mask(`id=${Buffer.from(value).toString('base64')}`)).toBe('id=[masked: B from .env]');
+    }
   });
 
   it('finds a secret at every position of a long text', () => {
