@@ -1,14 +1,14 @@
 import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../../src/core/integrity/commit-credit.js';
 import type { CommitFacts, CreditContext } from '../../src/core/integrity/commit-credit.js';
 import { trustedOptions } from '../../src/core/integrity/trusted-options.js';
-import { editsTrackerFiles } from '../../src/core/integrity/tracker-files.js';
+import { trackerFileEditCheck } from '../../src/core/integrity/tracker-files.js';
 import {
   agentSigns,
   isSuspectUserAction,
-  isTrackerFile,
   RUNNING_SESSION_WINDOW_MS,
   sessionRunning,
   terminalVia,
+  trackerFileCheck,
   userOnlyCommandIn,
   userOnlyGuard,
 } from '../../src/core/integrity/user-only.js';
@@ -81,9 +81,10 @@ describe('the user-only tool guard', () => {
   });
 
   it('knows the tracker files by folder and name', () => {
-    expect(isTrackerFile('/d/agent-tracker.lmdb.snapshot-1', '/d/agent-tracker.lmdb')).toBe(true);
-    expect(isTrackerFile('/e/agent-tracker.lmdb', '/d/agent-tracker.lmdb')).toBe(false);
-    expect(isTrackerFile('/d/other.lmdb', '/d/agent-tracker.lmdb')).toBe(false);
+    const isTrackerFile = trackerFileCheck('/d/agent-tracker.lmdb');
+    expect(isTrackerFile('/d/agent-tracker.lmdb.snapshot-1')).toBe(true);
+    expect(isTrackerFile('/e/agent-tracker.lmdb')).toBe(false);
+    expect(isTrackerFile('/d/other.lmdb')).toBe(false);
   });
 });
 
@@ -158,6 +159,6 @@ describe('edits of what configures the tracker', () => {
     ['bash', { command: "sed -i 's/true/false/' opencode.json" }, true],
     ['bash', { command: 'cat opencode.json' }, false],
   ])('%s %j -> %s', (tool, args, expected) => {
-    expect(editsTrackerFiles(tool, args, configDir)).toBe(expected);
+    expect(trackerFileEditCheck(configDir)(tool, args)).toBe(expected);
   });
 });

@@ -22,12 +22,7 @@ function stringArg(args: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Whether `file` is an OpenCode config file or lies in a provisioned folder of `configDir`. */
-export function isTrackerManagedPath(file: string, configDir: string): boolean {
-  return managedPathTest(configDir)(file);
-}
-
-/** isTrackerManagedPath for one config folder, resolved once (the check runs on every edit). */
+/** Whether a file is an OpenCode config file or lies in a provisioned folder of `configDir` (resolved once: the check runs on every edit). */
 function managedPathTest(configDir: string): (file: string) => boolean {
   const folder = path.resolve(configDir);
   const inside = folder.endsWith(path.sep) ? folder : `${folder}${path.sep}`;
@@ -42,12 +37,10 @@ function managedPathTest(configDir: string): (file: string) => boolean {
   };
 }
 
-/** Whether a tool call edits an OpenCode config, the provisioned agents/skills, or the tracker's AGENTS.md section. */
-export function editsTrackerFiles(tool: string, args: unknown, configDir: string): boolean {
-  return trackerFileEditCheck(configDir)(tool, args);
-}
-
-/** editsTrackerFiles for one config folder, resolved once: what the plugin runs after every tool call. */
+/**
+ * Whether a tool call edits an OpenCode config, the provisioned agents/skills, or the tracker's
+ * AGENTS.md section, for one config folder resolved once: the plugin runs it after every tool call.
+ */
 export function trackerFileEditCheck(configDir: string): (tool: string, args: unknown) => boolean {
   const isManaged = managedPathTest(configDir);
   return (tool, args) => {

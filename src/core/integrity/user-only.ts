@@ -52,13 +52,11 @@ export function userOnlyCommandIn(command: string): string | undefined {
   return undefined;
 }
 
-/** Whether a path is one of the tracker's files: the database, its lock, spill files and snapshots beside it. */
-export function isTrackerFile(filePath: string, databasePath: string): boolean {
-  return trackerFileTest(databasePath)(filePath);
-}
-
-/** isTrackerFile for one database, its path resolved once (a tool guard runs it on every edit). */
-function trackerFileTest(databasePath: string): (filePath: string) => boolean {
+/**
+ * Whether a path is one of the tracker's files (the database, its lock, spill files and snapshots
+ * beside it), for one database whose path is resolved once: a tool guard runs it on every edit.
+ */
+export function trackerFileCheck(databasePath: string): (filePath: string) => boolean {
   const database = path.resolve(databasePath);
   const folder = path.dirname(database);
   const name = path.basename(database);
@@ -80,7 +78,7 @@ function stringArg(args: unknown, name: string): string | undefined {
  */
 export function userOnlyGuard(databasePath: string): (tool: string, args: unknown) => string | undefined {
   const databaseName = path.basename(databasePath);
-  const isDatabaseFile = trackerFileTest(databasePath);
+  const isDatabaseFile = trackerFileCheck(databasePath);
   return (tool, args) => {
     if (tool === 'bash') {
       const command = stringArg(args, 'command') ?? '';
