@@ -10,7 +10,7 @@ import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/query/
 import { analyzeQuery } from '../../src/core/query/query-terms.js';
 import { projectName, quoteNote } from '../../src/core/query/quote.js';
 import { TopK } from '../../src/core/query/top-k.js';
-import { prefixKeywords, termFrequencies, tokenize } from '../../src/core/query/tokenizer.js';
+import { prefixKeywords, tokenize } from '../../src/core/query/tokenizer.js';
 
 describe('one typo away', () => {
   it.each([
@@ -197,10 +197,6 @@ describe('the analyzer on its documented examples', () => {
     expect(prefixKeywords('caching')).toEqual(['cach']);
     expect(prefixKeywords('Retries for the db')).toEqual(['retri', 'db']);
     expect(prefixKeywords('getUserById')).toEqual(['get', 'user', 'id']);
-  });
-
-  it('counts term frequencies', () => {
-    expect([...termFrequencies(['cach', 'db', 'cach'])]).toEqual([['cach', 2], ['db', 1]]);
   });
 });
 

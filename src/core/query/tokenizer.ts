@@ -177,10 +177,3 @@ export function prefixKeywords(text: string): string[] {
   });
   return [...new Set(prefixes)];
 }
-
-/** How often each term occurs in `terms`. */
-export function termFrequencies(terms: readonly string[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
-  return counts;
-}
