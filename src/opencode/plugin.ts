@@ -26,7 +26,7 @@ import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { startSelfProvisioning } from './self-provision.js';
-import { endSession, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
+import { endSession, indexMaintainer, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
 import { trustPluginOptions } from './option-trust.js';
 import { createStatusSheets } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
@@ -168,6 +168,8 @@ const server: Plugin = async (input, options) => {
   const stopExitFlush = flushOnExit(service);
   service.onFlushed(statusExporter({ store, rules: config.rules, project, always: config.exportStatus }));
   service.onFlushed(sizeWatcher(store, notify));
+  const maintainer = indexMaintainer(store, logger);
+  service.onFlushed(maintainer.onFlushed);
   // Telemetry's settings and exporter load only when it is asked for (option or AGENT_TRACKER_TELEMETRY=1).
   const telemetry = telemetryAsked(options?.telemetry)
     ? (await import('./telemetry.js')).startTelemetry({ option: options?.telemetry, logger, store, service })
@@ -203,6 +205,7 @@ const server: Plugin = async (input, options) => {
       stopSelfProvisioning();
       stopHistoryImport();
       stopExitFlush();
+      maintainer.stop();
       // A session disposed right after its start: its last flush waits for the indexer (else it is spilled).
       await indexed?.catch(() => undefined);
       await endSession(service, logger);

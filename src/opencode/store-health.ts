@@ -2,7 +2,8 @@
  * The database's health as the user sees it in OpenCode: each problem with the database (from
  * preflight, the out-of-process check, the size limit) is ONE line, shown once per session as a
  * warning toast and written to OpenCode's log. Plus what happens around the store's life: spills
- * merged when it opens, the 80% warning after flushes, and the spill and snapshot at the end.
+ * merged when it opens, the 80% warning and the index's deferred work after flushes, and the spill
+ * and snapshot at the end.
  */
 import type { PluginInput } from '@opencode-ai/plugin';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { snapshotIfDue } from '../core/store/snapshot.js';
 import { mergeSpills } from '../core/store/spill.js';
 import { usageWarning } from '../core/store/size-limit.js';
+import { StoreNotWritableError } from '../core/store/store.js';
 import type { Store } from '../core/store/store.js';
 import { finalFlush } from '../core/tracking/final-flush.js';
 import type { TrackingService } from '../core/tracking/service.js';
@@ -64,6 +66,54 @@ export function sizeWatcher(store: Store, notify: (line: string) => void): () =>
     if (!line) return;
     warned = true;
     notify(line);
+  };
+}
+
+/** How long after a flush the index's deferred work starts: past the turn's end, which waits for the flush. */
+export const MAINTENANCE_DELAY_MS = 250;
+
+/**
+ * An after-flush listener that gives the store's indexes one step of their deferred work per flush
+ * (the term index merges its runs: Store.maintainIndexes), each in a transaction of its own a
+ * moment later, so the turn's end waits only for the flush. A failure is logged once, never thrown;
+ * the work is left for the next flush. `stop` cancels what is scheduled and what later flushes
+ * would (the runs stay, readable; the next session merges them).
+ */
+export function indexMaintainer(store: Store, logger: Logger, delayMs: number = MAINTENANCE_DELAY_MS): { onFlushed: () => void; stop: () => void } {
+  let due = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let lastError = '';
+  let stopped = false;
+  const step = (): void => {
+    timer = undefined;
+    try {
+      const left = store.maintainIndexes();
+      due = left ? due - 1 : 0;
+    } catch (error) {
+      due = 0;
+      const message = (error as Error).message;
+      if (!(error instanceof StoreNotWritableError) && message !== lastError) logger.warn(`agent-tracker: merging the prior-art index's recent entries waits for the next flush: ${message}`);
+      lastError = message;
+    }
+    if (due > 0) schedule();
+  };
+  const schedule = (): void => {
+    if (timer) return;
+    timer = setTimeout(step, delayMs);
+    timer.unref();
+  };
+  return {
+    onFlushed: () => {
+      if (stopped) return;
+      due += 1;
+      schedule();
+    },
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      due = 0;
+    },
   };
 }
 

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { getAllActivities, getAllCommits, getAllRetrospectives } from '../../src/core/query/entries.js';
 import { QueryService } from '../../src/core/query/service.js';
-import { BLOCK_BYTES, decodePostings, DOCUMENTS_PER_BLOCK, REFS_PER_BLOCK, TermIndexReader } from '../../src/core/query/term-index.js';
+import { rebuildStaleTermIndex } from '../../src/core/query/reindex.js';
+import { BLOCK_BYTES, compareTerms, decodePostings, DOCUMENTS_PER_BLOCK, MAX_RUNS, MERGE_SHARE, MIN_MERGE_TERMS, REFS_PER_BLOCK, TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
+import { termIndexer } from '../../src/core/query/indexer.js';
+import { Store } from '../../src/core/store/store.js';
 import type { DocumentRef } from '../../src/core/query/term-index.js';
 import { tokenize } from '../../src/core/query/tokenizer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
@@ -153,7 +156,6 @@ describe('the term index and the entries never disagree', () => {
     const { blocks, count } = reader.postings(term);
     expect(count).toBe(total);
     expect(blocks.length).toBeGreaterThan(1);
-    expect(blocks.slice(0, -1).every((block) => block.length >= BLOCK_BYTES)).toBe(true);
     const documents = blocks.flatMap((block) => {
       const numbers = new Uint32Array(block.length);
       const decoded = decodePostings(block, numbers, new Uint32Array(block.length), new Uint32Array(block.length));
@@ -176,6 +178,179 @@ describe('the term index and the entries never disagree', () => {
     expect(sortedRefs([...reader.documentRefs()])).toEqual(sortedRefs(entryRefs(t.store)));
     expect(reader.documentMetadata(1)).toMatchObject({ kind: 'retrospective', grade: 5 });
     expect(reader.documentMetadata(2)).toMatchObject({ kind: 'commit', grade: undefined });
+  });
+});
+
+/** Every posting of `term`, as [entry, term frequency, document length], in the order read; and whether the documents came in order. */
+function postingsOf(reader: TermIndexReader, term: string): { postings: string[]; ordered: boolean } {
+  reader.startQuery();
+  const postings: string[] = [];
+  let last = 0;
+  let ordered = true;
+  for (const block of reader.postings(term).blocks) {
+    const documents = new Uint32Array(block.length);
+    const frequencies = new Uint32Array(block.length);
+    const lengths = new Uint32Array(block.length);
+    const count = decodePostings(block, documents, frequencies, lengths);
+    for (let i = 0; i < count; i += 1) {
+      const document = documents[i] as number;
+      if (document <= last) ordered = false;
+      last = document;
+      postings.push(JSON.stringify([reader.documentRef(document), frequencies[i], lengths[i]]));
+    }
+  }
+  return { postings, ordered };
+}
+
+/** How many terms' postings the index's runs (not merged into the terms' blocks yet) hold. */
+function runTerms(store: PriorArtStore['store']): number {
+  return new TermIndexReader(store.tables.terms).pendingRuns().terms;
+}
+
+const VOCABULARY = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'ok'];
+
+describe('runs: each flush writes its postings as a run, merged into the terms after it', () => {
+  it('reads the same postings, in document order, as an index built in one go, over any sequence of flushes and merge steps', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            entries: fc.array(
+              fc.record({
+                kind: fc.constantFrom('retrospective', 'activity', 'commit'),
+                words: fc.array(fc.constantFrom(...VOCABULARY), { minLength: 1, maxLength: 8 }),
+              }),
+              { minLength: 1, maxLength: 12 },
+            ),
+            // The merge steps the plugin runs after this flush (none: the session ended first).
+            steps: fc.integer({ min: 0, max: 2 }),
+          }),
+          { minLength: 1, maxLength: 3 * MERGE_SHARE },
+        ),
+        (flushes) => {
+          const local = priorArtStore();
+          try {
+            let id = 0;
+            for (const flush of flushes) {
+              local.write(flush.entries.map(({ kind, words }): Seed => {
+                id += 1;
+                const text = words.join(' ');
+                if (kind === 'retrospective') return { kind, id: `p${id}`, task: text, userGrade: 1 };
+                if (kind === 'activity') return { kind, id: `p${id}`, task: text };
+                return { kind, id: `p${id}`, message: text };
+              }));
+              for (let step = 0; step < flush.steps; step += 1) local.store.maintainIndexes();
+            }
+            const store = local.store;
+            const terms = VOCABULARY.map((word) => tokenize(word)[0] as string);
+            const flushed = terms.map((term) => postingsOf(new TermIndexReader(store.tables.terms), term));
+            expect(flushed.every(({ ordered }) => ordered)).toBe(true);
+            // The rebuild writes every posting straight into the terms' blocks, with no run.
+            store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+            expect(rebuildStaleTermIndex(store).rebuilt).toBe(true);
+            expect(runTerms(store)).toBe(0);
+            const rebuilt = terms.map((term) => postingsOf(new TermIndexReader(store.tables.terms), term));
+            expect(flushed.map(({ postings }) => [...postings].sort())).toEqual(rebuilt.map(({ postings }) => [...postings].sort()));
+          } finally {
+            local.dispose();
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
+  it('leaves the merge to a step after the flush, and each step merges a slice until no run is left', () => {
+    t = priorArtStore();
+    // One flush of 4,000 distinct words.
+    const word = (n: number) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+    const taskOf = (i: number) => Array.from({ length: 10 }, (_, j) => word(i * 10 + j)).join(' ');
+    t.write(Array.from({ length: 400 }, (_, i): Seed => ({ kind: 'activity', id: `big${i}`, task: taskOf(i) })));
+    const reader = new TermIndexReader(t.store.tables.terms);
+    const afterFlush = reader.pendingRuns();
+    expect(afterFlush.runs).toBe(1);
+    expect(afterFlush.terms).toBeGreaterThan(MERGE_SHARE * MIN_MERGE_TERMS);
+    // Each step merges 1/MERGE_SHARE of what the runs held when it started, sweeping the terms in order.
+    const held: number[] = [];
+    for (let left = true, guard = 0; left && guard < 4 * MERGE_SHARE; guard += 1) {
+      left = t.store.maintainIndexes();
+      held.push(reader.pendingRuns().terms);
+    }
+    expect(held[0]).toBe(afterFlush.terms - Math.ceil(afterFlush.terms / MERGE_SHARE));
+    // Then at least MIN_MERGE_TERMS a step: the tail goes in one.
+    expect(held.filter((terms) => terms > 0 && terms < MIN_MERGE_TERMS).length).toBeLessThanOrEqual(1);
+    expect(held.every((terms, step) => step === 0 || terms < (held[step - 1] as number))).toBe(true);
+    expect(held.at(-1)).toBe(0);
+    expect(held.length).toBeLessThanOrEqual(4 * MERGE_SHARE);
+    expect(reader.pendingRuns().runs).toBe(0);
+    expect(t.store.maintainIndexes()).toBe(false);
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: word(123), scope: DEFAULT_PROJECT, maxResults: 3 });
+    expect(result.positivePatterns.map((match) => match.task)).toEqual([taskOf(12)]);
+  });
+
+  it('merges slices inside the flushes themselves once more than MAX_RUNS runs wait (no step ran), so the runs a query reads stay bounded', () => {
+    t = priorArtStore();
+    const runs: number[] = [];
+    const flushes = 3 * MAX_RUNS;
+    for (let i = 0; i < flushes; i += 1) {
+      t.write([{ kind: 'activity', id: `r${i}`, task: `thumbnail step ${i} of many` }]);
+      runs.push(new TermIndexReader(t.store.tables.terms).pendingRuns().runs);
+    }
+    expect(runs.slice(0, MAX_RUNS)).toEqual(Array.from({ length: MAX_RUNS }, (_, i) => i + 1));
+    // A sweep of about MERGE_SHARE slices empties every run it started with.
+    expect(Math.max(...runs)).toBeLessThanOrEqual(MAX_RUNS + MERGE_SHARE + 1);
+    expect(runs.at(-1)).toBeLessThanOrEqual(MAX_RUNS + MERGE_SHARE + 1);
+    expect(postingsOf(new TermIndexReader(t.store.tables.terms), tokenize('thumbnail')[0] as string)).toMatchObject({ ordered: true, postings: { length: flushes } });
+  });
+
+  it('finds entries whose postings are still in runs, and again once they are merged', () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'first', task: 'thumbnail cache warmup' }]);
+    t.write([{ kind: 'activity', id: 'second', task: 'thumbnail resize' }]);
+    expect(runTerms(t.store)).toBeGreaterThan(0);
+    const tasks = () => new QueryService(t!.store).searchPriorArt({ taskDescription: 'thumbnail', scope: DEFAULT_PROJECT }).positivePatterns.map((match) => match.task).sort();
+    expect(tasks()).toEqual(['thumbnail cache warmup', 'thumbnail resize']);
+    while (t.store.maintainIndexes());
+    expect(runTerms(t.store)).toBe(0);
+    expect(tasks()).toEqual(['thumbnail cache warmup', 'thumbnail resize']);
+  });
+
+  it('has nothing to merge in a store opened read-only', () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'first', task: 'thumbnail cache warmup' }]);
+    const readOnly = Store.open({ path: t.store.path, maxDatabaseSize: t.store.maxDatabaseSize, readOnly: true, indexer: termIndexer });
+    try {
+      expect(readOnly.maintainIndexes()).toBe(false);
+      expect(new TermIndexReader(readOnly.tables.terms).pendingRuns().runs).toBe(1);
+    } finally {
+      readOnly.close();
+    }
+  });
+
+  it('orders terms as lmdb orders their keys (by UTF-8 bytes), characters above U+FFFF included', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (a, b) => {
+        expect(Math.sign(compareTerms(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      }),
+      { numRuns: 2_000 },
+    );
+    expect(compareTerms('\u{1F600}', '\uFFFD')).toBeGreaterThan(0);
+    expect('\u{1F600}' < '\uFFFD').toBe(true);
+  });
+
+  it('reads and extends an index of version 3 (the same layout without runs) without a rebuild', () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'old', task: 'thumbnail cache warmup' }]);
+    const store = t.store;
+    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 3));
+    const reader = new TermIndexReader(store.tables.terms);
+    expect(reader.isCurrent()).toBe(true);
+    expect(rebuildStaleTermIndex(store).rebuilt).toBe(false);
+    t.write([{ kind: 'activity', id: 'new', task: 'thumbnail resize' }]);
+    // Its first flush stamps it with this version: a tracker of version 3 no longer writes to it.
+    expect(reader.version()).toBe(TERM_INDEX_VERSION);
+    const tasks = new QueryService(store).searchPriorArt({ taskDescription: 'thumbnail', scope: DEFAULT_PROJECT }).positivePatterns.map((match) => match.task).sort();
+    expect(tasks).toEqual(['thumbnail cache warmup', 'thumbnail resize']);
   });
 });
 

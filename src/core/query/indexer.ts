@@ -2,8 +2,11 @@
  * The term index as the store's indexer. Every writer opens its store with it (`indexer` in
  * StoreOptions), so entries and their postings are written in the same transaction; the store
  * itself does not import the query code (the plugin loads it just after start, see plugin.ts).
+ * Its deferred work, merging the runs flushes write, is `maintain` (Store.maintainIndexes).
  */
 import type { DocumentIndexer } from '../store/store.js';
-import { indexWrittenDocuments } from './term-index.js';
+import { indexWrittenDocuments, mergeTermRuns } from './term-index.js';
 
-export const termIndexer: DocumentIndexer = (tables, documents) => indexWrittenDocuments(tables.terms, documents);
+export const termIndexer: DocumentIndexer = Object.assign((tables: Parameters<DocumentIndexer>[0], documents: Parameters<DocumentIndexer>[1]) => indexWrittenDocuments(tables.terms, documents), {
+  maintain: (tables: Parameters<DocumentIndexer>[0]) => mergeTermRuns(tables.terms),
+});

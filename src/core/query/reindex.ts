@@ -5,7 +5,7 @@
  * waited for the lock finds the index current and does nothing).
  */
 import type { Store, WrittenDocument } from '../store/store.js';
-import { TERM_INDEX_VERSION, TermIndexReader, indexWrittenDocuments } from './term-index.js';
+import { TermIndexReader, indexWrittenDocuments } from './term-index.js';
 
 /**
  * Entries indexed per step (progress is reported between steps). Large, because each step rewrites
@@ -30,7 +30,7 @@ export interface ReindexResult {
 /** Whether the term index was built by this analyzer (an empty index counts as current). */
 export function termIndexIsCurrent(store: Store): boolean {
   const reader = new TermIndexReader(store.tables.terms);
-  return reader.isEmpty() || reader.version() === TERM_INDEX_VERSION;
+  return reader.isCurrent();
 }
 
 function* allDocuments(store: Store): Generator<WrittenDocument> {
@@ -61,7 +61,7 @@ export function rebuildStaleTermIndex(
     let done = 0;
     let batch: WrittenDocument[] = [];
     const flushBatch = () => {
-      indexWrittenDocuments(t.terms, batch);
+      indexWrittenDocuments(t.terms, batch, 'blocks');
       done += batch.length;
       batch = [];
       onProgress?.({ done, total, elapsedMs: performance.now() - started });

@@ -5,6 +5,7 @@
  * Key layout (arrays sort element by element):
  *   ['p', term, 0]            -> bytes   the term's open postings block (header: closed blocks, count, last document)
  *   ['p', term, n]            -> bytes   its closed blocks 1..n, each about BLOCK_BYTES of postings
+ *   ['q', run, last term]     -> bytes   a chunk of a run: the postings one flush added, by term, until merged
  *   ['m', block]              -> bytes   what ranking and filtering need of DOCUMENTS_PER_BLOCK documents, fixed width
  *   ['d', block]              -> array   which entry each of REFS_PER_BLOCK documents stands for
  *   ['n', dictionary, name]   -> number  compact ids for project paths and agent names
@@ -20,8 +21,17 @@
  * the postings of its own terms and the metadata of its best candidates, then fetches just the
  * few entries it returns.
  *
- * Appending touches one small value per term (its open block): a flush rewrites little, and the
- * postings of a term found in 20,000 entries are about 50 KB in a few dozen blocks.
+ * A flush does not append to each term's open block where it lies: its terms are spread over the
+ * whole index, so it would copy on write most of the index's pages (lmdb frees them only two
+ * transactions later, so they stay in the file). It writes its postings as a run: the terms in
+ * order, packed into chunks of one page, each under its last term, after every earlier run's (pages
+ * written in order, full). After the flush, in a transaction of its own (`mergeTermRuns`, see
+ * DocumentIndexer.maintain), a slice of the runs is merged into the blocks: the runs' next
+ * MERGE_SHARE-th of terms in order, where the previous slice stopped (a sweep that wraps around). A
+ * slice is a contiguous range of terms, so it copies only the pages of that range. A term's blocks
+ * hold documents older than any run's, and runs are read in order after them, so a term's
+ * postings always come in document order. The postings of a term found in 20,000 entries are
+ * about 50 KB in a few dozen blocks.
  */
 import type { Table, WrittenDocument } from '../store/store.js';
 import type { Grade } from '../types.js';
@@ -37,9 +47,33 @@ import type { TermSink } from './tokenizer.js';
  * read and not written to.
  * 1: lower-cased words of 3+ letters. 2: NFKC, identifier splitting, Porter2 stems, two-letter words.
  * 3: the same terms; packed postings, per-document metadata and compact document references.
+ * 4: the same, with runs (an index of version 3 is one without runs: it is read and written as is,
+ *    and stamped 4 by its first flush, so that a tracker of version 3 no longer writes to it).
  */
-export const TERM_INDEX_VERSION = 3;
+export const TERM_INDEX_VERSION = 4;
+/** The earlier version this one reads and writes as it is (see above). */
+const COMPATIBLE_VERSION = 3;
 const VERSION_KEY: TermIndexKey = ['s', 'version'];
+/** The live runs, oldest first, as flat pairs: run number, keys it still holds. */
+const RUNS_KEY: TermIndexKey = ['s', 'runs'];
+/** The term the merge sweep goes on from (absent: from the first). */
+const SWEEP_KEY: TermIndexKey = ['s', 'sweep'];
+const RUN_PREFIX = 'q';
+/** Each flush merges this share of the terms its runs hold (1/MERGE_SHARE). */
+export const MERGE_SHARE = 8;
+/** Terms a slice merges at least: the last few runs go in one step, not in a long tail of small ones. */
+export const MIN_MERGE_TERMS = 256;
+/** Runs left waiting after which a flush merges a slice itself (see indexWrittenDocuments). */
+export const MAX_RUNS = 32;
+/** Bytes after which a run chunk is put: one page with lmdb's overflow header (4,096 - 16). */
+export const CHUNK_BYTES = 4_080;
+/** UTF-16 code units where surrogates (characters above U+FFFF) start, and where the units after them start. */
+const SURROGATE_START = 0xd800;
+const PRIVATE_USE_START = 0xe000;
+const SURROGATE_SPAN = PRIVATE_USE_START - SURROGATE_START;
+const UNITS_ABOVE_SURROGATES = 0x10000 - PRIVATE_USE_START;
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
 /** Set anew whenever the index starts from empty (a new file, a rebuild): full metadata blocks never change within one. */
 const GENERATION_KEY: TermIndexKey = ['s', 'generation'];
 /** Full metadata blocks kept in memory per table, at most (4 MiB each 1,000 blocks: over 250,000 documents). */
@@ -144,6 +178,12 @@ class ByteWriter {
       rest = Math.floor(rest / VARINT_SHIFT);
     }
     this.bytes[this.length++] = rest;
+  }
+
+  /** Appends a string's UTF-8 bytes. */
+  text(value: string): void {
+    this.reserve(value.length * 3);
+    this.length += textEncoder.encodeInto(value, this.bytes.subarray(this.length)).written;
   }
 
   append(bytes: Uint8Array): void {
@@ -321,28 +361,30 @@ function secondsOf(timestamp: string): number {
 
 /** Whether the index was built by this version (an empty index is: it is built from its first document on). */
 function indexIsCurrent(table: TermTable): boolean {
-  return readNumber(table, ['s', 'nextDocument']) === 0 || table.get(VERSION_KEY) === TERM_INDEX_VERSION;
+  if (readNumber(table, ['s', 'nextDocument']) === 0) return true;
+  const version = table.get(VERSION_KEY);
+  return version === TERM_INDEX_VERSION || version === COMPATIBLE_VERSION;
 }
+
+/** Where a flush's postings go: a run merged later (a live flush), or each term's blocks at once (a rebuild). */
+export type PostingsTarget = 'run' | 'blocks';
 
 /**
  * Indexes documents the store just wrote (each is offered once: the store indexes only records it
  * added, and a rebuild starts from an empty index). Runs inside that write's transaction: if
  * anything throws, neither the entries nor their postings are written. An index of another
  * version is left alone: the rebuild (reindex.ts) indexes every entry, these included.
+ * A rebuild, one transaction that writes every page anew, appends straight to the blocks.
  */
-export function indexWrittenDocuments(table: TermTable, documents: readonly WrittenDocument[]): void {
+export function indexWrittenDocuments(table: TermTable, documents: readonly WrittenDocument[], target: PostingsTarget = 'run'): void {
   if (!indexIsCurrent(table)) return;
   const firstDocument = readNumber(table, ['s', 'nextDocument']) + 1;
   // An empty index is built by this version from its first document on.
-  if (firstDocument === 1) {
-    table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
-    table.putSync(GENERATION_KEY, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
-  }
+  if (firstDocument === 1) table.putSync(GENERATION_KEY, `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`);
+  if (firstDocument === 1 || (documents.length > 0 && table.get(VERSION_KEY) !== TERM_INDEX_VERSION)) table.putSync(VERSION_KEY, TERM_INDEX_VERSION);
   if (documents.length === 0) return;
-  /** Per term, the new postings as flat pairs: document, term frequency (counted as the terms come). */
+  /** Per term, the new postings as flat triples: document, term frequency (counted as the terms come), length (set at the document's end). */
   const pending = new Map<string, number[]>();
-  /** Each document's length (capped as stored), by its offset in `documents`. */
-  const lengths = new Uint16Array(documents.length);
   let documentCount = readNumber(table, ['s', 'documents']);
   let totalLength = readNumber(table, ['s', 'totalLength']);
   /** Words of the flush that typo correction may lead to. */
@@ -357,14 +399,22 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   const metadata = new Uint32Array(documents.length * METADATA_WORDS);
   const refs: unknown[][] = [];
 
-  // One sink for every document (no closure each): it counts the current document's terms.
+  // One sink for every document (no closure each): it counts the current document's terms and
+  // notes the postings it opens, whose length is known only at the document's end.
   let number = 0;
   let length = 0;
+  const opened: number[][] = [];
   const sink: TermSink = (term, word) => {
     const postings = pending.get(term);
-    if (postings === undefined) pending.set(term, [number, 1]);
-    else if (postings[postings.length - 2] === number) (postings[postings.length - 1] as number) += 1;
-    else postings.push(number, 1);
+    if (postings === undefined) {
+      const created = [number, 1, 0];
+      pending.set(term, created);
+      opened.push(created);
+    } else if (postings[postings.length - 3] === number) (postings[postings.length - 2] as number) += 1;
+    else {
+      postings.push(number, 1, 0);
+      opened.push(postings);
+    }
     // A whole identifier is another spelling of its words, not more text: it is not counted in
     // the document's length, so splitting identifiers does not make a document look longer.
     if (word === undefined) return;
@@ -375,11 +425,13 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
     const document = documents[offset] as WrittenDocument;
     number = firstDocument + offset;
     length = 0;
+    opened.length = 0;
     refs.push(packedRef(document, idOf));
     analyze(searchableText(document), sink);
     documentCount += 1;
     totalLength += length;
-    lengths[offset] = Math.min(length, MAX_UINT16);
+    const stored = Math.min(length, MAX_UINT16);
+    for (const postings of opened) postings[postings.length - 1] = stored;
     const base = offset * METADATA_WORDS;
     metadata[base + METADATA_SECONDS] = secondsOf(document.value.timestamp);
     metadata[base + METADATA_PROJECT] = idOf('project', document.value.project);
@@ -388,11 +440,320 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   }
   appendMetadata(table, firstDocument, metadata);
   appendRefs(table, firstDocument, refs);
-  for (const [term, postings] of pending) appendPostings(table, term, postings, lengths, firstDocument);
+  if (target === 'blocks') for (const [term, postings] of pending) appendPostings(table, term, postings);
+  else {
+    const runs = writeRun(table, pending);
+    // Runs are merged after the flush (`mergeTermRuns`). Should nothing do it, a flush merges a
+    // slice itself once more than MAX_RUNS wait: a sweep of about MERGE_SHARE slices empties every
+    // run it started with, so a query reads at most about MAX_RUNS + MERGE_SHARE of them.
+    if (runs.length / 2 > MAX_RUNS) mergeSlice(table, runs);
+    else table.putSync(RUNS_KEY, runs);
+  }
   for (const word of words) table.putSync(wordKey(word), null, { noOverwrite: true });
   table.putSync(['s', 'nextDocument'], firstDocument + documents.length - 1);
   table.putSync(['s', 'documents'], documentCount);
   table.putSync(['s', 'totalLength'], totalLength);
+}
+
+/** The live runs, oldest first, as flat pairs: run number, keys it still holds. */
+function liveRuns(table: TermTable): number[] {
+  const stored = table.get(RUNS_KEY);
+  return Array.isArray(stored) ? stored.filter((value): value is number => typeof value === 'number') : [];
+}
+
+/**
+ * Orders terms as lmdb orders their keys (UTF-8 bytes, so code points): a run's chunks are found
+ * by their last term. JavaScript's `<` compares UTF-16 units, which differs for characters above
+ * U+FFFF against those from U+E000.
+ */
+export function compareTerms(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= SURROGATE_START && y >= SURROGATE_START) {
+      x = x >= PRIVATE_USE_START ? x - SURROGATE_SPAN : x + UNITS_ABOVE_SURROGATES;
+      y = y >= PRIVATE_USE_START ? y - SURROGATE_SPAN : y + UNITS_ABOVE_SURROGATES;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** One term's postings in a run chunk: its UTF-8 bytes and its block (as decodePostings reads it). */
+interface ChunkEntry {
+  term: Uint8Array;
+  block: Uint8Array;
+}
+
+/** The entries of a run chunk, in term order (views into `chunk`). */
+function chunkEntries(chunk: Uint8Array): ChunkEntry[] {
+  const entries: ChunkEntry[] = [];
+  const reader = new ByteReader(chunk);
+  while (reader.at < chunk.length) {
+    const termLength = reader.varint();
+    const term = chunk.subarray(reader.at, reader.at + termLength);
+    reader.at += termLength;
+    const blockLength = reader.varint();
+    entries.push({ term, block: chunk.subarray(reader.at, reader.at + blockLength) });
+    reader.at += blockLength;
+  }
+  return entries;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A chunk of the given entries, in their order. */
+function packEntries(entries: readonly ChunkEntry[]): Uint8Array {
+  const chunk = new ByteWriter(CHUNK_BYTES);
+  for (const entry of entries) {
+    chunk.varint(entry.term.length);
+    chunk.append(entry.term);
+    chunk.varint(entry.block.length);
+    chunk.append(entry.block);
+  }
+  return chunk.take();
+}
+
+/** Writes run chunks: entries appended in term order, put under the last term whenever the next would pass CHUNK_BYTES. */
+class ChunkWriter {
+  private readonly out = new ByteWriter(CHUNK_BYTES * 2);
+  private lastTerm = '';
+  private readonly termBytes = new ByteWriter(64);
+
+  constructor(
+    private readonly table: TermTable,
+    private readonly run: number,
+  ) {}
+
+  add(term: string, termBytes: Uint8Array, block: Uint8Array): void {
+    const size = termBytes.length + block.length + 2 * MAX_VARINT_BYTES;
+    if (this.out.length > 0 && this.out.length + size > CHUNK_BYTES) this.finish();
+    this.out.varint(termBytes.length);
+    this.out.append(termBytes);
+    this.out.varint(block.length);
+    this.out.append(block);
+    this.lastTerm = term;
+  }
+
+  /** Adds a term given as a string (its UTF-8 bytes are written). */
+  addTerm(term: string, block: Uint8Array): void {
+    this.termBytes.length = 0;
+    this.termBytes.text(term);
+    this.add(term, this.termBytes.bytes.subarray(0, this.termBytes.length), block);
+  }
+
+  finish(): void {
+    if (this.out.length === 0) return;
+    this.table.putSync([RUN_PREFIX, this.run, this.lastTerm], this.out.bytes.subarray(0, this.out.length));
+    this.out.length = 0;
+  }
+}
+
+/**
+ * Writes a flush's postings (flat triples per term) as a new run: its terms in order, packed into
+ * chunks of about CHUNK_BYTES, each under its last term and after every earlier run's. Returns the
+ * live runs, this one last.
+ */
+function writeRun(table: TermTable, pending: ReadonlyMap<string, readonly number[]>): number[] {
+  const runs = liveRuns(table);
+  const run = readNumber(table, ['s', 'nextRun']) + 1;
+  table.putSync(['s', 'nextRun'], run);
+  const terms = [...pending.keys()].sort(compareTerms);
+  const chunks = new ChunkWriter(table, run);
+  for (const term of terms) {
+    const postings = pending.get(term) as readonly number[];
+    postingBody.length = 0;
+    let last = 0;
+    for (let at = 0; at < postings.length; at += 3) {
+      const document = postings[at] as number;
+      postingBody.varint(document - last);
+      postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
+      postingBody.varint(postings[at + 2] as number);
+      last = document;
+    }
+    blockOut.length = 0;
+    blockOut.varint(postings.length / 3);
+    blockOut.append(postingBody.bytes.subarray(0, postingBody.length));
+    chunks.addTerm(term, blockOut.bytes.subarray(0, blockOut.length));
+  }
+  chunks.finish();
+  runs.push(run, terms.length);
+  return runs;
+}
+
+/**
+ * One step of the merge a flush leaves (see the layout above), inside the caller's write
+ * transaction: the next slice of the runs into the terms' blocks. Returns whether runs are left.
+ */
+export function mergeTermRuns(table: TermTable): boolean {
+  if (!indexIsCurrent(table)) return false;
+  const runs = liveRuns(table);
+  if (runs.length === 0) return false;
+  mergeSlice(table, runs);
+  return liveRuns(table).length > 0;
+}
+
+/**
+ * Merges the next slice of the runs into the terms' blocks: the next 1/MERGE_SHARE of the terms the
+ * runs hold (at least MIN_MERGE_TERMS), in term order from where the sweep stopped (`SWEEP_KEY`), every run's postings of
+ * each term at once and oldest run first; then drops the runs left empty. The sweep wraps around
+ * to the first term once no run holds a later one.
+ */
+function mergeSlice(table: TermTable, runs: number[]): void {
+  let held = 0;
+  for (let slot = 1; slot < runs.length; slot += 2) held += runs[slot] as number;
+  if (held === 0) return;
+  const budget = Math.max(Math.ceil(held / MERGE_SHARE), MIN_MERGE_TERMS);
+  const stored = table.get(SWEEP_KEY);
+  let merged = mergeFrom(table, runs, typeof stored === 'string' ? stored : undefined, budget);
+  // Nothing from the sweep's place on: it starts again from the first term.
+  if (merged.terms === 0 && typeof stored === 'string') merged = mergeFrom(table, runs, undefined, budget);
+  if (merged.last === undefined) table.removeSync(SWEEP_KEY);
+  else table.putSync(SWEEP_KEY, merged.last);
+  const live: number[] = [];
+  for (let slot = 0; slot < runs.length; slot += 2) if ((runs[slot + 1] as number) > 0) live.push(runs[slot] as number, runs[slot + 1] as number);
+  table.putSync(RUNS_KEY, live);
+}
+
+/**
+ * Where a merge is in one run, walking its chunks in term order from the sweep's place. A chunk's
+ * entries before `from` (a run written after the sweep passed them) are skipped and stay; the
+ * entries taken follow, then those not reached. What to write back is collected in `changes`.
+ */
+class RunHead {
+  /** The current entry's term; undefined once the run has no more. */
+  term: string | undefined;
+  /** Per chunk left behind: its key, and the entries it keeps (none: the chunk is removed). */
+  readonly changes: { key: TermIndexKey; rest: ChunkEntry[] }[] = [];
+  private readonly chunks: Iterator<{ key: TermIndexKey; value: unknown }>;
+  private key: TermIndexKey | undefined;
+  private entries: ChunkEntry[] = [];
+  private at = 0;
+  private firstTaken = -1;
+
+  constructor(
+    table: TermTable,
+    readonly slot: number,
+    run: number,
+    private readonly from: string | undefined,
+  ) {
+    const start: TermIndexKey = from === undefined ? [RUN_PREFIX, run] : [RUN_PREFIX, run, from];
+    this.chunks = table.getRange({ start, end: [RUN_PREFIX, run + 1] })[Symbol.iterator]();
+    this.nextChunk();
+  }
+
+  /** The current entry's block; moves on to the next entry. */
+  take(): Uint8Array {
+    const block = (this.entries[this.at] as ChunkEntry).block;
+    if (this.firstTaken < 0) this.firstTaken = this.at;
+    this.at += 1;
+    this.settle();
+    return block;
+  }
+
+  /** Closes the cursor and notes what the current chunk keeps. */
+  close(): void {
+    this.chunks.return?.();
+    this.leaveChunk();
+  }
+
+  private leaveChunk(): void {
+    if (this.key === undefined || this.firstTaken < 0) return;
+    this.changes.push({ key: this.key, rest: [...this.entries.slice(0, this.firstTaken), ...this.entries.slice(this.at)] });
+    this.key = undefined;
+  }
+
+  private nextChunk(): void {
+    this.leaveChunk();
+    const next = this.chunks.next();
+    this.key = next.done === true ? undefined : next.value.key;
+    const bytes = next.done === true ? undefined : toBytes(next.value.value);
+    // Copied: lmdb may reuse the buffer behind a value on the next read.
+    this.entries = bytes ? chunkEntries(bytes.slice()) : [];
+    this.at = 0;
+    this.firstTaken = -1;
+    this.term = undefined;
+    if (this.key !== undefined) this.settle();
+  }
+
+  /** Reads the current entry's term, skipping those before `from`; at a chunk's end, goes to the next. */
+  private settle(): void {
+    while (this.at < this.entries.length) {
+      const term = textDecoder.decode((this.entries[this.at] as ChunkEntry).term);
+      if (this.firstTaken >= 0 || this.from === undefined || compareTerms(term, this.from) >= 0) {
+        this.term = term;
+        return;
+      }
+      this.at += 1;
+    }
+    this.nextChunk();
+  }
+}
+
+/**
+ * Merges up to `budget` terms from `from` on (every term when undefined), updating the counts in
+ * `runs`. Returns how many terms it merged and the term the next slice starts from (the last one
+ * merged: a run written later may hold it again), or undefined when it reached every run's end.
+ */
+function mergeFrom(table: TermTable, runs: number[], from: string | undefined, budget: number): { terms: number; last: string | undefined } {
+  // First read what to merge, one cursor per run walked in term order, then write: no write
+  // happens while a cursor is open.
+  const heads: RunHead[] = [];
+  const batch: { term: string; blocks: Uint8Array[] }[] = [];
+  try {
+    for (let slot = 0; slot < runs.length; slot += 2) heads.push(new RunHead(table, slot, runs[slot] as number, from));
+    while (batch.length < budget) {
+      let term: string | undefined;
+      for (const head of heads) if (head.term !== undefined && (term === undefined || compareTerms(head.term, term) < 0)) term = head.term;
+      if (term === undefined) break;
+      const blocks: Uint8Array[] = [];
+      // Heads are in run order: the oldest run's postings first.
+      for (const head of heads) {
+        if (head.term !== term) continue;
+        blocks.push(head.take());
+        runs[head.slot + 1] = (runs[head.slot + 1] as number) - 1;
+      }
+      batch.push({ term, blocks });
+    }
+  } finally {
+    for (const head of heads) head.close();
+  }
+  const more = heads.some((head) => head.term !== undefined);
+  for (const head of heads) {
+    for (const { key, rest } of head.changes) {
+      if (rest.length === 0) table.removeSync(key);
+      else table.putSync(key, packEntries(rest));
+    }
+  }
+  const postings: number[] = [];
+  for (const { term, blocks } of batch) {
+    postings.length = 0;
+    for (const block of blocks) appendDecoded(block, postings);
+    appendPostings(table, term, postings);
+  }
+  return { terms: batch.length, last: more ? batch.at(-1)?.term : undefined };
+}
+
+/** Reused by every merge: one run's postings of a term, decoded. */
+let decodedDocuments = new Uint32Array(0);
+let decodedFrequencies = new Uint32Array(0);
+let decodedLengths = new Uint32Array(0);
+
+/** Decodes a run's block and appends its postings to `target` as flat triples. */
+function appendDecoded(block: Uint8Array, target: number[]): void {
+  if (decodedDocuments.length < block.length) {
+    decodedDocuments = new Uint32Array(block.length);
+    decodedFrequencies = new Uint32Array(block.length);
+    decodedLengths = new Uint32Array(block.length);
+  }
+  const count = decodePostings(block, decodedDocuments, decodedFrequencies, decodedLengths);
+  for (let i = 0; i < count; i += 1) target.push(decodedDocuments[i] as number, decodedFrequencies[i] as number, decodedLengths[i] as number);
 }
 
 /** Writes the metadata of documents `first`.. into their blocks, extending the last block stored. */
@@ -446,22 +807,22 @@ function putBlock(table: TermTable, key: TermIndexKey, header: readonly number[]
 }
 
 /**
- * Appends postings (flat pairs of document and term frequency, in document order, after every
- * posting stored; each document's length is `lengths[document - firstDocument]`) to a term's open
- * block, closing it into a numbered block whenever it passes BLOCK_BYTES.
+ * Appends postings (flat triples of document, term frequency and document length, in document
+ * order, after every posting stored) to a term's open block, closing it into a numbered block
+ * whenever it passes BLOCK_BYTES.
  */
-function appendPostings(table: TermTable, term: string, postings: readonly number[], lengths: Uint16Array, firstDocument: number): void {
+function appendPostings(table: TermTable, term: string, postings: readonly number[]): void {
   const openKey: TermIndexKey = ['p', term, OPEN_BLOCK];
   const stored = toBytes(table.get(openKey));
   const header = stored ? blockHeader(stored, true) : { closed: 0, count: 0, lastDocument: 0, start: 0 };
   let { closed, count, lastDocument } = header;
   postingBody.length = 0;
   if (stored) postingBody.append(stored.subarray(header.start));
-  for (let at = 0; at < postings.length; at += 2) {
+  for (let at = 0; at < postings.length; at += 3) {
     const document = postings[at] as number;
     postingBody.varint(document - lastDocument);
     postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
-    postingBody.varint(lengths[document - firstDocument] as number);
+    postingBody.varint(postings[at + 2] as number);
     lastDocument = document;
     count += 1;
     if (postingBody.length >= BLOCK_BYTES) {
@@ -529,7 +890,29 @@ export class TermIndexReader {
       }
     }
     if (open && count > 0) blocks.push(open);
+    // Then the runs not merged yet, oldest first: their documents come after every block's. A run's
+    // entry for the term is in its first chunk whose last term is not before it.
+    const runs = liveRuns(this.table);
+    const wanted = runs.length > 0 ? textEncoder.encode(term) : undefined;
+    for (let slot = 0; slot < runs.length && wanted; slot += 2) {
+      const run = runs[slot] as number;
+      for (const { value } of this.table.getRange({ start: [RUN_PREFIX, run, term], end: [RUN_PREFIX, run + 1], limit: 1 })) {
+        const chunk = toBytes(value);
+        const entry = chunk && chunkEntries(chunk).find((candidate) => sameBytes(candidate.term, wanted));
+        if (!entry) continue;
+        blocks.push(entry.block.slice());
+        count += postingCount(entry.block);
+      }
+    }
     return { blocks, count };
+  }
+
+  /** The runs not merged yet, and how many terms' postings they hold. */
+  pendingRuns(): { runs: number; terms: number } {
+    const runs = liveRuns(this.table);
+    let terms = 0;
+    for (let slot = 1; slot < runs.length; slot += 2) terms += runs[slot] as number;
+    return { runs: runs.length / 2, terms };
   }
 
   /** Forgets the metadata blocks read so far: call at the start of each query (they may change between queries). */

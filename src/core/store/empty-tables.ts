@@ -5,6 +5,10 @@
 import type { Key } from 'lmdb';
 import type { Table, Tables } from './store.js';
 
+function refuseWrite(): never {
+  throw new Error('the agent-tracker database is not open yet');
+}
+
 /** A table with nothing in it; a write is a programming error (writes go through the store's transaction). */
 function emptyTable<V, K extends Key>(): Table<V, K> {
   return {
@@ -12,9 +16,8 @@ function emptyTable<V, K extends Key>(): Table<V, K> {
     doesExist: () => false,
     getRange: () => [],
     getKeysCount: () => 0,
-    putSync: () => {
-      throw new Error('the agent-tracker database is not open yet');
-    },
+    putSync: refuseWrite,
+    removeSync: refuseWrite,
   };
 }
 

@@ -64,6 +64,7 @@ export interface Table<V, K extends Key = Key> {
   getKeysCount(options?: { start?: K; end?: K }): number;
   /** With `noOverwrite`, writes only when the key is absent (one B-tree descent): false when it was there. */
   putSync(key: K, value: V, options?: { noOverwrite: true }): boolean;
+  removeSync(key: K): boolean;
 }
 
 export interface MetaValues {
@@ -150,7 +151,14 @@ export class StoreOpenError extends Error {
  * store persists and does not know what an index means: query/term-index.ts gives the term index's
  * (`termIndexer`), and every writer passes it (or `addIndexer` it before its first document).
  */
-export type DocumentIndexer = (tables: Tables, documents: WrittenDocument[]) => void;
+export type DocumentIndexer = ((tables: Tables, documents: WrittenDocument[]) => void) & {
+  /**
+   * Work a write leaves for later (the term index merges its runs), one bounded step inside the
+   * caller's transaction; returns whether any is left. Kept out of the writes themselves so a
+   * flush at a turn's end does not wait for it.
+   */
+  maintain?: (tables: Tables) => boolean;
+};
 
 export interface StoreOptions {
   path: string;
@@ -182,6 +190,7 @@ function keyFieldsTable<V, K extends Key>(db: Database<V, K>, name: TableName): 
     getRange: (options) => db.getRange(options).map(({ key, value }) => ({ key, value: restore(key, value) as V })),
     getKeysCount: (options) => db.getKeysCount(options),
     putSync: (key, value, options) => raw.putSync(key, storedValue(name, key, value) as V, options),
+    removeSync: (key) => db.removeSync(key),
     getStats: () => db.getStats(),
     clearSync: () => db.clearSync(),
   };
@@ -363,6 +372,17 @@ export class Store {
   /** Registers an index updater that runs inside every flush transaction (once: a second add of the same is ignored). */
   addIndexer(indexer: DocumentIndexer): void {
     if (!this.indexers.includes(indexer)) this.indexers.push(indexer);
+  }
+
+  /**
+   * One step of the indexers' deferred work (see DocumentIndexer.maintain), in its own
+   * transaction; returns whether any is left. Nothing to do on a store not open for writing.
+   */
+  maintainIndexes(): boolean {
+    if (!this.root || this.writeRefusal !== undefined || this.options.readOnly === true) return false;
+    const steps = this.indexers.filter((indexer) => indexer.maintain !== undefined);
+    if (steps.length === 0) return false;
+    return this.transaction(() => steps.map((indexer) => indexer.maintain?.(this.tables) === true).includes(true));
   }
 
   /**
