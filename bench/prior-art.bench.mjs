@@ -13,7 +13,8 @@
  * Queries are 2–6 words taken from random entries, so common words are queried as often as they
  * occur; the typo queries change one letter of one word of 5+ letters (not the first), so typo
  * correction runs. Entries are written through Store.applyBatch, so the term index is built
- * exactly as the plugin builds it (inside each flush).
+ * exactly as the plugin builds it: inside each flush, each flush followed by one step of the merge
+ * of the runs flushes write (Store.maintainIndexes), as the plugin runs it a moment after a flush.
  *
  * Index growth: the index holds one posting per distinct term per entry. The bench counts postings
  * per entry under the current analyzer and under the earlier one (lower-cased words of 3+ letters,
@@ -23,7 +24,7 @@
  * data is, before keys, pages and the index), and the pages the tables use (the file also holds
  * pages the last write freed, reused by later writes). The flush of 1,000 more entries into the
  * 100,000-entry database is compared with the same kind of flush into an empty database, rounds
- * interleaved.
+ * interleaved; so is the merge step that follows each (its own transaction, after the turn's end).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -305,7 +306,10 @@ export default async function run({ quick = false } = {}) {
       const { mutations, texts } = corpus(size, random);
       const now = new Date().toISOString();
       const buildMs = time(() => {
-        for (let at = 0; at < mutations.length; at += BATCH) store.applyBatch(mutations.slice(at, at + BATCH), DEFAULT_RULES, now);
+        for (let at = 0; at < mutations.length; at += BATCH) {
+          store.applyBatch(mutations.slice(at, at + BATCH), DEFAULT_RULES, now);
+          store.maintainIndexes();
+        }
       });
       const service = new QueryService(store);
       const queries = queriesFrom(texts, (quick ? QUICK_QUERIES : QUERIES)[size], random);
@@ -363,6 +367,8 @@ export default async function run({ quick = false } = {}) {
         const emptyDir = tempDir('prior-art-empty');
         const full = [];
         const empty = [];
+        const mergeFull = [];
+        const mergeEmpty = [];
         const rewriteFull = [];
         const rewriteEmpty = [];
         try {
@@ -374,9 +380,11 @@ export default async function run({ quick = false } = {}) {
           const emptyStore = (round) => Store.open({ path: path.join(emptyDir, `empty-${round}.lmdb`), maxDatabaseSize: MAX_DB_SIZE, indexer: termIndexer });
           for (let round = 0; round < rounds; round += 1) {
             full.push(time(flushInto(store, round)));
+            mergeFull.push(time(() => store.maintainIndexes()));
             const fresh = emptyStore(round);
             try {
               empty.push(time(flushInto(fresh, round)));
+              mergeEmpty.push(time(() => fresh.maintainIndexes()));
             } finally {
               fresh.close();
             }
@@ -384,9 +392,11 @@ export default async function run({ quick = false } = {}) {
           // Then as many flushes again, untimed, whose writes are put again raw and timed (see rewrite).
           for (let round = rounds; round < 2 * rounds; round += 1) {
             rewriteFull.push(rewrite(store, writesOf(store, flushInto(store, round))));
+            store.maintainIndexes();
             const fresh = emptyStore(round);
             try {
               rewriteEmpty.push(rewrite(fresh, writesOf(fresh, flushInto(fresh, round))));
+              fresh.maintainIndexes();
             } finally {
               fresh.close();
             }
@@ -401,9 +411,20 @@ export default async function run({ quick = false } = {}) {
           value: median(full), unit: 'ms', baseline: median(empty), ratio: flushRatio,
           target: `<= ${MAX_FLUSH_GROWTH}x`, pass: flushRatio <= MAX_FLUSH_GROWTH,
         });
+        rows.push({
+          name: label,
+          metric: `the merge step after it (own transaction, after the turn's end), median of ${mergeFull.length} (baseline: after the flush into an empty database)`,
+          value: median(mergeFull), unit: 'ms', baseline: median(mergeEmpty), ratio: median(mergeFull) / median(mergeEmpty),
+        });
+        const both = full.map((ms, round) => ms + mergeFull[round]);
+        const bothEmpty = empty.map((ms, round) => ms + mergeEmpty[round]);
+        rows.push({
+          name: label,
+          metric: `flush and its merge step together, median of ${both.length} (baseline: the same into an empty database)`,
+          value: median(both), unit: 'ms', baseline: median(bothEmpty), ratio: median(both) / median(bothEmpty),
+        });
         // The floor the layout leaves: what such a flush wrote, put again raw in one transaction (what
-        // it dirties and syncs: at 100,000 entries the open postings blocks of thousands of terms,
-        // spread over most of the index's pages).
+        // it dirties and syncs: the entries' pages where they go, the run's pages at the end).
         rows.push({
           name: label,
           metric: `its writes alone: what such a flush wrote, put again raw, median of ${rewriteFull.length} (baseline: the same into an empty database)`,

@@ -9,8 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PluginInput, ToolContext } from '@opencode-ai/plugin';
 import { QueryService } from '../../src/core/query/service.js';
+import { TermIndexReader } from '../../src/core/query/term-index.js';
 import { Store } from '../../src/core/store/store.js';
 import plugin from '../../src/opencode/plugin.js';
+import { MAINTENANCE_DELAY_MS } from '../../src/opencode/store-health.js';
 
 const KEYS = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'AGENT_TRACKER_DB_PATH', 'AGENT_TRACKER_IMPORT_HISTORY'] as const;
 const saved: Partial<Record<(typeof KEYS)[number], string | undefined>> = {};
@@ -65,6 +67,29 @@ describe('plugin start', () => {
       expect(store.tables.activities.getKeysCount()).toBe(1);
       const found = new QueryService(store).searchPriorArt({ taskDescription: 'unicode quotation marks', scope: project, maxResults: 3 });
       expect(found.positivePatterns).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+    expect(logged.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it("merges the index's run a moment after a turn's flush, while the session goes on", async () => {
+    const project = path.join(dir, 'project-2');
+    fs.mkdirSync(project, { recursive: true });
+    const hooks = await plugin.server(input(project), {});
+    const context = { sessionID: 'ses_2', messageID: 'msg_1', agent: 'build', abort: new AbortController().signal } as unknown as ToolContext;
+    await hooks.tool?.['log-activity']?.execute({ task: 'merge the recent postings after the turn', outcome: 'done' }, context);
+    // The indexer loads on the next timers; the turn's end flushes and the merge step follows.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await hooks.event?.({ event: { type: 'session.idle', properties: { sessionID: 'ses_2' } } as never });
+    await new Promise((resolve) => setTimeout(resolve, MAINTENANCE_DELAY_MS + 500));
+    await hooks.dispose?.();
+
+    const store = Store.open({ path: dbPath, maxDatabaseSize: 64 * 1024 * 1024, readOnly: true });
+    try {
+      expect(new TermIndexReader(store.tables.terms).pendingRuns()).toEqual({ runs: 0, terms: 0 });
+      const found = new QueryService(store).searchPriorArt({ taskDescription: 'recent postings', scope: project, maxResults: 3 });
+      expect(found.positivePatterns.map((match) => match.task)).toEqual(['merge the recent postings after the turn']);
     } finally {
       store.close();
     }

@@ -502,10 +502,22 @@ function chunkEntries(chunk: Uint8Array): ChunkEntry[] {
   return entries;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
-  return true;
+/** The block of the term whose UTF-8 bytes are `wanted` in a run chunk, if it holds it (read in place: a query looks up every run). */
+function blockInChunk(chunk: Uint8Array, wanted: Uint8Array): Uint8Array | undefined {
+  const reader = new ByteReader(chunk);
+  while (reader.at < chunk.length) {
+    const termLength = reader.varint();
+    const termStart = reader.at;
+    reader.at += termLength;
+    const blockLength = reader.varint();
+    const blockStart = reader.at;
+    reader.at += blockLength;
+    if (termLength !== wanted.length) continue;
+    let same = true;
+    for (let i = 0; i < termLength && same; i += 1) same = chunk[termStart + i] === wanted[i];
+    if (same) return chunk.slice(blockStart, blockStart + blockLength);
+  }
+  return undefined;
 }
 
 /** A chunk of the given entries, in their order. */
@@ -562,6 +574,7 @@ class ChunkWriter {
  */
 function writeRun(table: TermTable, pending: ReadonlyMap<string, readonly number[]>): number[] {
   const runs = liveRuns(table);
+  if (pending.size === 0) return runs;
   const run = readNumber(table, ['s', 'nextRun']) + 1;
   table.putSync(['s', 'nextRun'], run);
   const terms = [...pending.keys()].sort(compareTerms);
@@ -844,6 +857,11 @@ interface MetadataCache {
 }
 const metadataCaches = new WeakMap<TermTable, MetadataCache>();
 
+/** Each run's chunk keys (their last terms, in order), per index generation and table. */
+const runDirectoryCaches = new WeakMap<TermTable, { generation: unknown; runs: Map<number, string[]> }>();
+/** Run directories kept per table, at most (a few hundred bytes each, for small runs). */
+const CACHED_RUN_DIRECTORIES = 4 * MAX_RUNS;
+
 /** Read access to the term index for queries. */
 export class TermIndexReader {
   /** Metadata blocks read during the current query (see `startQuery`); full ones also go to the shared cache. */
@@ -890,21 +908,63 @@ export class TermIndexReader {
       }
     }
     if (open && count > 0) blocks.push(open);
-    // Then the runs not merged yet, oldest first: their documents come after every block's. A run's
-    // entry for the term is in its first chunk whose last term is not before it.
+    // Then the runs not merged yet, oldest first: their documents come after every block's.
     const runs = liveRuns(this.table);
     const wanted = runs.length > 0 ? textEncoder.encode(term) : undefined;
-    for (let slot = 0; slot < runs.length && wanted; slot += 2) {
-      const run = runs[slot] as number;
-      for (const { value } of this.table.getRange({ start: [RUN_PREFIX, run, term], end: [RUN_PREFIX, run + 1], limit: 1 })) {
-        const chunk = toBytes(value);
-        const entry = chunk && chunkEntries(chunk).find((candidate) => sameBytes(candidate.term, wanted));
-        if (!entry) continue;
-        blocks.push(entry.block.slice());
-        count += postingCount(entry.block);
-      }
+    const directories = runs.length > 0 ? this.runDirectories() : undefined;
+    for (let slot = 0; slot < runs.length && wanted && directories; slot += 2) {
+      const block = this.runBlock(directories, runs[slot] as number, term, wanted);
+      if (!block) continue;
+      blocks.push(block);
+      count += postingCount(block);
     }
     return { blocks, count };
+  }
+
+  /**
+   * A run's block of `term` (whose UTF-8 bytes are `wanted`), if it holds one: in its first chunk
+   * whose last term is not before it. A run's chunk keys never change (a merge only rewrites a
+   * chunk's value or removes the chunk, whose terms are then all merged), so each run's list of
+   * them is read once per index generation; a chunk gone means the run no longer holds the term.
+   */
+  private runBlock(directories: Map<number, string[]>, run: number, term: string, wanted: Uint8Array): Uint8Array | undefined {
+    const lastTerms = this.runDirectory(directories, run);
+    let low = 0;
+    let high = lastTerms.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareTerms(lastTerms[middle] as string, term) < 0) low = middle + 1;
+      else high = middle;
+    }
+    const lastTerm = lastTerms[low];
+    if (lastTerm === undefined) return undefined;
+    const chunk = toBytes(this.table.get([RUN_PREFIX, run, lastTerm]));
+    return chunk && blockInChunk(chunk, wanted);
+  }
+
+  /** The run directories of this index generation (read by `runDirectory`). */
+  private runDirectories(): Map<number, string[]> {
+    const generation = this.table.get(GENERATION_KEY);
+    let cache = runDirectoryCaches.get(this.table);
+    if (!cache || cache.generation !== generation) {
+      cache = { generation, runs: new Map() };
+      runDirectoryCaches.set(this.table, cache);
+    }
+    return cache.runs;
+  }
+
+  private runDirectory(directories: Map<number, string[]>, run: number): string[] {
+    let lastTerms = directories.get(run);
+    if (!lastTerms) {
+      lastTerms = [];
+      for (const key of this.table.getKeys({ start: [RUN_PREFIX, run], end: [RUN_PREFIX, run + 1] })) {
+        if (typeof key[2] === 'string') lastTerms.push(key[2]);
+      }
+      // Runs merged away are dropped from the cache now and then; a run is never written again.
+      if (directories.size >= CACHED_RUN_DIRECTORIES) directories.clear();
+      directories.set(run, lastTerms);
+    }
+    return lastTerms;
   }
 
   /** The runs not merged yet, and how many terms' postings they hold. */

@@ -16,6 +16,7 @@ function emptyTable<V, K extends Key>(): Table<V, K> {
     doesExist: () => false,
     getRange: () => [],
     getKeysCount: () => 0,
+    getKeys: () => [],
     putSync: refuseWrite,
     removeSync: refuseWrite,
   };

@@ -62,6 +62,7 @@ export interface Table<V, K extends Key = Key> {
   doesExist(key: K): boolean;
   getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
   getKeysCount(options?: { start?: K; end?: K }): number;
+  getKeys(options?: { start?: K; end?: K }): Iterable<K>;
   /** With `noOverwrite`, writes only when the key is absent (one B-tree descent): false when it was there. */
   putSync(key: K, value: V, options?: { noOverwrite: true }): boolean;
   removeSync(key: K): boolean;
@@ -189,6 +190,7 @@ function keyFieldsTable<V, K extends Key>(db: Database<V, K>, name: TableName): 
     doesExist: (key) => db.doesExist(key),
     getRange: (options) => db.getRange(options).map(({ key, value }) => ({ key, value: restore(key, value) as V })),
     getKeysCount: (options) => db.getKeysCount(options),
+    getKeys: (options) => db.getKeys(options),
     putSync: (key, value, options) => raw.putSync(key, storedValue(name, key, value) as V, options),
     removeSync: (key) => db.removeSync(key),
     getStats: () => db.getStats(),
