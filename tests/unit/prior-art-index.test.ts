@@ -315,6 +315,21 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     expect(tasks()).toEqual(['thumbnail cache warmup', 'thumbnail resize']);
   });
 
+  it('finds the runs of an index rebuilt meanwhile, whose run numbers start again (what it read of the old runs is forgotten)', () => {
+    t = priorArtStore();
+    const store = t.store;
+    const tasks = (text: string) => new QueryService(store).searchPriorArt({ taskDescription: text, scope: DEFAULT_PROJECT }).positivePatterns.map((match) => match.task).sort();
+    t.write([{ kind: 'activity', id: 'a', task: 'thumbnail cache warmup' }]);
+    expect(tasks('thumbnail')).toEqual(['thumbnail cache warmup']);
+    // A rebuild (here of an index marked stale) starts again from empty: new generation, run 1 anew.
+    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+    expect(rebuildStaleTermIndex(store).rebuilt).toBe(true);
+    t.write([{ kind: 'activity', id: 'b', task: 'zebra crossing thumbnail' }]);
+    expect(new TermIndexReader(store.tables.terms).pendingRuns().runs).toBe(1);
+    expect(tasks('zebra')).toEqual(['zebra crossing thumbnail']);
+    expect(tasks('thumbnail')).toEqual(['thumbnail cache warmup', 'zebra crossing thumbnail']);
+  });
+
   it('has nothing to merge in a store opened read-only', () => {
     t = priorArtStore();
     t.write([{ kind: 'activity', id: 'first', task: 'thumbnail cache warmup' }]);

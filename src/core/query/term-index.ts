@@ -54,7 +54,7 @@ export const TERM_INDEX_VERSION = 4;
 /** The earlier version this one reads and writes as it is (see above). */
 const COMPATIBLE_VERSION = 3;
 const VERSION_KEY: TermIndexKey = ['s', 'version'];
-/** The live runs, oldest first, as flat pairs: run number, keys it still holds. */
+/** The live runs, oldest first, as flat pairs: run number, terms it still holds. */
 const RUNS_KEY: TermIndexKey = ['s', 'runs'];
 /** The term the merge sweep goes on from (absent: from the first). */
 const SWEEP_KEY: TermIndexKey = ['s', 'sweep'];
@@ -455,7 +455,7 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
   table.putSync(['s', 'totalLength'], totalLength);
 }
 
-/** The live runs, oldest first, as flat pairs: run number, keys it still holds. */
+/** The live runs, oldest first, as flat pairs: run number, terms it still holds. */
 function liveRuns(table: TermTable): number[] {
   const stored = table.get(RUNS_KEY);
   return Array.isArray(stored) ? stored.filter((value): value is number => typeof value === 'number') : [];
@@ -520,15 +520,18 @@ function blockInChunk(chunk: Uint8Array, wanted: Uint8Array): Uint8Array | undef
   return undefined;
 }
 
+/** Appends one entry to a chunk: the term's length and UTF-8 bytes, the block's length and bytes. */
+function writeEntry(out: ByteWriter, term: Uint8Array, block: Uint8Array): void {
+  out.varint(term.length);
+  out.append(term);
+  out.varint(block.length);
+  out.append(block);
+}
+
 /** A chunk of the given entries, in their order. */
 function packEntries(entries: readonly ChunkEntry[]): Uint8Array {
   const chunk = new ByteWriter(CHUNK_BYTES);
-  for (const entry of entries) {
-    chunk.varint(entry.term.length);
-    chunk.append(entry.term);
-    chunk.varint(entry.block.length);
-    chunk.append(entry.block);
-  }
+  for (const entry of entries) writeEntry(chunk, entry.term, entry.block);
   return chunk.take();
 }
 
@@ -543,21 +546,13 @@ class ChunkWriter {
     private readonly run: number,
   ) {}
 
-  add(term: string, termBytes: Uint8Array, block: Uint8Array): void {
-    const size = termBytes.length + block.length + 2 * MAX_VARINT_BYTES;
-    if (this.out.length > 0 && this.out.length + size > CHUNK_BYTES) this.finish();
-    this.out.varint(termBytes.length);
-    this.out.append(termBytes);
-    this.out.varint(block.length);
-    this.out.append(block);
-    this.lastTerm = term;
-  }
-
-  /** Adds a term given as a string (its UTF-8 bytes are written). */
-  addTerm(term: string, block: Uint8Array): void {
+  add(term: string, block: Uint8Array): void {
     this.termBytes.length = 0;
     this.termBytes.text(term);
-    this.add(term, this.termBytes.bytes.subarray(0, this.termBytes.length), block);
+    const termBytes = this.termBytes.bytes.subarray(0, this.termBytes.length);
+    if (this.out.length > 0 && this.out.length + termBytes.length + block.length + 2 * MAX_VARINT_BYTES > CHUNK_BYTES) this.finish();
+    writeEntry(this.out, termBytes, block);
+    this.lastTerm = term;
   }
 
   finish(): void {
@@ -593,7 +588,7 @@ function writeRun(table: TermTable, pending: ReadonlyMap<string, readonly number
     blockOut.length = 0;
     blockOut.varint(postings.length / 3);
     blockOut.append(postingBody.bytes.subarray(0, postingBody.length));
-    chunks.addTerm(term, blockOut.bytes.subarray(0, blockOut.length));
+    chunks.add(term, blockOut.bytes.subarray(0, blockOut.length));
   }
   chunks.finish();
   runs.push(run, terms.length);
@@ -613,10 +608,10 @@ export function mergeTermRuns(table: TermTable): boolean {
 }
 
 /**
- * Merges the next slice of the runs into the terms' blocks: the next 1/MERGE_SHARE of the terms the
- * runs hold (at least MIN_MERGE_TERMS), in term order from where the sweep stopped (`SWEEP_KEY`), every run's postings of
- * each term at once and oldest run first; then drops the runs left empty. The sweep wraps around
- * to the first term once no run holds a later one.
+ * Merges the next slice of the runs into the terms' blocks: the next 1/MERGE_SHARE of the terms
+ * the runs hold (at least MIN_MERGE_TERMS), in term order from where the sweep stopped
+ * (`SWEEP_KEY`), every run's postings of each term at once and oldest run first; then drops the
+ * runs left empty. The sweep wraps around to the first term once no run holds a later one.
  */
 function mergeSlice(table: TermTable, runs: number[]): void {
   let held = 0;
