@@ -5,7 +5,8 @@
  * problem is reported on stderr and the exit code is always 0. `AGENT_TRACKER_SKIP_SETUP=1` skips it.
  *
  * In this repository's own checkout npm runs postinstall BEFORE prepare (the build), so when the
- * sources are here and dist is missing or older than them, it builds first with the local tsc.
+ * sources are here and dist is missing or older than them, it builds first as `npm run build` does
+ * (the local tsc, then scripts/bundle-plugin.mjs), so the plugin folder gets the bundled entry.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ const SETUP_ENTRY = path.join(ROOT, 'dist', 'setup', 'index.js');
 const SOURCES = path.join(ROOT, 'src');
 const BUILD_CONFIG = path.join(ROOT, 'tsconfig.build.json');
 const TSC = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const BUNDLE_PLUGIN = path.join(ROOT, 'scripts', 'bundle-plugin.mjs');
 const BUILD_TIMEOUT_MS = 300_000;
 
 /** The newest modification time of any file below `dir`. */
@@ -41,7 +43,8 @@ function distIsCurrent() {
 /** Builds dist with the checkout's own TypeScript; returns an error message, or undefined when built. */
 function build() {
   if (!fs.existsSync(TSC)) return `cannot build: ${TSC} is missing (run "npm install" with dev dependencies)`;
-  const result = spawnSync(process.execPath, [TSC, '-p', BUILD_CONFIG], { cwd: ROOT, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
+  let result = spawnSync(process.execPath, [TSC, '-p', BUILD_CONFIG], { cwd: ROOT, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
+  if (result.status === 0) result = spawnSync(process.execPath, [BUNDLE_PLUGIN], { cwd: ROOT, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
   if (result.status === 0) return undefined;
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(0, 5).join('\n');
   return `the build failed (${result.error?.message ?? `exit ${result.status}`})${output ? `:\n${output}` : ''}`;

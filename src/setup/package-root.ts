@@ -1,6 +1,7 @@
 /**
  * Where this package's shipped files are: the folder holding its package.json, `dist/`, `skills/`
- * and `agents/`. Compiled code lives in `dist/setup/`, sources in `src/setup/`: both two levels down.
+ * and `agents/`. Compiled code lives in `dist/setup/`, sources in `src/setup/`, the bundled plugin entry and its
+ * chunks in `dist/opencode/` (scripts/bundle-plugin.mjs): all two levels down.
  */
 import fs from 'node:fs';
 import path from 'node:path';

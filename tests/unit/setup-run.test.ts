@@ -40,7 +40,7 @@ function home(name: string, files: Record<string, string> = {}): { home: string;
 function packageCopy(name: string, source = false): string {
   const root = path.join(scratch, name);
   fs.mkdirSync(path.join(root, 'scripts'), { recursive: true });
-  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', 'skills', 'agents'] : ['dist', 'skills', 'agents'];
+  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-plugin.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
   for (const entry of ['package.json', path.join('scripts', 'postinstall.mjs'), ...copied]) fs.cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
   return root;
@@ -136,7 +136,7 @@ describe('scripts/postinstall.mjs', () => {
     expect(fs.readdirSync(configDir)).toEqual([]);
   });
 
-  it('in a source checkout without dist, builds with the local TypeScript first, then sets up', () => {
+  it('in a source checkout without dist, builds as npm run build does (tsc, then the plugin bundle) first, then sets up', () => {
     const checkout = packageCopy('checkout', true);
     const { home: homeDir, configDir } = home('checkout-home');
     const run = postinstall(checkout, homeDir, { CI: 'true' });
@@ -144,5 +144,9 @@ describe('scripts/postinstall.mjs', () => {
     expect(run.stdout).toMatch(/6 changed, 0 unchanged, 0 failed/);
     expect(fs.existsSync(path.join(checkout, 'dist', 'setup', 'index.js'))).toBe(true);
     expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'setup', 'index.js'))).toBe(true);
+    // The plugin folder got the bundled entry (scripts/bundle-plugin.mjs), with its chunks beside it.
+    const installedEntry = path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode');
+    expect(fs.readFileSync(path.join(installedEntry, 'plugin.js'), 'utf8').startsWith('// @bun\n')).toBe(true);
+    expect(fs.readdirSync(installedEntry).some((file) => file.startsWith('chunk-') && file.endsWith('.js'))).toBe(true);
   });
 });

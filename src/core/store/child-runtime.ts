@@ -22,12 +22,15 @@ export function childRuntime(): ChildRuntime {
 }
 
 /**
- * The built child script beside this module. From the TypeScript sources (unit tests) it is the
- * compiled copy under dist/, so `npm run build` must have run.
+ * The built child script. Beside this module in the TypeScript build (dist/core/store/); from the
+ * bundled plugin entry (dist/opencode/, see scripts/bundle-plugin.mjs) it is that same file, one
+ * folder over. From the TypeScript sources (unit tests) it is the compiled copy under dist/, so
+ * `npm run build` must have run.
  */
 export function childScript(): string {
   const here = fileURLToPath(new URL('./verify-child.js', import.meta.url));
   if (fs.existsSync(here)) return here;
-  const fromSources = here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
-  return fromSources;
+  const fromBundle = fileURLToPath(new URL('../core/store/verify-child.js', import.meta.url));
+  if (fs.existsSync(fromBundle)) return fromBundle;
+  return here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
 }
