@@ -11,7 +11,7 @@ import { bash, call, FAKE_USAGE, say } from '../helpers/fake-model.js';
 import { useFakeOpencode } from '../helpers/fake-opencode.js';
 import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import { prompt, startServe } from '../helpers/serve.js';
-import type { DoctorJson, Sandbox, StatusJson } from '../helpers/sandbox.js';
+import type { DoctorJson, RunResult, Sandbox, StatusJson } from '../helpers/sandbox.js';
 
 jest.setTimeout(300_000);
 
@@ -115,6 +115,11 @@ describe('the plugin in a real OpenCode session', () => {
   });
 
   /** A separate database per scenario, so each asserts exact totals. */
+  /** Whether a failed run died in OpenCode's own database setup, before any plugin was loaded. */
+  function hostStartRace(run: RunResult): boolean {
+    return /database is locked|Failed query: CREATE TABLE/.test(run.stderr) && !run.stderr.includes('agent-tracker');
+  }
+
   function scenarioDb(name: string): NodeJS.ProcessEnv {
     return { AGENT_TRACKER_DB_PATH: path.join(world.sandbox.root, `${name}.lmdb`) };
   }
@@ -139,10 +144,18 @@ describe('the plugin in a real OpenCode session', () => {
   });
 
   it('keeps exact totals when two opencode processes write to one database at once', async () => {
-    const env = scenarioDb('parallel');
-    const repos = [makeRepo(world.sandbox, 'parallel-a'), makeRepo(world.sandbox, 'parallel-b')];
-    const runs = await Promise.all(repos.map((repo) => runOpencode(world.sandbox, repo, 'PARALLEL-TURN: two files and a commit', { env })));
-    expect(runs.map((run) => run.code)).toEqual([0, 0]);
+    // Two hosts started at the same instant race on OpenCode's own SQLite setup, and one may exit
+    // before it loads any plugin ("database is locked"): that pair is run again, on a fresh database
+    // and fresh repos, at most twice. Any other failure fails the test.
+    let env: NodeJS.ProcessEnv = {};
+    let runs: RunResult[] = [];
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      env = scenarioDb(`parallel-${attempt}`);
+      const repos = [makeRepo(world.sandbox, `parallel-${attempt}-a`), makeRepo(world.sandbox, `parallel-${attempt}-b`)];
+      runs = await Promise.all(repos.map((repo) => runOpencode(world.sandbox, repo, 'PARALLEL-TURN: two files and a commit', { env })));
+      if (!runs.some((run) => run.code !== 0 && hostStartRace(run))) break;
+    }
+    expect(runs.map((run) => ({ code: run.code, log: run.code === 0 ? '' : run.stderr.slice(-3000) }))).toEqual([{ code: 0, log: '' }, { code: 0, log: '' }]);
     const build = cliJson<StatusJson>(world.sandbox, ['status', 'build'], env).agents[0];
     const perRun = [{ kind: 'xp', amount: 3 * DEFAULT_RULES.xpPerToolCall }, { kind: 'xp', amount: DEFAULT_RULES.xpPerCommit }] as AgentOp[];
     const want = expectedAgent([...perRun, ...perRun]);
