@@ -260,6 +260,68 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     );
   });
 
+  it('never loses, repeats or reorders a posting while merge steps take partial slices of runs, and leaves no run chunk behind', () => {
+    // Enough distinct words that the runs hold more than a slice, so slices end inside chunks and
+    // runs written meanwhile hold terms before the sweep's place.
+    const words = Array.from({ length: 900 }, (_, n) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`);
+    const terms = [...new Set(words.flatMap((word) => tokenize(word)))];
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            entries: fc.array(fc.array(fc.integer({ min: 0, max: words.length - 1 }), { minLength: 1, maxLength: 30 }), { minLength: 5, maxLength: 25 }),
+            steps: fc.integer({ min: 0, max: 3 }),
+          }),
+          { minLength: 1, maxLength: 5 },
+        ),
+        (flushes) => {
+          const local = priorArtStore();
+          try {
+            const all = () => terms.map((term) => postingsOf(new TermIndexReader(local.store.tables.terms), term));
+            let id = 0;
+            for (const flush of flushes) {
+              local.write(flush.entries.map((picked): Seed => ({ kind: 'activity', id: `w${(id += 1)}`, task: picked.map((at) => words[at]).join(' ') })));
+              const written = all();
+              expect(written.every(({ ordered }) => ordered)).toBe(true);
+              for (let step = 0; step < flush.steps; step += 1) {
+                local.store.maintainIndexes();
+                expect(all()).toEqual(written);
+              }
+            }
+            const before = all();
+            for (let guard = 0; guard < 100 && local.store.maintainIndexes(); guard += 1);
+            expect(all()).toEqual(before);
+            expect(runTerms(local.store)).toBe(0);
+            // Every chunk of every run is gone once its terms are merged.
+            expect(local.store.tables.terms.getKeysCount({ start: ['q'], end: ['r'] })).toBe(0);
+          } finally {
+            local.dispose();
+          }
+        },
+      ),
+      { numRuns: 12 },
+    );
+  });
+
+  it('sweeps the whole term range, so with one step per flush no more than MERGE_SHARE runs wait', () => {
+    t = priorArtStore();
+    // Each flush holds more terms than a step merges, spread over the whole range of terms: a sweep
+    // that started from the first term again at every step would leave the later terms of old runs
+    // waiting for ever.
+    const word = (n: number) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+    const live: number[] = [];
+    for (let flush = 0; flush < 4 * MERGE_SHARE; flush += 1) {
+      t.write(Array.from({ length: 20 }, (_, i): Seed => ({
+        kind: 'activity',
+        id: `f${flush}-${i}`,
+        task: Array.from({ length: 30 }, (_, j) => word((flush * 7919 + i * 30 + j) % 3000)).join(' '),
+      })));
+      t.store.maintainIndexes();
+      live.push(new TermIndexReader(t.store.tables.terms).pendingRuns().runs);
+    }
+    expect(Math.max(...live)).toBeLessThanOrEqual(MERGE_SHARE);
+  });
+
   it('leaves the merge to a step after the flush, and each step merges a slice until no run is left', () => {
     t = priorArtStore();
     // One flush of 4,000 distinct words.
