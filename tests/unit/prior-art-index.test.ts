@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { getAllActivities, getAllCommits, getAllRetrospectives } from '../../src/core/query/entries.js';
 import { QueryService } from '../../src/core/query/service.js';
 import { rebuildStaleTermIndex } from '../../src/core/query/reindex.js';
-import { BLOCK_BYTES, compareTerms, decodePostings, DOCUMENTS_PER_BLOCK, MAX_RUNS, MERGE_SHARE, MIN_MERGE_TERMS, REFS_PER_BLOCK, TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
+import { BLOCK_BYTES, CHUNK_BYTES, compareTerms, decodePostings, DOCUMENTS_PER_BLOCK, MAX_RUNS, MERGE_SHARE, MIN_MERGE_TERMS, REFS_PER_BLOCK, TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
 import { termIndexer } from '../../src/core/query/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import type { DocumentRef } from '../../src/core/query/term-index.js';
@@ -269,7 +269,8 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
       fc.property(
         fc.array(
           fc.record({
-            entries: fc.array(fc.array(fc.integer({ min: 0, max: words.length - 1 }), { minLength: 1, maxLength: 30 }), { minLength: 5, maxLength: 25 }),
+            // 15-25 entries of 20-30 words: a run holds more terms than a step's minimum.
+            entries: fc.array(fc.array(fc.integer({ min: 0, max: words.length - 1 }), { minLength: 20, maxLength: 30 }), { minLength: 15, maxLength: 25 }),
             steps: fc.integer({ min: 0, max: 3 }),
           }),
           { minLength: 1, maxLength: 5 },
@@ -392,6 +393,34 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     expect(tasks('thumbnail')).toEqual(['thumbnail cache warmup', 'zebra crossing thumbnail']);
   });
 
+  it('packs a run into chunks of at most one page each, full but for the last', () => {
+    t = priorArtStore();
+    const word = (n: number) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+    t.write(Array.from({ length: 100 }, (_, i): Seed => ({ kind: 'activity', id: `c${i}`, task: Array.from({ length: 20 }, (_, j) => word(i * 20 + j)).join(' ') })));
+    const chunks = [...t.store.tables.terms.getRange({ start: ['q'], end: ['r'] })].map(({ value }) => (value as Uint8Array).length);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.every((length) => length <= CHUNK_BYTES)).toBe(true);
+    expect(chunks.slice(0, -1).every((length) => length > CHUNK_BYTES - 64)).toBe(true);
+  });
+
+  it('writes no run for a flush whose entries hold no searchable word', () => {
+    t = priorArtStore();
+    t.write([{ kind: 'commit', id: 'quiet', message: '' }]);
+    expect(new TermIndexReader(t.store.tables.terms).pendingRuns()).toEqual({ runs: 0, terms: 0 });
+    expect(new TermIndexReader(t.store.tables.terms).statistics().documents).toBe(1);
+  });
+
+  it('merges nothing into an index of another version (it waits for its rebuild)', () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'a', task: 'thumbnail cache warmup' }]);
+    const store = t.store;
+    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+    const keys = store.tables.terms.getKeysCount();
+    expect(store.maintainIndexes()).toBe(false);
+    expect(store.tables.terms.getKeysCount()).toBe(keys);
+    expect(new TermIndexReader(store.tables.terms).pendingRuns().runs).toBe(1);
+  });
+
   it('has nothing to merge in a store opened read-only', () => {
     t = priorArtStore();
     t.write([{ kind: 'activity', id: 'first', task: 'thumbnail cache warmup' }]);
@@ -413,6 +442,12 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     );
     expect(compareTerms('\u{1F600}', '\uFFFD')).toBeGreaterThan(0);
     expect('\u{1F600}' < '\uFFFD').toBe(true);
+    // At the edges of the surrogates and of the units after them.
+    expect(compareTerms('\uE000', '\u{10000}')).toBeLessThan(0);
+    expect(compareTerms('\uD7FF', '\uE000')).toBeLessThan(0);
+    expect(compareTerms('\uD7FF', '\u{10000}')).toBeLessThan(0);
+    expect(compareTerms('\uFFFF', '\u{10000}')).toBeLessThan(0);
+    expect(compareTerms('\u{10000}', '\uE000')).toBeGreaterThan(0);
   });
 
   it('reads and extends an index of version 3 (the same layout without runs) without a rebuild', () => {
