@@ -207,6 +207,11 @@ function runTerms(store: PriorArtStore['store']): number {
   return new TermIndexReader(store.tables.terms).pendingRuns().terms;
 }
 
+/** The `n`th of 17,576 distinct made-up words ("zq" and three letters), one term each. */
+function syntheticWord(n: number): string {
+  return `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+}
+
 const VOCABULARY = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'theta', 'kappa', 'lambda', 'sigma', 'omega', 'ok'];
 
 describe('runs: each flush writes its postings as a run, merged into the terms after it', () => {
@@ -263,7 +268,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
   it('never loses, repeats or reorders a posting while merge steps take partial slices of runs, and leaves no run chunk behind', () => {
     // Enough distinct words that the runs hold more than a slice, so slices end inside chunks and
     // runs written meanwhile hold terms before the sweep's place.
-    const words = Array.from({ length: 900 }, (_, n) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`);
+    const words = Array.from({ length: 900 }, (_, n) => syntheticWord(n));
     const terms = [...new Set(words.flatMap((word) => tokenize(word)))];
     fc.assert(
       fc.property(
@@ -309,7 +314,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     // Each flush holds more terms than a step merges, spread over the whole range of terms: a sweep
     // that started from the first term again at every step would leave the later terms of old runs
     // waiting for ever.
-    const word = (n: number) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+    const word = syntheticWord;
     const live: number[] = [];
     for (let flush = 0; flush < 4 * MERGE_SHARE; flush += 1) {
       t.write(Array.from({ length: 20 }, (_, i): Seed => ({
@@ -326,7 +331,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
   it('leaves the merge to a step after the flush, and each step merges a slice until no run is left', () => {
     t = priorArtStore();
     // One flush of 4,000 distinct words.
-    const word = (n: number) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+    const word = syntheticWord;
     const taskOf = (i: number) => Array.from({ length: 10 }, (_, j) => word(i * 10 + j)).join(' ');
     t.write(Array.from({ length: 400 }, (_, i): Seed => ({ kind: 'activity', id: `big${i}`, task: taskOf(i) })));
     const reader = new TermIndexReader(t.store.tables.terms);
@@ -395,7 +400,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
 
   it('packs a run into chunks of at most one page each, full but for the last', () => {
     t = priorArtStore();
-    const word = (n: number) => `zq${[26 * 26, 26, 1].map((scale) => String.fromCharCode(97 + (Math.floor(n / scale) % 26))).join('')}`;
+    const word = syntheticWord;
     t.write(Array.from({ length: 100 }, (_, i): Seed => ({ kind: 'activity', id: `c${i}`, task: Array.from({ length: 20 }, (_, j) => word(i * 20 + j)).join(' ') })));
     const chunks = [...t.store.tables.terms.getRange({ start: ['q'], end: ['r'] })].map(({ value }) => (value as Uint8Array).length);
     expect(chunks.length).toBeGreaterThan(3);
