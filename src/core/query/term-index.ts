@@ -580,9 +580,7 @@ function writeRun(table: TermTable, pending: ReadonlyMap<string, readonly number
     let last = 0;
     for (let at = 0; at < postings.length; at += 3) {
       const document = postings[at] as number;
-      postingBody.varint(document - last);
-      postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
-      postingBody.varint(postings[at + 2] as number);
+      writePosting(document - last, postings[at + 1] as number, postings[at + 2] as number);
       last = document;
     }
     blockOut.length = 0;
@@ -806,6 +804,13 @@ function wordKey(word: string): TermIndexKey {
 const postingBody = new ByteWriter(BLOCK_BYTES * 2);
 const blockOut = new ByteWriter(BLOCK_BYTES * 2);
 
+/** Appends one posting to `postingBody`: the gap from the document before, the term frequency (capped), the document's length. */
+function writePosting(gap: number, frequency: number, length: number): void {
+  postingBody.varint(gap);
+  postingBody.varint(Math.min(frequency, MAX_UINT16));
+  postingBody.varint(length);
+}
+
 /** Writes a block: its header numbers, then the postings in `postingBody` (the value is copied as it is put). */
 function putBlock(table: TermTable, key: TermIndexKey, header: readonly number[]): void {
   blockOut.length = 0;
@@ -828,9 +833,7 @@ function appendPostings(table: TermTable, term: string, postings: readonly numbe
   if (stored) postingBody.append(stored.subarray(header.start));
   for (let at = 0; at < postings.length; at += 3) {
     const document = postings[at] as number;
-    postingBody.varint(document - lastDocument);
-    postingBody.varint(Math.min(postings[at + 1] as number, MAX_UINT16));
-    postingBody.varint(postings[at + 2] as number);
+    writePosting(document - lastDocument, postings[at + 1] as number, postings[at + 2] as number);
     lastDocument = document;
     count += 1;
     if (postingBody.length >= BLOCK_BYTES) {
