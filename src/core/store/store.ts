@@ -26,7 +26,7 @@ import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } fr
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { compressionOf } from './compression.js';
-import { hasKeyFields, restoredValue, storedValue } from './key-fields.js';
+import { hasStoredForm, restoredValue, storedValue } from './stored-form.js';
 import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
@@ -36,13 +36,14 @@ import type { TermIndexKey } from '../query/term-index.js';
 /**
  * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
  * version 3); an older tracker must not append its own layout to it, so it opens such a file
- * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds
- * (key-fields.ts); an older tracker would read those fields as null, so it opens such a file
- * read-only and says to update. A file of an earlier version is stamped at its first writable
- * open (its records stay as they are and read the same); an index of an earlier layout is rebuilt
- * once (query/reindex.ts) by `agent-tracker prior-art` or the first prior-art search.
+ * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds.
+ * 4: they are stored as arrays in a fixed field order, without their field names (stored-form.ts).
+ * An older tracker would misread such records, so it opens the file read-only and says to update.
+ * A file of an earlier version is stamped at its first writable open (its records stay as they
+ * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by
+ * `agent-tracker prior-art` or the first prior-art search.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 const MAX_NAMED_DATABASES = 16;
 /** lmdb's page size on the platforms lmdb-js ships for (the OS page size). */
 const PAGE_SIZE = 4096;
@@ -178,10 +179,10 @@ export class StoreNotWritableError extends Error {
 }
 
 /**
- * One entry table whose values leave out the fields their key holds (key-fields.ts): written
- * without them, read whole. Everything else lmdb offers (stats, clear) passes through.
+ * One entry table whose values are stored in a form of their own (stored-form.ts): written in
+ * it, read whole. Everything else lmdb offers (stats, clear) passes through.
  */
-function keyFieldsTable<V, K extends Key>(db: Database<V, K>, name: TableName): Table<V, K> {
+function storedFormTable<V, K extends Key>(db: Database<V, K>, name: TableName): Table<V, K> {
   const restore = (key: K, value: V | undefined): V | undefined => (value === undefined ? value : (restoredValue(name, key, value) as V));
   // lmdb's typings say putSync returns nothing; it returns whether it wrote (false under noOverwrite when the key is there).
   const raw = db as unknown as Table<V, K>;
@@ -203,7 +204,7 @@ function keyFieldsTable<V, K extends Key>(db: Database<V, K>, name: TableName): 
 function tablesOf(root: RootDatabase): Tables {
   const table = <V, K extends Key>(name: TableName): Table<V, K> => {
     const db = root.openDB<V, K>({ name, compression: compressionOf(name) });
-    return hasKeyFields(name) ? keyFieldsTable(db, name) : (db as unknown as Table<V, K>);
+    return hasStoredForm(name) ? storedFormTable(db, name) : (db as unknown as Table<V, K>);
   };
   return {
     agents: table('agents'),

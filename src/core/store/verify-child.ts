@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import { open } from 'lmdb';
 import type { Key, RootDatabase } from 'lmdb';
 import { compressionOf } from './compression.js';
-import { restoredValue } from './key-fields.js';
+import { restoredValue } from './stored-form.js';
 import { TABLE_NAMES } from './table-names.js';
 
 const MAX_NAMED_DATABASES = 16;

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
+import { pack } from 'msgpackr';
 import type { Key } from 'lmdb';
 import { termIndexer } from '../../src/core/query/indexer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
@@ -65,7 +66,7 @@ const records: { table: 'commits' | 'retrospectives' | 'activities'; key: string
 
 const dirs: string[] = [];
 function tempFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-key-fields-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-stored-form-'));
   dirs.push(dir);
   return path.join(dir, 'db.lmdb');
 }
@@ -73,12 +74,24 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A file as trackers of schema version 2 wrote it: lmdb directly, every field in every value. */
-function writeOldLayout(file: string): void {
+/** The fields each entry's key repeats, as schema version 3 stored them (null). */
+const KEY_NULLS: Record<(typeof records)[number]['table'], object> = {
+  commits: { project: null, hash: null },
+  retrospectives: { agent: null, commit: null },
+  activities: { agent: null, timestamp: null },
+};
+
+/**
+ * A file as older trackers wrote it, lmdb directly: maps with every field (schema version 2) or
+ * with the fields the key repeats as null (3).
+ */
+function writeOldLayout(file: string, version: 2 | 3 = 2): void {
   const root = open({ path: file, maxDbs: 16, compression: true });
   root.transactionSync(() => {
-    for (const { table, key, value } of records) root.openDB({ name: table, compression: compressionOf(table) }).putSync(key, value);
-    root.openDB({ name: 'meta', compression: compressionOf('meta') }).putSync('schemaVersion', 2);
+    for (const { table, key, value } of records) {
+      root.openDB({ name: table, compression: compressionOf(table) }).putSync(key, version === 2 ? value : { ...value, ...KEY_NULLS[table] });
+    }
+    root.openDB({ name: 'meta', compression: compressionOf('meta') }).putSync('schemaVersion', version);
   });
   void root.close();
 }
@@ -120,23 +133,62 @@ function writeNewLayout(file: string, overrides: Partial<CommitRecord> = {}): St
 
 const expected = records.flatMap(({ value }) => [JSON.stringify(value), JSON.stringify(value)]);
 
-describe('fields an entry key holds', () => {
-  it('are stored once, in the key, and every reader of the store gets the whole record back in its field order', () => {
+describe('how an entry is stored', () => {
+  it('without field names or the fields its key holds, and every reader of the store gets the whole record back in its field order', () => {
     const file = tempFile();
     const store = writeNewLayout(file);
     expect(readBack(store)).toEqual(expected);
     store.close();
 
+    // The positions are the stored format: a field that moved would misread every stored entry.
     expect(rawValues(file)).toEqual({
-      commits: { ...commit, project: null, hash: null },
-      retrospectives: { ...retrospective, agent: null, commit: null },
-      activities: { ...activity, agent: null, timestamp: null },
+      commits: [null, null, 'build', 'anthropic/claude', 'ses_1', 'Cache thumbnails in the worker', ['src/worker.ts'], 12, 3, '2026-11-25T10:00:00.000Z'],
+      retrospectives: [null, '2026-11-25T10:05:00.000Z', 'Cache thumbnails', 2, undefined, 100, 102, 'tests pass', '', null, 'anthropic/claude', PROJECT, 'ses_1', 'self'],
+      activities: [null, 'Cache thumbnails', 'edited the worker', 'faster gallery', 'kept the old cache as a fallback', null, 'anthropic/claude', PROJECT, 'ses_1', undefined, false],
     });
   });
 
-  it('reads a file written before this layout exactly as written, and exports it the same as the new layout', () => {
+  it('takes at most three quarters of the msgpack map it stood for', () => {
+    const file = tempFile();
+    writeNewLayout(file).close();
+    const root = open({ path: file, maxDbs: 16, readOnly: true });
+    try {
+      for (const { table, key, value } of records) {
+        const stored = root.openDB({ name: table, compression: false, encoding: 'binary' }).get(key) as Buffer;
+        expect(stored.length).toBeLessThanOrEqual(0.75 * pack(value).length);
+      }
+    } finally {
+      void root.close();
+    }
+  });
+
+  it('reads back absent fields as absent, and a field it does not know in the map form, losing nothing', () => {
+    const file = tempFile();
+    const store = writeNewLayout(file);
+    const withExtra = { ...commit, hash: 'b'.repeat(40), reviewer: 'ana' } as CommitRecord;
+    store.transaction(() => store.tables.commits.putSync([PROJECT, withExtra.hash], withExtra));
+    const bare: ActivityEntry = { ...activity, timestamp: '2026-11-25T11:00:00.000Z', sessionId: undefined };
+    delete bare.sessionId;
+    store.transaction(() => store.tables.activities.putSync(['build', bare.timestamp, 'a2'], bare));
+    try {
+      expect(JSON.stringify(store.tables.commits.get([PROJECT, withExtra.hash]))).toBe(JSON.stringify(withExtra));
+      const read = store.tables.activities.get(['build', bare.timestamp, 'a2']);
+      expect(read).toEqual(bare);
+      expect(Object.keys(read ?? {})).toEqual(Object.keys(bare));
+    } finally {
+      store.close();
+    }
+    const root = open({ path: file, maxDbs: 16, compression: true, readOnly: true });
+    try {
+      expect(root.openDB({ name: 'commits', compression: compressionOf('commits') }).get([PROJECT, withExtra.hash])).toEqual({ ...withExtra, project: null, hash: null });
+    } finally {
+      void root.close();
+    }
+  });
+
+  it.each([2, 3] as const)('reads a file of schema version %i exactly as written, and exports it the same as the new layout', (version) => {
     const oldFile = tempFile();
-    writeOldLayout(oldFile);
+    writeOldLayout(oldFile, version);
     const old = Store.open({ path: oldFile, maxDatabaseSize: SIZE, indexer: termIndexer });
     const fresh = writeNewLayout(tempFile());
     try {
@@ -154,7 +206,7 @@ describe('fields an entry key holds', () => {
     const store = writeNewLayout(file, { hash: 'abc1234' });
     expect(store.tables.commits.get([PROJECT, HASH])).toMatchObject({ hash: 'abc1234', project: PROJECT });
     store.close();
-    expect(rawValues(file).commits).toMatchObject({ hash: 'abc1234', project: null });
+    expect((rawValues(file).commits as unknown[]).slice(0, 2)).toEqual(['abc1234', null]);
   });
 
   it('salvages whole records from a file of this layout', () => {
@@ -166,12 +218,12 @@ describe('fields an entry key holds', () => {
     expect([...salvaged.activities.records.values()].map((record) => record.value)).toEqual([activity]);
   });
 
-  it('stamps the file with a schema version older trackers open read-only (they would read the fields as null)', () => {
+  it('stamps the file with a schema version older trackers open read-only (they would misread the records)', () => {
     const oldFile = tempFile();
     writeOldLayout(oldFile);
     const store = Store.open({ path: oldFile, maxDatabaseSize: SIZE, indexer: termIndexer });
     expect(store.meta().schemaVersion).toBe(SCHEMA_VERSION);
-    expect(SCHEMA_VERSION).toBeGreaterThan(2);
+    expect(SCHEMA_VERSION).toBeGreaterThan(3);
     store.close();
 
     const newer = tempFile();

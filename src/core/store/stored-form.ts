@@ -1,0 +1,145 @@
+/**
+ * How an entry (a commit, a retrospective, a journal entry) is stored: without what can be derived.
+ *
+ * - **Field names.** A value is stored as an array of its fields' values in the fixed order below
+ *   (FIELD_ORDER), not as a msgpack map that repeats every field's name in every entry: about a
+ *   quarter of an entry's bytes. Absent fields at the end are left off; one in the middle takes
+ *   msgpack's 3-byte `undefined`. A value with a field the order does not know keeps the map form,
+ *   so nothing is ever lost.
+ * - **Key fields.** A commit is keyed [project, hash], a retrospective [agent, commit], a journal
+ *   entry [agent, timestamp, id]: those fields are stored as `null` when they equal their key part
+ *   (msgpack's one-byte nil) and read back from the key. A field that differs from its key keeps
+ *   its value.
+ *
+ * Records written before (a map, with or without the key fields: schema versions 2 and 3) read as
+ * they were written. Every reader goes through `restoredValue` (the store's tables, the salvage
+ * child), every writer through `storedValue` (the store's tables): nothing else sees the stored form.
+ */
+import type { ActivityEntry, CommitRecord, RetrospectiveEntry } from '../types.js';
+import type { TableName } from './mutations.js';
+
+/** The fields of `T` in stored order; a type error names any field of `T` left out. */
+function fieldOrder<T>() {
+  return <const F extends readonly (keyof T & string)[]>(
+    ...fields: F & (Exclude<keyof T, F[number]> extends never ? unknown : { missing: Exclude<keyof T, F[number]> })
+  ): F => fields;
+}
+
+/**
+ * Per table, its values' fields in stored order (the types' declaration order). A stored array
+ * means this order for good: a new field goes at the end, and no field ever moves or leaves.
+ */
+const FIELD_ORDER: Partial<Record<TableName, readonly string[]>> = {
+  commits: fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp'),
+  retrospectives: fieldOrder<RetrospectiveEntry>()(
+    'commit',
+    'timestamp',
+    'task',
+    'agent_grade',
+    'user_grade',
+    'score_before',
+    'score_after',
+    'agent_note',
+    'user_note',
+    'agent',
+    'model',
+    'project',
+    'sessionId',
+    'provenance',
+    'outcomeCounted',
+  ),
+  activities: fieldOrder<ActivityEntry>()(
+    'timestamp',
+    'task',
+    'actions',
+    'outcome',
+    'decisions',
+    'agent',
+    'model',
+    'project',
+    'sessionId',
+    'files',
+    'automatic',
+    'userAction',
+  ),
+};
+
+/** Per table: each value field its key repeats, with the key part that holds it. */
+const KEY_FIELDS: Partial<Record<TableName, readonly (readonly [field: string, keyPart: number])[]>> = {
+  commits: [
+    ['project', 0],
+    ['hash', 1],
+  ],
+  retrospectives: [
+    ['agent', 0],
+    ['commit', 1],
+  ],
+  activities: [
+    ['agent', 0],
+    ['timestamp', 1],
+  ],
+};
+
+/** Per table, the position of each field in its stored array. */
+const POSITION = new Map(Object.entries(FIELD_ORDER).map(([table, fields]) => [table, new Map(fields.map((field, at) => [field, at]))]));
+
+/** Whether `table` stores its values in a form of its own (so reads and writes go through this module). */
+export function hasStoredForm(table: TableName | string): boolean {
+  return POSITION.has(table);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `field`'s value is stored as null because key part `part` holds it. */
+function heldByKey(value: unknown, key: readonly unknown[], part: number): boolean {
+  return typeof value === 'string' && value === key[part];
+}
+
+/** The value to store under `key` (a new array or object: the caller's object is untouched). */
+export function storedValue(table: TableName | string, key: unknown, value: unknown): unknown {
+  const positions = POSITION.get(table);
+  if (!positions || !Array.isArray(key) || !isRecord(value)) return value;
+  const stored: unknown[] = [];
+  for (const field of Object.keys(value)) {
+    const at = positions.get(field);
+    if (at === undefined) return mapForm(table, key, value);
+    if (value[field] !== undefined) stored[at] = value[field];
+  }
+  for (const [field, part] of KEY_FIELDS[table as TableName] ?? []) {
+    const at = positions.get(field) as number;
+    if (heldByKey(stored[at], key, part)) stored[at] = null;
+  }
+  return stored;
+}
+
+/** A value with a field FIELD_ORDER does not know: a map, with the fields the key repeats as null. */
+function mapForm(table: TableName | string, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
+  const stored = { ...value };
+  for (const [field, part] of KEY_FIELDS[table as TableName] ?? []) {
+    if (heldByKey(stored[field], key, part)) stored[field] = null;
+  }
+  return stored;
+}
+
+/** The whole record as written: an array read into its fields, fields stored as null read from `key`. */
+export function restoredValue(table: TableName | string, key: unknown, value: unknown): unknown {
+  const order = FIELD_ORDER[table as TableName];
+  if (!order || !Array.isArray(key)) return value;
+  let record: Record<string, unknown>;
+  if (Array.isArray(value)) {
+    record = {};
+    for (let at = 0; at < value.length && at < order.length; at++) {
+      if (value[at] !== undefined) record[order[at] as string] = value[at];
+    }
+  } else if (isRecord(value)) {
+    record = value; // lmdb decodes a fresh object per read: filled in place
+  } else {
+    return value;
+  }
+  for (const [field, part] of KEY_FIELDS[table as TableName] ?? []) {
+    if (record[field] === null && typeof key[part] === 'string') record[field] = key[part];
+  }
+  return record;
+}
