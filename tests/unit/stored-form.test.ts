@@ -9,6 +9,7 @@ import { termIndexer } from '../../src/core/query/indexer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
 import { compressionOf } from '../../src/core/store/compression.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
+import { restoredValue, storedValue } from '../../src/core/store/stored-form.js';
 import { salvageFile } from '../../src/core/store/salvage.js';
 import { SCHEMA_VERSION, Store } from '../../src/core/store/store.js';
 import { exportRecords } from '../../src/core/store/transfer.js';
@@ -238,5 +239,63 @@ describe('how an entry is stored', () => {
     } finally {
       later.close();
     }
+  });
+});
+
+describe('storedValue and restoredValue', () => {
+  const commitKey = [PROJECT, HASH];
+
+  it('pass through what has no stored form: other tables, keys that are not arrays, values that are not records', () => {
+    const agent = { id: 'build', sp: 2 };
+    expect(storedValue('agents', 'build', agent)).toBe(agent);
+    expect(restoredValue('agents', 'build', agent)).toBe(agent);
+    expect(storedValue('commits', HASH, commit)).toBe(commit);
+    expect(restoredValue('commits', HASH, [null])).toEqual([null]);
+    for (const odd of [null, 'text', 7, ['already', 'an', 'array']]) expect(storedValue('commits', commitKey, odd)).toBe(odd);
+    for (const odd of [null, 'text', 7]) expect(restoredValue('commits', commitKey, odd)).toBe(odd);
+  });
+
+  it('leaves an absent field absent, even where the key has no part for it', () => {
+    const stored = storedValue('commits', [PROJECT], { project: PROJECT, message: 'm' }) as unknown[];
+    expect(stored[0]).toBeUndefined();
+    expect(stored[1]).toBeNull();
+    expect(stored[5]).toBe('m');
+    expect(restoredValue('commits', [PROJECT], stored)).toEqual({ project: PROJECT, message: 'm' });
+  });
+
+  it('stores every field the types declare by position, none in the map form', () => {
+    const full: { table: string; key: string[]; value: object }[] = [
+      { table: 'commits', key: [PROJECT, HASH], value: commit },
+      { table: 'retrospectives', key: ['build', HASH], value: { ...retrospective, user_grade: 5, outcomeCounted: true } },
+      { table: 'activities', key: ['build', activity.timestamp, 'a1'], value: { ...activity, files: ['a.ts'], userAction: { action: 'grade', via: 'terminal-tty', suspect: false } } },
+    ];
+    for (const { table, key, value } of full) {
+      const stored = storedValue(table, key, value);
+      expect(Array.isArray(stored)).toBe(true);
+      expect((stored as unknown[]).filter((slot) => slot !== undefined)).toHaveLength(Object.keys(value).length);
+      expect(restoredValue(table, key, stored)).toEqual(value);
+    }
+  });
+
+  it('reads a null field the key has no part for as null', () => {
+    expect(restoredValue('commits', [PROJECT], [null, null])).toEqual({ hash: null, project: PROJECT });
+  });
+
+  it('stores no slot for a field set to undefined, at the end or in the middle', () => {
+    const stored = storedValue('activities', ['build', activity.timestamp, 'a1'], { ...activity, sessionId: undefined, userAction: undefined }) as unknown[];
+    expect(stored).toHaveLength(11);
+    expect(8 in stored).toBe(false);
+  });
+
+  it('keeps the map form for a value with a field it does not know, the key fields still left to the key', () => {
+    const value = { ...commit, hash: 'abc1234', reviewer: 'ana' };
+    expect(storedValue('commits', commitKey, value)).toEqual({ ...value, project: null });
+  });
+
+  it('reads an array longer than the fields it knows (a newer tracker\'s) without the extra positions', () => {
+    const stored = [...(storedValue('commits', commitKey, commit) as unknown[]), 'a later field'];
+    const read = restoredValue('commits', commitKey, stored) as Record<string, unknown>;
+    expect(Object.keys(read)).toEqual(Object.keys(commit));
+    expect(read).toEqual(commit);
   });
 });

@@ -25,99 +25,99 @@ function fieldOrder<T>() {
   ): F => fields;
 }
 
+/** How one table's values are stored. */
+interface StoredForm {
+  /** The fields in stored order (position in the array). */
+  readonly fields: readonly string[];
+  readonly position: ReadonlyMap<string, number>;
+  /** Each field the key repeats, with the key part that holds it. */
+  readonly keyFields: readonly (readonly [field: string, keyPart: number])[];
+}
+
+function storedForm<const F extends readonly string[]>(fields: F, keyFields: Partial<Record<F[number], number>>): StoredForm {
+  return { fields, position: new Map(fields.map((field, at) => [field, at])), keyFields: Object.entries(keyFields) as [string, number][] };
+}
+
 /**
- * Per table, its values' fields in stored order (the types' declaration order). A stored array
- * means this order for good: a new field goes at the end, and no field ever moves or leaves.
+ * Per table, its values' fields in stored order (the types' declaration order) and the fields its
+ * key repeats. A stored array means this order for good: a new field goes at the end, and no field
+ * ever moves or leaves.
  */
-const FIELD_ORDER: Partial<Record<TableName, readonly string[]>> = {
-  commits: fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp'),
-  retrospectives: fieldOrder<RetrospectiveEntry>()(
-    'commit',
-    'timestamp',
-    'task',
-    'agent_grade',
-    'user_grade',
-    'score_before',
-    'score_after',
-    'agent_note',
-    'user_note',
-    'agent',
-    'model',
-    'project',
-    'sessionId',
-    'provenance',
-    'outcomeCounted',
-  ),
-  activities: fieldOrder<ActivityEntry>()(
-    'timestamp',
-    'task',
-    'actions',
-    'outcome',
-    'decisions',
-    'agent',
-    'model',
-    'project',
-    'sessionId',
-    'files',
-    'automatic',
-    'userAction',
-  ),
-};
-
-/** Per table: each value field its key repeats, with the key part that holds it. */
-const KEY_FIELDS: Partial<Record<TableName, readonly (readonly [field: string, keyPart: number])[]>> = {
-  commits: [
-    ['project', 0],
-    ['hash', 1],
+const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
+  [
+    'commits',
+    storedForm(fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp'), {
+      project: 0,
+      hash: 1,
+    }),
   ],
-  retrospectives: [
-    ['agent', 0],
-    ['commit', 1],
+  [
+    'retrospectives',
+    storedForm(
+      fieldOrder<RetrospectiveEntry>()(
+        'commit',
+        'timestamp',
+        'task',
+        'agent_grade',
+        'user_grade',
+        'score_before',
+        'score_after',
+        'agent_note',
+        'user_note',
+        'agent',
+        'model',
+        'project',
+        'sessionId',
+        'provenance',
+        'outcomeCounted',
+      ),
+      { agent: 0, commit: 1 },
+    ),
   ],
-  activities: [
-    ['agent', 0],
-    ['timestamp', 1],
+  [
+    'activities',
+    storedForm(
+      fieldOrder<ActivityEntry>()('timestamp', 'task', 'actions', 'outcome', 'decisions', 'agent', 'model', 'project', 'sessionId', 'files', 'automatic', 'userAction'),
+      { agent: 0, timestamp: 1 },
+    ),
   ],
-};
-
-/** Per table, the position of each field in its stored array. */
-const POSITION = new Map(Object.entries(FIELD_ORDER).map(([table, fields]) => [table, new Map(fields.map((field, at) => [field, at]))]));
+]);
 
 /** Whether `table` stores its values in a form of its own (so reads and writes go through this module). */
 export function hasStoredForm(table: TableName | string): boolean {
-  return POSITION.has(table);
+  return FORMS.has(table);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Whether `field`'s value is stored as null because key part `part` holds it. */
+/** Whether a field's value is stored as null because key part `part` holds it. */
 function heldByKey(value: unknown, key: readonly unknown[], part: number): boolean {
   return typeof value === 'string' && value === key[part];
 }
 
 /** The value to store under `key` (a new array or object: the caller's object is untouched). */
 export function storedValue(table: TableName | string, key: unknown, value: unknown): unknown {
-  const positions = POSITION.get(table);
-  if (!positions || !Array.isArray(key) || !isRecord(value)) return value;
+  const form = FORMS.get(table);
+  if (!form || !Array.isArray(key) || !isRecord(value)) return value;
   const stored: unknown[] = [];
   for (const field of Object.keys(value)) {
-    const at = positions.get(field);
-    if (at === undefined) return mapForm(table, key, value);
+    const at = form.position.get(field);
+    if (at === undefined) return mapForm(form, key, value);
     if (value[field] !== undefined) stored[at] = value[field];
   }
-  for (const [field, part] of KEY_FIELDS[table as TableName] ?? []) {
-    const at = positions.get(field) as number;
+  for (const [field, part] of form.keyFields) {
+    const at = form.position.get(field) as number;
     if (heldByKey(stored[at], key, part)) stored[at] = null;
   }
   return stored;
 }
 
-/** A value with a field FIELD_ORDER does not know: a map, with the fields the key repeats as null. */
-function mapForm(table: TableName | string, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
+/** A value with a field the form does not know: a map, with the fields the key repeats as null. */
+function mapForm(form: StoredForm, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
   const stored = { ...value };
-  for (const [field, part] of KEY_FIELDS[table as TableName] ?? []) {
+  for (const [field, part] of form.keyFields) {
     if (heldByKey(stored[field], key, part)) stored[field] = null;
   }
   return stored;
@@ -125,20 +125,21 @@ function mapForm(table: TableName | string, key: readonly unknown[], value: Reco
 
 /** The whole record as written: an array read into its fields, fields stored as null read from `key`. */
 export function restoredValue(table: TableName | string, key: unknown, value: unknown): unknown {
-  const order = FIELD_ORDER[table as TableName];
-  if (!order || !Array.isArray(key)) return value;
+  const form = FORMS.get(table);
+  if (!form || !Array.isArray(key)) return value;
   let record: Record<string, unknown>;
   if (Array.isArray(value)) {
     record = {};
-    for (let at = 0; at < value.length && at < order.length; at++) {
-      if (value[at] !== undefined) record[order[at] as string] = value[at];
+    // Positions past the form's fields (a newer tracker's) are not read.
+    for (let at = 0; at < value.length && at < form.fields.length; at++) {
+      if (value[at] !== undefined) record[form.fields[at] as string] = value[at];
     }
   } else if (isRecord(value)) {
     record = value; // lmdb decodes a fresh object per read: filled in place
   } else {
     return value;
   }
-  for (const [field, part] of KEY_FIELDS[table as TableName] ?? []) {
+  for (const [field, part] of form.keyFields) {
     if (record[field] === null && typeof key[part] === 'string') record[field] = key[part];
   }
   return record;
