@@ -42,7 +42,8 @@ async function modules() {
   const { compressionOf } = await dist('core/store/compression.js');
   const { tokenize } = await dist('core/query/tokenizer.js');
   const { searchableText } = await dist('core/query/documents.js');
-  return { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText };
+  const { storedValue } = await dist('core/store/stored-form.js');
+  return { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue };
 }
 
 /** Buffers exactly `count` mutations. */
@@ -70,10 +71,11 @@ function recordRound(service, count) {
 }
 
 /** Everything in the store's tables but bookkeeping: after one flush into a fresh store, what it wrote. */
-function contentsOf(store) {
+/** Every entry of the store, as lmdb holds it (an entry in its stored form, see stored-form.ts): what the raw puts write. */
+function contentsOf(store, storedValue) {
   const contents = {};
   for (const [name, table] of Object.entries(store.tables)) {
-    if (!BOOKKEEPING_TABLES.includes(name)) contents[name] = [...table.getRange()];
+    if (!BOOKKEEPING_TABLES.includes(name)) contents[name] = [...table.getRange()].map(({ key, value }) => ({ key, value: storedValue(name, key, value) }));
   }
   return contents;
 }
@@ -104,7 +106,7 @@ function timeRawPuts(compressionOf, file, entriesByTable, readFirst = false) {
 }
 
 async function measureRound(dir, size) {
-  const { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText } = await modules();
+  const { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue } = await modules();
   const config = resolveConfig({
     options: { databasePath: path.join(dir, 'flush.lmdb'), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER, flushMaxAgeMs: NEVER },
     env: {},
@@ -113,6 +115,7 @@ async function measureRound(dir, size) {
   const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
   let flushTime;
   let contents;
+  let activities;
   try {
     const service = new TrackingService({ store, config, logger: silentLogger, project: '/bench/project' });
     recordRound(service, size);
@@ -121,7 +124,8 @@ async function measureRound(dir, size) {
     const outcome = service.flush('bench');
     flushTime = performance.now() - started;
     if (!outcome.ok) throw outcome.error;
-    contents = contentsOf(store);
+    contents = contentsOf(store, storedValue);
+    activities = [...store.tables.activities.getRange()].map(({ value }) => value);
   } finally {
     store.close();
   }
@@ -131,7 +135,7 @@ async function measureRound(dir, size) {
   if (documentPuts < size) throw new Error(`read back ${documentPuts} documents after flushing ${size} mutations`);
   const allPuts = Object.values(contents).reduce((sum, entries) => sum + entries.length, 0);
   const analysisStarted = performance.now();
-  for (const { value } of contents.activities) tokenize(searchableText({ kind: 'activity', value }));
+  for (const value of activities) tokenize(searchableText({ kind: 'activity', value }));
   const analysis = performance.now() - analysisStarted;
   return {
     flush: flushTime,
