@@ -168,6 +168,21 @@ describe('the term index and the entries never disagree', () => {
     expect(result.positivePatterns).toHaveLength(3);
   });
 
+  it('finds journal entries again from their references whatever the time in their key (ISO times stored as milliseconds)', () => {
+    t = priorArtStore();
+    t.write([
+      { kind: 'activity', id: 'iso', task: 'reference time check', at: '2025-03-01T08:30:00.000Z' },
+      { kind: 'activity', id: 'not-iso', task: 'reference time check', at: '2025-03-01 08:30' },
+      { kind: 'activity', id: 'no-millis', task: 'reference time check', at: '2025-03-01T08:30:00Z' },
+    ]);
+    const reader = new TermIndexReader(t.store.tables.terms);
+    expect(sortedRefs([...reader.documentRefs()])).toEqual(sortedRefs(entryRefs(t.store)));
+    const stored = t.store.tables.terms.get(['d', 0]) as unknown[][];
+    expect(stored.map((ref) => ref[1])).toEqual([Date.parse('2025-03-01T08:30:00.000Z'), '2025-03-01 08:30', '2025-03-01T08:30:00Z']);
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'reference time check', scope: DEFAULT_PROJECT, maxResults: 5 });
+    expect(result.positivePatterns).toHaveLength(3);
+  });
+
   it('finds a graded retrospective and a commit again from their compact references (hashes stored as bytes)', () => {
     t = priorArtStore();
     t.write([

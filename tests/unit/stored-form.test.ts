@@ -143,8 +143,8 @@ describe('how an entry is stored', () => {
 
     // The positions are the stored format: a field that moved would misread every stored entry.
     expect(rawValues(file)).toEqual({
-      commits: [null, null, 'build', 'anthropic/claude', 'ses_1', 'Cache thumbnails in the worker', ['src/worker.ts'], 12, 3, '2026-11-25T10:00:00.000Z'],
-      retrospectives: [null, '2026-11-25T10:05:00.000Z', 'Cache thumbnails', 2, undefined, 100, 102, 'tests pass', '', null, 'anthropic/claude', PROJECT, 'ses_1', 'self'],
+      commits: [null, null, 'build', 'anthropic/claude', 'ses_1', 'Cache thumbnails in the worker', ['src/worker.ts'], 12, 3, Date.parse(commit.timestamp)],
+      retrospectives: [null, Date.parse(retrospective.timestamp), 'Cache thumbnails', 2, undefined, 100, 102, 'tests pass', '', null, 'anthropic/claude', PROJECT, 'ses_1', 'self'],
       activities: [null, 'Cache thumbnails', 'edited the worker', 'faster gallery', 'kept the old cache as a fallback', null, 'anthropic/claude', PROJECT, 'ses_1', undefined, false],
     });
   });
@@ -279,6 +279,31 @@ describe('storedValue and restoredValue', () => {
 
   it('reads a null field the key has no part for as null', () => {
     expect(restoredValue('commits', [PROJECT], [null, null])).toEqual({ hash: null, project: PROJECT });
+  });
+
+  it('stores a time as milliseconds only when they give the same text back, and reads every time back as written', () => {
+    const key = ['build', HASH];
+    for (const timestamp of ['2026-11-25T10:05:00Z', '2026-11-25 10:05', 'yesterday', '']) {
+      const value = { ...retrospective, timestamp };
+      const stored = storedValue('retrospectives', key, value) as unknown[];
+      expect(stored[1]).toBe(timestamp);
+      expect(restoredValue('retrospectives', key, stored)).toEqual(value);
+    }
+    const stored = storedValue('retrospectives', key, retrospective) as unknown[];
+    expect(stored[1]).toBe(Date.parse(retrospective.timestamp));
+    expect(restoredValue('retrospectives', key, stored)).toEqual(retrospective);
+    // An activity's time that differs from its key is stored (as milliseconds) and read back.
+    const moved = { ...activity, timestamp: '2026-11-25T11:00:00.000Z' };
+    const storedActivity = storedValue('activities', ['build', activity.timestamp, 'a1'], moved) as unknown[];
+    expect(storedActivity[0]).toBe(Date.parse(moved.timestamp));
+    expect(restoredValue('activities', ['build', activity.timestamp, 'a1'], storedActivity)).toEqual(moved);
+  });
+
+  it('keeps a time that is not text (bad data) in the map form, as it was', () => {
+    const value = { ...commit, timestamp: 1795600800000 } as unknown as CommitRecord;
+    const stored = storedValue('commits', [PROJECT, HASH], value);
+    expect(Array.isArray(stored)).toBe(false);
+    expect(restoredValue('commits', [PROJECT, HASH], stored)).toEqual(value);
   });
 
   it('stores no slot for a field set to undefined, at the end or in the middle', () => {

@@ -34,6 +34,7 @@
  * about 50 KB in a few dozen blocks.
  */
 import type { Table, WrittenDocument } from '../store/store.js';
+import { isoMillis, isoText } from '../iso-time.js';
 import type { Grade } from '../types.js';
 import { searchableText } from './documents.js';
 import type { EntryKind } from './documents.js';
@@ -339,13 +340,18 @@ function headDictionary(kind: EntryKind): Dictionary {
   return kind === 'commit' ? 'project' : 'agent';
 }
 
-/** A key part as stored: a full commit hash as its 20 bytes, anything else as it is. */
-function packPart(part: string): string | Uint8Array {
-  return part.length === FULL_HASH_LENGTH && FULL_HASH.test(part) ? Uint8Array.from(Buffer.from(part, 'hex')) : part;
+/**
+ * A key part as stored: a full commit hash as its 20 bytes, an ISO time (a journal entry's) as its
+ * milliseconds, anything else as it is.
+ */
+function packPart(part: string): string | Uint8Array | number {
+  if (part.length === FULL_HASH_LENGTH && FULL_HASH.test(part)) return Uint8Array.from(Buffer.from(part, 'hex'));
+  return isoMillis(part) ?? part;
 }
 
 function unpackPart(part: unknown): string | undefined {
   if (typeof part === 'string') return part;
+  if (typeof part === 'number') return isoText(part);
   return part instanceof Uint8Array ? Buffer.from(part).toString('hex') : undefined;
 }
 

@@ -37,7 +37,8 @@ import type { TermIndexKey } from '../query/term-index.js';
  * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
  * version 3); an older tracker must not append its own layout to it, so it opens such a file
  * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds.
- * 4: they are stored as arrays in a fixed field order, without their field names (stored-form.ts).
+ * 4: they are stored as arrays in a fixed field order, without their field names, and their times
+ * as milliseconds (stored-form.ts).
  * An older tracker would misread such records, so it opens the file read-only and says to update.
  * A file of an earlier version is stamped at its first writable open (its records stay as they
  * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by

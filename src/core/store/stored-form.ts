@@ -2,10 +2,13 @@
  * How an entry (a commit, a retrospective, a journal entry) is stored: without what can be derived.
  *
  * - **Field names.** A value is stored as an array of its fields' values in the fixed order below
- *   (FIELD_ORDER), not as a msgpack map that repeats every field's name in every entry: about a
+ *   (FORMS), not as a msgpack map that repeats every field's name in every entry: about a
  *   quarter of an entry's bytes. Absent fields at the end are left off; one in the middle takes
- *   msgpack's 3-byte `undefined`. A value with a field the order does not know keeps the map form,
+ *   msgpack's 3-byte `undefined`. A value with a field its form does not know keeps the map form,
  *   so nothing is ever lost.
+ * - **Times.** A time (`timestamp`) is stored as its milliseconds (9 bytes instead of 26) when
+ *   they give the same ISO string back; any other string stays as it is (a time that is not a
+ *   string keeps the map form).
  * - **Key fields.** A commit is keyed [project, hash], a retrospective [agent, commit], a journal
  *   entry [agent, timestamp, id]: those fields are stored as `null` when they equal their key part
  *   (msgpack's one-byte nil) and read back from the key. A field that differs from its key keeps
@@ -15,6 +18,7 @@
  * they were written. Every reader goes through `restoredValue` (the store's tables, the salvage
  * child), every writer through `storedValue` (the store's tables): nothing else sees the stored form.
  */
+import { isoMillis, isoText } from '../iso-time.js';
 import type { ActivityEntry, CommitRecord, RetrospectiveEntry } from '../types.js';
 import type { TableName } from './mutations.js';
 
@@ -32,24 +36,32 @@ interface StoredForm {
   readonly position: ReadonlyMap<string, number>;
   /** Each field the key repeats, with the key part that holds it. */
   readonly keyFields: readonly (readonly [field: string, keyPart: number])[];
+  /** The positions of the fields that hold a time as an ISO string. */
+  readonly times: readonly number[];
 }
 
-function storedForm<const F extends readonly string[]>(fields: F, keyFields: Partial<Record<F[number], number>>): StoredForm {
-  return { fields, position: new Map(fields.map((field, at) => [field, at])), keyFields: Object.entries(keyFields) as [string, number][] };
+function storedForm<const F extends readonly string[]>(fields: F, keyFields: Partial<Record<F[number], number>>, times: readonly F[number][]): StoredForm {
+  return {
+    fields,
+    position: new Map(fields.map((field, at) => [field, at])),
+    keyFields: Object.entries(keyFields) as [string, number][],
+    times: times.map((field) => fields.indexOf(field)),
+  };
 }
 
 /**
- * Per table, its values' fields in stored order (the types' declaration order) and the fields its
- * key repeats. A stored array means this order for good: a new field goes at the end, and no field
+ * Per table, its values' fields in stored order (the types' declaration order), the fields its
+ * key repeats and the fields that hold a time. A stored array means this order for good: a new field goes at the end, and no field
  * ever moves or leaves.
  */
 const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
   [
     'commits',
-    storedForm(fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp'), {
-      project: 0,
-      hash: 1,
-    }),
+    storedForm(
+      fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp'),
+      { project: 0, hash: 1 },
+      ['timestamp'],
+    ),
   ],
   [
     'retrospectives',
@@ -72,6 +84,7 @@ const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
         'outcomeCounted',
       ),
       { agent: 0, commit: 1 },
+      ['timestamp'],
     ),
   ],
   [
@@ -79,6 +92,7 @@ const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
     storedForm(
       fieldOrder<ActivityEntry>()('timestamp', 'task', 'actions', 'outcome', 'decisions', 'agent', 'model', 'project', 'sessionId', 'files', 'automatic', 'userAction'),
       { agent: 0, timestamp: 1 },
+      ['timestamp'],
     ),
   ],
 ]);
@@ -111,8 +125,15 @@ export function storedValue(table: TableName | string, key: unknown, value: unkn
     const at = form.position.get(field) as number;
     if (heldByKey(stored[at], key, part)) stored[at] = null;
   }
+  for (const at of form.times) {
+    const time = stored[at];
+    if (typeof time === 'number') return mapForm(form, key, value); // read back as a string: keep it as it is
+    const millis = typeof time === 'string' ? isoMillis(time) : undefined;
+    if (millis !== undefined) stored[at] = millis;
+  }
   return stored;
 }
+
 
 /** A value with a field the form does not know: a map, with the fields the key repeats as null. */
 function mapForm(form: StoredForm, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
@@ -133,6 +154,10 @@ export function restoredValue(table: TableName | string, key: unknown, value: un
     // Positions past the form's fields (a newer tracker's) are not read.
     for (let at = 0; at < value.length && at < form.fields.length; at++) {
       if (value[at] !== undefined) record[form.fields[at] as string] = value[at];
+    }
+    for (const at of form.times) {
+      const field = form.fields[at] as string;
+      if (typeof record[field] === 'number') record[field] = isoText(record[field]);
     }
   } else if (isRecord(value)) {
     record = value; // lmdb decodes a fresh object per read: filled in place
