@@ -12,5 +12,5 @@ export const GROUPS = {
     tests: ['outcome', 'git-signals', 'user-grades'],
   },
   query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
-  'stored-form': { mutate: ['src/core/store/stored-form.ts'], tests: ['stored-form'] },
+  'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form'] },
 };
