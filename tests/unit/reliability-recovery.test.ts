@@ -4,6 +4,7 @@
  * merged exactly once, daily snapshots, and repair. The checks and salvage run the built child
  * script (dist/, made by `npm run build`, which `npm test` runs first).
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
@@ -18,6 +19,7 @@ import { SCHEMA_VERSION, Store, StoreNotWritableError } from '../../src/core/sto
 import { isVerified, recordVerified, verifySync } from '../../src/core/store/verify.js';
 import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
+import { ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger } from '../helpers/temp-store.js';
 import { termIndexer } from '../../src/core/query/indexer.js';
@@ -28,6 +30,9 @@ jest.setTimeout(180_000);
 const SIZE = 64 * 1024 * 1024;
 const PAGE = 4096;
 const COMMITS = 80;
+const SNAPSHOT_WORKER = path.join(ROOT, 'tests', 'helpers', 'workers', 'snapshot-restore.mjs');
+/** Enough entries that lmdb's compacting copy broke at the first write (40,000 did not). */
+const RESTORED_ENTRIES = 60_000;
 
 function commitMutation(i: number): Mutation {
   const hash = `c${String(i).padStart(6, '0')}`;
@@ -194,6 +199,23 @@ describe('recovery', () => {
     expect(isSnapshotDue(file, new Date(day0.getTime() + (SNAPSHOTS_KEPT + 1) * SNAPSHOT_INTERVAL_MS))).toBe(false);
     expect(verifySync(kept[0]?.file ?? '')).toMatchObject({ ok: true, entries: { commits: 10 } });
   });
+
+  it('takes a snapshot that, put back in place of the database by hand, takes writes like the database itself', () => {
+    // A compacting copy (lmdb's) aborted the writing process at the first merge of 60,000 entries'
+    // index runs; the worker runs in a child so that a crash fails this test, not the test runner.
+    const worker = (...args: string[]) =>
+      spawnSync(process.execPath, [SNAPSHOT_WORKER, ...args], { encoding: 'utf8', timeout: 110_000, killSignal: 'SIGKILL' });
+    const filled = worker('fill', file, String(RESTORED_ENTRIES));
+    expect(filled.stderr).toBe('');
+    const snapshot = /^SNAPSHOT (.+)$/m.exec(filled.stdout)?.[1] ?? '';
+    expect(fs.existsSync(snapshot)).toBe(true);
+    fs.copyFileSync(snapshot, file);
+    fs.rmSync(`${file}-lock`, { force: true });
+    const wrote = worker('write', file, '20');
+    expect({ status: wrote.status, signal: wrote.signal, stderr: wrote.stderr }).toEqual({ status: 0, signal: null, stderr: '' });
+    expect(wrote.stdout).toContain(`WROTE {"entries":${RESTORED_ENTRIES + 20 * 500}}`);
+    expect(verifySync(file)).toMatchObject({ ok: true });
+  }, 240_000);
 
   it('repair keeps what reads, recovers the rest from the snapshot, names what is lost, and keeps the damaged file', async () => {
     seed(40);

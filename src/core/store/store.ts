@@ -367,10 +367,15 @@ export class Store {
     }
   }
 
-  /** A compacted, consistent copy of the open database at `target` (lmdb copies while it stays open). */
+  /**
+   * A consistent copy of the open database at `target` (lmdb copies while it stays open). Not
+   * lmdb's compacting copy: writing to one (a user who puts a snapshot back in place) can abort the
+   * process inside lmdb (mdb_page_alloc) or fail every write transaction. A plain copy keeps the
+   * free pages (a few percent of the file) and takes writes like the database it came from.
+   */
   async backup(target: string): Promise<void> {
     if (!this.root) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
-    await this.root.backup(target, true);
+    await this.root.backup(target, false);
   }
 
   /** Registers an index updater that runs inside every flush transaction (once: a second add of the same is ignored). */
