@@ -51,8 +51,8 @@ function storedForm<const F extends readonly string[]>(fields: F, keyFields: Par
 
 /**
  * Per table, its values' fields in stored order (the types' declaration order), the fields its
- * key repeats and the fields that hold a time. A stored array means this order for good: a new field goes at the end, and no field
- * ever moves or leaves.
+ * key repeats and the fields that hold a time. A stored array means this order for good: a new
+ * field goes at the end, and no field ever moves or leaves.
  */
 const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
   [
@@ -133,7 +133,6 @@ export function storedValue(table: TableName | string, key: unknown, value: unkn
   }
   return stored;
 }
-
 
 /** A value with a field the form does not know: a map, with the fields the key repeats as null. */
 function mapForm(form: StoredForm, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
