@@ -10,7 +10,8 @@
  *     `SNAPSHOT <file>`.
  *   snapshot-restore.mjs write DB_PATH ROUNDS
  *     merges the index's runs until none is left, then writes ROUNDS flushes of WRITE_FLUSH more
- *     entries, each followed by a merge step, and prints `WROTE {"entries":n}` with the entries the database then holds.
+ *     entries, each followed by a merge step, and prints `WROTE {"entries":n}` with the entries
+ *     the database then holds.
  *
  * Ends by itself after SELF_EXIT_MS.
  */
@@ -29,13 +30,9 @@ const { snapshotIfDue } = await dist('core/store/snapshot.js');
 // The benchmark's synthetic history: commits, journal entries and graded retrospectives of made-up words.
 const { corpus, seededRandom } = await import(new URL('../../../bench/prior-art.bench.mjs', import.meta.url).href);
 
-/** `count` more entries after the first `first`. */
+/** `count` more entries after the first `first` (each index of the history is one entry). */
 function entries(first, count) {
   return corpus(count, seededRandom(first), first).mutations.filter((mutation) => mutation.table !== 'projects');
-}
-
-function open(file) {
-  return Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
 }
 
 function countEntries(store) {
@@ -43,7 +40,7 @@ function countEntries(store) {
 }
 
 const [mode, file, amount] = process.argv.slice(2);
-const store = open(file);
+const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
 try {
   if (mode === 'fill') {
     const { mutations } = corpus(Number(amount), seededRandom(Number(amount)));
