@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { open } from 'lmdb';
-import { pack } from 'msgpackr';
+import fc from 'fast-check';
+import { pack, unpack } from 'msgpackr';
 import type { Key } from 'lmdb';
 import { termIndexer } from '../../src/core/query/indexer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
@@ -322,5 +323,68 @@ describe('storedValue and restoredValue', () => {
     const read = restoredValue('commits', commitKey, stored) as Record<string, unknown>;
     expect(Object.keys(read)).toEqual(Object.keys(commit));
     expect(read).toEqual(commit);
+  });
+});
+
+describe('the stored form, for any record', () => {
+  /** A time as the tracker writes it, or any other text. */
+  const time = fc.oneof(
+    fc.date({ min: new Date(0), max: new Date(Date.UTC(9999, 0)), noInvalidDate: true }).map((date) => date.toISOString()),
+    fc.string({ maxLength: 30 }),
+  );
+  const text = fc.string({ maxLength: 40 });
+  /** A value as msgpack stores it: absent, undefined or null where the types allow it or not. */
+  const maybe = <T,>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
+  const extra = fc.option(fc.dictionary(fc.constantFrom('reviewer', 'note', '__proto__x'), text, { maxKeys: 2 }), { nil: undefined });
+
+  function withoutUndefined(value: Record<string, unknown>): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined));
+  }
+
+  /** What a reader gets back after lmdb's msgpack round trip. */
+  function roundTrip(table: string, key: string[], value: Record<string, unknown>): unknown {
+    return restoredValue(table, key, unpack(pack(storedValue(table, key, value))));
+  }
+
+  it('reads back exactly the fields written, whatever their values, key parts and extra fields', () => {
+    const record = fc.record({
+      table: fc.constantFrom('commits', 'retrospectives', 'activities'),
+      head: text,
+      second: fc.oneof(time, fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 40, maxLength: 40 })),
+      fields: fc.record(
+        {
+          hash: text, project: text, commit: text, agent: text, model: text, sessionId: maybe(text), message: text,
+          timestamp: time, task: text, agent_grade: fc.constantFrom(-1, 1, 2, 5), user_grade: maybe(fc.constantFrom(-1, 1, 2, 5)),
+          score_before: fc.integer(), score_after: fc.double({ noNaN: true }).map((score) => (Object.is(score, -0) ? 0 : score)), // msgpack keeps no -0 files: maybe(fc.array(text, { maxLength: 3 })),
+          automatic: fc.boolean(), provenance: maybe(fc.constant('self')), outcomeCounted: maybe(fc.boolean()), nothing: fc.constant(null),
+        },
+        { requiredKeys: [] },
+      ),
+      sameAsKey: fc.boolean(),
+      extra,
+    });
+    fc.assert(
+      fc.property(record, ({ table, head, second, fields, sameAsKey, extra: more }) => {
+        const known: Record<string, readonly string[]> = {
+          commits: ['hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'timestamp'],
+          retrospectives: ['commit', 'timestamp', 'task', 'agent_grade', 'user_grade', 'score_before', 'score_after', 'agent', 'model', 'project', 'sessionId', 'provenance', 'outcomeCounted'],
+          activities: ['timestamp', 'task', 'agent', 'model', 'project', 'sessionId', 'files', 'automatic'],
+        };
+        const value: Record<string, unknown> = {};
+        for (const field of known[table] ?? []) if (field in fields) value[field] = fields[field as keyof typeof fields];
+        const key = table === 'activities' ? [head, second, 'id'] : [head, second];
+        if (sameAsKey) {
+          // The fields the key repeats, equal to it: stored as null, read from the key.
+          const keyed: Record<string, [string, string]> = { commits: ['project', 'hash'], retrospectives: ['agent', 'commit'], activities: ['agent', 'timestamp'] };
+          const [first, other] = keyed[table] ?? ['', ''];
+          value[first] = head;
+          value[other] = second;
+        }
+        Object.assign(value, more);
+        const read = roundTrip(table, key, value) as Record<string, unknown>;
+        expect(read).toStrictEqual(withoutUndefined(value));
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -134,9 +134,13 @@ export function storedValue(table: TableName | string, key: unknown, value: unkn
   return stored;
 }
 
-/** A value with a field the form does not know: a map, with the fields the key repeats as null. */
+/**
+ * A value with a field the form does not know: a map, with the fields the key repeats as null;
+ * like the array, without the fields set to undefined.
+ */
 function mapForm(form: StoredForm, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
-  const stored = { ...value };
+  const stored: Record<string, unknown> = {};
+  for (const [field, fieldValue] of Object.entries(value)) if (fieldValue !== undefined) stored[field] = fieldValue;
   for (const [field, part] of form.keyFields) {
     if (heldByKey(stored[field], key, part)) stored[field] = null;
   }
