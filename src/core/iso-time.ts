@@ -4,8 +4,15 @@
  * back, and the string otherwise.
  */
 
+/** The length of `Date.toISOString` for the years 0000–9999; other strings are not parsed at all. */
+const ISO_LENGTH = 24;
+const T_AT = 10;
+const T = 0x54;
+const Z = 0x5a;
+
 /** The milliseconds `text` stands for, when they give `text` back exactly; undefined otherwise. */
 export function isoMillis(text: string): number | undefined {
+  if (text.length !== ISO_LENGTH || text.charCodeAt(T_AT) !== T || text.charCodeAt(ISO_LENGTH - 1) !== Z) return undefined;
   const millis = Date.parse(text);
   return Number.isFinite(millis) && new Date(millis).toISOString() === text ? millis : undefined;
 }
