@@ -318,6 +318,13 @@ describe('storedValue and restoredValue', () => {
     expect(storedValue('commits', commitKey, value)).toEqual({ ...value, project: null });
   });
 
+  it('keeps a field named __proto__ (from parsed JSON) as a field of the map form', () => {
+    const value = JSON.parse(`{"hash":"${HASH}","project":"${PROJECT}","__proto__":{"polluted":true}}`) as Record<string, unknown>;
+    const stored = storedValue('commits', commitKey, value) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(stored)).toBe(Object.prototype);
+    expect(Object.keys(stored)).toEqual(['hash', 'project', '__proto__']);
+  });
+
   it('reads an array longer than the fields it knows (a newer tracker\'s) without the extra positions', () => {
     const stored = [...(storedValue('commits', commitKey, commit) as unknown[]), 'a later field'];
     const read = restoredValue('commits', commitKey, stored) as Record<string, unknown>;

@@ -139,8 +139,8 @@ export function storedValue(table: TableName | string, key: unknown, value: unkn
  * like the array, without the fields set to undefined.
  */
 function mapForm(form: StoredForm, key: readonly unknown[], value: Record<string, unknown>): Record<string, unknown> {
-  const stored: Record<string, unknown> = {};
-  for (const [field, fieldValue] of Object.entries(value)) if (fieldValue !== undefined) stored[field] = fieldValue;
+  // fromEntries defines own properties: a field named __proto__ stays a field.
+  const stored: Record<string, unknown> = Object.fromEntries(Object.entries(value).filter(([, fieldValue]) => fieldValue !== undefined));
   for (const [field, part] of form.keyFields) {
     if (heldByKey(stored[field], key, part)) stored[field] = null;
   }
