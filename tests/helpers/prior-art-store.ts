@@ -13,9 +13,12 @@ import type { Grade, ProjectProfile } from '../../src/core/types.js';
 import { termIndexer } from '../../src/core/query/indexer.js';
 
 export type Seed =
-  | { kind: 'retrospective'; id: string; task: string; userGrade: Grade; agentGrade?: Grade; agentNote?: string; userNote?: string; agent?: string; project?: string; at?: string }
+  /** `userGrade` is the grade an agent relayed as the user's (old records); without it the retrospective is self-graded only. */
+  | { kind: 'retrospective'; id: string; task: string; userGrade?: Grade; agentGrade?: Grade; agentNote?: string; userNote?: string; agent?: string; project?: string; at?: string }
   | { kind: 'activity'; id: string; task: string; outcome?: string; decisions?: string; automatic?: boolean; agent?: string; project?: string; at?: string }
-  | { kind: 'commit'; id: string; message: string; files?: string[]; agent?: string; project?: string; at?: string };
+  | { kind: 'commit'; id: string; message: string; files?: string[]; agent?: string; project?: string; at?: string }
+  /** The user's own grade (`/grade`) of the commit or retrospective seeded with the same id. */
+  | { kind: 'userGrade'; id: string; grade: Grade; note?: string; agent?: string; project?: string; at?: string };
 
 export const DEFAULT_PROJECT = '/projects/alpha';
 export const DEFAULT_AGENT = 'build';
@@ -49,7 +52,8 @@ export function mutationOf(seed: Seed): Mutation {
           kind: 'grade',
           delta: 0,
           retrospective: {
-            commit: hashOf(seed.id), timestamp, task: seed.task, agent_grade: seed.agentGrade ?? seed.userGrade, user_grade: seed.userGrade,
+            commit: hashOf(seed.id), timestamp, task: seed.task, agent_grade: seed.agentGrade ?? seed.userGrade ?? 1,
+            ...(seed.userGrade === undefined ? { provenance: 'self' as const } : { user_grade: seed.userGrade }),
             agent_note: seed.agentNote ?? '', user_note: seed.userNote ?? '', agent, model: 'fake/m', project,
           },
         }],
@@ -62,6 +66,19 @@ export function mutationOf(seed: Seed): Mutation {
           timestamp, task: seed.task, actions: '', outcome: seed.outcome ?? '', decisions: seed.decisions ?? '',
           agent, model: 'fake/m', project, automatic: seed.automatic ?? false,
         },
+      };
+    case 'userGrade':
+      return {
+        table: 'agents',
+        key: agent,
+        ops: [{
+          kind: 'grade',
+          delta: 0,
+          userGrade: {
+            commit: hashOf(seed.id), project, agent, model: 'fake/m', sessionId: 's', grade: seed.grade, note: seed.note ?? '',
+            timestamp, provenance: 'user', via: 'cli',
+          },
+        }],
       };
     case 'commit':
       return {

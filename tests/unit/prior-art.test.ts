@@ -154,6 +154,50 @@ describe('QueryService.searchPriorArt', () => {
     expect(result.crossScopePatterns).toEqual([]);
   });
 
+  it("judges a commit by the user's own grade over what the agent said: user -1 on a self-graded 5 'great' is a mistake", () => {
+    const service = seeded([
+      { kind: 'commit', id: 'rounding', message: 'fix discount rounding' },
+      { kind: 'retrospective', id: 'rounding', task: 'fix discount rounding', agentGrade: 5, agentNote: 'great' },
+      { kind: 'userGrade', id: 'rounding', grade: -1, note: 'reverted: rounds the wrong way' },
+      { kind: 'activity', id: 'other', task: 'discount rounding notes' },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'fix discount rounding', scope: DEFAULT_PROJECT });
+    expect(tasks(result.positivePatterns)).toEqual(['discount rounding notes']);
+    expect(result.mistakes).toHaveLength(1);
+    const [mistake] = result.mistakes;
+    expect([mistake?.source, mistake?.grade, mistake?.gradedBy]).toEqual(['retrospective', -1, 'user']);
+    expect(mistake?.notes).toContain('reverted: rounds the wrong way');
+    const text = formatPriorArt(result);
+    expect(text).toContain('user-graded bad (-1) retrospective');
+    expect(text).not.toContain('Mistakes to avoid: none');
+  });
+
+  it("shows the user's grade of a commit that has no retrospective instead of calling it ungraded", () => {
+    const service = seeded([
+      { kind: 'commit', id: 'cache', message: 'add response cache' },
+      { kind: 'userGrade', id: 'cache', grade: 5 },
+      { kind: 'commit', id: 'bad-cache', message: 'cache invalidation attempt' },
+      { kind: 'userGrade', id: 'bad-cache', grade: -1, note: 'stale reads' },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'cache', scope: DEFAULT_PROJECT });
+    expect(result.positivePatterns.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['add response cache', 5, 'user']]);
+    expect(result.mistakes.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['cache invalidation attempt', -1, 'user']]);
+    expect(result.mistakes[0]?.notes).toContain('stale reads');
+    expect(formatPriorArt(result)).toContain('user-graded excellence (5) commit');
+  });
+
+  it('without a user grade, judges a retrospective by its self-grade and labels it self-graded', () => {
+    const service = seeded([
+      { kind: 'retrospective', id: 'proud', task: 'schema migration proud', agentGrade: 5 },
+      { kind: 'retrospective', id: 'sorry', task: 'schema migration sorry', agentGrade: -1 },
+      { kind: 'retrospective', id: 'meh', task: 'schema migration meh', agentGrade: 1 },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'schema migration', scope: DEFAULT_PROJECT });
+    expect(result.positivePatterns.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['schema migration proud', 5, 'self']]);
+    expect(result.mistakes.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['schema migration sorry', -1, 'self']]);
+    expect(formatPriorArt(result)).toContain('self-graded excellence (5) retrospective');
+  });
+
   it('leaves out a commit whose retrospective stands for it', () => {
     t = priorArtStore();
     t.write([{ kind: 'commit', id: 'graded', message: 'tokenizer rewrite' }, { kind: 'commit', id: 'plain', message: 'tokenizer docs' }]);

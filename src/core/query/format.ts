@@ -18,7 +18,7 @@ const NONE_FOUND = '_None found._';
  */
 function gradeText(match: PatternMatch): string {
   if (match.grade === undefined) return `ungraded ${match.source}`;
-  const by = match.gradedBy === 'user' ? 'user-graded' : 'self-graded';
+  const by = match.gradedBy === 'user' ? 'user-graded' : match.gradedBy === 'agent-reported' ? 'agent-relayed' : 'self-graded';
   return `${by} ${GRADE_LABELS[match.grade]} (${match.grade}) ${match.source}`;
 }
 

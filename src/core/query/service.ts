@@ -10,24 +10,28 @@
  * then grade, then recency. Only the postings of the query's terms are read, and only the entries
  * returned are fetched.
  *
- * Which entries are which:
- * - A retrospective is positive when the user graded it good (2) or excellence (5), a mistake when
- *   the user graded it bad (-1); neutral (1) is neither and is not shown. The user's grade decides
- *   because it is the outside judgement; the agent also grades itself.
- * - Activities and commits carry no grade. They count as positive patterns, ranked below a graded
- *   retrospective of equal relevance: a commit that was kept and a turn that finished are evidence
- *   of work that got done, and a hand-written journal entry records decisions someone chose to
- *   keep. They are never mistakes: nothing says they went wrong.
+ * Which entries are which, by the grade that judges them (`judgement`):
+ * - The user's own grade of the commit (`/grade`, `agent-tracker grade`) decides first, for its
+ *   retrospective and for the commit itself: it is the outside judgement. A commit the user graded
+ *   bad (-1) is a mistake whatever the agent wrote about it.
+ * - Without one, a retrospective is judged by the grade an agent relayed as the user's (old records),
+ *   else by the agent's own self-grade; the match says which (`gradedBy`).
+ * - Good (2) and excellence (5) are positive, bad (-1) a mistake; neutral (1) is neither and is not shown.
+ * - Activities, and commits nobody graded, carry no grade. They count as positive patterns, ranked
+ *   below a graded retrospective of equal relevance: a commit that was kept and a turn that finished
+ *   are evidence of work that got done, and a hand-written journal entry records decisions someone
+ *   chose to keep. They are never mistakes: nothing says they went wrong.
  * - A commit that has a retrospective is left out: the retrospective stands for it with its grade
  *   and notes (a commit graded bad must not show up as a positive pattern too).
  */
 import type { Store } from '../store/store.js';
-import type { ActivityEntry, CommitRecord, Grade, RetrospectiveEntry } from '../types.js';
+import type { ActivityEntry, CommitRecord, Grade, GradeProvenance, RetrospectiveEntry } from '../types.js';
 import { InputError } from '../validation.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
 import { scopeOfProject } from './scope.js';
-import { METADATA_WORDS, TermIndexReader, decodePostings, gradeOfShape } from './term-index.js';
+import { METADATA_WORDS, TermIndexReader, decodePostings, gradeOfShape, kindOfShape } from './term-index.js';
 import type { DocumentRef } from './term-index.js';
+import type { EntryKind } from './documents.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
 import { analyzeQuery } from './query-terms.js';
 import { TopK } from './top-k.js';
@@ -49,11 +53,19 @@ const FILES_SHOWN = 5;
 /** Ungraded entries rank below graded ones on ties; as a number it sorts between -1 and 1. */
 const UNGRADED_RANK = 0;
 
-interface Candidate {
+/** The grade that judges an entry, who gave it, and the user's note with it. */
+interface Judgement {
+  grade: Grade | undefined;
+  gradedBy?: GradeProvenance;
+  userNote?: string;
+}
+
+const UNJUDGED: Judgement = { grade: undefined };
+
+interface Candidate extends Judgement {
   document: number;
   score: number;
   matched: number;
-  grade: Grade | undefined;
   seconds: number;
   projectId: number;
 }
@@ -154,6 +166,11 @@ function labelled(parts: [string, string][]): string {
     .filter(([, text]) => oneLine(text) !== '')
     .map(([label, text]) => `${label}: ${oneLine(text)}`)
     .join(' ');
+}
+
+/** A match's grade fields from its judgement: none when nobody graded it. */
+function gradeOf(judgement: Judgement): Pick<PatternMatch, 'grade' | 'gradedBy'> {
+  return judgement.grade === undefined || judgement.gradedBy === undefined ? {} : { grade: judgement.grade, gradedBy: judgement.gradedBy };
 }
 
 /** Searches prior art in the store's term index. Synchronous: LMDB reads are memory-mapped. */
@@ -289,9 +306,11 @@ export class QueryService {
       }
       const kept = document * KEPT_WORDS;
       this.index.copyMetadata(document, acc.kept, kept);
-      const grade = gradeOfShape(acc.kept[kept + KEPT_SHAPE] as number);
+      const shape = acc.kept[kept + KEPT_SHAPE] as number;
       const projectId = acc.kept[kept + KEPT_PROJECT] as number;
       const agentId = acc.kept[kept + KEPT_AGENT] as number;
+      const judgement = this.judgement(document, kindOfShape(shape), gradeOfShape(shape), projectId);
+      const { grade } = judgement;
       let category: Category;
       if (grade === MISTAKE_GRADE) category = 'mistake';
       else if (grade !== undefined && !POSITIVE_GRADES.has(grade)) continue;
@@ -300,9 +319,28 @@ export class QueryService {
       else continue;
       const board = top[category];
       if (!board.mightKeep(score)) continue;
-      board.offer({ document, score, matched, grade, seconds: acc.kept[kept + KEPT_SECONDS] as number, projectId });
+      board.offer({ ...judgement, document, score, matched, seconds: acc.kept[kept + KEPT_SECONDS] as number, projectId });
     }
     return top;
+  }
+
+  /**
+   * The grade that judges a document (see the module comment): the user's grade of its commit, else
+   * for a retrospective the grade an agent relayed as the user's (the one the index holds), else its
+   * self-grade. Reads at most three records, and only for documents that could make the boards.
+   */
+  private judgement(document: number, kind: EntryKind, indexedGrade: Grade | undefined, projectId: number): Judgement {
+    if (kind === 'activity') return UNJUDGED;
+    const ref = this.index.documentRef(document);
+    if (ref === undefined || ref[0] === 'activity') return UNJUDGED;
+    const t = this.store.tables;
+    const project = ref[0] === 'commit' ? ref[1] : this.index.nameOf('project', projectId);
+    const userGrade = project === undefined ? undefined : t.userGrades.get([project, ref[2]]);
+    if (userGrade) return { grade: userGrade.grade, gradedBy: 'user', userNote: userGrade.note };
+    if (ref[0] === 'commit') return UNJUDGED;
+    if (indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
+    const retrospective: RetrospectiveEntry | undefined = t.retrospectives.get([ref[1], ref[2]]);
+    return retrospective ? { grade: retrospective.agent_grade, gradedBy: 'self' } : UNJUDGED;
   }
 
   private localFilter(query: PriorArtQuery & { scope: string }): (projectId: number, agentId: number) => boolean {
@@ -366,8 +404,8 @@ export class QueryService {
         return {
           source: 'retrospective',
           task: oneLine(entry.task) || `commit ${entry.commit.slice(0, 12)}`,
-          notes: labelled([['Agent note', entry.agent_note], ['User note', entry.user_note]]),
-          grade: entry.user_grade,
+          notes: labelled([['Agent note', entry.agent_note], ['User note', candidate.userNote || entry.user_note]]),
+          ...gradeOf(candidate),
           agentId: entry.agent,
           scope,
           timestamp: entry.timestamp,
@@ -399,7 +437,8 @@ export class QueryService {
         return {
           source: 'commit',
           task: oneLine(subject),
-          notes: labelled([['Message', body.join(' ')], ['Files', files]]),
+          notes: labelled([['Message', body.join(' ')], ['Files', files], ['User note', candidate.userNote ?? '']]),
+          ...gradeOf(candidate),
           agentId: entry.agent,
           scope,
           timestamp: entry.timestamp,

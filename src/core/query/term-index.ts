@@ -291,7 +291,7 @@ export function gradeOfShape(shape: number): Grade | undefined {
 }
 
 /** The entry kind in a metadata shape word. */
-function kindOfShape(shape: number): EntryKind {
+export function kindOfShape(shape: number): EntryKind {
   return KINDS[Math.floor(shape / SHAPE_MULTIPLIER / GRADE_CODES)] ?? 'activity';
 }
 
