@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { latestUngradedCommit, pickTrackedCommit, provenanceOf } from '../../src/core/outcomes/grades.js';
 import { legacyGradeDeltas, migrateGradeProvenance } from '../../src/core/outcomes/legacy-grades.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
-import { exportRecords, importExport } from '../../src/core/store/transfer.js';
+import { EXPORT_VERSION, exportRecords, importExport } from '../../src/core/store/transfer.js';
 import type { CommitRecord, RetrospectiveEntry } from '../../src/core/types.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -192,7 +192,7 @@ describe('export and import with provenance', () => {
     t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: 5, via: 'cli' });
     let text = '';
     exportRecords(t.store, (chunk) => (text += chunk));
-    expect(JSON.parse(text.split('\n')[0] ?? '')).toMatchObject({ version: 2 });
+    expect(JSON.parse(text.split('\n')[0] ?? '')).toMatchObject({ version: EXPORT_VERSION });
     const target = tempTracker({}, PROJECT);
     try {
       importExport(target.store, text, 'new.ndjson');

@@ -9,23 +9,15 @@
 import { readHead, runGit } from '../projects/git.js';
 import type { CommitRecord } from '../types.js';
 import { commitFate, FIELD_SEPARATOR, newlyCounted, parseBranchLog, RECORD_SEPARATOR } from './git-signals.js';
-import type { BranchCommit, CountedFate } from './git-signals.js';
+import type { BranchCommit } from './git-signals.js';
+import type { CountedFate, GitSignalCache } from '../../contract/git-signal-cache.js';
 
 /** How far back the branch is read: commits older than this are no longer watched. */
 export const BRANCH_LOG_LIMIT = 300;
 /** Reading a long history may take longer than one quick git call. */
 const BRANCH_LOG_TIMEOUT_MS = 20_000;
 
-/** What was computed for a project: at which HEAD, and what each commit's fate was counted as. */
-export interface GitSignalCache {
-  head: string;
-  counted: Record<string, CountedFate>;
-}
-
-/** The meta key of a project's cache. */
-export function gitSignalCacheKey(project: string): string {
-  return `gitSignals\u0000${project}`;
-}
+export type { GitSignalCache };
 
 /** The `git log` arguments: the first-parent branch, newest first, with zero-context diffs. */
 export function branchLogArgs(limit = BRANCH_LOG_LIMIT): string[] {

@@ -5,6 +5,8 @@
  */
 
 /** How many commits after a commit a fix still counts as its follow-up fix. */
+import type { CountedFate } from '../../contract/git-signal-cache.js';
+
 export const FOLLOW_UP_WINDOW = 10;
 
 /** Lines `start..end` (1-based, inclusive) of one file. */
@@ -91,11 +93,7 @@ export function followUpWindowClosed(branch: readonly BranchCommit[], index: num
   return branch.length - 1 - index >= FOLLOW_UP_WINDOW;
 }
 
-/** What a commit's fate was already counted as (cached per project). */
-export interface CountedFate {
-  reverted: boolean;
-  followUpFix: boolean;
-}
+export type { CountedFate };
 
 /**
  * The counter changes a commit's fate asks for, given what was counted before: each signal is counted

@@ -16,14 +16,25 @@ import { provenanceOf } from '../outcomes/grades.js';
 import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, Store, Table } from './store.js';
+import { GIT_SIGNAL_CACHE_PREFIX, gitSignalCacheKey, mergeGitSignalCaches } from '../../contract/git-signal-cache.js';
+import type { GitSignalCache } from '../../contract/git-signal-cache.js';
 
 /** The sub-databases that hold history. Indexes, migrations and meta are local and rebuilt. */
 export const EXPORT_KINDS = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects', 'userGrades'] as const satisfies readonly HistoryTable[];
 export type ExportKind = (typeof EXPORT_KINDS)[number];
 
 export const EXPORT_FORMAT = 'agent-tracker-export';
-/** 2: grades carry provenance (communication `provenance`, `userGrades` records). */
-export const EXPORT_VERSION = 2;
+/**
+ * 2: grades carry provenance (communication `provenance`, `userGrades` records).
+ * 3: the git-signal bookkeeping of each project travels too (`gitSignals` records), so an import never
+ *    counts a revert or a follow-up fix the usage records already hold.
+ */
+export const EXPORT_VERSION = 3;
+/** A project's git-signal cache (meta), exported beside the history it counted into. */
+export const GIT_SIGNALS_KIND = 'gitSignals';
+const GIT_SIGNALS_VERSION = 3;
+/** Sorts after every project path: ends the range of the caches in meta. */
+const GIT_SIGNAL_RANGE_END = '\uffff';
 /** The first version whose grades carry provenance; older files' "user grades" were relayed by agents. */
 const PROVENANCE_VERSION = 2;
 const HEADER_KIND = 'header';
@@ -43,6 +54,19 @@ export interface ExportRecord {
   kind: ExportKind;
   key: ExportKey;
   value: Record<string, unknown>;
+}
+
+/** One project's git-signal cache in an export. */
+export interface GitSignalsRecord {
+  kind: typeof GIT_SIGNALS_KIND;
+  key: string;
+  value: GitSignalCache;
+}
+
+/** What a file holds: history records and the git-signal caches. */
+export interface ParsedExport {
+  records: ExportRecord[];
+  gitSignals: GitSignalsRecord[];
 }
 
 export interface ExportHeader {
@@ -85,6 +109,10 @@ export function exportRecords(store: Store, write: (chunk: string) => void, now:
         lines = [];
       }
     }
+  }
+  for (const { key, value } of store.tables.meta.getRange({ start: GIT_SIGNAL_CACHE_PREFIX, end: `${GIT_SIGNAL_CACHE_PREFIX}${GIT_SIGNAL_RANGE_END}` })) {
+    lines.push(JSON.stringify({ kind: GIT_SIGNALS_KIND, key: String(key).slice(GIT_SIGNAL_CACHE_PREFIX.length), value }));
+    summary.records += 1;
   }
   lines.push(JSON.stringify({ kind: END_KIND, records: summary.records }));
   write(`${lines.join('\n')}\n`);
@@ -330,13 +358,32 @@ function recordProblem(parsed: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** Checks a git-signals record; returns the problem, or undefined when it is fine. */
+function gitSignalsProblem(parsed: Record<string, unknown>): string | undefined {
+  const { key, value } = parsed;
+  if (typeof key !== 'string' || key === '') return 'a gitSignals key must be a project path';
+  if (!isPlainObject(value) || typeof value.head !== 'string' || !isPlainObject(value.counted)) return 'a gitSignals value must be {"head": text, "counted": {...}}';
+  for (const fate of Object.values(value.counted)) {
+    if (!isPlainObject(fate) || typeof fate.reverted !== 'boolean' || typeof fate.followUpFix !== 'boolean') {
+      return 'each counted fate of a gitSignals record must be {"reverted": true|false, "followUpFix": true|false}';
+    }
+  }
+  return undefined;
+}
+
 /**
  * Parses and checks an NDJSON export. Blank lines are ignored; the header and end lines are
  * optional, but a file that opens with a header must close with an end line whose count matches.
  * @throws InputError naming the first bad line.
  */
 export function parseExport(text: string): ExportRecord[] {
+  return parseExportFile(text).records;
+}
+
+/** `parseExport` with the git-signal caches the file carries. */
+export function parseExportFile(text: string): ParsedExport {
   const records: ExportRecord[] = [];
+  const gitSignals: GitSignalsRecord[] = [];
   const lines = text.split('\n');
   let header = false;
   // A file without a header is read as the oldest version: it cannot make a grade the user's.
@@ -371,16 +418,24 @@ export function parseExport(text: string): ExportRecord[] {
       end = { line: number, records: parsed.records };
       return;
     }
+    if (parsed.kind === GIT_SIGNALS_KIND) {
+      if (version < GIT_SIGNALS_VERSION) fail(`gitSignals records need export version ${GIT_SIGNALS_VERSION} or later (this file is version ${version})`);
+      const problem = gitSignalsProblem(parsed);
+      if (problem) fail(problem);
+      gitSignals.push({ kind: GIT_SIGNALS_KIND, key: parsed.key as string, value: parsed.value as GitSignalCache });
+      return;
+    }
     if (parsed.kind === 'userGrades' && version < PROVENANCE_VERSION) fail(`userGrades records need export version ${PROVENANCE_VERSION} or later (this file is version ${version})`);
     const problem = recordProblem(parsed);
     if (problem) fail(problem);
     records.push(upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> }, version));
   });
-  if (end && end.records !== records.length) {
-    throw new InputError(`line ${end.line}: the end line counts ${JSON.stringify(end.records)} records but the file holds ${records.length}. Nothing was imported.`);
+  const count = records.length + gitSignals.length;
+  if (end && end.records !== count) {
+    throw new InputError(`line ${end.line}: the end line counts ${JSON.stringify(end.records)} records but the file holds ${count}. Nothing was imported.`);
   }
-  if (header && !end) throw new InputError(`the export ends without its end line after ${records.length} records: it was cut short. Nothing was imported.`);
-  return records;
+  if (header && !end) throw new InputError(`the export ends without its end line after ${count} records: it was cut short. Nothing was imported.`);
+  return { records, gitSignals };
 }
 
 // ---- import -------------------------------------------------------------------------------------
@@ -424,7 +479,7 @@ export function importExport(
   now: () => Date = () => new Date(),
   provenance?: UserActionProvenance,
 ): ImportResult {
-  const records = parseExport(text);
+  const { records, gitSignals } = parseExportFile(text);
   const digest = createHash('sha256').update(text).digest('hex');
   const previous = firstImport(store, digest);
   const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
@@ -434,6 +489,11 @@ export function importExport(
     result.added = merged.added;
     result.skipped = merged.skipped;
     for (const kind of EXPORT_KINDS) result.addedByKind[kind] = merged.addedByTable[kind] ?? 0;
+    // What the imported usage records already count of each project's reverts and follow-up fixes.
+    for (const { key: project, value } of gitSignals) {
+      const key = gitSignalCacheKey(project);
+      store.tables.meta.putSync(key, mergeGitSignalCaches(store.tables.meta.get(key) as GitSignalCache | undefined, value));
+    }
     if (result.added > 0 || !previous) {
       const entry: ImportRecord = {
         source,
