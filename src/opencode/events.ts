@@ -89,22 +89,26 @@ export function assistantUsage(event: BusEvent): AssistantUsage | undefined {
   };
 }
 
-export interface FailedToolPart {
+/** A tool part of `message.part.updated`: the host's own id of the call (`partId`), the provider's, and its state. */
+export interface ToolPart {
   sessionId: string;
+  partId: string;
   callId: string;
   tool: string;
+  status: string;
 }
 
-/** `message.part.updated` with a tool part in state `error`: a tool call that threw. */
-export function failedToolPart(event: BusEvent): FailedToolPart | undefined {
+/** `message.part.updated` with a tool part (any state). */
+export function toolPartOf(event: BusEvent): ToolPart | undefined {
   const part = event.properties.part;
   if (!isDict(part) || part.type !== 'tool') return undefined;
   const state = part.state;
-  if (!isDict(state) || state.status !== 'error') return undefined;
   const sessionId = str(part.sessionID);
+  const partId = str(part.id);
   const callId = str(part.callID);
   const tool = str(part.tool);
-  return sessionId && callId && tool ? { sessionId, callId, tool } : undefined;
+  const status = isDict(state) ? str(state.status) : undefined;
+  return sessionId && partId && callId && tool && status ? { sessionId, partId, callId, tool, status } : undefined;
 }
 
 /** `file.edited`: the file's path. */

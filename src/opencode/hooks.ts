@@ -8,7 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projects/git.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
-import { asBusEvent, assistantUsage, failedToolPart, sessionIdOf, sessionInfo } from './events.js';
+import { asBusEvent, assistantUsage, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
 import { revertPoint } from './outcome-events.js';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
@@ -74,6 +74,19 @@ function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Han
   };
 }
 
+/**
+ * Runs the checks that protect (refusals, argument narrowing) so that they fail CLOSED: a check that
+ * throws refuses the call with one line instead of letting it run unchecked.
+ */
+function protect(check: () => void): void {
+  try {
+    check();
+  } catch (error) {
+    if (error instanceof RefusalError) throw error;
+    throw new RefusalError(`agent-tracker could not check this tool call (${(error as Error).message}), so it was refused to be safe. Tell the user; \`agent-tracker doctor\` shows what is wrong.`);
+  }
+}
+
 function stringArg(args: unknown, name: string): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
   const value = (args as Record<string, unknown>)[name];
@@ -87,6 +100,20 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   const refreshGitSignals = backgroundGitSignals(service, ctx.directory, logger);
   /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
+  /**
+   * The host's own id (tool part id) of each running call, by session and provider call id: the hook
+   * carries only the provider's id, which some providers restart in every response. The part's
+   * pending/running event comes before the call runs, so the hook finds its part here.
+   */
+  const partOfCall = new Map<string, string>();
+  const callKey = (sessionId: string, callId: string) => `${sessionId}\u0000${callId}`;
+  /** The id a finished call is counted under: its part id, else (never seen) the provider's. */
+  const hostCallId = (sessionId: string, callId: string): string => {
+    const key = callKey(sessionId, callId);
+    const partId = partOfCall.get(key);
+    partOfCall.delete(key);
+    return partId ?? callId;
+  };
 
   /** Why the session's agent may not work, when it is halted. */
   const haltMessage = (sessionId: string): string | undefined => {
@@ -100,15 +127,15 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   };
 
   /** The commits and push a bash call that mentioned git made, read from git after it ran. */
-  const recordGitEffects = async (input: ToolAfterInput, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
+  const recordGitEffects = async (input: ToolAfterInput, eventId: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
     const head = await readHead(ctx.directory);
     let commits: CommitRecord[] = [];
     if (head && head !== before.head) {
-      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId: input.callID });
+      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId });
     }
     const command = stringArg(input.args, 'command') ?? '';
     const pushed = ok && runsGitPush(command);
-    if (pushed) service.recordPush(input.sessionID, { eventId: input.callID });
+    if (pushed) service.recordPush(input.sessionID, { eventId });
     if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
   };
 
@@ -126,7 +153,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     // With haltBlocksTools off the call ran; the warning rides along in its output so the model sees it.
     const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
     if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
-    service.recordToolCall(input.sessionID, input.callID, input.tool, ok);
+    const eventId = hostCallId(input.sessionID, input.callID);
+    service.recordToolCall(input.sessionID, eventId, input.tool, ok);
     if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringArg(input.args, 'command') ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
@@ -135,7 +163,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     const before = headBefore.get(input.callID);
     if (!before) return undefined;
     headBefore.delete(input.callID);
-    return recordGitEffects(input, ok, before);
+    return recordGitEffects(input, eventId, ok, before);
   });
 
   return {
@@ -153,16 +181,18 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
 
     'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) => {
       if (ctx.ownTools.has(input.tool)) return undefined;
-      for (const guard of ctx.guards ?? []) {
-        const reason = guard(input.tool, output.args);
-        if (reason) throw new RefusalError(reason);
-      }
-      for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, output.args);
-      const halt = haltMessage(input.sessionID);
-      if (halt) {
-        if (service.config.haltBlocksTools) throw new RefusalError(halt);
-        logger.warn(halt);
-      }
+      protect(() => {
+        for (const guard of ctx.guards ?? []) {
+          const reason = guard(input.tool, output.args);
+          if (reason) throw new RefusalError(reason);
+        }
+        for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, output.args);
+        const halt = haltMessage(input.sessionID);
+        if (halt) {
+          if (service.config.haltBlocksTools) throw new RefusalError(halt);
+          logger.warn(halt);
+        }
+      });
       const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
       return command && mentionsGit(command) ? noteHeadBefore(input.callID) : undefined;
     }),
@@ -198,7 +228,10 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         }
         case 'session.idle': {
           const sessionId = sessionIdOf(event);
-          if (sessionId) service.endTurn(sessionId);
+          if (sessionId) {
+            service.endTurn(sessionId);
+            for (const key of partOfCall.keys()) if (key.startsWith(callKey(sessionId, ''))) partOfCall.delete(key);
+          }
           break;
         }
         case 'session.deleted':
@@ -212,8 +245,11 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
           break;
         }
         case 'message.part.updated': {
-          const failed = failedToolPart(event);
-          if (failed) service.recordToolCall(failed.sessionId, failed.callId, failed.tool, false);
+          const part = toolPartOf(event);
+          if (!part) break;
+          // A call that threw never reaches tool.execute.after: its error state is the only report of it.
+          if (part.status === 'error') service.recordToolCall(part.sessionId, part.partId, part.tool, false);
+          else if (part.status === 'pending' || part.status === 'running') partOfCall.set(callKey(part.sessionId, part.callId), part.partId);
           break;
         }
         case 'command.executed': {

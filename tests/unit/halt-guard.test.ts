@@ -79,4 +79,20 @@ describe('guards in the before hook', () => {
     await expect(before(hooks, 'bash', { command: 'cat .env' })).rejects.toThrow(/agent-tracker refused bash: "\.env"/);
     await expect(before(hooks, 'bash', { command: 'cat .env.example' })).resolves.toBeUndefined();
   });
+
+  it('fails closed: a guard or a rewriter that throws refuses the call with one line instead of letting it run', async () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/model');
+    const broken = (what: string) => () => {
+      throw new Error(`${what} broke`);
+    };
+    for (const context of [{ guards: [broken('guard')] }, { argumentRewriters: [broken('rewriter')] }]) {
+      const hooks = createHooks({ service: t.service, logger: recordingLogger(t.logged), directory: t.dir, ownTools: OWN_TOOLS, ...context });
+      const refusal = before(hooks, 'bash', { command: 'ls' });
+      await expect(refusal).rejects.toBeInstanceOf(RefusalError);
+      await expect(refusal).rejects.toThrow(/could not check this tool call \((guard|rewriter) broke\), so it was refused/);
+      // The tracker's own tools are never checked, so they stay available.
+      await expect(before(hooks, 'agent-status', {})).resolves.toBeUndefined();
+    }
+  });
 });

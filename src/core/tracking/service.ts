@@ -60,6 +60,11 @@ export interface SessionSetup {
 export interface HostEvent {
   at?: string;
   eventId?: string;
+  /**
+   * The id an older version keyed the same event by (a tool call's provider call id): a replay finds
+   * what it recorded under that id held too, so history recorded before the switch counts once.
+   */
+  legacyEventId?: string;
 }
 
 /** A commit as read from git, before it is attributed to an agent. */
@@ -316,8 +321,9 @@ export class TrackingService {
   // ---- recording (memory only) -----------------------------------------------------------------
 
   /**
-   * A finished tool call. A failure is counted once per call id, whichever event reports it; the
-   * call id is the host's, so a replay of the same call (backfill) adds nothing.
+   * A finished tool call, keyed by the host's own unique id of the call (OpenCode's tool part id),
+   * never by the provider's call id, which some providers restart in every response. A failure is
+   * counted once per call, whichever event reports it, and a replay of the same call (backfill) adds nothing.
    */
   recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event: HostEvent = {}): void {
     let counted = this.countedCalls.get(sessionId);
@@ -327,12 +333,13 @@ export class TrackingService {
     const setup = this.setupOf(sessionId);
     const turn = this.turn(sessionId);
     turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
+    const legacy = event.legacyEventId === undefined ? undefined : `tool:${event.legacyEventId}`;
     if (ok) {
       const xp = this.ownTools.has(tool) ? [] : [{ kind: 'xp' as const, amount: this.config.rules.xpPerToolCall }];
-      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at);
+      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at, legacy);
     } else {
       turn.failures += 1;
-      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1, toolFailures: 1 }, [], event.at);
+      this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1, toolFailures: 1 }, [], event.at, legacy);
     }
     this.afterRecord();
   }
@@ -838,11 +845,11 @@ export class TrackingService {
   }
 
   /** Buffers a host event with its totals: counted once per [session, event id], whoever reports it. */
-  private replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string): void {
+  private replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string, legacyEventId?: string): void {
     const at = eventAt ?? this.now().toISOString();
     // A replay (it carries the host's time) of what the store already holds in full buffers nothing.
     if (eventAt !== undefined) {
-      const held = this.heldEvent(sessionId, eventId);
+      const held = this.heldEvent(sessionId, eventId) ?? (legacyEventId === undefined ? undefined : this.heldEvent(sessionId, legacyEventId));
       if (held !== undefined && !replayDelta(held, totals).changed) return;
     }
     this.buffer.putReplay({
