@@ -198,22 +198,23 @@ describe('the stats', () => {
     const sheet = formatHealthStatus(agentStatus({ sp }));
     const header = sheet.split('\n').find((line) => line.startsWith(':: build '));
     expect(header).toMatch(new RegExp(` ${trustTier(sp)} ::$`));
-    expect(sheet).toMatch(new RegExp(`SP \\.+ ${sp.toFixed(1)}`));
+    expect(sheet).toMatch(new RegExp(`SP \\.+ ${sp}\\b`));
   });
 
   it('gives the five SP levels five different tiers', () => {
     expect(new Set([1, 2, 4, 7, 10].map(trustTier)).size).toBe(5);
   });
 
-  it('shows SP, XP, CS with its label, commits and bugs with one decimal', () => {
+  it('shows SP, XP, CS with its label, commits and bugs: whole numbers whole, others with one decimal', () => {
     const status = agentStatus({ sp: 3, xp: 12.25, cs: 87.5, commits: 14, bugs: 2 });
     const sheet = formatHealthStatus(status);
-    expect(sheet).toMatch(/SP \.+ 3\.0/);
-    expect(sheet).toMatch(new RegExp(`XP \\.+ 12\\.3/${(status.xp + status.xpToLevel).toFixed(1)}`));
+    expect(sheet).toMatch(/SP \.+ 3\s/);
+    expect(sheet).toMatch(new RegExp(`XP \\.+ 12\\.3/${status.xp + status.xpToLevel}\\s`));
     expect(sheet).toMatch(/CS \.+ 87\.5/);
     expect(sheet).toMatch(new RegExp(`CS LABEL \\.+ ${status.csLabel}`));
-    expect(sheet).toMatch(/COMMITS \.+ 14\.0/);
-    expect(sheet).toMatch(/BUGS \.+ 2\.0/);
+    expect(sheet).toMatch(/COMMITS \.+ 14\s/);
+    expect(sheet).toMatch(/BUGS \.+ 2\s/);
+    expect(sheet).not.toMatch(/\b\d+\.0\b/);
   });
 
   it('says YES and explains the halt for a halted agent, "no" otherwise', () => {

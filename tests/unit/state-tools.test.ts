@@ -85,7 +85,7 @@ describe('grade-commit', () => {
     const before = t.service.getAgentStatus('build').cs;
     const output = await call('grade-commit', { commit: 'HEAD', agentGrade: 5, task: 'initial', agentNote: 'ok' });
     expect(output).toContain(head.slice(0, 12));
-    expect(output).toContain(`CS ${before.toFixed(1)} -> ${(before + 5).toFixed(1)}`);
+    expect(output).toContain(`CS ${before} -> ${before + 5}`);
     expect(output).toContain('The user grades the work themselves with /grade');
     expect(output).not.toContain('were ignored');
     t.service.flush('test');
@@ -97,7 +97,7 @@ describe('grade-commit', () => {
     const before = t.service.getAgentStatus('build').cs;
     const output = await call('grade-commit', { commit: 'HEAD', agentGrade: 1, userGrade: 5, userNote: ONE_MB });
     expect(output).toContain('The userGrade/userNote you sent were ignored: only the user grades, with /grade.');
-    expect(output).toContain(`CS ${before.toFixed(1)} -> ${(before + 1).toFixed(1)}`);
+    expect(output).toContain(`CS ${before} -> ${before + 1}`);
     t.service.flush('test');
     expect([...t.store.tables.userGrades.getRange()]).toHaveLength(0);
     const retrospective = t.store.tables.retrospectives.get(['build', head]);

@@ -179,7 +179,33 @@ describe('bug reports, halt and revive', () => {
   it('lets an agent report its own bug before it earned anything', () => {
     t = tempTracker();
     const s = working('fresh');
-    expect(t.service.reportBug({ agent: 'fresh', sessionId: s, description: 'oops' })).toMatchObject({ halted: true, bugs: 1 });
+    expect(t.service.reportBug({ agent: 'fresh', reporter: 'fresh', sessionId: s, description: 'oops' }).status).toMatchObject({ halted: true, bugs: 1 });
+  });
+
+  it("charges another agent's bug only with a commit that agent made in the project; else keeps an unverified report at no cost", () => {
+    t = tempTracker({}, PROJECT);
+    const planSession = working('plan', 'p1');
+    t.service.recordCommits(planSession, [{ hash: 'a'.repeat(40), message: 'plan work', files: ['x'], insertions: 1, deletions: 0, timestamp: '2025-01-01T00:00:00.000Z' }]);
+    const buildSession = working('build', 'b1');
+    t.service.recordCommits(buildSession, [{ hash: 'b'.repeat(40), message: 'build work', files: ['y'], insertions: 1, deletions: 0, timestamp: '2025-01-01T00:00:00.000Z' }]);
+    t.service.flush('test');
+    const spBefore = t.service.getAgentStatus('plan').sp;
+    const report = (commit?: string) => t.service.reportBug({ agent: 'plan', reporter: 'build', ...(commit ? { commit } : {}), sessionId: buildSession, project: PROJECT, description: 'the plan was wrong' });
+
+    const unnamed = report();
+    expect(unnamed.verdict).toEqual({ verified: false, reason: 'a report against another agent must name a commit plan made in this project' });
+    expect(report('b'.repeat(12)).verdict).toEqual({ verified: false, reason: `commit ${'b'.repeat(12)} was made by build, not plan` });
+    expect(report('c0ffee1').verdict).toEqual({ verified: false, reason: 'no tracked commit of this project starts with "c0ffee1"' });
+    t.service.flush('test');
+    expect(t.service.getAgentStatus('plan')).toMatchObject({ sp: spBefore, bugs: 0, halted: false });
+    const journal = [...t.store.tables.activities.getRange()].map(({ value }) => value).filter((entry) => entry.agent === 'plan');
+    expect(journal.map((entry) => entry.outcome)).toEqual(['unverified bug report', 'unverified bug report', 'unverified bug report']);
+    expect(journal[0]?.task).toContain('Unverified bug report from build');
+
+    const named = report('a'.repeat(8));
+    expect(named.verdict).toEqual({ verified: true, evidence: 'commit' });
+    t.service.flush('test');
+    expect(t.service.getAgentStatus('plan')).toMatchObject({ sp: spBefore - 1, bugs: 1 });
   });
 });
 

@@ -5,6 +5,7 @@
  * holds only printable ASCII, so it reads the same in a terminal, the TUI's toast and a model's
  * code block.
  */
+import { formatNumber } from './numbers.js';
 import type { WorkingTreeChange } from '../projects/git.js';
 import type { AgentStatus } from '../types.js';
 import { formatPercent, levelProgress, progressCells } from './level-progress.js';
@@ -36,9 +37,6 @@ export interface SheetDetails {
   pendingChanges?: readonly WorkingTreeChange[];
 }
 
-function formatNumber(value: number): string {
-  return Number.isFinite(value) ? value.toFixed(1) : String(value);
-}
 
 /** `LABEL ..... value`, `width` wide; longer when the value needs it (the line is fitted later). */
 function statCell(label: string, value: string, width = STAT_CELL_WIDTH): string {

@@ -2,6 +2,7 @@
  * Report rows as text: an aligned table for the terminal and CSV for spreadsheets. CSV columns are
  * the JSON field names in the same order, so `--json` and `--csv` carry the same rows.
  */
+import { formatNumber } from './numbers.js';
 import type { Report, ReportGrouping, ReportRow } from './report.js';
 import { OUTCOME_FIELDS } from './outcome-columns.js';
 
@@ -60,9 +61,7 @@ const DASH = '-';
 const THOUSAND = 1000;
 const MILLION = 1_000_000;
 
-function count(value: number): string {
-  return Number.isInteger(value) ? String(value) : value.toFixed(1);
-}
+const count = formatNumber;
 
 function percent(value: number | null): string {
   return value === null ? DASH : `${(value * 100).toFixed(1)}%`;

@@ -15,6 +15,8 @@ import type { TurnRecord } from '../outcomes/undo.js';
 import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
 import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import { replayDelta } from '../store/replay.js';
+import { judgeBugReport } from '../integrity/bug-evidence.js';
+import type { BugReportVerdict } from '../integrity/bug-evidence.js';
 import { StoreNotWritableError } from '../store/store.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, Mutation, SessionInit, SessionKey } from '../store/mutations.js';
@@ -504,28 +506,41 @@ export class TrackingService {
     return agent;
   }
 
-  /** SP -1 and bugs +1, with a journal entry describing the bug; the agent halts at SP <= 0. */
-  reportBug(input: { agent: unknown; sessionId?: string; project?: string; description: unknown }): AgentStatus {
+  /**
+   * A bug report. Verified (see `judgeBugReport`: an agent's own work, or a commit of the accused agent
+   * named): SP -1 and bugs +1, and the agent halts at SP <= 0. Unverified: only a journal entry that
+   * says so, at no cost. Either way the report is kept.
+   */
+  reportBug(input: { agent: unknown; reporter?: string; commit?: unknown; sessionId?: string; project?: string; description: unknown }): { status: AgentStatus; verdict: BugReportVerdict } {
     const description = valid.text(input.description, 'description', { required: true });
     const agent = this.trackedAgent(input.agent, input.sessionId);
     const setup = input.sessionId ? this.setupOf(input.sessionId) : undefined;
-    this.buffer.addAgentOp(agent, { kind: 'bug' });
-    this.haltedCache.delete(agent);
-    if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent }, { bugs: 1 });
+    const project = input.project ?? setup?.project ?? this.project;
+    const named = input.commit === undefined || input.commit === '' ? undefined : valid.commitHash(input.commit);
+    const commit = named === undefined ? undefined : this.findCommit(project, named);
+    const verdict = judgeBugReport({ reporter: input.reporter ?? agent, accused: agent, ...(named ? { named } : {}), ...(commit ? { commit } : {}) });
+    if (verdict.verified) {
+      this.buffer.addAgentOp(agent, { kind: 'bug' });
+      this.haltedCache.delete(agent);
+      if (input.sessionId && setup) this.count(input.sessionId, { ...setup, agent }, { bugs: 1 });
+    }
+    const task = verdict.verified
+      ? `Bug reported: ${description}`
+      : `Unverified bug report from ${input.reporter ?? 'an agent'} (not counted: ${verdict.reason}): ${description}`;
     this.addActivity({
       timestamp: this.now().toISOString(),
       agent,
       model: setup?.model ?? UNKNOWN,
-      project: input.project ?? setup?.project ?? this.project,
+      project,
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
-      task: `Bug reported: ${description}`.slice(0, valid.MAX_TEXT_LENGTH),
+      task: task.slice(0, valid.MAX_TEXT_LENGTH),
       actions: '',
-      outcome: 'bug',
+      outcome: verdict.verified ? 'bug' : 'unverified bug report',
       decisions: '',
       automatic: false,
     });
     this.afterRecord();
-    return this.getAgentStatus(agent);
+    return { status: this.getAgentStatus(agent), verdict };
   }
 
   /**

@@ -11,6 +11,7 @@ import { GRADE_LABELS } from '../../core/types.js';
 import type { AgentStatus, Grade } from '../../core/types.js';
 import { cliHint } from '../../setup/cli-location.js';
 import { defineTool } from './define.js';
+import { formatNumber } from '../../core/report/numbers.js';
 import type { ToolContextDeps } from './deps.js';
 
 function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
@@ -93,7 +94,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         const relayed = 'userGrade' in (args as Record<string, unknown>) || 'userNote' in (args as Record<string, unknown>);
         return [
           `Recorded your self-grade of commit ${entry.commit.slice(0, 12)} for ${entry.agent}: ${GRADE_LABELS[entry.agent_grade as Grade]}.`,
-          `CS ${entry.score_before.toFixed(1)} -> ${entry.score_after.toFixed(1)}.`,
+          `CS ${formatNumber(entry.score_before)} -> ${formatNumber(entry.score_after)}.`,
           ...(relayed ? [USER_GRADE_IGNORED] : []),
           'The user grades the work themselves with /grade N [COMMIT] [note]; do not ask them for a grade.',
         ].join('\n');
@@ -101,22 +102,30 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
     }),
 
     'report-bug': defineTool({
-      description: 'Report a bug an agent introduced: SP -1, bugs +1; the agent halts at SP 0 until the user revives it.',
+      description:
+        'Report a bug: SP -1, bugs +1; the agent halts at SP 0 until the user revives it. A bug of your own work counts at your word; ' +
+        'a bug against ANOTHER agent counts only with `commit`, the hash of a commit that agent made in this project (else it is kept as an unverified report at no cost).',
       args: (z) => ({
         description: z.string().describe('What went wrong (required)'),
         agent: z.string().optional().describe('Agent that introduced the bug; defaults to the calling agent'),
+        commit: z.string().optional().describe('Hash (or unique prefix) of the commit that introduced the bug; required when `agent` is another agent'),
       }),
       async execute(args, context) {
-        const status = service.reportBug({
+        const { status, verdict } = service.reportBug({
           agent: args.agent?.trim() || context.agent,
+          reporter: context.agent,
+          ...(args.commit?.trim() ? { commit: args.commit.trim() } : {}),
           sessionId: context.sessionID,
           project: deps.project,
           description: args.description,
         });
+        if (!verdict.verified) {
+          return `Not counted against ${status.id}: ${verdict.reason}. The report is kept as unverified; SP stays ${formatNumber(status.sp)}.`;
+        }
         const halted = status.halted
           ? `\n${status.id} is now HALTED. The user must review and run: agent-tracker revive ${status.id}`
           : '';
-        return `Bug recorded for ${status.id}: SP ${status.sp.toFixed(1)}, bugs ${status.bugs}.${halted}`;
+        return `Bug recorded for ${status.id}: SP ${formatNumber(status.sp)}, bugs ${status.bugs}.${halted}`;
       },
     }),
 
