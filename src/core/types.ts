@@ -3,6 +3,8 @@
  * Host-agnostic: nothing here knows about OpenCode.
  */
 
+import type { CounterDeltas, CounterName, OutcomeCounters, WorkCounters } from '../contract/counters.js';
+
 /** What the tracker records for an agent, model or project field it could not determine. */
 export const UNKNOWN = 'unknown';
 
@@ -61,58 +63,10 @@ export interface TokenCounts {
 /**
  * Counters of one setup's work in one session: what reports aggregate. One record per
  * session × agent × model, so a session whose agent or model changes keeps each setup apart.
+ * The counters and what each means are listed once, in src/contract/counters.ts.
  */
-export interface UsageCounters {
-  toolCalls: number;
-  toolFailures: number;
-  commands: number;
-  commits: number;
-  pushes: number;
-  bugs: number;
-  gradedCommits: number;
-  gradeSum: number;
-  csDelta: number;
-  messages: number;
-  tokensInput: number;
-  tokensOutput: number;
-  tokensReasoning: number;
-  tokensCacheRead: number;
-  tokensCacheWrite: number;
-  cost: number;
-}
-
-/**
- * Evidence about how a setup's work turned out, beside the work counters. Optional: a record holds only
- * the ones that are non-zero (records written before they existed hold none), so readers use `?? 0`.
- * Grade sums are on the grade scale (-1..5 per graded commit), one grade per commit per provenance.
- */
-export interface OutcomeCounters {
-  /** Commits graded by the user (`/grade` or `agent-tracker grade`), and the sum of those grades. */
-  userGradedCommits?: number;
-  userGradeSum?: number;
-  /** Commits the agent graded itself (`grade-commit`), and the sum of those self-grades. */
-  selfGradedCommits?: number;
-  selfGradeSum?: number;
-  /** "User grades" that reached the record through an agent tool (records from before provenance). */
-  reportedGradedCommits?: number;
-  reportedGradeSum?: number;
-  /** Turns worked, and turns the user undid (OpenCode undo/revert of the setup's messages). */
-  turns?: number;
-  undoneTurns?: number;
-  /** Test-suite runs (bash calls recognised as a test command), those that exited 0, and sessions that ended green after being red (0 or 1 per record). */
-  testRuns?: number;
-  testPasses?: number;
-  testRecoveries?: number;
-  /** The setup's commits later reverted, or followed by a fix to the same lines (from the project's git history). */
-  revertedCommits?: number;
-  followUpFixCommits?: number;
-  /** Tool calls that edited an OpenCode config file, the provisioned agents/skills or the tracker's AGENTS.md section. */
-  trackerFileEdits?: number;
-}
-
-/** Every counter a usage record can hold, and a set of changes to some of them (applied as deltas). */
-export type CounterName = keyof UsageCounters | keyof OutcomeCounters;
-export type CounterDeltas = Partial<Record<CounterName, number>>;
+export type UsageCounters = WorkCounters;
+export type { OutcomeCounters, CounterName, CounterDeltas };
 
 /** Where a usage record came from: recorded live by the plugin, or imported from OpenCode's own store. */
 export type UsageSource = 'live' | 'backfill';

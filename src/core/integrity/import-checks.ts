@@ -3,6 +3,7 @@
  * value ranges from the rules, text limits of the tools, dates that parse, and only known keys.
  * A pure check of one record's value; transfer.ts calls it per line and names the first bad one.
  */
+import { WHOLE_COUNTER_NAMES } from '../../contract/counters.js';
 import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../validation.js';
 
 /**
@@ -17,12 +18,7 @@ export const MIN_IMPORTED_SP = -MAX_IMPORTED_SP;
 export const MAX_COMMIT_MESSAGE_LENGTH = 64 * 1024;
 
 /** Counters that are counts (non-negative integers), wherever they appear. */
-const COUNT_FIELDS = new Set([
-  'xp', 'commits', 'bugs', 'toolCalls', 'toolFailures', 'commands', 'pushes', 'gradedCommits', 'messages', 'insertions', 'deletions',
-  'tokensInput', 'tokensOutput', 'tokensReasoning', 'tokensCacheRead', 'tokensCacheWrite',
-  'userGradedCommits', 'selfGradedCommits', 'reportedGradedCommits', 'turns', 'undoneTurns', 'testRuns', 'testPasses',
-  'testRecoveries', 'revertedCommits', 'followUpFixCommits', 'trackerFileEdits',
-]);
+const COUNT_FIELDS = new Set<string>(['xp', 'commits', 'bugs', 'insertions', 'deletions', ...WHOLE_COUNTER_NAMES]);
 /** Fields that hold an ISO date. */
 const DATE_FIELDS = new Set(['createdAt', 'updatedAt', 'firstAt', 'lastAt', 'timestamp', 'classifiedAt']);
 /** Free text the tools cap at MAX_TEXT_LENGTH. */

@@ -4,6 +4,7 @@
  * carry each setup's grades (graded commits, the sum of both grades, the CS change), so one pass
  * over 10,000 sessions answers for 100,000 commits; everything after this read is pure.
  */
+import { totalTokens } from '../../contract/counters.js';
 import type { Store } from '../store/store.js';
 import { allGrades, gradedCommitCount } from '../outcomes/counters.js';
 import type { UsageRecord, UsageSource } from '../types.js';
@@ -47,6 +48,4 @@ export function commitGradeSum(record: UsageRecord): number {
 }
 
 /** Total tokens of a usage record, all kinds together. */
-export function totalTokens(record: UsageRecord): number {
-  return record.tokensInput + record.tokensOutput + record.tokensReasoning + record.tokensCacheRead + record.tokensCacheWrite;
-}
+export { totalTokens };

@@ -100,7 +100,7 @@ export function outcomeFields(sums: OutcomeSums, commits: number): OutcomeFields
 }
 
 /** Field names in output order (JSON and CSV). */
-export const OUTCOME_FIELDS: readonly (keyof OutcomeFields)[] = [
+export const OUTCOME_FIELDS = [
   'userGradedCommits',
   'meanUserGrade',
   'selfGradedCommits',
@@ -114,4 +114,4 @@ export const OUTCOME_FIELDS: readonly (keyof OutcomeFields)[] = [
   'testRuns',
   'testPassRate',
   'testRecoveries',
-];
+] as const satisfies readonly (keyof OutcomeFields)[];

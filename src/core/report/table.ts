@@ -6,12 +6,15 @@ import { formatNumber } from './numbers.js';
 import type { Report, ReportGrouping, ReportRow } from './report.js';
 import { OUTCOME_FIELDS } from './outcome-columns.js';
 
-/** Every field of a report row, in output order. */
-export const REPORT_FIELDS: readonly (keyof ReportRow)[] = [
+/** Every field of a report row, in output order: the CSV's columns, the same fields as `--json` (checked below). */
+export const REPORT_FIELDS = [
   'agent',
   'model',
   'project',
   'sessions',
+  'liveSessions',
+  'backfilledSessions',
+  'messages',
   'toolCalls',
   'toolFailures',
   'failureRate',
@@ -34,7 +37,12 @@ export const REPORT_FIELDS: readonly (keyof ReportRow)[] = [
   'firstAt',
   'lastAt',
   ...OUTCOME_FIELDS,
-];
+] as const satisfies readonly (keyof ReportRow)[];
+
+/** A field of the JSON row the CSV would lack fails the build here. */
+type MissingFromCsv = Exclude<keyof ReportRow, (typeof REPORT_FIELDS)[number]>;
+const everyFieldInCsv: [MissingFromCsv] extends [never] ? true : MissingFromCsv = true;
+void everyFieldInCsv;
 
 const CSV_NEEDS_QUOTES = /[",\r\n]/;
 

@@ -8,6 +8,7 @@
  * record written only when its key is absent, the run recorded in the migrations sub-database.
  * Every line is checked before anything is written; a bad line names its number and writes nothing.
  */
+import { OUTCOME_COUNTER_NAMES, WORK_COUNTER_NAMES } from '../../contract/counters.js';
 import { createHash } from 'node:crypto';
 import { importValueProblem } from '../integrity/import-checks.js';
 import { isGrade } from '../rules.js';
@@ -132,43 +133,6 @@ interface KindRules {
   keyFromValue: (value: Record<string, unknown>) => unknown[];
 }
 
-const USAGE_COUNTERS = [
-  'toolCalls',
-  'toolFailures',
-  'commands',
-  'commits',
-  'pushes',
-  'bugs',
-  'gradedCommits',
-  'gradeSum',
-  'csDelta',
-  'messages',
-  'tokensInput',
-  'tokensOutput',
-  'tokensReasoning',
-  'tokensCacheRead',
-  'tokensCacheWrite',
-  'cost',
-] as const;
-
-/** Outcome counters: optional on usage records (absent reads as 0). */
-const OUTCOME_COUNTERS = [
-  'userGradedCommits',
-  'userGradeSum',
-  'selfGradedCommits',
-  'selfGradeSum',
-  'reportedGradedCommits',
-  'reportedGradeSum',
-  'turns',
-  'undoneTurns',
-  'testRuns',
-  'testPasses',
-  'testRecoveries',
-  'revertedCommits',
-  'followUpFixCommits',
-  'trackerFileEdits',
-] as const;
-
 const RULES: Readonly<Record<ExportKind, KindRules>> = {
   agents: {
     keyLength: 0,
@@ -184,9 +148,9 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
       project: 'string',
       firstAt: 'string',
       lastAt: 'string',
-      ...Object.fromEntries(USAGE_COUNTERS.map((name) => [name, 'number' as const])),
+      ...Object.fromEntries(WORK_COUNTER_NAMES.map((name) => [name, 'number' as const])),
     },
-    optional: { parentSessionId: 'string', source: 'string', ...Object.fromEntries(OUTCOME_COUNTERS.map((name) => [name, 'number' as const])) },
+    optional: { parentSessionId: 'string', source: 'string', ...Object.fromEntries(OUTCOME_COUNTER_NAMES.map((name) => [name, 'number' as const])) },
     keyFromValue: (v) => [v.sessionId, v.agent, v.model],
   },
   commits: {
