@@ -1,8 +1,8 @@
 /**
  * `agent-tracker mcp`: a stdio MCP server that lets any agent read the tracker's answers. Its tools
- * are read-only views of the CLI: each runs the CLI command of the same name with `--json` and
- * returns that JSON, so the arguments and the answer are exactly the CLI's. Nothing here can grade,
- * revive, import or write history: those stay with the user.
+ * call the same answer builders as the CLI (src/core/answers), in this process, and return the same
+ * JSON as the CLI's `--json`. Nothing here can grade, revive, import or write history: those stay
+ * with the user.
  */
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -12,8 +12,12 @@ import { z } from 'zod';
 import { targetProfile } from '../core/report/recommend-project.js';
 import { findSimilarProjects } from '../core/projects/similarity.js';
 import { InputError } from '../core/validation.js';
+import { silentLogger } from '../core/logger.js';
+import type { Store } from '../core/store/store.js';
+import { TrackingService } from '../core/tracking/service.js';
+import type { TrackerConfig } from '../core/config.js';
 import { CliError, loadConfig, withStore } from '../cli/context.js';
-import type { Output } from '../cli/context.js';
+import { parseGrouping, parseSince } from '../cli/report-args.js';
 import { REPORT_GROUPINGS } from '../core/report/report.js';
 
 export const MCP_SERVER_NAME = 'agent-tracker';
@@ -21,12 +25,10 @@ const SIMILAR_SHOWN = 5;
 const MAX_PRIOR_ART_RESULTS = 50;
 
 export interface McpServerOptions {
-  /** `--db PATH` of `agent-tracker mcp`, handed to every command. */
+  /** `--db PATH` of `agent-tracker mcp`, used for every tool call. */
   db?: string;
   version: string;
 }
-
-type CliCommand = { run: (args: string[], output: Output) => Promise<void> };
 
 function text(value: string, isError = false): CallToolResult {
   return { content: [{ type: 'text', text: value }], ...(isError ? { isError: true } : {}) };
@@ -39,22 +41,20 @@ function failure(error: unknown): CallToolResult {
   return text(known ? message : `agent-tracker failed: ${message}`, true);
 }
 
-/** Runs a CLI command with `--json` and returns what it printed. */
-async function runJson(load: () => Promise<CliCommand>, args: string[], db: string | undefined): Promise<CallToolResult> {
-  const printed: string[] = [];
-  const output: Output = { out: (line) => printed.push(line), err: (line) => printed.push(line) };
+/** Opens the database for one call, builds the answer and returns it as the CLI's `--json` prints it. */
+async function answer(db: string | undefined, build: (store: Store, config: TrackerConfig) => unknown): Promise<CallToolResult> {
   try {
-    const command = await load();
-    await command.run([...args, '--json', ...(db ? ['--db', db] : [])], output);
-    return text(printed.join('\n'));
+    const config = loadConfig(db);
+    const result = await withStore(config, (store) => build(store, config));
+    return text(JSON.stringify(result, null, 2));
   } catch (error) {
     return failure(error);
   }
 }
 
-/** `--name value` pairs for the options that are set. */
-function flags(values: Record<string, string | number | undefined>): string[] {
-  return Object.entries(values).flatMap(([name, value]) => (value === undefined ? [] : [`--${name}`, String(value)]));
+/** The tracking service a call refreshes git signals through, as the CLI's commands do. */
+function recorderOf(store: Store, config: TrackerConfig): TrackingService {
+  return new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
 }
 
 const project = z.string().min(1).optional().describe('Absolute path of the project folder; default: the folder the server runs in');
@@ -75,7 +75,16 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       },
       annotations: { readOnlyHint: true },
     },
-    (args) => runJson(() => import('../cli/commands/report.js'), flags(args), db),
+    (args) =>
+      answer(db, async (store, config) => {
+        const { reportAnswer } = await import('../core/answers/report.js');
+        const since = parseSince(args.since);
+        return reportAnswer(recorderOf(store, config), {
+          by: parseGrouping(args.by),
+          ...(args.project ? { project: path.resolve(args.project) } : {}),
+          ...(since ? { since } : {}),
+        });
+      }),
   );
 
   server.registerTool(
@@ -85,7 +94,11 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       inputSchema: { project },
       annotations: { readOnlyHint: true },
     },
-    (args) => runJson(() => import('../cli/commands/recommend.js'), flags(args), db),
+    (args) =>
+      answer(db, async (store, config) => {
+        const { recommendAnswer } = await import('../core/answers/recommend.js');
+        return recommendAnswer(recorderOf(store, config), { project: path.resolve(args.project ?? process.cwd()) });
+      }),
   );
 
   server.registerTool(
@@ -101,17 +114,33 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       },
       annotations: { readOnlyHint: true },
     },
-    ({ text: task, ...rest }) => runJson(() => import('../cli/commands/prior-art.js'), [task, ...flags(rest)], db),
+    (args) =>
+      answer(db, async (store) => {
+        const { priorArtAnswer } = await import('../core/answers/prior-art.js');
+        const query = {
+          taskDescription: args.text,
+          ...(args.scope ? { scope: args.scope } : {}),
+          ...(args.agent ? { agentId: args.agent } : {}),
+          ...(args.max === undefined ? {} : { maxResults: args.max }),
+        };
+        return priorArtAnswer(store, query, path.resolve(args.project ?? process.cwd()));
+      }),
   );
 
   server.registerTool(
     'status',
     {
-      description: "Agents' player sheets (SP, XP, CS, trust tier, commits, bugs, halted), as `agent-tracker status --json`.",
+      description: "Agents' player sheets (SP, XP, CS, trust tier, commits, bugs, halted, models), as `agent-tracker status --json`.",
       inputSchema: { agent: z.string().min(1).optional().describe('One agent; default: all') },
       annotations: { readOnlyHint: true },
     },
-    ({ agent }) => runJson(() => import('../cli/commands/status.js'), agent ? [agent] : [], db),
+    ({ agent }) =>
+      answer(db, async (store, config) => {
+        const { statusAnswer } = await import('../core/answers/status.js');
+        const result = statusAnswer(store, config.rules, agent);
+        if (agent && result.agents.length === 0) throw new CliError(`no agent named "${agent}" has been tracked yet`);
+        return result;
+      }),
   );
 
   server.registerTool(
@@ -121,20 +150,12 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       inputSchema: { project },
       annotations: { readOnlyHint: true },
     },
-    async (args) => {
-      try {
-        const projectPath = path.resolve(args.project ?? process.cwd());
-        const config = loadConfig(db);
-        const answer = await withStore(config, async (store) => {
-          const profile = await targetProfile(store, projectPath);
-          const similar = findSimilarProjects(store, profile, { limit: SIMILAR_SHOWN }).map(({ profile: other, score }) => ({ ...other, score }));
-          return { project: profile, similar };
-        });
-        return text(JSON.stringify(answer, null, 2));
-      } catch (error) {
-        return failure(error);
-      }
-    },
+    (args) =>
+      answer(db, async (store) => {
+        const profile = await targetProfile(store, path.resolve(args.project ?? process.cwd()));
+        const similar = findSimilarProjects(store, profile, { limit: SIMILAR_SHOWN }).map(({ profile: other, score }) => ({ ...other, score }));
+        return { project: profile, similar };
+      }),
   );
   return server;
 }

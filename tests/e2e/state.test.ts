@@ -15,7 +15,7 @@ import { legacyFileIn, sampleLegacyFixture, writeLegacyDatabase } from '../helpe
 import type { LegacyFixture } from '../helpers/legacy-fixture.js';
 import { cliJson, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, toolParts, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { DoctorJson, RunResult, Sandbox, StatusJson } from '../helpers/sandbox.js';
-import type { AgentSummary } from '../../src/core/report/status.js';
+import type { AgentSummary } from '../../src/core/answers/status.js';
 
 jest.setTimeout(300_000);
 

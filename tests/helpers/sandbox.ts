@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AgentSummary } from '../../src/core/report/status.js';
+import type { AgentSummary } from '../../src/core/answers/status.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');

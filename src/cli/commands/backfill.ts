@@ -13,7 +13,7 @@ import { importHistory } from '../../opencode/history/import.js';
 import { NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
-import { parseSince } from './report.js';
+import { parseSince } from '../report-args.js';
 import { progressReporter } from './progress.js';
 
 export async function run(args: string[], output: Output): Promise<void> {

@@ -4,8 +4,8 @@
  * folder's) scope, then at similar projects, then at their git history; see core/projects/cross-project-search.ts.
  */
 import path from 'node:path';
-import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../core/projects/cross-project-search.js';
-import { rebuildStaleTermIndex } from '../../core/query/reindex.js';
+import { priorArtAnswer } from '../../core/answers/prior-art.js';
+import { formatCrossProjectPriorArt } from '../../core/projects/cross-project-search.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -31,8 +31,6 @@ export async function run(args: string[], output: Output): Promise<void> {
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
   const result = await withStore(config, async (store) => {
-    // Once after an upgrade changed the search rules; a read when the index is current.
-    rebuildStaleTermIndex(store, reindexProgress(output));
     try {
       const query = {
         taskDescription: text,
@@ -40,7 +38,7 @@ export async function run(args: string[], output: Output): Promise<void> {
         ...(values.agent ? { agentId: values.agent } : {}),
         ...(maxResults === undefined ? {} : { maxResults }),
       };
-      return await searchPriorArtAcrossProjects(store, query, project);
+      return await priorArtAnswer(store, query, project, reindexProgress(output));
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;

@@ -9,13 +9,13 @@ import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { opencodeConfigDir } from '../../core/config.js';
 import { getProject, projectKey } from '../../core/projects/profiles.js';
-import { recommendForProject } from '../../core/report/recommend-project.js';
+import { recommendAnswer } from '../../core/answers/recommend.js';
+import { silentLogger } from '../../core/logger.js';
+import { TrackingService } from '../../core/tracking/service.js';
 import { DEFAULT_PREFERENCE, PREFERENCES } from '../../core/report/recommend.js';
 import type { Preference } from '../../core/report/recommend.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
-import { refreshProjectGitSignals } from '../git-signals.js';
-import { loadHistory } from '../../core/report/history.js';
 import type { Output } from '../context.js';
 import { InputError } from '../../core/validation.js';
 import { applyRecommendation, describeOutcome } from './recommend-apply.js';
@@ -75,9 +75,8 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
     }
     // Rewriting OpenCode's config is the user's decision: an agent may not pick its own model.
     if (values.apply && !values['dry-run']) confirmUserOnly('recommend --apply', { store, project });
-    await refreshProjectGitSignals(store, config, loadHistory(store).usage.map((record) => record.project));
     try {
-      return await recommendForProject(store, project, prefer);
+      return await recommendAnswer(new TrackingService({ store, config, logger: silentLogger, project: process.cwd() }), { project, prefer });
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;

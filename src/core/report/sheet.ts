@@ -35,8 +35,9 @@ const NO_NAME = '(no name)';
 export interface SheetDetails {
   /** The project's uncommitted changes; the section is left out when unknown. */
   pendingChanges?: readonly WorkingTreeChange[];
+  /** The models the agent worked with; the line is left out when not given. */
+  models?: readonly string[];
 }
-
 
 /** `LABEL ..... value`, `width` wide; longer when the value needs it (the line is fitted later). */
 function statCell(label: string, value: string, width = STAT_CELL_WIDTH): string {
@@ -83,6 +84,7 @@ export function formatHealthStatus(status: AgentStatus, details: SheetDetails = 
     ...statPair(statCell('CS', formatNumber(status.cs)), statCell('CS LABEL', toOneColumnText(status.csLabel))),
     ...statPair(statCell('COMMITS', formatNumber(status.commits)), statCell('BUGS', formatNumber(status.bugs))),
     `${INDENT}${statCell('HALTED', status.halted ? 'YES' : 'no')}`,
+    ...(details.models ? [`${INDENT}${statCell('MODELS', details.models.length > 0 ? toOneColumnText(details.models.join(', ')) : 'none yet')}`] : []),
     `${INDENT}${BAR_LABEL} [${progressCells(progress.fraction, XP_BAR_CELLS)}] ${formatPercent(progress.fraction).padStart(PERCENT_WIDTH)}`,
   ];
   if (status.halted) lines.push(`${INDENT}>> HALTED: tools are refused until the user revives it`);

@@ -24,11 +24,12 @@ export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefini
         // What this session recorded so far counts too.
         deps.service.flush('recommend-setup');
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
-        const [{ recommendForProject }, { formatRecommendation }] = await Promise.all([
-          import('../../core/report/recommend-project.js'),
+        const [{ recommendAnswer }, { formatRecommendation }] = await Promise.all([
+          import('../../core/answers/recommend.js'),
           import('../../core/report/recommend-text.js'),
         ]);
-        return formatRecommendation(await recommendForProject(deps.service.store, project, args.prefer));
+        // The same answer as `agent-tracker recommend`: git signals refreshed first, then the ranking.
+        return formatRecommendation(await recommendAnswer(deps.service, { project, ...(args.prefer ? { prefer: args.prefer } : {}) }));
       },
     }),
   };

@@ -63,7 +63,12 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         if (named && named !== context.agent && !service.knowsAgent(valid.agentName(named))) {
           throw new InputError(`no agent named "${named}" has been tracked yet`);
         }
-        return statusWithCli(deps, service.getAgentStatus(named || context.agent));
+        // The same figures as `agent-tracker status`: what this session recorded so far counts too.
+        service.flush('agent-status');
+        const { statusAnswer } = await import('../../core/answers/status.js');
+        const agent = named || context.agent;
+        const [summary] = statusAnswer(service.store, service.config.rules, agent).agents;
+        return statusWithCli(deps, summary ?? service.getAgentStatus(agent));
       },
     }),
 
