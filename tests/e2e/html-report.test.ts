@@ -89,7 +89,7 @@ describe('HTML report in headless Chromium', () => {
     expect(result.code).toBe(0);
     expect(consoleLines(result.stderr)).toEqual([]);
     const dom = result.stdout;
-    const groups = [...dom.matchAll(/<svg[^>]*class="chart setup-group" data-group="([^"]*)"/g)].map((match) => match[1]);
+    const groups = [...dom.matchAll(/<table class="setup-group" data-group="([^"]*)"/g)].map((match) => match[1]);
     const agents = [...new Set(BLOCKS.map((b) => b.agent))].sort();
     expect(groups).toEqual(agents);
     expect(dom.match(/class="chart outcome-cost"/g)).toHaveLength(1);
@@ -102,6 +102,38 @@ describe('HTML report in headless Chromium', () => {
     // The hostile names arrive as text, not markup.
     expect(dom).not.toContain('<b>');
     expect(dom).toContain('local/&lt;b&gt;"bold"&amp;&lt;/b&gt;');
+  }, CHROMIUM_TIMEOUT_MS + 5000);
+
+  it('fits a 1280-pixel window: no horizontal scroll of the page, and no two column headers overlap', async () => {
+    // A page of the test's own loads the report in a 1280-pixel frame and measures it (the report runs no script).
+    const probe = path.join(sandbox.root, 'layout-probe.html');
+    fs.writeFileSync(
+      probe,
+      `<!DOCTYPE html><html><body style="margin:0"><iframe id="r" src="file://${page}" style="width:1280px;height:2000px;border:0"></iframe>
+<script>
+document.getElementById('r').addEventListener('load', () => {
+  const doc = document.getElementById('r').contentDocument;
+  const overlaps = [];
+  for (const row of doc.querySelectorAll('thead tr')) {
+    const boxes = [...row.querySelectorAll('th')].map((th) => th.getBoundingClientRect());
+    for (let i = 1; i < boxes.length; i += 1) if (boxes[i].left < boxes[i - 1].right - 0.5) overlaps.push(row.parentElement.parentElement.dataset.group + ':' + i);
+  }
+  const result = { scrollWidth: doc.documentElement.scrollWidth, clientWidth: doc.documentElement.clientWidth, headerRows: doc.querySelectorAll('thead tr').length, overlaps };
+  document.body.setAttribute('data-layout', JSON.stringify(result));
+});
+</script></body></html>`,
+    );
+    const result = await chromium(sandbox, 'profile-layout', ['--allow-file-access-from-files', '--window-size=1300,2000', '--virtual-time-budget=10000', '--dump-dom', `file://${probe}`]);
+    expect(result.code).toBe(0);
+    const measured = /data-layout="([^"]*)"/.exec(result.stdout)?.[1];
+    expect(measured).toBeDefined();
+    const layout = JSON.parse((measured ?? '{}').replace(/&quot;/g, '"')) as { scrollWidth: number; clientWidth: number; headerRows: number; overlaps: string[] };
+    // 1280 pixels less the vertical scroll bar, if the window shows one.
+    expect(layout.clientWidth).toBeGreaterThan(1240);
+    expect(layout.clientWidth).toBeLessThanOrEqual(1280);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+    expect(layout.headerRows).toBeGreaterThanOrEqual(new Set(BLOCKS.map((b) => b.agent)).size);
+    expect(layout.overlaps).toEqual([]);
   }, CHROMIUM_TIMEOUT_MS + 5000);
 
   it('keeps a screenshot', async () => {

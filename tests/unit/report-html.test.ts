@@ -5,8 +5,10 @@ import { renderHtmlReport } from '../../src/core/report/html.js';
 import { buildReport } from '../../src/core/report/report.js';
 import type { UsageRecord } from '../../src/core/types.js';
 
-function usage(agent: string, model: string, day: string, commits: number, cost: number, graded = 0): UsageRecord {
+function usage(agent: string, model: string, day: string, commits: number, cost: number, graded = 0, grades: { user?: number; self?: number } = {}): UsageRecord {
   return {
+    ...(grades.user === undefined ? {} : { userGradedCommits: graded, userGradeSum: graded * grades.user }),
+    ...(grades.self === undefined ? {} : { selfGradedCommits: graded, selfGradeSum: graded * grades.self }),
     sessionId: `ses_${agent}_${model}_${day}`,
     agent,
     model,
@@ -38,14 +40,30 @@ function page(history: History): string {
 
 describe('HTML report', () => {
   const history: History = {
-    usage: [usage('build', 'a/one', '2025-05-01', 3, 0.3, 1), usage('build', 'b/two', '2025-05-02', 1, 0.2), usage('plan', '<img src=x onerror=alert(1)>', '2025-05-03', 0, 0.1)],
+    usage: [usage('build', 'a/one', '2025-05-01', 3, 0.3, 1, { user: 2 }), usage('build', 'b/two', '2025-05-02', 1, 0.2), usage('plan', '<img src=x onerror=alert(1)>', '2025-05-03', 0, 0.1)],
   };
 
-  it('draws one chart per agent, with a row per model, plus outcome-cost and activity charts', () => {
+  it('draws one table per agent, with a row per model, plus the user-grade and activity charts', () => {
     const html = page(history);
-    expect([...html.matchAll(/class="chart setup-group" data-group="([^"]+)"/g)].map((m) => m[1])).toEqual(['build', 'plan']);
+    expect([...html.matchAll(/class="setup-group" data-group="([^"]+)"/g)].map((m) => m[1])).toEqual(['build', 'plan']);
     expect(html.match(/class="chart outcome-cost"/g)).toHaveLength(1);
     expect(html.match(/class="chart activity"/g)).toHaveLength(1);
+    expect(html).toContain('Not plotted (no user grade or no known cost yet): build · b/two, plan · &lt;img');
+  });
+
+  it('plots the mean USER grade per setup: a setup grading itself 5 sits where the user put it', () => {
+    const inflated = usage('build', 'cheap/self-5', '2025-05-01', 4, 0.1, 4, { user: 1, self: 5 });
+    const honest = usage('build', 'good/honest', '2025-05-02', 4, 0.4, 4, { user: 5, self: 2 });
+    const html = page({ usage: [inflated, honest] });
+    const dot = (model: string) => {
+      const match = new RegExp(`<circle class="dot" cx="[\\d.]+" cy="([\\d.]+)"[^>]*><title>build · ${model}: user grade ([\\d.]+)`).exec(html);
+      return { cy: Number(match?.[1]), grade: Number(match?.[2]) };
+    };
+    expect(dot('cheap/self-5').grade).toBe(1);
+    expect(dot('good/honest').grade).toBe(5);
+    // Higher on the page (smaller y) is better: the honest setup the user graded 5 is above.
+    expect(dot('good/honest').cy).toBeLessThan(dot('cheap/self-5').cy);
+    expect(html).not.toMatch(/>mean grade</);
   });
 
   it('fetches nothing and runs no script', () => {

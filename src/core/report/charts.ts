@@ -17,71 +17,18 @@ export function colorAt(index: number): string {
   return PALETTE[index % PALETTE.length] as string;
 }
 
-/** A metric shown in the setup comparison: its value, its label, and whether lower is better. */
-export interface SetupMetric {
-  title: string;
-  value: (row: ReportRow) => number | null;
-  format: (value: number) => string;
-  lowerIsBetter: boolean;
-}
-
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
-const ROW_HEIGHT = 26;
-const LABEL_WIDTH = 220;
-const CELL_WIDTH = 130;
-const CELL_GAP = 14;
-const HEADER_HEIGHT = 34;
-const BAR_HEIGHT = 14;
-const VALUE_WIDTH = 52;
-
-/**
- * One setup group (an agent and its models): a row per setup, a column per metric; each bar is
- * scaled to the largest value of that metric across ALL setups, so groups compare with each other.
- */
-export function setupGroupChart(group: string, rows: readonly ReportRow[], metrics: readonly SetupMetric[], maxima: readonly number[]): string {
-  const width = LABEL_WIDTH + metrics.length * (CELL_WIDTH + CELL_GAP);
-  const height = HEADER_HEIGHT + rows.length * ROW_HEIGHT + 8;
-  const parts: string[] = [];
-  metrics.forEach((metric, column) => {
-    const x = LABEL_WIDTH + column * (CELL_WIDTH + CELL_GAP);
-    const hint = metric.lowerIsBetter ? ' (lower is better)' : '';
-    parts.push(`<text x="${x}" y="20" font-weight="600">${escapeXml(metric.title)}<title>${escapeXml(metric.title + hint)}</title></text>`);
-  });
-  rows.forEach((row, line) => {
-    const y = HEADER_HEIGHT + line * ROW_HEIGHT;
-    const label = row.model ?? 'all models';
-    parts.push(`<text x="0" y="${y + BAR_HEIGHT - 2}">${escapeXml(truncate(label, 32))}<title>${escapeXml(label)}</title></text>`);
-    metrics.forEach((metric, column) => {
-      const x = LABEL_WIDTH + column * (CELL_WIDTH + CELL_GAP);
-      const value = metric.value(row);
-      const track = CELL_WIDTH - VALUE_WIDTH;
-      parts.push(`<rect x="${x}" y="${y}" width="${track}" height="${BAR_HEIGHT}" fill="#f1f5f9"/>`);
-      if (value === null) {
-        parts.push(`<text x="${x + track + 4}" y="${y + BAR_HEIGHT - 2}" fill="#94a3b8">n/a</text>`);
-        return;
-      }
-      const max = maxima[column] ?? 0;
-      // A positive value always shows at least a sliver; zero shows no bar.
-      const length = max > 0 && value > 0 ? Math.max(1, (value / max) * track) : 0;
-      const fill = metric.lowerIsBetter ? '#f59e0b' : '#2563eb';
-      const text = metric.format(value);
-      parts.push(
-        `<rect class="bar" x="${x}" y="${y}" width="${length.toFixed(1)}" height="${BAR_HEIGHT}" fill="${fill}"><title>${escapeXml(`${label}: ${metric.title} ${text}`)}</title></rect>`,
-      );
-      parts.push(`<text x="${x + track + 4}" y="${y + BAR_HEIGHT - 2}">${escapeXml(text)}</text>`);
-    });
-  });
-  return svg(width, height, `Setups of ${group}`, parts, `class="chart setup-group" data-group="${escapeXml(group)}"`);
-}
 
 const PLOT = { width: 640, height: 320, left: 60, right: 20, top: 20, bottom: 44 };
 const COST_HEADROOM = 1.25;
+/** A label's line height: labels closer than this move apart. */
+const LABEL_CLEARANCE = 14;
 /** Past this share of the plot's width a dot's label goes to its left. */
 const LABEL_FLIP_SHARE = 0.6;
 
-/** Outcome against cost: one dot per setup (x cost per commit, y mean grade, area ~ commits). */
+/** The user's grade against cost: one dot per setup (x cost per commit, y mean USER grade, area ~ commits). */
 export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: string) => string): string {
-  const points = rows.filter((row) => row.meanGrade !== null && row.costPerCommit !== null);
+  const points = rows.filter((row) => row.meanUserGrade !== null && row.costPerCommit !== null);
   const innerWidth = PLOT.width - PLOT.left - PLOT.right;
   const innerHeight = PLOT.height - PLOT.top - PLOT.bottom;
   // Headroom past the dearest setup so its dot and label stay inside the plot.
@@ -104,21 +51,26 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
     parts.push(`<text x="${x}" y="${bottom + 16}" text-anchor="middle">$${(share * maxCost).toFixed(3)}</text>`);
   }
   parts.push(`<text x="${PLOT.left + innerWidth / 2}" y="${PLOT.height - 6}" text-anchor="middle">cost per commit</text>`);
-  parts.push(`<text x="14" y="${PLOT.top + innerHeight / 2}" transform="rotate(-90 14 ${PLOT.top + innerHeight / 2})" text-anchor="middle">mean grade</text>`);
+  parts.push(`<text x="14" y="${PLOT.top + innerHeight / 2}" transform="rotate(-90 14 ${PLOT.top + innerHeight / 2})" text-anchor="middle">mean user grade</text>`);
+  /** Where labels were put, so one that would sit on another moves down a line. */
+  const placed: { x: number; y: number; flip: boolean }[] = [];
   for (const row of points) {
     const radius = 4 + 12 * Math.sqrt(row.commits / maxCommits);
     const x = xOf(row.costPerCommit ?? 0);
-    const y = yOf(row.meanGrade ?? 0);
+    const y = yOf(row.meanUserGrade ?? 0);
     const label = `${row.agent ?? 'all'} · ${row.model ?? 'all'}`;
-    const detail = `${label}: grade ${(row.meanGrade ?? 0).toFixed(2)}, $${(row.costPerCommit ?? 0).toFixed(3)}/commit, ${row.commits} commits`;
+    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${row.userGradedCommits} commits, $${(row.costPerCommit ?? 0).toFixed(3)}/commit, ${row.commits} commits`;
     parts.push(
       `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${radius.toFixed(1)}" fill="${colorOf(row.agent ?? '')}" fill-opacity="0.6"><title>${escapeXml(detail)}</title></circle>`,
     );
     const flip = x > PLOT.left + LABEL_FLIP_SHARE * innerWidth;
     const labelX = flip ? x - radius - 3 : x + radius + 3;
-    parts.push(`<text x="${labelX.toFixed(1)}" y="${(y + 4).toFixed(1)}"${flip ? ' text-anchor="end"' : ''}>${escapeXml(truncate(label, 40))}</text>`);
+    let labelY = y + 4;
+    while (placed.some((other) => other.flip === flip && Math.abs(other.x - labelX) < LABEL_CLEARANCE * 8 && Math.abs(other.y - labelY) < LABEL_CLEARANCE)) labelY += LABEL_CLEARANCE;
+    placed.push({ x: labelX, y: labelY, flip });
+    parts.push(`<text x="${labelX.toFixed(1)}" y="${labelY.toFixed(1)}"${flip ? ' text-anchor="end"' : ''}>${escapeXml(truncate(label, 40))}</text>`);
   }
-  return svg(PLOT.width, PLOT.height, 'Outcome against cost per setup', parts, 'class="chart outcome-cost"');
+  return svg(PLOT.width, PLOT.height, "Your grade against cost per setup", parts, 'class="chart outcome-cost"');
 }
 
 /** Commits per period, stacked by agent (tool calls when nothing was committed). */
