@@ -122,7 +122,7 @@ describe('agent-tracker recommend', () => {
     const listing = fs.readdirSync(project).sort();
     const second = cli(['recommend', '--apply', '--yes']);
     expect(second.code).toBe(0);
-    expect(second.stdout).toContain('nothing to change: the config already uses this setup.');
+    expect(second.stdout).toContain('nothing else to change: every other role already uses its pick.');
     expect(fs.readdirSync(project).sort()).toEqual(listing);
   });
 

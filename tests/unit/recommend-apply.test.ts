@@ -192,8 +192,13 @@ describe('applyRecommendation', () => {
     expect(describeOutcome(first)).toBe(`Wrote ${file} (backup: ${first.backup}). Restart OpenCode to use the new setup.`);
 
     const before = fs.readdirSync(dir).sort();
-    const again = await applyRecommendation(recommendation(), options(dir), asking(true, asked), () => undefined);
+    const shownAgain: string[] = [];
+    const again = await applyRecommendation(recommendation(), options(dir), asking(true, asked), (lines) => shownAgain.push(...lines));
     expect(again).toMatchObject({ written: false, changes: [], diff: [] });
+    // A role was left alone: the line must not claim the config already uses the whole answer.
+    expect(shownAgain.some((line) => line.startsWith('  left review as it is: tie/one is a close call'))).toBe(true);
+    expect(shownAgain).toContain('  nothing else to change: every other role already uses its pick.');
+    expect(shownAgain).not.toContain('  nothing to change: the config already uses this setup.');
     expect(asked).toHaveLength(1);
     expect(fs.readdirSync(dir).sort()).toEqual(before);
     expect(describeOutcome(again)).toBeUndefined();

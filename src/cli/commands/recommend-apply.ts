@@ -85,7 +85,7 @@ export function describePlan(result: ApplyResult): string[] {
   const lines = ['', `Apply to ${result.file}:`];
   for (const skip of result.skipped) lines.push(`  left ${skip.agent} as it is: ${skip.reason} (--include-uncertain writes it anyway)`);
   if (result.changes.length === 0) {
-    lines.push('  nothing to change: the config already uses this setup.');
+    lines.push(result.skipped.length > 0 ? '  nothing else to change: every other role already uses its pick.' : '  nothing to change: the config already uses this setup.');
     return lines;
   }
   for (const change of result.changes) lines.push(`  ${change.agent}: ${change.from ?? '(default model)'} -> ${change.to}`);
