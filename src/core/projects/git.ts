@@ -3,7 +3,7 @@
  * functions, tested on fixture strings.
  */
 import type { SimpleGitFactory } from 'simple-git';
-import type { GitCommit } from '../tracking/service.js';
+import type { GitCommit } from '../../contract/host-events.js';
 
 /** At most this many commits are read after one bash call (a huge rebase is not one agent's work). */
 export const MAX_COMMITS_PER_CALL = 200;

@@ -33,7 +33,7 @@
  * postings always come in document order. The postings of a term found in 20,000 entries are
  * about 50 KB in a few dozen blocks.
  */
-import type { Table, WrittenDocument } from '../store/store.js';
+import type { Table, TermIndexKey, WrittenDocument } from '../store/tables.js';
 import { isoMillis, isoText } from '../iso-time.js';
 import type { Grade } from '../types.js';
 import { searchableText } from './documents.js';
@@ -81,7 +81,7 @@ const GENERATION_KEY: TermIndexKey = ['s', 'generation'];
 const CACHED_METADATA_BLOCKS = 4_096;
 
 /** A key of the `terms` sub-database. */
-export type TermIndexKey = (string | number)[];
+export type { TermIndexKey };
 
 /** Which entry a document number stands for: its kind and its key in that kind's table. */
 export type DocumentRef =

@@ -3,7 +3,7 @@
  * checked out of process. Recording goes on in the write buffer meanwhile; nothing touches lmdb.
  */
 import type { Key } from 'lmdb';
-import type { Table, Tables } from './store.js';
+import type { Table, Tables } from './tables.js';
 
 function refuseWrite(): never {
   throw new Error('the agent-tracker database is not open yet');

@@ -8,21 +8,8 @@ import { open } from 'lmdb';
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
-import type {
-  ActivityEntry,
-  AgentRecord,
-  CommitRecord,
-  CommunicationEvent,
-  CounterDeltas,
-  CounterName,
-  MigrationRecord,
-  ProjectProfile,
-  RetrospectiveEntry,
-  UsageCounters,
-  UsageRecord,
-  UserGradeRecord,
-} from '../types.js';
-import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
+import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord } from '../types.js';
+import type { FlushResult, Mutation, SessionsMutation, TableName } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { compressionOf } from './compression.js';
@@ -31,7 +18,6 @@ import { emptyTables } from './empty-tables.js';
 import { freeBytes, preflight } from './preflight.js';
 import { diskFull, newerSchema } from './problems.js';
 import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
-import type { TermIndexKey } from '../query/term-index.js';
 
 /**
  * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
@@ -58,50 +44,8 @@ interface LmdbTreeStats {
   overflowPages: number;
 }
 
-/** A read/write view of one named sub-database, free of lmdb's own types for callers. */
-export interface Table<V, K extends Key = Key> {
-  get(key: K): V | undefined;
-  doesExist(key: K): boolean;
-  getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
-  getKeysCount(options?: { start?: K; end?: K }): number;
-  getKeys(options?: { start?: K; end?: K }): Iterable<K>;
-  /** With `noOverwrite`, writes only when the key is absent (one B-tree descent): false when it was there. */
-  putSync(key: K, value: V, options?: { noOverwrite: true }): boolean;
-  removeSync(key: K): boolean;
-}
-
-export interface MetaValues {
-  schemaVersion: number;
-  flushes: number;
-  lastFlushAt: string;
-}
-
-export interface Tables {
-  agents: Table<AgentRecord, string>;
-  sessions: Table<UsageRecord, [string, string, string]>;
-  commits: Table<CommitRecord, [string, string]>;
-  communication: Table<CommunicationEvent, [string, string, string]>;
-  retrospectives: Table<RetrospectiveEntry, [string, string]>;
-  activities: Table<ActivityEntry, [string, string, string]>;
-  projects: Table<ProjectProfile, string>;
-  migrations: Table<MigrationRecord, string>;
-  /** The user's grades, keyed [project, commit hash]. */
-  userGrades: Table<UserGradeRecord, [string, string]>;
-  /** Host events already counted, [hostSessionId, eventId] -> the totals counted for it (see ReplayMutation). */
-  events: Table<CounterDeltas, ReplayKey>;
-  /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
-  terms: Table<unknown, TermIndexKey>;
-  meta: Table<unknown, string>;
-}
-
-/** A document written in a flush, for indexes kept inside the same transaction. */
-export type WrittenDocument =
-  | { kind: 'commit'; key: [string, string]; value: CommitRecord }
-  | { kind: 'activity'; key: [string, string, string]; value: ActivityEntry }
-  | { kind: 'retrospective'; key: [string, string]; value: RetrospectiveEntry };
-
-/** The sub-databases that hold history, and so can be merged from a migration or an import. */
-export type HistoryTable = 'agents' | 'sessions' | 'commits' | 'communication' | 'retrospectives' | 'activities' | 'projects' | 'userGrades';
+export type { HistoryTable, MetaValues, Table, Tables, TermIndexKey, WrittenDocument } from './tables.js';
+import type { HistoryTable, MetaValues, Table, Tables, WrittenDocument } from './tables.js';
 
 /** One record to merge: where it goes, its key and its stored value. */
 export interface MergeRecord {

@@ -55,31 +55,8 @@ export interface SessionSetup {
   source?: UsageSource;
 }
 
-/**
- * The host's own identity and time of an event, so recording can be replayed (backfill, refill after
- * a crash) without counting twice: `eventId` is the host's id (call, message), `at` its ISO time.
- */
-export interface HostEvent {
-  at?: string;
-  eventId?: string;
-  /**
-   * The id an older version keyed the same event by (a tool call's provider call id): a replay finds
-   * what it recorded under that id held too, so history recorded before the switch counts once.
-   */
-  legacyEventId?: string;
-}
-
-/** A commit as read from git, before it is attributed to an agent. */
-export interface GitCommit {
-  hash: string;
-  /** Parent hashes as git lists them (absent when not read): credit needs to tell merges apart. */
-  parents?: string[];
-  message: string;
-  files: string[];
-  insertions: number;
-  deletions: number;
-  timestamp: string;
-}
+export type { GitCommit, HostEvent } from '../../contract/host-events.js';
+import type { GitCommit, HostEvent } from '../../contract/host-events.js';
 
 export interface GradeInput {
   sessionId?: string;
@@ -112,7 +89,8 @@ export interface ActivityInput {
   decisions?: unknown;
 }
 
-export type FlushOutcome = { ok: true; mutations: number; durationMs: number } | { ok: false; error: Error };
+export type { FlushOutcome, Recorder };
+import type { FlushOutcome, Recorder } from '../../contract/recorder.js';
 
 interface TurnState {
   /** The user's message that started the turn (OpenCode message ids sort by time). */
@@ -139,7 +117,7 @@ export interface TrackingOptions {
   maskText?: (text: string) => string;
 }
 
-export class TrackingService {
+export class TrackingService implements Recorder {
   readonly store: Store;
   readonly config: TrackerConfig;
   private readonly logger: Logger;

@@ -1,0 +1,31 @@
+/**
+ * The facts a host delivers to the recorder, in the recording vocabulary every source speaks (live
+ * hooks, the backfill of OpenCode's history, repair's refill): the host's own ids and times, and a
+ * commit as read from git.
+ */
+
+/**
+ * The host's own identity and time of an event, so recording can be replayed (backfill, refill after
+ * a crash) without counting twice: `eventId` is the host's id (call, message), `at` its ISO time.
+ */
+export interface HostEvent {
+  at?: string;
+  eventId?: string;
+  /**
+   * The id an older version keyed the same event by (a tool call's provider call id): a replay finds
+   * what it recorded under that id held too, so history recorded before the switch counts once.
+   */
+  legacyEventId?: string;
+}
+
+/** A commit as read from git, before it is attributed to an agent. */
+export interface GitCommit {
+  hash: string;
+  /** Parent hashes as git lists them (absent when not read): credit needs to tell merges apart. */
+  parents?: string[];
+  message: string;
+  files: string[];
+  insertions: number;
+  deletions: number;
+  timestamp: string;
+}

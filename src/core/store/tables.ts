@@ -1,0 +1,66 @@
+/**
+ * The shapes of the store's named sub-databases, apart from the code that opens them, so readers and
+ * indexers can name a table's type without importing the store (and the store none of theirs).
+ */
+import type { Key } from 'lmdb';
+import type {
+  ActivityEntry,
+  AgentRecord,
+  CommitRecord,
+  CommunicationEvent,
+  CounterDeltas,
+  MigrationRecord,
+  ProjectProfile,
+  RetrospectiveEntry,
+  UsageRecord,
+  UserGradeRecord,
+} from '../types.js';
+import type { ReplayKey } from './mutations.js';
+
+/** A key of the prior-art term index (layout in query/term-index.ts). */
+export type TermIndexKey = (string | number)[];
+
+/** A read/write view of one named sub-database, free of lmdb's own types for callers. */
+export interface Table<V, K extends Key = Key> {
+  get(key: K): V | undefined;
+  doesExist(key: K): boolean;
+  getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
+  getKeysCount(options?: { start?: K; end?: K }): number;
+  getKeys(options?: { start?: K; end?: K }): Iterable<K>;
+  /** With `noOverwrite`, writes only when the key is absent (one B-tree descent): false when it was there. */
+  putSync(key: K, value: V, options?: { noOverwrite: true }): boolean;
+  removeSync(key: K): boolean;
+}
+
+export interface MetaValues {
+  schemaVersion: number;
+  flushes: number;
+  lastFlushAt: string;
+}
+
+export interface Tables {
+  agents: Table<AgentRecord, string>;
+  sessions: Table<UsageRecord, [string, string, string]>;
+  commits: Table<CommitRecord, [string, string]>;
+  communication: Table<CommunicationEvent, [string, string, string]>;
+  retrospectives: Table<RetrospectiveEntry, [string, string]>;
+  activities: Table<ActivityEntry, [string, string, string]>;
+  projects: Table<ProjectProfile, string>;
+  migrations: Table<MigrationRecord, string>;
+  /** The user's grades, keyed [project, commit hash]. */
+  userGrades: Table<UserGradeRecord, [string, string]>;
+  /** Host events already counted, [hostSessionId, eventId] -> the totals counted for it (see ReplayMutation). */
+  events: Table<CounterDeltas, ReplayKey>;
+  /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
+  terms: Table<unknown, TermIndexKey>;
+  meta: Table<unknown, string>;
+}
+
+/** A document written in a flush, for indexes kept inside the same transaction. */
+export type WrittenDocument =
+  | { kind: 'commit'; key: [string, string]; value: CommitRecord }
+  | { kind: 'activity'; key: [string, string, string]; value: ActivityEntry }
+  | { kind: 'retrospective'; key: [string, string]; value: RetrospectiveEntry };
+
+/** The sub-databases that hold history, and so can be merged from a migration or an import. */
+export type HistoryTable = 'agents' | 'sessions' | 'commits' | 'communication' | 'retrospectives' | 'activities' | 'projects' | 'userGrades';
