@@ -68,7 +68,7 @@ export function readEnvFile(file: string, root: string): ReadResult {
     const buffer = Buffer.alloc(ENV_SCAN_LIMITS.maxFileBytes);
     const length = fs.readSync(handle, buffer, 0, buffer.length, 0);
     const size = fs.fstatSync(handle).size;
-    const sources = parseEnvFile(buffer.subarray(0, length).toString('utf8')).map(({ key, value }) => ({ key, value, file: name }));
+    const sources = parseEnvFile(buffer.subarray(0, length).toString('utf8')).map((entry) => ({ ...entry, file: name }));
     return size > length ? { sources, problem: `${name} is larger than ${ENV_SCAN_LIMITS.maxFileBytes} bytes: only its start is masked` } : { sources };
   } catch (error) {
     return { sources: [], problem: `${name} could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its values are not masked` };
