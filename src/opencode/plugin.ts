@@ -21,6 +21,8 @@ import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } f
 import { maskToolOutput } from './guards/output-mask.js';
 import type { ToolOutput } from './guards/output-mask.js';
 import { ProjectSecrets } from './guards/project-secrets.js';
+import { maskModelMessages } from './guards/message-mask.js';
+import { maskSystemPrompt } from './guards/system-mask.js';
 import { scheduleHistoryImport } from './background-import.js';
 import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
@@ -193,7 +195,7 @@ const server: Plugin = async (input, options) => {
       logger,
       directory: project,
       ownTools,
-      guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [])],
+      guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : []), ...(secrets ? [secrets.guard] : [])],
       editsTrackerFiles: trackerFileEditCheck(opencodeConfigDir()),
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
@@ -201,6 +203,10 @@ const server: Plugin = async (input, options) => {
       onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
+    // AGENTS.md and instruction files reach every request through the system prompt: masked there too;
+    // and tool parts are masked once more as each request is built (a failed tool's error text passes no other hook).
+    ...(secrets ? { 'experimental.chat.system.transform': async (_input, output) => maskSystemPrompt(output, () => secrets.masker()) } : {}),
+    ...(secrets ? { 'experimental.chat.messages.transform': async (_input, output) => maskModelMessages(output, () => secrets.masker()) } : {}),
     dispose: async () => {
       stopSelfProvisioning();
       stopHistoryImport();

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
 import { BINARY_WITHHELD_NOTICE, maskToolOutput, MASKING_FAILED_OUTPUT } from '../../src/opencode/guards/output-mask.js';
 import { ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
+import { maskModelMessages } from '../../src/opencode/guards/message-mask.js';
+import { maskSystemPrompt, SYSTEM_WITHHELD_NOTICE } from '../../src/opencode/guards/system-mask.js';
 
 const API_KEY = 'sk-live-RedTeam4242secret';
 const DB_PASSWORD = 'Hunter2-correct-horse';
@@ -205,5 +207,38 @@ describe('outputs that are not plain text (issue 32)', () => {
     const output = { title: 't', output: 'fine', metadata: deep };
     await maskToolOutput(output, () => secrets.masker());
     expect(JSON.stringify(output)).not.toContain(API_KEY);
+  });
+});
+
+describe('what a request carries besides tool outputs (issue 32)', () => {
+  it('masks the system prompt parts in place: an AGENTS.md that holds the env file', async () => {
+    const envText = fs.readFileSync(path.join(project, '.env'), 'utf8');
+    const parts = ['You are a coding agent.', `Instructions from: ${project}/AGENTS.md\n# Notes\n${envText}`];
+    const output = { system: parts };
+    await maskSystemPrompt(output, () => secrets.masker());
+    expect(output.system).toBe(parts);
+    expect(parts[0]).toBe('You are a coding agent.');
+    expect(parts[1]).toContain('API_KEY=[masked: API_KEY from .env]');
+    for (const secret of SECRETS) expect(JSON.stringify(parts)).not.toContain(secret);
+  });
+
+  it('withholds the system prompt parts when masking fails', async () => {
+    const output = { system: [`key ${API_KEY}`] };
+    await maskSystemPrompt(output, () => Promise.reject(new Error('disk on fire')));
+    expect(output.system).toEqual([SYSTEM_WITHHELD_NOTICE]);
+  });
+
+  it('masks every tool part of the conversation, a failed tool\'s error text included, and leaves the user\'s text', async () => {
+    const userText = { type: 'text', text: `my own key is ${API_KEY}` };
+    const failed = { type: 'tool', tool: 'files_read_file', state: { status: 'error', input: { path: '.env' }, error: `MCP error: bad line API_KEY=${API_KEY}` } };
+    const done = { type: 'tool', tool: 'bash', state: { status: 'completed', input: {}, title: 't', output: `TOKEN='${SUB_TOKEN}'`, metadata: { output: `TOKEN='${SUB_TOKEN}'` } } };
+    const output = { messages: [{ info: { role: 'user' }, parts: [userText] }, { info: { role: 'assistant' }, parts: [failed, done] }] };
+    await maskModelMessages(output, () => secrets.masker());
+    expect(userText.text).toBe(`my own key is ${API_KEY}`);
+    expect(failed.state.error).toBe('MCP error: bad line API_KEY=[masked: API_KEY from .env]');
+    expect(done.state.output).toBe("TOKEN='[masked: TOKEN from sub/.env]'");
+    expect(JSON.stringify(output.messages[1])).not.toContain(SUB_TOKEN);
+    await maskModelMessages(output, () => Promise.reject(new Error('disk on fire')));
+    expect(failed.state.error).toBe(MASKING_FAILED_OUTPUT);
   });
 });

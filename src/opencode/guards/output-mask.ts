@@ -107,17 +107,20 @@ function maskContentItem(item: unknown, active: SecretMasker, mask: Mask): unkno
   return data === undefined ? masked : { ...masked, data };
 }
 
-function withhold(output: ToolOutput): void {
+/** Replaces an output (or a tool part's state) by the one-line notice: what fail-closed means here. */
+export function withhold(output: ToolOutput): void {
   const fields = output as unknown as Record<string, unknown>;
   output.output = MASKING_FAILED_OUTPUT;
   output.title = 'output withheld';
   output.metadata = {};
   if ('content' in fields) fields.content = [{ type: 'text', text: MASKING_FAILED_OUTPUT }];
+  if (typeof fields.error === 'string') fields.error = MASKING_FAILED_OUTPUT;
   delete fields.attachments;
   delete fields.structuredContent;
 }
 
-function maskWith(output: ToolOutput, active: SecretMasker): void {
+/** Masks one output (or a stored tool part's state) in place with a ready masker; withholds it if that fails. */
+export function maskWith(output: ToolOutput, active: SecretMasker): void {
   try {
     if (active.values === 0) return;
     const fields = output as unknown as Record<string, unknown>;
