@@ -99,6 +99,14 @@ export function secretForms(value: string): string[] {
   return [...forms].filter((form) => form === value || form.length >= MASKING_RULES.minFormLength);
 }
 
+/** What the output guards need of a masker: a SecretMasker, or several applied in turn. */
+export interface TextMasker {
+  /** How many values it masks (0: nothing to do). */
+  readonly values: number;
+  mask(text: string): string;
+  finds(text: string): boolean;
+}
+
 interface Needle {
   text: string;
   label: string;
@@ -138,7 +146,7 @@ function gramHash(text: string, at: number): number {
  * starts at such a position, at an offset below `stride` from the occurrence's start. Grams of every
  * form at those offsets are filed in a hash table; a hit is verified with `startsWith`.
  */
-export class SecretMasker {
+export class SecretMasker implements TextMasker {
   readonly values: number;
   private readonly stride: number;
   private readonly anchors = new Map<number, Anchor[]>();

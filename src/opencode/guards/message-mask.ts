@@ -6,7 +6,7 @@
  * model only as the part's error text. The user's own text is left alone. Fails CLOSED: a part
  * that cannot be checked is replaced by the one-line notice.
  */
-import type { SecretMasker } from '../../core/secrets/mask.js';
+import type { TextMasker } from '../../core/secrets/mask.js';
 import { maskWith, withhold } from './output-mask.js';
 import type { ToolOutput } from './output-mask.js';
 
@@ -16,37 +16,52 @@ export interface ModelMessages {
 }
 
 /** The state of each tool part in the messages: the object that holds its output, error and attachments. */
-function toolStates(output: ModelMessages): ToolOutput[] {
+function toolStates(output: ModelMessages, only?: ReadonlySet<string>): ToolOutput[] {
   const states: ToolOutput[] = [];
   for (const message of Array.isArray(output.messages) ? output.messages : []) {
     for (const part of Array.isArray(message?.parts) ? message.parts : []) {
-      const fields = part as { type?: unknown; state?: unknown };
+      const fields = part as { type?: unknown; tool?: unknown; state?: unknown };
+      if (only && !(typeof fields?.tool === 'string' && only.has(fields.tool))) continue;
       if (fields?.type === 'tool' && typeof fields.state === 'object' && fields.state !== null) states.push(fields.state as ToolOutput);
     }
   }
   return states;
 }
 
-function maskStates(output: ModelMessages, active: SecretMasker): void {
+function maskStates(output: ModelMessages, active: TextMasker, crossProject?: CrossProject): void {
   for (const state of toolStates(output)) maskWith(state, active);
+  if (crossProject) for (const state of toolStates(output, crossProject.tools)) maskWith(state, crossProject.masker());
 }
 
 function withholdStates(output: ModelMessages): void {
   for (const state of toolStates(output)) withhold(state);
 }
 
+/**
+ * The tracker's own tools (prior-art and the like) show text recorded in other projects: their
+ * parts are masked again with every known project's values, not only this project's.
+ */
+export interface CrossProject {
+  tools: ReadonlySet<string>;
+  masker: () => TextMasker;
+}
+
 /** Masks every tool part's state in place; never throws. A promise only while the first scan for env files runs. */
-export function maskModelMessages(output: ModelMessages, masker: () => SecretMasker | Promise<SecretMasker>): void | Promise<void> {
-  let active: SecretMasker | Promise<SecretMasker>;
+export function maskModelMessages(
+  output: ModelMessages,
+  masker: () => TextMasker | Promise<TextMasker>,
+  crossProject?: CrossProject,
+): void | Promise<void> {
+  let active: TextMasker | Promise<TextMasker>;
   try {
     active = masker();
   } catch {
     withholdStates(output);
     return undefined;
   }
-  if (!(active instanceof Promise)) return maskStates(output, active);
+  if (!(active instanceof Promise)) return maskStates(output, active, crossProject);
   return active.then(
-    (ready) => maskStates(output, ready),
+    (ready) => maskStates(output, ready, crossProject),
     () => withholdStates(output),
   );
 }

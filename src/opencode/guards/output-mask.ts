@@ -6,7 +6,7 @@
  * data URL), which are dropped with a notice when their decoded bytes carry a secret. Fails CLOSED:
  * if masking fails, the output is replaced by a short notice, never passed through.
  */
-import type { SecretMasker } from '../../core/secrets/mask.js';
+import type { TextMasker } from '../../core/secrets/mask.js';
 
 /** What `tool.execute.after` hands over and lets a plugin rewrite (an MCP tool's raw result has other fields). */
 export interface ToolOutput {
@@ -58,14 +58,14 @@ function maskValue(value: unknown, mask: Mask, depth: number): unknown {
 }
 
 /** Whether base64 data (an attachment, an MCP image or blob) holds a secret: decoded, as text, and as it stands. */
-function base64Carries(data: string, active: SecretMasker): boolean {
+function base64Carries(data: string, active: TextMasker): boolean {
   if (active.finds(data)) return true;
   const bytes = Buffer.from(data, 'base64');
   return active.finds(bytes.toString('utf8')) || active.finds(bytes.toString('latin1'));
 }
 
 /** Whether a URL's content holds a secret: a data URL decoded, any other URL as text. */
-function urlCarries(url: string, active: SecretMasker): boolean {
+function urlCarries(url: string, active: TextMasker): boolean {
   const data = DATA_URL.exec(url);
   if (!data) return active.finds(url);
   const body = data[3] as string;
@@ -84,7 +84,7 @@ function record(value: unknown): Record<string, unknown> | undefined {
 }
 
 /** The host's attachments without those that carry a secret, and how many were dropped. */
-function screenAttachments(attachments: unknown[], active: SecretMasker, mask: Mask): { kept: unknown[]; dropped: number } {
+function screenAttachments(attachments: unknown[], active: TextMasker, mask: Mask): { kept: unknown[]; dropped: number } {
   const kept: unknown[] = [];
   for (const attachment of attachments) {
     const url = record(attachment)?.url;
@@ -95,7 +95,7 @@ function screenAttachments(attachments: unknown[], active: SecretMasker, mask: M
 }
 
 /** An MCP `content` item masked: text and resource text masked, images and blobs that carry a secret replaced by a notice. */
-function maskContentItem(item: unknown, active: SecretMasker, mask: Mask): unknown {
+function maskContentItem(item: unknown, active: TextMasker, mask: Mask): unknown {
   const fields = record(item);
   if (!fields) return maskValue(item, mask, 1);
   if (typeof fields.data === 'string' && base64Carries(fields.data, active)) return { type: 'text', text: BINARY_WITHHELD_NOTICE };
@@ -120,7 +120,7 @@ export function withhold(output: ToolOutput): void {
 }
 
 /** Masks one output (or a stored tool part's state) in place with a ready masker; withholds it if that fails. */
-export function maskWith(output: ToolOutput, active: SecretMasker): void {
+export function maskWith(output: ToolOutput, active: TextMasker): void {
   try {
     if (active.values === 0) return;
     const fields = output as unknown as Record<string, unknown>;
@@ -157,8 +157,8 @@ function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
  * Rewrites the output in place; never throws. Synchronous when the masker is at hand (a promise
  * only while the first scan for env files runs), so the hook waits for nothing it need not.
  */
-export function maskToolOutput(output: ToolOutput, masker: () => SecretMasker | Promise<SecretMasker>): void | Promise<void> {
-  let active: SecretMasker | Promise<SecretMasker>;
+export function maskToolOutput(output: ToolOutput, masker: () => TextMasker | Promise<TextMasker>): void | Promise<void> {
+  let active: TextMasker | Promise<TextMasker>;
   try {
     active = masker();
   } catch {

@@ -232,9 +232,12 @@ export class ProjectSecrets {
     return this.current;
   }
 
-  /** Masks with what is known now, without waiting (for text the tracker is about to store). */
-  maskNow(text: string): string {
-    this.refresh();
+  /**
+   * Masks with what is known now, without waiting (for text the tracker is about to store).
+   * `recheck: false` skips the stat of each file (another project's values, re-checked on a timer).
+   */
+  maskNow(text: string, options: { recheck?: boolean } = {}): string {
+    if (options.recheck !== false) this.refresh();
     return this.current.mask(text);
   }
 
