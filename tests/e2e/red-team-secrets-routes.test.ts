@@ -51,11 +51,24 @@ function toolNames(request: ChatRequest): string[] {
   return (request.tools ?? []).map((tool) => (tool as { function?: { name?: string } }).function?.name ?? '');
 }
 
+/** Text recorded in project A before A had an env file holding it; shown later in project B by prior-art. */
+const CROSS_VALUE = `xk-live-${hex(10)}`;
+const CROSS_STEPS: Record<string, Step[]> = {
+  'CROSS-A': [call('log-activity', { task: `webhook retry with backoff, signed with ${CROSS_VALUE}`, outcome: 'excellent webhook retry work' }), say('Done.')],
+  'CROSS-B': [call('prior-art', { task: 'webhook retry with backoff' }), say('Done.')],
+};
+
 /** The steps after the user's marked prompt, counted from it (an attachment may add a user message after it). */
 function script({ request }: { request: ChatRequest }): Step {
   const messages = request.messages ?? [];
-  const start = messages.findIndex((message) => message.role === 'user' && JSON.stringify(message.content ?? '').includes(MARKER));
-  if (start === -1 || !request.tools) return say('Done.');
+  const marked = (marker: string): number => messages.findIndex((message) => message.role === 'user' && JSON.stringify(message.content ?? '').includes(marker));
+  if (!request.tools) return say('Done.');
+  for (const [marker, steps] of Object.entries(CROSS_STEPS)) {
+    const at = marked(marker);
+    if (at !== -1) return steps[messages.slice(at + 1).filter((message) => message.role === 'assistant').length] ?? say('Done.');
+  }
+  const start = marked(MARKER);
+  if (start === -1) return say('Done.');
   const step = messages.slice(start + 1).filter((message) => message.role === 'assistant').length;
   const mcp = (suffix: string): string => toolNames(request).find((name) => name.startsWith('files') && name.endsWith(suffix)) ?? `files_${suffix}`;
   const steps: Step[] = [
@@ -78,6 +91,8 @@ describe('secrets routes of issue 32 in a real OpenCode session', () => {
   let model: FakeModel;
   let repo: string;
   let run: RunResult;
+  let crossRuns: RunResult[];
+  let crossRequests: ChatRequest[];
 
   beforeAll(async () => {
     sandbox = makeSandbox('agent-tracker-secret-routes-');
@@ -98,6 +113,14 @@ describe('secrets routes of issue 32 in a real OpenCode session', () => {
     // What an agent did in an earlier session: `cat .env >> AGENTS.md`.
     fs.writeFileSync(path.join(repo, 'AGENTS.md'), `# Project notes\n\n${ENV_TEXT}`);
     run = await runOpencode(sandbox, repo, `${MARKER}: look at the configuration.`);
+    // Project A records text holding a value before A has an env file with it; then the value moves into A's .env.
+    const projectA = makeRepo(sandbox, 'project-a');
+    const projectB = makeRepo(sandbox, 'project-b');
+    const before = model.requests.length;
+    crossRuns = [await runOpencode(sandbox, projectA, 'CROSS-A: note the webhook work')];
+    fs.writeFileSync(path.join(projectA, '.env'), `WEBHOOK_SECRET=${CROSS_VALUE}\n`);
+    crossRuns.push(await runOpencode(sandbox, projectB, 'CROSS-B: plan webhook retry'));
+    crossRequests = model.requests.slice(before);
   });
 
   afterAll(async () => {
@@ -124,7 +147,7 @@ describe('secrets routes of issue 32 in a real OpenCode session', () => {
   });
 
   it('masks the env values AGENTS.md put into the system prompt of every request', () => {
-    const withTools = model.requests.filter((request) => request.tools);
+    const withTools = model.requests.filter((request) => request.tools && JSON.stringify(request.messages).includes(MARKER));
     expect(withTools.length).toBeGreaterThan(0);
     for (const request of withTools) {
       const system = JSON.stringify(request.messages.filter((message) => message.role === 'system'));
@@ -132,5 +155,14 @@ describe('secrets routes of issue 32 in a real OpenCode session', () => {
       expect(system).toContain('[masked: API_KEY from .env]');
       for (const secret of ALL) expect([secret, system.includes(secret)]).toEqual([secret, false]);
     }
+  });
+
+  it("masks another project's value in what prior-art shows from that project's record", () => {
+    expect(crossRuns.map((result) => result.code)).toEqual([0, 0]);
+    const readerRequests = crossRequests.filter((request) => JSON.stringify(request.messages).includes('CROSS-B'));
+    const priorArt = JSON.stringify(readerRequests.flatMap((request) => request.messages.filter((message) => message.role === 'tool')));
+    // The record was found and shown (else this proves nothing), with the value masked.
+    expect(priorArt).toContain('webhook retry with backoff, signed with [masked: WEBHOOK_SECRET from .env]');
+    expect(everythingSent(readerRequests).includes(CROSS_VALUE)).toBe(false);
   });
 });
