@@ -12,9 +12,11 @@ import { silentLogger } from '../../src/core/logger.js';
 import { termIndexer } from '../../src/core/query/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
+import { scheduleHistoryImport } from '../../src/opencode/background-import.js';
 import { maskModelMessages } from '../../src/opencode/guards/message-mask.js';
 import { ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
 import { maskForReader, STORED_TEXT_WITHHELD, StoredTextMasker } from '../../src/opencode/guards/stored-text.js';
+import { writeJsonHistory } from '../helpers/opencode-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-stored-text-');
@@ -77,6 +79,41 @@ describe('StoredTextMasker', () => {
       expect(recorded).toContain('[masked: API_KEY from .env]');
       expect(recorded).not.toContain(A_VALUE);
       expect(recorded).not.toContain(B_VALUE);
+    } finally {
+      store.close();
+    }
+  });
+
+  it("is what the plugin's history import stores: a replayed commit message is recorded masked", async () => {
+    const { b, stored } = await twoProjects();
+    const dataDir = tempDir();
+    const at = Date.UTC(2025, 0, 10, 9, 0, 0);
+    const summary = `[main 1a2b3c4] rotate ${A_VALUE}`;
+    writeJsonHistory(dataDir, [
+      {
+        id: 'ses_cross',
+        directory: b,
+        created: at,
+        updated: at + 60_000,
+        messages: [
+          { id: 'msg_0', role: 'user', created: at },
+          {
+            id: 'msg_1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'fake-model', created: at + 1000,
+            tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'git commit -qam rotate', output: `${summary}\n 1 file changed\n`, exit: 0 }],
+          },
+        ],
+      },
+    ]);
+    const dir = tempDir();
+    const config = resolveConfig({ options: { databasePath: path.join(dir, 'db.lmdb') }, env: {}, home: dir });
+    const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
+    try {
+      scheduleHistoryImport({ store, config, logger: silentLogger, project: b, location: dataDir, delayMs: 0, startedAt: at + 10 * 60_000, maskText: (text) => stored.mask(text) });
+      // Bounded wait for the background import to write the commit.
+      for (let round = 0; round < 200 && store.tables.commits.getKeysCount() === 0; round += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      const commits = JSON.stringify([...store.tables.commits.getRange()]);
+      expect(commits).toContain('rotate [masked: API_KEY from .env]');
+      expect(commits).not.toContain(A_VALUE);
     } finally {
       store.close();
     }
