@@ -21,6 +21,8 @@ export interface BackgroundImportOptions {
   delayMs?: number;
   /** When the plugin started (ms since the epoch): sessions created since are live tracking's. Defaults to now. */
   startedAt?: number;
+  /** Masks text before it is stored (commit messages replayed from history carry what live tracking's do). */
+  maskText?: (text: string) => string;
 }
 
 /** Schedules the import; returns a cancel function (for dispose). Never blocks, never throws. */
@@ -37,7 +39,13 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
           import('../core/tracking/service.js'),
         ]);
         if (cancelled) return;
-        const service = new TrackingService({ store: options.store, config: options.config, logger: options.logger, project: options.project });
+        const service = new TrackingService({
+          store: options.store,
+          config: options.config,
+          logger: options.logger,
+          project: options.project,
+          ...(options.maskText ? { maskText: options.maskText } : {}),
+        });
         const location = options.location ?? opencodeDataDir();
         try {
           const outcome = await importHistory(service, location, { createdBefore: startedAt });

@@ -21,6 +21,10 @@ import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } f
 import { maskToolOutput } from './guards/output-mask.js';
 import type { ToolOutput } from './guards/output-mask.js';
 import { ProjectSecrets } from './guards/project-secrets.js';
+import { maskModelMessages } from './guards/message-mask.js';
+import { maskSystemPrompt } from './guards/system-mask.js';
+import { STORED_TEXT_LIMITS, StoredTextMasker } from './guards/stored-text.js';
+import { getAllProjects } from '../core/projects/profiles.js';
 import { scheduleHistoryImport } from './background-import.js';
 import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
@@ -107,7 +111,7 @@ const server: Plugin = async (input, options) => {
   // The file is checked out of process when it changed since it was last verified; until it is
   // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open and the
   // term indexer is loaded (both may come after server() returned; the hooks record into memory).
-  const late: { service?: TrackingService; importHistory?: () => void } = {};
+  const late: { service?: TrackingService; importHistory?: () => void; knownProjects?: (opened: Store) => void } = {};
   let indexed: Promise<WriteModules> | undefined;
   let wired = (): void => undefined;
   const wiring = new Promise<void>((resolve) => (wired = resolve));
@@ -118,6 +122,7 @@ const server: Plugin = async (input, options) => {
         mergeSpilledSessions(opened, config, logger);
         migrateLegacyIn(modules, opened, input.directory, logger);
         migrateGradesOf(modules, opened, logger);
+        late.knownProjects?.(opened);
         late.service?.storeAttached();
         late.service?.flush('database ready');
         late.importHistory?.();
@@ -156,13 +161,19 @@ const server: Plugin = async (input, options) => {
       secrets.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
     }, 0);
   }
+  // Stored text is masked with every known project's values (their env files read once the database is open).
+  const storedText = new StoredTextMasker(secrets, logger);
+  if (secrets) {
+    late.knownProjects = (opened) =>
+      void storedText.addKnownProjects(() => getAllProjects(opened, STORED_TEXT_LIMITS.maxOtherProjects + 1).map((profile) => profile.path), project);
+  }
   const service = new TrackingService({
     store,
     config,
     logger,
     project,
     ownTools: TOOL_NAMES,
-    ...(secrets ? { maskText: (text: string) => secrets.maskNow(text) } : {}),
+    ...(secrets ? { maskText: (text: string) => storedText.mask(text) } : {}),
   });
   late.service = service;
   const stopExitFlush = flushOnExit(service);
@@ -179,7 +190,7 @@ const server: Plugin = async (input, options) => {
   // Started by `ready`, which runs after this point (it waits for the term indexer).
   let stopHistoryImport = (): void => undefined;
   if (config.importHistory) {
-    const historyOptions = { store, config, logger, project, startedAt };
+    const historyOptions = { store, config, logger, project, startedAt, ...(secrets ? { maskText: (text: string) => storedText.mask(text) } : {}) };
     late.importHistory = () => {
       stopHistoryImport = scheduleHistoryImport(historyOptions);
     };
@@ -193,7 +204,7 @@ const server: Plugin = async (input, options) => {
       logger,
       directory: project,
       ownTools,
-      guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : [])],
+      guards: [userOnlyGuard(config.databasePath), ...(config.protectEnvFiles ? [createEnvFileGuard({ ignoreCase: fileSystemIgnoresCase(project) })] : []), ...(secrets ? [secrets.guard] : [])],
       editsTrackerFiles: trackerFileEditCheck(opencodeConfigDir()),
       argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
       onCommits: sheets.onCommits,
@@ -201,6 +212,15 @@ const server: Plugin = async (input, options) => {
       onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
+    // AGENTS.md and instruction files reach every request through the system prompt: masked there too;
+    // and tool parts are masked once more as each request is built (a failed tool's error text passes no other hook).
+    ...(secrets ? { 'experimental.chat.system.transform': async (_input, output) => maskSystemPrompt(output, () => secrets.masker()) } : {}),
+    ...(secrets
+      ? {
+          'experimental.chat.messages.transform': async (_input, output) =>
+            maskModelMessages(output, () => secrets.masker(), { tools: ownTools, masker: () => storedText.masker() }),
+        }
+      : {}),
     dispose: async () => {
       stopSelfProvisioning();
       stopHistoryImport();

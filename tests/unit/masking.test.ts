@@ -197,3 +197,44 @@ describe('SecretMasker', () => {
     }
   });
 });
+
+describe('values written the dotenv way (issue 32)', () => {
+  // A private key as dotenv users write it: one line in double quotes, `\n` escapes between its lines.
+  const keyLines = ['MIIEowIBAAKCAQEAx4fQ1lLkQ9Zr8h2C', 'Tb5mYpW0e3Rk7uVnJd1sQa9LwZ6cXgHf', 'p2KjN8rVt4yUbE0oMi5Fq3WnAs7DhLx'];
+  const pem = ['-----BEGIN RSA PRIVATE KEY-----', ...keyLines, '-----END RSA PRIVATE KEY-----'];
+  const fileText = `PRIVATE_KEY="${pem.join('\\n')}"\nQUOTED="pa\\"ss\\\\word-42"\nCERT="line-one-of-cert\nline-two-of-cert"\nexport  SPACED = spaced-token-77\n`;
+  const masker = new SecretMasker(parseEnvFile(fileText).map((entry) => ({ ...entry, file: '.env' })));
+  const label = (key: string): string => `[masked: ${key} from .env]`;
+
+  it('reads every entry with its value and the form written in the file', () => {
+    expect(parseEnvFile(fileText)).toEqual([
+      { key: 'PRIVATE_KEY', value: pem.join('\n'), written: pem.join('\\n') },
+      { key: 'QUOTED', value: 'pa"ss\\word-42', written: 'pa\\"ss\\\\word-42' },
+      { key: 'CERT', value: 'line-one-of-cert\nline-two-of-cert' },
+      { key: 'SPACED', value: 'spaced-token-77' },
+    ]);
+  });
+
+  it('masks the file as cat prints it: no line of the key survives', () => {
+    const masked = masker.mask(fileText);
+    for (const line of keyLines) expect([line, masked.includes(line)]).toEqual([line, false]);
+    expect(masked).toContain(`PRIVATE_KEY="${label('PRIVATE_KEY')}"`);
+    expect(masked).not.toContain('pa\\"ss');
+    expect(masked).not.toContain('line-one-of-cert');
+    expect(masked).not.toContain('spaced-token-77');
+  });
+
+  it('masks single lines of a multi-line value, as grep and sed print them, in every encoding', () => {
+    expect(masker.mask(`.env:3:${keyLines[1]}`)).toBe(`.env:3:${label('PRIVATE_KEY')}`);
+    expect(masker.mask('line-two-of-cert"')).toBe(`${label('CERT')}"`);
+    expect(masker.mask(Buffer.from(`x ${keyLines[2]}`).toString('base64'))).toContain(label('PRIVATE_KEY'));
+    // The armour lines are the same in every key: they stay readable.
+    expect(masker.mask(pem[0] as string)).toBe(pem[0]);
+  });
+
+  it('masks the JSON-escaped form of a value holding quotes, backslashes or line breaks', () => {
+    expect(masker.mask(JSON.stringify({ password: 'pa"ss\\word-42' }))).toBe(`{"password":"${label('QUOTED')}"}`);
+    expect(masker.mask(JSON.stringify({ cert: 'line-one-of-cert\nline-two-of-cert' }))).toBe(`{"cert":"${label('CERT')}"}`);
+    expect(masker.mask('pa"ss\\word-42')).toBe(label('QUOTED'));
+  });
+});

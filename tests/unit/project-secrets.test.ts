@@ -21,20 +21,62 @@ describe('finding env files', () => {
   it('finds .env and .env.* anywhere but templates, dependency and build folders', async () => {
     const root = tempDir();
     for (const file of ['.env', '.env.local', 'api/.env.production', 'a/b/c/.env', '.env.example', 'api/.env.sample', 'node_modules/x/.env', 'vendor/.env', 'dist/.env', '.git/.env', 'x.env.ts', 'env']) write(root, file, 'K=secretvalue\n');
-    const found = (await findEnvFiles(root)).map((file) => path.relative(root, file));
+    const found = (await findEnvFiles(root)).files.map((file) => path.relative(root, file));
     expect(found).toEqual(['.env', '.env.local', 'a/b/c/.env', 'api/.env.production']);
   });
 
-  it('stops at its depth bound and survives a symlink loop', async () => {
+  // Issue 32: the scan had a depth bound of 8 and did not follow linked folders; both hid env files.
+  it('has no depth bound, follows linked folders inside the project, and survives symlink loops', async () => {
     const root = tempDir();
-    const deep = Array.from({ length: ENV_SCAN_LIMITS.maxDepth + 2 }, (_, i) => `d${i}`).join('/');
+    const outside = tempDir();
+    const deep = Array.from({ length: 12 }, (_, i) => `d${i}`).join('/');
     write(root, `${deep}/.env`, 'K=secretvalue\n');
     write(root, 'shallow/.env', 'K=secretvalue\n');
+    write(root, 'vendor/shared/.env', 'K=secretvalue\n');
+    write(outside, 'elsewhere/.env', 'K=secretvalue\n');
+    fs.symlinkSync(path.join(root, 'vendor', 'shared'), path.join(root, 'config'));
+    fs.symlinkSync(path.join(outside, 'elsewhere'), path.join(root, 'escape'));
     fs.symlinkSync(root, path.join(root, 'shallow', 'loop'));
+    fs.symlinkSync(path.join(root, 'shallow'), path.join(root, 'shallow', 'loop-to-self'));
     fs.symlinkSync(path.join(root, '.env.self'), path.join(root, '.env.self'));
-    const found = (await findEnvFiles(root)).map((file) => path.relative(root, file));
-    expect(found).toContain('shallow/.env');
-    expect(found.some((file) => file.startsWith('d0/'))).toBe(false);
+    const scan = await findEnvFiles(root);
+    const found = scan.files.map((file) => path.relative(root, file));
+    expect(found).toEqual(['.env.self', 'config/.env', `${deep}/.env`, 'shallow/.env']);
+    expect(scan.unscanned).toEqual([]);
+  });
+
+  it('leaves a virtualenv out whatever its name, so a big one never hides config/.env', async () => {
+    const root = tempDir();
+    write(root, 'env/pyvenv.cfg', 'home = /usr/bin\n');
+    for (let i = 0; i < 300; i += 1) write(root, `env/lib/python3.12/site-packages/pkg${i}/__init__.py`, '');
+    write(root, 'env/lib/python3.12/site-packages/pkg0/.env', 'K=not-ours\n');
+    write(root, 'config/.env', 'K=secretvalue\n');
+    const scan = await findEnvFiles(root, { maxEntries: 200 });
+    expect(scan.files.map((file) => path.relative(root, file))).toEqual(['config/.env']);
+    expect(scan.unscanned).toEqual([]);
+  });
+
+  it('past its bound names the folders it did not list, and refuses tools inside them', async () => {
+    const root = tempDir();
+    for (let i = 0; i < 40; i += 1) write(root, `big/p${i}/f.txt`, '');
+    write(root, 'big/p0/.env', 'DEEP=unscanned-secret\n');
+    write(root, 'config/.env', 'K=secretvalue\n');
+    const logged: { level: string; message: string }[] = [];
+    const secrets = new ProjectSecrets(root, recordingLogger(logged), Date.now, { maxEntries: 50 });
+    await secrets.scan();
+    const scan = await findEnvFiles(root, { maxEntries: 50 });
+    // Breadth first: config/ is listed before the folders inside big/.
+    expect(scan.files.map((file) => path.relative(root, file))).toContain('config/.env');
+    const unscanned = scan.unscanned.map((dir) => path.relative(root, dir));
+    expect(unscanned.length).toBeGreaterThan(0);
+    expect(unscanned.every((dir) => /^big\/p\d+$/.test(dir))).toBe(true);
+    expect(logged.map((entry) => entry.message).join('\n')).toContain(`not scanned: ${unscanned.slice(0, 5).join(', ')}`);
+    const first = unscanned[0] as string;
+    expect(secrets.guard('read', { filePath: path.join(root, first, '.env.backup') })).toContain(`is inside ${first}, which the scan`);
+    expect(secrets.guard('bash', { command: `grep -r sk- ${first}` })).toContain(`is inside ${first}`);
+    expect(secrets.guard('grep', { pattern: 'sk-', path: first })).toContain(`is inside ${first}`);
+    expect(secrets.guard('read', { filePath: 'config/app.ts' })).toBeUndefined();
+    expect(secrets.guard('bash', { command: 'grep -r sk- config' })).toBeUndefined();
   });
 });
 

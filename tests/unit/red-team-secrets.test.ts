@@ -9,8 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { silentLogger } from '../../src/core/logger.js';
-import { maskToolOutput, MASKING_FAILED_OUTPUT } from '../../src/opencode/guards/output-mask.js';
+import { BINARY_WITHHELD_NOTICE, maskToolOutput, MASKING_FAILED_OUTPUT } from '../../src/opencode/guards/output-mask.js';
 import { ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
+import { maskModelMessages } from '../../src/opencode/guards/message-mask.js';
+import { maskSystemPrompt, SYSTEM_WITHHELD_NOTICE } from '../../src/opencode/guards/system-mask.js';
 
 const API_KEY = 'sk-live-RedTeam4242secret';
 const DB_PASSWORD = 'Hunter2-correct-horse';
@@ -136,5 +138,107 @@ describe('secrets never survive masking, whatever command prints them', () => {
     void maskToolOutput(output, () => secrets.masker());
     expect(output.output).toBe('API_KEY=[masked: API_KEY from .env]');
     expect(output.metadata).toBe(metadata);
+  });
+});
+
+/** Every string of a value, decoded where it is base64 (attachments, MCP images and blobs) too. */
+function everythingSeen(value: unknown): string {
+  const text = JSON.stringify(value);
+  const decoded = [...text.matchAll(/[A-Za-z0-9+/]{16,}={0,2}/g)].map((match) => Buffer.from(match[0], 'base64').toString('latin1'));
+  return `${text}\n${decoded.join('\n')}`;
+}
+
+describe('outputs that are not plain text (issue 32)', () => {
+  it('drops an attachment whose bytes are an env file, as read returns a .env copied to leak.pdf', async () => {
+    fs.copyFileSync(path.join(project, '.env'), path.join(project, 'leak.pdf'));
+    const bytes = fs.readFileSync(path.join(project, 'leak.pdf'));
+    // The read tool's result for a PDF in 1.18.33: a fixed text and the file as a base64 data URL.
+    const clean = { type: 'file', mime: 'image/png', url: `data:image/png;base64,${Buffer.from('just a picture of a cat').toString('base64')}` };
+    const output = {
+      title: 'leak.pdf',
+      output: 'PDF read successfully',
+      metadata: { preview: 'PDF read successfully', truncated: false },
+      attachments: [{ type: 'file', mime: 'application/pdf', url: `data:application/pdf;base64,${bytes.toString('base64')}` }, clean],
+    };
+    await maskToolOutput(output, () => secrets.masker());
+    expect(output.attachments).toEqual([clean]);
+    expect(output.output).toBe(`PDF read successfully\n${BINARY_WITHHELD_NOTICE}`);
+    for (const secret of SECRETS) expect(everythingSeen(output)).not.toContain(secret);
+  });
+
+  it('masks an MCP tool result as the host hands it over: text, error, resource text, image and blob items', async () => {
+    const envText = fs.readFileSync(path.join(project, '.env'), 'utf8');
+    const base64 = Buffer.from(envText).toString('base64');
+    // A filesystem server's read_file of .env, an error result quoting it, and binary items carrying it.
+    const results = [
+      { content: [{ type: 'text', text: envText }] },
+      { isError: true, content: [{ type: 'text', text: `Error: cannot parse line 1: API_KEY=${API_KEY}` }] },
+      { content: [{ type: 'resource', resource: { uri: 'file:///p/.env', mimeType: 'text/plain', text: envText } }] },
+      { content: [{ type: 'image', mimeType: 'image/png', data: base64 }] },
+      { content: [{ type: 'resource', resource: { uri: 'file:///p/x.pdf', mimeType: 'application/pdf', blob: base64 } }] },
+      { content: [], structuredContent: { files: [{ name: '.env', lines: [{ text: `TOKEN='${SUB_TOKEN}'` }] }] } },
+    ];
+    for (const result of results) {
+      await maskToolOutput(result as never, () => secrets.masker());
+      for (const secret of SECRETS) expect([JSON.stringify(result).slice(0, 60), everythingSeen(result).includes(secret)]).toEqual([JSON.stringify(result).slice(0, 60), false]);
+    }
+    expect(results[0]?.content[0]).toEqual({ type: 'text', text: expect.stringContaining('API_KEY=[masked: API_KEY from .env]\nDEBUG=true\n') });
+    expect(results[3]?.content[0]).toEqual({ type: 'text', text: BINARY_WITHHELD_NOTICE });
+    expect(results[4]?.content[0]).toEqual({ type: 'text', text: BINARY_WITHHELD_NOTICE });
+  });
+
+  it('leaves a clean MCP image as it was', async () => {
+    const image = { type: 'image', mimeType: 'image/png', data: Buffer.from('a harmless picture').toString('base64') };
+    const result = { content: [image] };
+    await maskToolOutput(result as never, () => secrets.masker());
+    expect(result.content).toEqual([image]);
+  });
+
+  it('withholds an MCP result whose masking fails', async () => {
+    const result = { content: [{ type: 'text', text: `API_KEY=${API_KEY}` }], structuredContent: { key: API_KEY } };
+    await maskToolOutput(result as never, () => Promise.reject(new Error('disk on fire')));
+    expect(JSON.stringify(result)).not.toContain(API_KEY);
+    expect(result.content).toEqual([{ type: 'text', text: MASKING_FAILED_OUTPUT }]);
+  });
+
+  it('masks metadata nested deeper than it walks', async () => {
+    let deep: unknown = { key: API_KEY };
+    for (let i = 0; i < 20; i += 1) deep = { inner: deep };
+    const output = { title: 't', output: 'fine', metadata: deep };
+    await maskToolOutput(output, () => secrets.masker());
+    expect(JSON.stringify(output)).not.toContain(API_KEY);
+  });
+});
+
+describe('what a request carries besides tool outputs (issue 32)', () => {
+  it('masks the system prompt parts in place: an AGENTS.md that holds the env file', async () => {
+    const envText = fs.readFileSync(path.join(project, '.env'), 'utf8');
+    const parts = ['You are a coding agent.', `Instructions from: ${project}/AGENTS.md\n# Notes\n${envText}`];
+    const output = { system: parts };
+    await maskSystemPrompt(output, () => secrets.masker());
+    expect(output.system).toBe(parts);
+    expect(parts[0]).toBe('You are a coding agent.');
+    expect(parts[1]).toContain('API_KEY=[masked: API_KEY from .env]');
+    for (const secret of SECRETS) expect(JSON.stringify(parts)).not.toContain(secret);
+  });
+
+  it('withholds the system prompt parts when masking fails', async () => {
+    const output = { system: [`key ${API_KEY}`] };
+    await maskSystemPrompt(output, () => Promise.reject(new Error('disk on fire')));
+    expect(output.system).toEqual([SYSTEM_WITHHELD_NOTICE]);
+  });
+
+  it('masks every tool part of the conversation, a failed tool\'s error text included, and leaves the user\'s text', async () => {
+    const userText = { type: 'text', text: `my own key is ${API_KEY}` };
+    const failed = { type: 'tool', tool: 'files_read_file', state: { status: 'error', input: { path: '.env' }, error: `MCP error: bad line API_KEY=${API_KEY}` } };
+    const done = { type: 'tool', tool: 'bash', state: { status: 'completed', input: {}, title: 't', output: `TOKEN='${SUB_TOKEN}'`, metadata: { output: `TOKEN='${SUB_TOKEN}'` } } };
+    const output = { messages: [{ info: { role: 'user' }, parts: [userText] }, { info: { role: 'assistant' }, parts: [failed, done] }] };
+    await maskModelMessages(output, () => secrets.masker());
+    expect(userText.text).toBe(`my own key is ${API_KEY}`);
+    expect(failed.state.error).toBe('MCP error: bad line API_KEY=[masked: API_KEY from .env]');
+    expect(done.state.output).toBe("TOKEN='[masked: TOKEN from sub/.env]'");
+    expect(JSON.stringify(output.messages[1])).not.toContain(SUB_TOKEN);
+    await maskModelMessages(output, () => Promise.reject(new Error('disk on fire')));
+    expect(failed.state.error).toBe(MASKING_FAILED_OUTPUT);
   });
 });

@@ -7,6 +7,11 @@
 export interface EnvEntry {
   key: string;
   value: string;
+  /**
+   * The value as written between its quotes, when that differs from the value (`\n` escapes,
+   * `\"`): `cat .env` prints this form, so it is masked too.
+   */
+  written?: string;
 }
 
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*[=:]\s*(.*)$/;
@@ -30,13 +35,21 @@ export function parseEnvFile(text: string): EnvEntry[] {
       }
       const end = closingIndex(body, quote);
       raw = end === -1 ? body : body.slice(0, end);
-      entries.push({ key, value: quote === '"' ? raw.replace(/\\n/g, '\n').replace(/\\r/g, '\r').replace(/\\t/g, '\t').replace(/\\(["\\])/g, '$1') : raw });
+      const value = quote === '"' ? unescapeDoubleQuoted(raw) : raw;
+      entries.push(value === raw ? { key, value } : { key, value, written: raw });
     } else {
       entries.push({ key, value: raw.replace(/\s+#.*$/, '').trim() });
     }
   }
   return entries;
 }
+
+/** dotenv's escapes inside double quotes, read left to right so `\\n` stays a backslash and an `n`. */
+function unescapeDoubleQuoted(body: string): string {
+  return body.replace(/\\([nrt"\\])/g, (_, char: string) => DOUBLE_QUOTE_ESCAPES[char] ?? char);
+}
+
+const DOUBLE_QUOTE_ESCAPES: Readonly<Record<string, string>> = { n: '\n', r: '\r', t: '\t' };
 
 function closingIndex(body: string, quote: string): number {
   for (let at = 0; at < body.length; at += 1) {

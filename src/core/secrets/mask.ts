@@ -24,6 +24,44 @@ export interface SecretSource {
   value: string;
   /** The env file it came from, as the user names it (`.env`, `api/.env.local`). */
   file: string;
+  /** The value as written in the file, when it differs (a double-quoted value with `\n` escapes). */
+  written?: string;
+}
+
+/** The armour lines of a PEM block: the same in every key, so not secret, and common in code. */
+const PEM_ARMOUR = /^-----(BEGIN|END) [A-Z0-9 ]+-----$/;
+
+/** The value as it appears inside a JSON string: `"` and `\` escaped, control characters as `\n`. */
+function jsonEscaped(value: string): string {
+  return JSON.stringify(value).slice(1, -1);
+}
+
+/** A value's forms plus its JSON-escaped form (what a tool printing JSON shows). */
+function formsWithJson(value: string): string[] {
+  const escaped = jsonEscaped(value);
+  return escaped === value ? secretForms(value) : [...secretForms(value), escaped];
+}
+
+/**
+ * Every text that gives a source's value away: the value in every encoding, its JSON-escaped form,
+ * the form written in the file, and each line of a multi-line value (grep and sed print single
+ * lines) in the same encodings. Empty when the rule masks nothing of it.
+ */
+export function sourceForms(source: SecretSource): string[] {
+  const value = source.value.trim();
+  const forms: string[] = [];
+  if (isMaskable(value)) {
+    forms.push(...formsWithJson(value));
+    const written = source.written?.trim();
+    if (written !== undefined && written !== value && written.length >= MASKING_RULES.minValueLength) forms.push(written);
+  }
+  if (/[\r\n]/.test(value)) {
+    for (const line of value.split(/\r\n|\r|\n/)) {
+      const trimmed = line.trim();
+      if (isMaskable(trimmed) && !PEM_ARMOUR.test(trimmed)) forms.push(...formsWithJson(trimmed));
+    }
+  }
+  return forms;
 }
 
 /** Whether a value is masked by the rules above. */
@@ -59,6 +97,14 @@ export function secretForms(value: string): string[] {
   }
   forms.add(encodeURIComponent(value));
   return [...forms].filter((form) => form === value || form.length >= MASKING_RULES.minFormLength);
+}
+
+/** What the output guards need of a masker: a SecretMasker, or several applied in turn. */
+export interface TextMasker {
+  /** How many values it masks (0: nothing to do). */
+  readonly values: number;
+  mask(text: string): string;
+  finds(text: string): boolean;
 }
 
 interface Needle {
@@ -100,7 +146,7 @@ function gramHash(text: string, at: number): number {
  * starts at such a position, at an offset below `stride` from the occurrence's start. Grams of every
  * form at those offsets are filed in a hash table; a hit is verified with `startsWith`.
  */
-export class SecretMasker {
+export class SecretMasker implements TextMasker {
   readonly values: number;
   private readonly stride: number;
   private readonly anchors = new Map<number, Anchor[]>();
@@ -112,11 +158,11 @@ export class SecretMasker {
     const needles = new Map<string, Needle>();
     let values = 0;
     for (const source of sources) {
-      const value = source.value.trim();
-      if (!isMaskable(value)) continue;
+      const forms = sourceForms(source);
+      if (forms.length === 0) continue;
       values += 1;
       const label = `[masked: ${source.key} from ${source.file}]`;
-      for (const text of secretForms(value)) if (!needles.has(text)) needles.set(text, { text, label });
+      for (const text of forms) if (!needles.has(text)) needles.set(text, { text, label });
     }
     this.values = values;
     const window = needles.size === 0 ? 0 : Math.min(...[...needles.values()].map((needle) => needle.text.length));
@@ -137,6 +183,11 @@ export class SecretMasker {
       const at = slot(hash, this.filterMask);
       this.filter[at >>> 5] = (this.filter[at >>> 5] as number) | (1 << (at & 31));
     }
+  }
+
+  /** Whether the text holds any secret form (an attachment's decoded bytes, say). */
+  finds(text: string): boolean {
+    return this.mask(text) !== text;
   }
 
   /** The text with every secret form replaced (leftmost first, the longest form at a place). */

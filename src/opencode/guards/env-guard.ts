@@ -141,8 +141,16 @@ export function envFileInCommand(command: string, ignoreCase = false): string | 
   return undefined;
 }
 
+/** The words of a shell command, as typed and after quote removal (for checks on the paths it names). */
+export function shellWords(command: string): string[] {
+  const texts = /["'\\]/.test(command)
+    ? [command, command.replace(/\\(.)/g, '$1').replace(/(\S)["']+(?=\S)/g, '$1').replace(/["']/g, ' ')]
+    : [command];
+  return texts.flatMap((text) => text.split(SHELL_WORD_BREAK)).filter((word) => word !== '');
+}
+
 /** The string values of the named arguments (a string, or the strings of an array), in order. */
-function stringArgs(args: unknown, names: readonly string[]): string[] {
+export function stringArgs(args: unknown, names: readonly string[]): string[] {
   if (typeof args !== 'object' || args === null) return [];
   const record = args as Record<string, unknown>;
   const found: string[] = [];

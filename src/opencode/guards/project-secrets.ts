@@ -11,12 +11,15 @@ import type { Logger } from '../../core/logger.js';
 import { parseEnvFile } from '../../core/secrets/env-file.js';
 import { SecretMasker } from '../../core/secrets/mask.js';
 import type { SecretSource } from '../../core/secrets/mask.js';
-import { isProtectedEnvPath } from './env-guard.js';
+import { isProtectedEnvPath, shellWords, stringArgs } from './env-guard.js';
 
-/** Bounds of the scan and of what is read, so a huge tree or file never stalls a session. */
+/**
+ * Bounds of the scan and of what is read, so a huge tree or file never stalls a session. There is
+ * no depth bound: the scan goes breadth first, so shallow folders are listed before deep ones, and
+ * past `maxEntries` it names the folders it did not list (see EnvScan.unscanned).
+ */
 export const ENV_SCAN_LIMITS = {
-  maxDepth: 8,
-  maxEntries: 20_000,
+  maxEntries: 100_000,
   maxFileBytes: 1024 * 1024,
   rescanMs: 30_000,
 } as const;
@@ -24,34 +27,96 @@ export const ENV_SCAN_LIMITS = {
 /** Folders that hold dependencies or build output, not the project's own env files. */
 const SKIPPED_FOLDERS: ReadonlySet<string> = new Set([
   'node_modules', '.git', '.hg', '.svn', 'vendor', 'dist', 'build', 'target', '.venv', 'venv', '__pycache__',
-  '.next', '.nuxt', '.cache', 'bower_components', 'Pods', '.gradle', '.terraform', 'coverage',
+  '.next', '.nuxt', '.cache', 'bower_components', 'Pods', '.gradle', '.terraform', 'coverage', 'site-packages',
 ]);
+/** A file that marks a Python virtualenv whatever the folder is called (`env/`, `py311/`): its tree is dependencies. */
+const VIRTUALENV_MARKER = 'pyvenv.cfg';
+/** Arguments of file tools that name a path. */
+const PATH_ARGUMENTS = ['filePath', 'path', 'filePaths'] as const;
+/** How many unscanned folders a warning names before it says "and N more". */
+const NAMED_UNSCANNED = 5;
 
-/** The protected env files below `root`, bounded by ENV_SCAN_LIMITS; links to folders are not followed. */
-export async function findEnvFiles(root: string): Promise<string[]> {
+/** What a scan found: the protected env files, and the folders it did not list (past its bound). */
+export interface EnvScan {
+  files: string[];
+  /** Folders (absolute, as reached from the root) whose contents were not listed: their env files are unknown. */
+  unscanned: string[];
+}
+
+/** Whether `target` is `root` or inside it (both real paths). */
+function inside(root: string, target: string): boolean {
+  const relative = path.relative(root, target);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/**
+ * The protected env files below `root`, breadth first, with no depth bound. Links to folders are
+ * followed when they lead inside the project (each real folder is listed once, so a loop ends);
+ * past `limits.maxEntries` the scan stops and names the folders it did not list.
+ */
+export async function findEnvFiles(root: string, limits: { maxEntries: number } = ENV_SCAN_LIMITS): Promise<EnvScan> {
   const found: string[] = [];
+  let rootReal: string;
+  try {
+    rootReal = await fs.promises.realpath(root);
+  } catch {
+    return { files: [], unscanned: [] };
+  }
+  const listed = new Set<string>([rootReal]);
+  // Each folder as reached from the root (the name the user sees) and as it really is.
+  const queue: { dir: string; real: string }[] = [{ dir: root, real: rootReal }];
   let entries = 0;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    if (depth > ENV_SCAN_LIMITS.maxDepth || entries > ENV_SCAN_LIMITS.maxEntries) return;
+  for (let next = 0; next < queue.length; next += 1) {
+    const { dir, real } = queue[next] as { dir: string; real: string };
+    if (entries >= limits.maxEntries) return { files: found.sort(), unscanned: queue.slice(next).map((item) => item.dir) };
     let listing: fs.Dirent[];
     try {
       listing = await fs.promises.readdir(dir, { withFileTypes: true });
     } catch {
-      return;
+      continue;
     }
+    entries += listing.length;
+    if (dir !== root && listing.some((entry) => entry.name === VIRTUALENV_MARKER && entry.isFile())) continue;
     for (const entry of listing) {
-      entries += 1;
-      if (entries > ENV_SCAN_LIMITS.maxEntries) return;
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (!SKIPPED_FOLDERS.has(entry.name)) await walk(full, depth + 1);
-      } else if ((entry.isFile() || entry.isSymbolicLink()) && isProtectedEnvPath(entry.name)) {
+        const realChild = path.join(real, entry.name);
+        if (SKIPPED_FOLDERS.has(entry.name) || listed.has(realChild)) continue;
+        listed.add(realChild);
+        queue.push({ dir: full, real: realChild });
+      } else if (entry.isSymbolicLink()) {
+        if (isProtectedEnvPath(entry.name)) found.push(full);
+        else if (!SKIPPED_FOLDERS.has(entry.name)) await followLink(full, rootReal, listed, queue);
+      } else if (entry.isFile() && isProtectedEnvPath(entry.name)) {
         found.push(full);
       }
     }
-  };
-  await walk(root, 0);
-  return found.sort();
+  }
+  return { files: found.sort(), unscanned: [] };
+}
+
+/** Queues a link to a folder inside the project, once per real folder. */
+async function followLink(link: string, rootReal: string, listed: Set<string>, queue: { dir: string; real: string }[]): Promise<void> {
+  let real: string;
+  try {
+    real = await fs.promises.realpath(link);
+    if (!(await fs.promises.stat(real)).isDirectory()) return;
+  } catch {
+    return;
+  }
+  if (!inside(rootReal, real) || listed.has(real)) return;
+  listed.add(real);
+  queue.push({ dir: link, real });
+}
+
+/** The warning for a scan that stopped at its bound: where it stopped, and what that means. */
+export function unscannedWarning(root: string, unscanned: readonly string[], maxEntries: number = ENV_SCAN_LIMITS.maxEntries): string {
+  const named = unscanned.slice(0, NAMED_UNSCANNED).map((dir) => path.relative(root, dir) || '.');
+  const more = unscanned.length > NAMED_UNSCANNED ? ` and ${unscanned.length - NAMED_UNSCANNED} more` : '';
+  return (
+    `the scan for .env files stopped after ${maxEntries} entries; not scanned: ${named.join(', ')}${more}. ` +
+    'Tools are refused inside these folders, since their env values cannot be masked.'
+  );
 }
 
 interface ReadResult {
@@ -68,7 +133,7 @@ export function readEnvFile(file: string, root: string): ReadResult {
     const buffer = Buffer.alloc(ENV_SCAN_LIMITS.maxFileBytes);
     const length = fs.readSync(handle, buffer, 0, buffer.length, 0);
     const size = fs.fstatSync(handle).size;
-    const sources = parseEnvFile(buffer.subarray(0, length).toString('utf8')).map(({ key, value }) => ({ key, value, file: name }));
+    const sources = parseEnvFile(buffer.subarray(0, length).toString('utf8')).map((entry) => ({ ...entry, file: name }));
     return size > length ? { sources, problem: `${name} is larger than ${ENV_SCAN_LIMITS.maxFileBytes} bytes: only its start is masked` } : { sources };
   } catch (error) {
     return { sources: [], problem: `${name} could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its values are not masked` };
@@ -116,6 +181,8 @@ function restamp(file: string, stamp: FileStamp): boolean {
 
 export class ProjectSecrets {
   private files: string[] = [];
+  /** Folders the last scan did not list (past its bound): tools are refused inside them. */
+  private unscanned: string[] = [];
   /** One per file of `files`, as it was when last read. */
   private stamps: FileStamp[] = [];
   private current = new SecretMasker([]);
@@ -127,12 +194,15 @@ export class ProjectSecrets {
     private readonly root: string,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    private readonly limits: { maxEntries: number } = ENV_SCAN_LIMITS,
   ) {}
 
   /** Starts (or joins) a scan of the tree; resolves when the masker reflects it. */
   scan(): Promise<void> {
-    this.scanning ??= findEnvFiles(this.root)
-      .then((files) => {
+    this.scanning ??= findEnvFiles(this.root, this.limits)
+      .then(({ files, unscanned }) => {
+        this.unscanned = unscanned;
+        if (unscanned.length > 0) this.warnOnce(unscannedWarning(this.root, unscanned, this.limits.maxEntries));
         // The same files keep their stamps (nothing to re-read); any other list is read afresh.
         const same = files.length === this.files.length && files.every((file, i) => file === this.files[i]);
         if (!same) this.stamps = files.map(unreadStamp);
@@ -162,10 +232,39 @@ export class ProjectSecrets {
     return this.current;
   }
 
-  /** Masks with what is known now, without waiting (for text the tracker is about to store). */
-  maskNow(text: string): string {
-    this.refresh();
+  /**
+   * Masks with what is known now, without waiting (for text the tracker is about to store).
+   * `recheck: false` skips the stat of each file (another project's values, re-checked on a timer).
+   */
+  maskNow(text: string, options: { recheck?: boolean } = {}): string {
+    if (options.recheck !== false) this.refresh();
     return this.current.mask(text);
+  }
+
+  /**
+   * A guard for `tool.execute.before`: refuses a call that names a path inside a folder the scan
+   * did not list (past its bound), since env files there are unknown and their values unmasked.
+   */
+  readonly guard = (tool: string, args: unknown): string | undefined => {
+    if (this.unscanned.length === 0) return undefined;
+    const named = [...stringArgs(args, PATH_ARGUMENTS), ...(tool === 'bash' ? stringArgs(args, ['command']).flatMap(shellWords) : [])];
+    for (const word of named) {
+      const target = path.resolve(this.root, word.trim());
+      const folder = this.unscanned.find((dir) => target === dir || target.startsWith(`${dir}${path.sep}`));
+      if (folder) {
+        return (
+          `agent-tracker refused ${tool}: "${word}" is inside ${path.relative(this.root, folder)}, which the scan for .env files did not reach ` +
+          `(it stopped after ${this.limits.maxEntries} entries), so secrets there could not be masked. Ask the user to look at it.`
+        );
+      }
+    }
+    return undefined;
+  };
+
+  private warnOnce(problem: string): void {
+    if (this.warned.has(problem)) return;
+    this.warned.add(problem);
+    this.logger.warn(`agent-tracker: ${problem}`);
   }
 
   /** Re-reads every file when one of them changed: checked (one `stat` per file) on every use, so an edit counts at once. */
@@ -180,10 +279,7 @@ export class ProjectSecrets {
     for (const file of this.files) {
       const { sources: found, problem } = readEnvFile(file, this.root);
       sources.push(...found);
-      if (problem && !this.warned.has(problem)) {
-        this.warned.add(problem);
-        this.logger.warn(`agent-tracker: ${problem}`);
-      }
+      if (problem) this.warnOnce(problem);
     }
     this.current = new SecretMasker(sources);
   }
