@@ -609,7 +609,7 @@ export class TrackingService implements Recorder {
       model: made.model,
       sessionId: made.sessionId,
       grade,
-      note,
+      note: this.maskText(note),
       timestamp: this.now().toISOString(),
       provenance: 'user',
       via: input.via,
@@ -642,7 +642,7 @@ export class TrackingService implements Recorder {
   recordUserAction(input: { agent: string; project: string; summary: string; provenance: UserActionProvenance }): void {
     this.addActivity({
       timestamp: this.now().toISOString(),
-      task: input.summary.slice(0, valid.MAX_TEXT_LENGTH),
+      task: this.maskText(input.summary).slice(0, valid.MAX_TEXT_LENGTH),
       actions: '',
       outcome: input.provenance.suspect ? 'suspect user action' : 'user action',
       decisions: '',
