@@ -68,7 +68,10 @@ export const FAKE_USAGE = { promptTokens: 120, completionTokens: 30 } as const;
 
 let callCounter = 0;
 
-function sseChunks(step: Step): unknown[] {
+/** `per-response`: ids restart in every response (`call_0`, `call_1`, …), as several real providers do. */
+export type CallIds = 'unique' | 'per-response';
+
+function sseChunks(step: Step, callIds: CallIds = 'unique'): unknown[] {
   const base = { id: `chatcmpl-${Date.now()}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: 'fake-model' };
   const chunks: unknown[] = [];
   if ('text' in step) {
@@ -85,7 +88,7 @@ function sseChunks(step: Step): unknown[] {
             delta: {
               role: 'assistant',
               tool_calls: [
-                { index, id: `call_${callCounter}`, type: 'function', function: { name: toolCall.tool, arguments: JSON.stringify(toolCall.args) } },
+                { index, id: callIds === 'per-response' ? `call_${index}` : `call_${callCounter}`, type: 'function', function: { name: toolCall.tool, arguments: JSON.stringify(toolCall.args) } },
               ],
             },
             finish_reason: null,
@@ -103,7 +106,7 @@ function sseChunks(step: Step): unknown[] {
   return chunks;
 }
 
-export async function startFakeModel(script: Script, options: { maxRequests?: number; lifetimeMs?: number } = {}): Promise<FakeModel> {
+export async function startFakeModel(script: Script, options: { maxRequests?: number; lifetimeMs?: number; callIds?: CallIds } = {}): Promise<FakeModel> {
   const maxRequests = options.maxRequests ?? 200;
   const requests: ChatRequest[] = [];
   const server = http.createServer((req, res) => {
@@ -126,7 +129,7 @@ export async function startFakeModel(script: Script, options: { maxRequests?: nu
       requests.push(request);
       const step: Step = request.tools && request.tools.length > 0 ? script({ ...contextOf(request), request }) : say('Fake title');
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      for (const chunk of sseChunks(step)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      for (const chunk of sseChunks(step, options.callIds)) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
       res.end('data: [DONE]\n\n');
     });
   });
