@@ -51,7 +51,7 @@ describe('resolveConfig', () => {
   it('rejects unknown options and bad rule overrides clearly', () => {
     expect(() => resolveConfig({ options: { databasePth: '/x' }, env: {}, home })).toThrow(/unknown option "databasePth"/);
     expect(() => resolveConfig({ options: { rules: { xpPerComit: 3 } }, env: {}, home })).toThrow(/unknown scoring rule "xpPerComit"/);
-    expect(() => resolveConfig({ options: { rules: { xpPerCommit: -3 } }, env: {}, home })).toThrow(/must be a number >= 0/);
+    expect(() => resolveConfig({ options: { rules: { xpPerCommit: -3 } }, env: {}, home })).toThrow(/must be a number from 0 to/);
     expect(() => resolveConfig({ options: { haltBlocksTools: 'no' }, env: {}, home })).toThrow(/true or false/);
   });
 

@@ -26,7 +26,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const provenance = confirmUserOnly('import', { store, project });
     try {
       // The import's own record (migrations) keeps how it came.
-      return importExport(store, text, source, undefined, provenance);
+      return importExport(store, text, source, undefined, provenance, config.rules);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(`${source}: ${error.message}`);
       throw error;
