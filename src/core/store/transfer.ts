@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { importValueProblem } from '../integrity/import-checks.js';
+import { importRoomProblem } from './import-room.js';
 import { DEFAULT_RULES, isGrade } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
@@ -431,6 +432,8 @@ export function importExport(
   scoring: ScoringRules = DEFAULT_RULES,
 ): ImportResult {
   const records = parseExport(text, scoring);
+  const room = importRoomProblem(store, records);
+  if (room) throw new InputError(room);
   const digest = createHash('sha256').update(text).digest('hex');
   const previous = firstImport(store, digest);
   const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
