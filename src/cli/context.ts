@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { opencodeConfigDir, resolveConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
+import { neutralizeControls } from '../core/report/terminal-text.js';
 import type { Store } from '../core/store/store.js';
 import { readPluginOptions } from '../setup/opencode-json.js';
 
@@ -20,9 +21,10 @@ export interface Output {
   err(text: string): void;
 }
 
+/** Every line the CLI prints goes through here: text from the record cannot drive the terminal (terminal-text.ts). */
 export const processOutput: Output = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => process.stdout.write(neutralizeControls(text.endsWith('\n') ? text : `${text}\n`)),
+  err: (text) => process.stderr.write(neutralizeControls(text.endsWith('\n') ? text : `${text}\n`)),
 };
 
 export const GLOBAL_OPTIONS = {
