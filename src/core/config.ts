@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ScoringRules } from './rules.js';
 import { resolveRules } from './rules.js';
+import { RESTRAINING_OPTIONS } from './integrity/trusted-options.js';
 
 export const MIB = 1024 * 1024;
 export const DEFAULT_MAX_DATABASE_SIZE = 512 * MIB;
@@ -162,4 +163,37 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     selfProvision: booleanOption(options, 'selfProvision', true) && env[SKIP_SETUP_ENV] !== '1',
     testCommandPatterns: testCommandPatterns(options.testCommands),
   };
+}
+
+/** Settings for a session, and one line per option that was set aside so tracking could stay on. */
+export interface SessionConfig {
+  config: TrackerConfig;
+  warnings: string[];
+}
+
+/**
+ * Resolves the settings without letting a stray option turn tracking off: an unknown option, or a
+ * bad value of an option that restrains nothing (`exportStatus: "x"`), is set aside with a warning
+ * naming it. A bad restraining option (databasePath, rules, ...) still throws: guessing a database
+ * path or weaker rules is worse than stopping, and those come only from the user's own config.
+ */
+export function resolveSessionConfig(sources: ConfigSources = {}): SessionConfig {
+  const options: Record<string, unknown> = { ...(sources.options ?? {}) };
+  const warnings: string[] = [];
+  for (const key of Object.keys(options)) {
+    if ((KNOWN_OPTIONS as readonly string[]).includes(key)) continue;
+    delete options[key];
+    warnings.push(`agent-tracker ignored the unknown option "${key}" (known options: ${KNOWN_OPTIONS.join(', ')}); tracking stays on.`);
+  }
+  for (const key of Object.keys(options)) {
+    if ((RESTRAINING_OPTIONS as readonly string[]).includes(key)) continue;
+    try {
+      resolveConfig({ ...sources, options: { [key]: options[key] } });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      delete options[key];
+      warnings.push(`agent-tracker ignored option "${key}" and uses its default: ${error.message}; tracking stays on.`);
+    }
+  }
+  return { config: resolveConfig({ ...sources, options }), warnings };
 }

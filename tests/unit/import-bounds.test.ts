@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MIB } from '../../src/core/config.js';
+import { pinsPath } from '../../src/core/integrity/option-pins.js';
 import { exportRecords } from '../../src/core/store/transfer.js';
 import { makeSandbox, removeSandbox, runCli, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
@@ -68,7 +69,9 @@ describe('import reads a bounded regular file and obeys the limits', () => {
     expect(text.length).toBeGreaterThan(MIB);
     const file = path.join(sandbox.root, 'large.ndjson');
     fs.writeFileSync(file, text);
-    writeGlobalConfig(sandbox, { modelUrl: 'http://127.0.0.1:9', pluginOptions: { maxDatabaseSize: MIB } });
+    writeGlobalConfig(sandbox, { modelUrl: 'http://127.0.0.1:9' });
+    // The user's own way to set a restraining option (it is pinned, so the CLI obeys it).
+    expect(runCli(sandbox, ['config', 'set', 'maxDatabaseSize', String(MIB)]).code).toBe(0);
     try {
       const limited = path.join(sandbox.root, 'limited.lmdb');
       const result = runCli(sandbox, ['import', file, '--db', limited]);
@@ -80,6 +83,7 @@ describe('import reads a bounded regular file and obeys the limits', () => {
       expect(JSON.parse(status.stdout)).toEqual({ agents: [] });
     } finally {
       fs.rmSync(path.join(sandbox.configDir, 'opencode.json'));
+      fs.rmSync(pinsPath(sandbox.configDir));
     }
   });
 
