@@ -11,13 +11,18 @@ import { tempTracker } from '../helpers/temp-store.js';
 
 /** Clear screen (CSI), set the terminal title (OSC ... BEL), a one-byte C1 CSI, and a right-to-left override. */
 const HOSTILE_NAME = 'evil\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202eliam';
-/** What a terminal acts on instead of showing. */
+/** What a terminal acts on instead of showing (a CR is one only without its LF: CSV ends lines CRLF). */
 // eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const RAW_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/;
 
 describe('control characters in printed text', () => {
   it('turns every terminal control into its visible \\u escape and leaves newlines, tabs and plain text alone', () => {
     expect(neutralizeControls(`${HOSTILE_NAME}\n\tok é`)).toBe('evil\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202eliam\n\tok é');
+  });
+
+  it('keeps the CRLF line ends of CSV and escapes a lone carriage return (which overwrites the line)', () => {
+    expect(neutralizeControls('a,b\r\nc,d\r\n')).toBe('a,b\r\nc,d\r\n');
+    expect(neutralizeControls('safe\rEVIL')).toBe('safe\\u000dEVIL');
   });
 
   it('keeps JSON exact: the neutralised text of JSON parses to the same value', () => {
