@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MIB } from '../../src/core/config.js';
 import { pinsPath } from '../../src/core/integrity/option-pins.js';
+import { MAX_IMPORTED_COST, MAX_IMPORTED_COUNT } from '../../src/core/integrity/import-checks.js';
 import { exportRecords } from '../../src/core/store/transfer.js';
 import { makeSandbox, removeSandbox, runCli, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
+import { block, profile, recordHistory, storeProfiles } from '../helpers/synthetic-history.js';
 import { tempTracker } from '../helpers/temp-store.js';
 
 /** Activities in the large export: well over 1 MiB of records. */
@@ -85,6 +87,40 @@ describe('import reads a bounded regular file and obeys the limits', () => {
       fs.rmSync(path.join(sandbox.configDir, 'opencode.json'));
       fs.rmSync(pinsPath(sandbox.configDir));
     }
+  });
+
+  it('recommend over the largest values an import accepts prints finite scores, never 1e301 or NaN', () => {
+    const project = path.join(sandbox.root, 'rust-target');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'Cargo.toml'), '[package]\nname = "target"\nversion = "0.1.0"\n');
+    const text = exportOf((tracker) => {
+      storeProfiles(tracker.store, tracker.config, [profile(project, 'rust', 'none', 'cli')]);
+      recordHistory([block({ agent: 'build', model: 'forged/model', project, sessions: 2, grades: [[5, 5]] })], { store: tracker.store, config: tracker.config });
+    });
+    // Every usage record pushed to the top of each range the import keeps.
+    const forged = text.trimEnd().split('\n').map((line) => {
+      const record = JSON.parse(line) as { kind: string; value?: Record<string, unknown> };
+      if (record.kind !== 'sessions' || !record.value) return line;
+      const huge = MAX_IMPORTED_COUNT;
+      return JSON.stringify({ ...record, value: { ...record.value, userGradedCommits: huge, userGradeSum: 5 * huge, gradedCommits: huge, gradeSum: 10 * huge, tokensInput: huge, cost: MAX_IMPORTED_COST } });
+    });
+    const file = path.join(sandbox.root, 'extreme.ndjson');
+    fs.writeFileSync(file, `${forged.join('\n')}\n`);
+    const target = path.join(sandbox.root, 'extreme.lmdb');
+    const imported = runCli(sandbox, ['import', file, '--db', target]);
+    expect(imported.stderr).toBe('');
+    expect(imported.code).toBe(0);
+    const json = runCli(sandbox, ['recommend', '--project', project, '--json', '--db', target]);
+    expect(json.code).toBe(0);
+    const answer = JSON.parse(json.stdout) as { roles: { pick?: { score: number; interval: number[] } }[] };
+    const pick = answer.roles[0]?.pick;
+    expect(pick).toBeDefined();
+    for (const value of [pick!.score, ...pick!.interval]) expect(value >= 0 && value <= 100).toBe(true);
+    const scores = JSON.stringify(answer);
+    expect(scores).not.toMatch(/NaN|Infinity|null,"n"|e\+[1-9]\d\d/);
+    const plain = runCli(sandbox, ['recommend', '--project', project, '--db', target]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toMatch(/NaN|Infinity|e\+[1-9]\d\d/);
   });
 
   it.each<[string, Record<string, unknown>, RegExp]>([
