@@ -68,12 +68,12 @@ export function ensureOwnFolder(folder: string): void {
  * Opens a temporary sibling of `target` for writing; nothing is visible at `target` until `commit`.
  * @throws UnsafeWriteError when `target` exists and is not a regular file (nothing is created).
  */
-export function openAtomic(target: string): AtomicFile {
+export function openAtomic(target: string, options: { mode?: number } = {}): AtomicFile {
   const existing = assertReplaceable(target);
   const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
-  // 'wx': O_CREAT|O_EXCL, which refuses an existing name, symlinks included. The mode kept is the
-  // target's own when it is a regular file.
-  const fd = fs.openSync(temporary, 'wx', existing ? existing.mode & 0o777 : NEW_FILE_MODE);
+  // 'wx': O_CREAT|O_EXCL, which refuses an existing name, symlinks included. The mode is the one
+  // asked for, else the target's own when it is a regular file.
+  const fd = fs.openSync(temporary, 'wx', options.mode ?? (existing ? existing.mode & 0o777 : NEW_FILE_MODE));
   let open = true;
   const close = () => {
     if (open) fs.closeSync(fd);
@@ -102,8 +102,8 @@ export function openAtomic(target: string): AtomicFile {
 }
 
 /** Writes `content` to `target` atomically; anything but a regular file or a missing path at `target` is refused. */
-export function writeFileAtomic(target: string, content: string | Uint8Array): void {
-  const file = openAtomic(target);
+export function writeFileAtomic(target: string, content: string | Uint8Array, options: { mode?: number } = {}): void {
+  const file = openAtomic(target, options);
   try {
     file.write(content);
   } catch (error) {
