@@ -5,9 +5,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { opencodeConfigDir, resolveConfig } from '../core/config.js';
+import { opencodeConfigDir, resolveSessionConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
+import { neutralizeControls } from '../core/report/terminal-text.js';
 import type { Store } from '../core/store/store.js';
+import { pinnedPluginOptions } from '../opencode/option-trust.js';
 import { readPluginOptions } from '../setup/opencode-json.js';
 
 /** A failure the user caused or can fix: printed as one line, exit code 1. */
@@ -20,9 +22,10 @@ export interface Output {
   err(text: string): void;
 }
 
+/** Every line the CLI prints goes through here: text from the record cannot drive the terminal (terminal-text.ts). */
 export const processOutput: Output = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => process.stdout.write(neutralizeControls(text.endsWith('\n') ? text : `${text}\n`)),
+  err: (text) => process.stderr.write(neutralizeControls(text.endsWith('\n') ? text : `${text}\n`)),
 };
 
 export const GLOBAL_OPTIONS = {
@@ -51,8 +54,12 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+  // The same pins as the plugin (`agent-tracker config`): a differing restraining option gets the stricter value.
+  const pinned = pinnedPluginOptions(options);
+  if (pinned.lines.length > 0) processOutput.err(`agent-tracker: ${pinned.lines.length} restraining option(s) differ from what you pinned; "agent-tracker config list" shows them.`);
   try {
-    const config = resolveConfig({ options });
+    const { config, warnings } = resolveSessionConfig({ options: pinned.options });
+    for (const warning of warnings) processOutput.err(warning);
     // A path typed on the command line means what the shell means: relative to the current folder.
     return dbFlag ? { ...config, databasePath: path.resolve(dbFlag) } : config;
   } catch (error) {

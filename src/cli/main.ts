@@ -23,6 +23,7 @@ const COMMANDS: Record<string, { usage: string; about: string; load: () => Promi
   import: { usage: 'import FILE', about: 'merge an export: only absent records are added', load: () => import('./commands/import.js') },
   mcp: { usage: 'mcp', about: 'serve the read-only tools (report, recommend, prior_art, status, project_profile) to MCP clients over stdio', load: () => import('./commands/mcp.js') },
   repair: { usage: 'repair [--dry-run] [--json]', about: 'rebuild a damaged database from what can be read and the newest snapshot', load: () => import('./commands/repair.js') },
+  config: { usage: 'config set KEY VALUE | get KEY | list | confirm [--json]', about: 'change plugin options (restraining ones are pinned; a change made elsewhere applies the stricter value until you confirm)', load: () => import('./commands/config.js') },
   backfill: { usage: 'backfill [--since ISO] [--project PATH] [--from DIR] [--dry-run] [--json]', about: "import OpenCode's past sessions (read-only); running it again adds nothing twice", load: () => import('./commands/backfill.js') },
 };
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ScoringRules } from './rules.js';
 import { resolveRules } from './rules.js';
+import { RESTRAINING_OPTIONS } from './integrity/trusted-options.js';
 
 export const MIB = 1024 * 1024;
 export const DEFAULT_MAX_DATABASE_SIZE = 512 * MIB;
@@ -16,6 +17,9 @@ export const DATABASE_FILE_NAME = 'agent-tracker.lmdb';
 /** Flush early once this many mutations are buffered, or the oldest is this old. */
 export const DEFAULT_FLUSH_MAX_MUTATIONS = 5000;
 export const DEFAULT_FLUSH_MAX_AGE_MS = 60_000;
+/** Upper bounds of the flush options: past a million buffered mutations memory, past a day a timer (which overflows at 2^31 ms), stop making sense. */
+export const MAX_FLUSH_MAX_MUTATIONS = 1_000_000;
+export const MAX_FLUSH_MAX_AGE_MS = 24 * 60 * 60_000;
 
 export interface TrackerConfig {
   databasePath: string;
@@ -95,11 +99,11 @@ function booleanOption(options: Record<string, unknown>, name: string, fallback:
   return value;
 }
 
-function positiveIntegerOption(options: Record<string, unknown>, name: string, fallback: number): number {
+function positiveIntegerOption(options: Record<string, unknown>, name: string, fallback: number, max: number): number {
   const value = options[name];
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new ConfigError(`option "${name}" must be a whole number greater than 0, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
+    throw new ConfigError(`option "${name}" must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
   }
   return value;
 }
@@ -157,9 +161,42 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
     exportStatus: booleanOption(options, 'exportStatus', false),
     // AGENT_TRACKER_IMPORT_HISTORY=0 turns it off for one environment (e.g. tests that share one OpenCode data folder).
     importHistory: env.AGENT_TRACKER_IMPORT_HISTORY?.trim() === '0' ? false : booleanOption(options, 'importHistory', true),
-    flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS),
-    flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS),
+    flushMaxMutations: positiveIntegerOption(options, 'flushMaxMutations', DEFAULT_FLUSH_MAX_MUTATIONS, MAX_FLUSH_MAX_MUTATIONS),
+    flushMaxAgeMs: positiveIntegerOption(options, 'flushMaxAgeMs', DEFAULT_FLUSH_MAX_AGE_MS, MAX_FLUSH_MAX_AGE_MS),
     selfProvision: booleanOption(options, 'selfProvision', true) && env[SKIP_SETUP_ENV] !== '1',
     testCommandPatterns: testCommandPatterns(options.testCommands),
   };
+}
+
+/** Settings for a session, and one line per option that was set aside so tracking could stay on. */
+export interface SessionConfig {
+  config: TrackerConfig;
+  warnings: string[];
+}
+
+/**
+ * Resolves the settings without letting a stray option turn tracking off: an unknown option, or a
+ * bad value of an option that restrains nothing (`exportStatus: "x"`), is set aside with a warning
+ * naming it. A bad restraining option (databasePath, rules, ...) still throws: guessing a database
+ * path or weaker rules is worse than stopping, and those come only from the user's own config.
+ */
+export function resolveSessionConfig(sources: ConfigSources = {}): SessionConfig {
+  const options: Record<string, unknown> = { ...(sources.options ?? {}) };
+  const warnings: string[] = [];
+  for (const key of Object.keys(options)) {
+    if ((KNOWN_OPTIONS as readonly string[]).includes(key)) continue;
+    delete options[key];
+    warnings.push(`agent-tracker ignored the unknown option "${key}" (known options: ${KNOWN_OPTIONS.join(', ')}); tracking stays on.`);
+  }
+  for (const key of Object.keys(options)) {
+    if ((RESTRAINING_OPTIONS as readonly string[]).includes(key)) continue;
+    try {
+      resolveConfig({ ...sources, options: { [key]: options[key] } });
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      delete options[key];
+      warnings.push(`agent-tracker ignored option "${key}" and uses its default: ${error.message}; tracking stays on.`);
+    }
+  }
+  return { config: resolveConfig({ ...sources, options }), warnings };
 }

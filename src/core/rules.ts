@@ -38,6 +38,9 @@ export const DEFAULT_RULES: Readonly<ScoringRules> = Object.freeze({
 
 const RULE_KEYS = Object.keys(DEFAULT_RULES) as (keyof ScoringRules)[];
 
+/** The largest value a rule may take: far above any sensible award, far below where sums lose their integers. */
+export const MAX_RULE_VALUE = 1_000_000;
+
 /** Merges user overrides into the defaults; throws a clear error on an unknown key or a bad number. */
 export function resolveRules(overrides: unknown): ScoringRules {
   if (overrides === undefined || overrides === null) return { ...DEFAULT_RULES };
@@ -49,8 +52,8 @@ export function resolveRules(overrides: unknown): ScoringRules {
     if (!RULE_KEYS.includes(key as keyof ScoringRules)) {
       throw new Error(`unknown scoring rule "${key}"; known rules: ${RULE_KEYS.join(', ')}`);
     }
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new Error(`scoring rule "${key}" must be a number >= 0, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_RULE_VALUE) {
+      throw new Error(`scoring rule "${key}" must be a number from 0 to ${MAX_RULE_VALUE}, got ${JSON.stringify(value)}`);
     }
     rules[key as keyof ScoringRules] = value;
   }
@@ -105,15 +108,45 @@ export function newAgent(id: string, now: string, rules: ScoringRules): AgentRec
   };
 }
 
-/** Applies XP with level-ups; leftover XP is kept. A halted agent earns nothing and never levels up. */
+/** Level-ups done one at a time after the closed-form jump; a few absorb its rounding. */
+const STEPWISE_LEVEL_UPS = 8;
+
+/** XP that `levels` level-ups starting at `sp` cost: factor x (sp + (sp+1) + ... + (sp+levels-1)). */
+function levelCost(sp: number, levels: number, factor: number): number {
+  return factor * (levels * sp + (levels * (levels - 1)) / 2);
+}
+
+/**
+ * How many levels `xp` surely pays for from `sp` (a few short of the exact count, which the
+ * stepwise loop finishes): the positive root of the level cost, so XP 1e300 costs no more than XP 30.
+ */
+function levelsSurelyAffordable(sp: number, xp: number, factor: number): number {
+  const b = 2 * sp - 1;
+  const root = (-b + Math.sqrt(b * b + (8 * xp) / factor)) / 2;
+  if (!Number.isFinite(root)) return 0;
+  return Math.max(0, Math.floor(root) - 2);
+}
+
+/**
+ * Applies XP with level-ups; leftover XP is kept. A halted agent earns nothing and never levels up.
+ * Bounded whatever the stored XP: a closed-form jump, then at most STEPWISE_LEVEL_UPS single steps.
+ */
 function addXp(agent: AgentRecord, amount: number, rules: ScoringRules): void {
   if (agent.halted || amount <= 0) return;
   agent.xp += amount;
-  // sp > 0 bounds the loop for agents whose SP was lowered by bugs without halting (a zero cost level).
-  while (agent.sp > 0 && agent.xp >= rules.xpPerLevelFactor * agent.sp) {
+  // sp > 0: an agent whose SP was lowered by bugs without halting has a zero-cost level; it never levels.
+  if (!(agent.sp > 0) || !(rules.xpPerLevelFactor > 0) || !Number.isFinite(agent.xp)) return;
+  const jump = levelsSurelyAffordable(agent.sp, agent.xp, rules.xpPerLevelFactor);
+  if (jump > 0) {
+    agent.xp = Math.max(0, agent.xp - levelCost(agent.sp, jump, rules.xpPerLevelFactor));
+    agent.sp += jump;
+  }
+  for (let step = 0; step < STEPWISE_LEVEL_UPS && agent.xp >= rules.xpPerLevelFactor * agent.sp; step += 1) {
     agent.xp -= rules.xpPerLevelFactor * agent.sp;
     agent.sp += 1;
   }
+  // Only rounding at astronomic (forged) values can leave more: keep the invariant XP < the next level's cost.
+  if (agent.xp >= rules.xpPerLevelFactor * agent.sp) agent.xp = 0;
 }
 
 /** The CS change a commit's two grades ask for (-2..+10), before the bounds are applied. */

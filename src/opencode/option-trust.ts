@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { opencodeConfigDir } from '../core/config.js';
+import { applyPins, mismatchLines, pinsPath, readPins } from '../core/integrity/option-pins.js';
 import { trustedOptions } from '../core/integrity/trusted-options.js';
 import type { TrustedOptions } from '../core/integrity/trusted-options.js';
 import { parseJsonc, pluginOptionsIn, readPluginOptions } from '../setup/opencode-json.js';
@@ -57,4 +58,22 @@ export function trustPluginOptions(merged: Record<string, unknown>, project: str
     return `agent-tracker ignored "${key}" from ${file}: settings that restrain agents are read only from the global OpenCode config (${path.join(opencodeConfigDir(env), 'opencode.json')}) or environment variables.`;
   });
   return { ...trusted, notices };
+}
+
+/**
+ * The options with the user's pins applied (`agent-tracker config`): where the global config's
+ * restraining options differ from what the user pinned, the stricter value, and one line each.
+ */
+export function pinnedPluginOptions(options: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): { options: Record<string, unknown>; lines: string[] } {
+  const { pins, damaged } = readPins(pinsPath(opencodeConfigDir(env)));
+  const applied = applyPins(options, pins);
+  return { options: applied.options, lines: mismatchLines(applied.mismatches, damaged) };
+}
+
+/**
+ * The lines `doctor` and the report footer show: the user's own options (global config and
+ * `OPENCODE_CONFIG_CONTENT`) compared with the pins; empty when they agree.
+ */
+export function pinnedOptionMismatchLines(env: NodeJS.ProcessEnv = process.env): string[] {
+  return pinnedPluginOptions(ownedPluginOptions(env), env).lines;
 }

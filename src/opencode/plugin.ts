@@ -6,7 +6,7 @@
  * Only a default export: OpenCode refuses a plugin file with any non-function named export.
  */
 import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
-import { opencodeConfigDir, resolveConfig } from '../core/config.js';
+import { opencodeConfigDir, resolveSessionConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { trackerFileEditCheck } from '../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
@@ -31,8 +31,8 @@ import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { startSelfProvisioning } from './self-provision.js';
 import { endSession, indexMaintainer, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
-import { trustPluginOptions } from './option-trust.js';
-import { createStatusSheets } from './toast.js';
+import { pinnedPluginOptions, trustPluginOptions } from './option-trust.js';
+import { createStatusSheets, showStartWarnings } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
 
 /** The project a plugin instance works in: the git worktree when there is one, else the directory. */
@@ -91,15 +91,6 @@ function telemetryAsked(option: unknown): boolean {
   return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
 
-/** One log line and one toast naming each ignored project-config key and its file; a failing toast is only logged. */
-function warnIgnoredOptions(input: PluginInput, logger: Logger, notices: string[]): void {
-  const message = notices.join('\n');
-  logger.warn(message);
-  input.client.tui
-    .showToast({ body: { title: 'agent-tracker', message, variant: 'warning' } })
-    .catch((error: unknown) => logger.warn(`agent-tracker: toast failed: ${(error as Error).message}`));
-}
-
 const server: Plugin = async (input, options) => {
   // Sessions created from now on are live tracking's; the history import (started later, by `ready`) leaves them.
   const startedAt = Date.now();
@@ -132,7 +123,11 @@ const server: Plugin = async (input, options) => {
   };
   try {
     trust = trustPluginOptions(options ?? {}, projectOf(input));
-    config = resolveConfig({ options: trust.options });
+    // Restraining options the user did not set through `agent-tracker config`: the stricter value, shown.
+    const pinned = pinnedPluginOptions(trust.options);
+    const resolved = resolveSessionConfig({ options: pinned.options });
+    config = resolved.config;
+    trust = { ...trust, notices: [...trust.notices, ...pinned.lines, ...resolved.warnings] };
     store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
       openChecked(storeOptions, { problem: (problem) => notify(problem.message), ready }),
     );
@@ -150,7 +145,7 @@ const server: Plugin = async (input, options) => {
   }
 
   if (store.attached && !store.refusal) ready(store);
-  if (trust.notices.length > 0) warnIgnoredOptions(input, logger, trust.notices);
+  if (trust.notices.length > 0) showStartWarnings(input.client, logger, trust.notices);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
   // Secrets of the project's env files: scanned in the background just after the start (the first

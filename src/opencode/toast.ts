@@ -150,3 +150,15 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
     },
   };
 }
+
+/**
+ * What the user must know at plugin start (options set aside, restraining options that differ from
+ * their pins): one log line and one warning toast. A failing toast is only logged.
+ */
+export function showStartWarnings(client: PluginInput['client'], logger: Logger, lines: readonly string[]): void {
+  const message = lines.join('\n');
+  logger.warn(message);
+  client.tui
+    .showToast({ body: { title: 'agent-tracker', message, variant: 'warning' } })
+    .catch((error: unknown) => logger.warn(`agent-tracker: toast failed: ${(error as Error).message}`));
+}

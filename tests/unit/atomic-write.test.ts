@@ -1,23 +1,35 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { openAtomic, writeFileAtomic } from '../../src/core/fs/atomic-write.js';
+import { ensureOwnFolder, openAtomic, writeFileAtomic } from '../../src/core/fs/atomic-write.js';
 import { createContext, writeText } from '../../src/setup/context.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-atomic-');
 
 describe('atomic writes', () => {
-  it('replaces a symlink at the target and leaves the file it pointed at unchanged', () => {
+  // Before: a symlink at the target was replaced by a regular file. Now nothing but a regular file is replaced.
+  it('refuses a symlink at the target, leaving the link and the file it points at unchanged', () => {
     const dir = tempDir();
     const victim = path.join(dir, 'bashrc');
     fs.writeFileSync(victim, 'export PATH=/usr/bin\n');
     const target = path.join(dir, 'report.html');
     fs.symlinkSync(victim, target);
-    writeFileAtomic(target, '<html></html>');
+    expect(() => writeFileAtomic(target, '<html></html>')).toThrow(`refusing to write ${target}: it is a symbolic link`);
     expect(fs.readFileSync(victim, 'utf8')).toBe('export PATH=/usr/bin\n');
-    expect(fs.lstatSync(target).isSymbolicLink()).toBe(false);
-    expect(fs.readFileSync(target, 'utf8')).toBe('<html></html>');
+    expect(fs.readlinkSync(target)).toBe(victim);
     expect(fs.readdirSync(dir).sort()).toEqual(['bashrc', 'report.html']);
+  });
+
+  it('refuses a link planted at a folder the tracker makes, writing nothing through it', () => {
+    const dir = tempDir();
+    const outside = tempDir();
+    const folder = path.join(dir, '.agent');
+    fs.symlinkSync(outside, folder);
+    expect(() => ensureOwnFolder(folder)).toThrow(`refusing to write into ${folder}: it is a symbolic link`);
+    expect(fs.readdirSync(outside)).toEqual([]);
+    const fresh = path.join(dir, 'made', 'here');
+    ensureOwnFolder(fresh);
+    expect(fs.lstatSync(fresh).isDirectory()).toBe(true);
   });
 
   it('keeps the mode of a regular file it replaces, and leaves nothing behind when aborted', () => {

@@ -51,8 +51,16 @@ describe('resolveConfig', () => {
   it('rejects unknown options and bad rule overrides clearly', () => {
     expect(() => resolveConfig({ options: { databasePth: '/x' }, env: {}, home })).toThrow(/unknown option "databasePth"/);
     expect(() => resolveConfig({ options: { rules: { xpPerComit: 3 } }, env: {}, home })).toThrow(/unknown scoring rule "xpPerComit"/);
-    expect(() => resolveConfig({ options: { rules: { xpPerCommit: -3 } }, env: {}, home })).toThrow(/must be a number >= 0/);
+    expect(() => resolveConfig({ options: { rules: { xpPerCommit: -3 } }, env: {}, home })).toThrow(/must be a number from 0 to/);
     expect(() => resolveConfig({ options: { haltBlocksTools: 'no' }, env: {}, home })).toThrow(/true or false/);
+  });
+
+  it('bounds every numeric option: 1e300 is refused, naming the range', () => {
+    expect(() => resolveConfig({ options: { flushMaxAgeMs: 1e300 }, env: {}, home })).toThrow(/option "flushMaxAgeMs" must be a whole number from 1 to 86400000/);
+    expect(() => resolveConfig({ options: { flushMaxMutations: 1e300 }, env: {}, home })).toThrow(/option "flushMaxMutations" must be a whole number from 1 to 1000000/);
+    expect(() => resolveConfig({ options: { maxDatabaseSize: 1e300 }, env: {}, home })).toThrow(/maxDatabaseSize must be between/);
+    expect(() => resolveConfig({ options: { rules: { xpPerToolCall: 1e300 } }, env: {}, home })).toThrow(/must be a number from 0 to 1000000/);
+    expect(resolveConfig({ options: { flushMaxAgeMs: 86_400_000, flushMaxMutations: 1_000_000 }, env: {}, home })).toMatchObject({ flushMaxAgeMs: 86_400_000, flushMaxMutations: 1_000_000 });
   });
 
   it('merges rule overrides into the defaults', () => {

@@ -197,7 +197,45 @@ describe('rule overrides', () => {
 
   it('refuses unknown rules and bad numbers with a clear message', () => {
     expect(() => resolveRules({ xpPerCommitt: 5 })).toThrow(/unknown scoring rule "xpPerCommitt"/);
-    expect(() => resolveRules({ xpPerCommit: -1 })).toThrow(/must be a number >= 0/);
+    expect(() => resolveRules({ xpPerCommit: -1 })).toThrow(/must be a number from 0 to/);
     expect(() => resolveRules({ xpPerLevelFactor: 0 })).toThrow(/greater than 0/);
+  });
+
+  it('refuses a rule of 1e300, which would make every sum astronomic', () => {
+    expect(() => resolveRules({ xpPerCommit: 1e300 })).toThrow(/scoring rule "xpPerCommit" must be a number from 0 to/);
+  });
+});
+
+describe('level-up over any stored XP', () => {
+  /** The rule as DESIGN.md words it, one level at a time: the expected value, computed apart from the code. */
+  function levelStepwise(sp: number, xp: number, factor: number): { sp: number; xp: number } {
+    while (xp >= factor * sp) {
+      xp -= factor * sp;
+      sp += 1;
+    }
+    return { sp, xp };
+  }
+
+  it('gives the exact stepwise result for a large XP (a trillion)', () => {
+    const expected = levelStepwise(1, 1e12 + 1, rules.xpPerLevelFactor);
+    expect(run(agentWith({ xp: 1e12 }), [{ kind: 'xp', amount: 1 }])).toMatchObject(expected);
+  });
+
+  it('returns for XP 1e300 (imported or stored) with finite SP and XP below the next level', () => {
+    const agent = run(agentWith({ xp: 1e300 }), [{ kind: 'xp', amount: 1 }]);
+    expect(Number.isFinite(agent.sp)).toBe(true);
+    expect(agent.sp).toBeGreaterThan(1e149);
+    expect(agent.xp).toBeGreaterThanOrEqual(0);
+    expect(agent.xp).toBeLessThan(level(agent.sp));
+  });
+
+  it('matches the stepwise rule for any XP and factor', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 200_000 }), fc.integer({ min: 1, max: 30 }), (sp, xp, factor) => {
+        const custom = resolveRules({ xpPerLevelFactor: factor });
+        const agent = run(agentWith({ sp, xp: 0 }, custom), [{ kind: 'xp', amount: xp }], custom);
+        expect({ sp: agent.sp, xp: agent.xp }).toEqual(levelStepwise(sp, xp, factor));
+      }),
+    );
   });
 });

@@ -2,13 +2,16 @@
  * `agent-tracker import FILE`: merges an export into the database. Additive and idempotent: only
  * records whose key is absent are written, in one transaction; a bad line writes nothing.
  */
-import fs from 'node:fs';
 import path from 'node:path';
+import { readBoundedRegularFile, UnreadableFileError } from '../../core/fs/read-bounded.js';
 import { importExport } from '../../core/store/transfer.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
+
+/** The largest export read: well within what one JavaScript string can hold (about 512 MiB); a larger file is refused with its size. */
+export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {});
@@ -16,8 +19,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   const source = path.resolve(positionals[0] as string);
   let text: string;
   try {
-    text = fs.readFileSync(source, 'utf8');
+    text = readBoundedRegularFile(source, MAX_IMPORT_FILE_BYTES);
   } catch (error) {
+    if (error instanceof UnreadableFileError) throw new CliError(`cannot import ${error.message}. Nothing was imported.`);
     throw new CliError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const config = loadConfig(values.db);
@@ -26,7 +30,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const provenance = confirmUserOnly('import', { store, project });
     try {
       // The import's own record (migrations) keeps how it came.
-      return importExport(store, text, source, undefined, provenance);
+      return importExport(store, text, source, undefined, provenance, config.rules);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(`${source}: ${error.message}`);
       throw error;

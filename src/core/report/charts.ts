@@ -3,11 +3,12 @@
  * came from the database is escaped. Hovering a mark shows its exact value (an SVG <title>).
  */
 import type { ActivityOverTime } from './activity.js';
+import { neutralizeControls } from './terminal-text.js';
 import type { ReportRow } from './report.js';
 
-/** Escapes text for HTML and SVG content and attribute values. */
+/** Escapes text for HTML and SVG content and attribute values; control and bidi characters show as `\uXXXX`. */
 export function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return neutralizeControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** Colors for series and setups, picked in order; readable on white. */

@@ -39,3 +39,21 @@ export function fitStart(text: string, width: number): string {
   if (width <= ELLIPSIS.length) return text.slice(text.length - Math.max(0, width));
   return ELLIPSIS + text.slice(text.length - (width - ELLIPSIS.length));
 }
+
+/**
+ * Characters a terminal or a page acts on instead of showing: C0 controls but newline, tab and the
+ * CR of a CRLF line end (CSV's); ESC starts ANSI CSI/OSC sequences (clear screen, set the title);
+ * DEL; C1 controls (U+009B is a one-byte CSI); and the bidirectional overrides and isolates that reorder what follows (U+202E),
+ * plus the line and paragraph separators some terminals honour.
+ */
+// eslint-disable-next-line no-control-regex
+const TERMINAL_CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|\r(?!\n)/g;
+
+/**
+ * Text from outside (agent names, notes, imported fields) made inert for a terminal: every control
+ * character becomes its visible `\uXXXX` escape. JSON stays exact JSON: JSON.stringify never emits a
+ * raw C0 control, and inside a JSON string `\uXXXX` parses back to the same character.
+ */
+export function neutralizeControls(text: string): string {
+  return text.replace(TERMINAL_CONTROLS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}

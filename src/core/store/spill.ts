@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { ScoringRules } from '../rules.js';
 import type { Mutation } from './mutations.js';
 import type { Store } from './store.js';
@@ -69,16 +70,13 @@ export function spillFilesOf(database: string): string[] {
   return found.sort();
 }
 
+/** Only the user reads a spill: it holds recorded text. */
+const SPILL_FILE_MODE = 0o600;
+
 /** Writes `content` at `file` (through a temp name, so a half-written spill never looks whole). */
 function writeWhole(file: string, content: string): void {
-  const temporary = `${file}.tmp`;
-  try {
-    fs.writeFileSync(temporary, content, { mode: 0o600 });
-    fs.renameSync(temporary, file);
-  } catch (error) {
-    fs.rmSync(temporary, { force: true });
-    throw error;
-  }
+  // An exclusively created temporary name: a link planted at `<spill>.tmp` (the OS temp folder is shared) is never followed.
+  writeFileAtomic(file, content, { mode: SPILL_FILE_MODE });
 }
 
 /**

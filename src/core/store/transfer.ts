@@ -11,7 +11,9 @@
 import { OUTCOME_COUNTER_NAMES, WORK_COUNTER_NAMES } from '../../contract/counters.js';
 import { createHash } from 'node:crypto';
 import { importValueProblem } from '../integrity/import-checks.js';
-import { isGrade } from '../rules.js';
+import { importRoomProblem } from './import-room.js';
+import { DEFAULT_RULES, isGrade } from '../rules.js';
+import type { ScoringRules } from '../rules.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
 import { provenanceOf } from '../outcomes/grades.js';
 import type { MigrationRecord, UserActionProvenance } from '../types.js';
@@ -294,8 +296,11 @@ function quote(line: string): string {
   return line.length > QUOTED_LENGTH ? `${line.slice(0, QUOTED_LENGTH)}…` : line;
 }
 
+/** The longest key (as JSON) an import may write: lmdb refuses keys past about 1,978 bytes, mid-transaction. */
+const MAX_KEY_JSON_LENGTH = 1024;
+
 /** Checks one record line; returns the problem, or undefined when it is fine. */
-function recordProblem(parsed: Record<string, unknown>): string | undefined {
+function recordProblem(parsed: Record<string, unknown>, scoring: ScoringRules): string | undefined {
   const kind = parsed.kind;
   if (typeof kind !== 'string' || !(EXPORT_KINDS as readonly string[]).includes(kind)) {
     return `unknown kind ${JSON.stringify(kind)}; expected one of ${EXPORT_KINDS.join(', ')}`;
@@ -305,6 +310,7 @@ function recordProblem(parsed: Record<string, unknown>): string | undefined {
   if (rules.keyLength === 0 ? typeof key !== 'string' || key === '' : !Array.isArray(key) || key.length !== rules.keyLength || !key.every((part) => typeof part === 'string')) {
     return rules.keyLength === 0 ? `a ${kind} key must be non-empty text` : `a ${kind} key must be a list of ${rules.keyLength} texts`;
   }
+  if (Buffer.byteLength(JSON.stringify(key)) > MAX_KEY_JSON_LENGTH) return `a ${kind} key must be at most ${MAX_KEY_JSON_LENGTH} bytes long`;
   if (!isPlainObject(value)) return `the value of a ${kind} record must be an object`;
   for (const [field, type] of Object.entries(rules.required)) {
     if (!hasType(value[field], type)) return `${kind} field "${field}" must be ${TYPE_NAMES[type]}, got ${JSON.stringify(value[field]) ?? 'nothing'}`;
@@ -312,7 +318,7 @@ function recordProblem(parsed: Record<string, unknown>): string | undefined {
   for (const [field, type] of Object.entries(rules.optional ?? {})) {
     if (value[field] !== undefined && !hasType(value[field], type)) return `${kind} field "${field}" must be ${TYPE_NAMES[type]} when present`;
   }
-  const ranges = importValueProblem(kind, value, [...Object.keys(rules.required), ...Object.keys(rules.optional ?? {})]);
+  const ranges = importValueProblem(kind, value, [...Object.keys(rules.required), ...Object.keys(rules.optional ?? {})], scoring);
   if (ranges) return ranges;
   const keyParts = typeof key === 'string' ? [key] : (key as string[]);
   const expected = rules.keyFromValue(value);
@@ -340,12 +346,12 @@ function gitSignalsProblem(parsed: Record<string, unknown>): string | undefined 
  * optional, but a file that opens with a header must close with an end line whose count matches.
  * @throws InputError naming the first bad line.
  */
-export function parseExport(text: string): ExportRecord[] {
-  return parseExportFile(text).records;
+export function parseExport(text: string, scoring: ScoringRules = DEFAULT_RULES): ExportRecord[] {
+  return parseExportFile(text, scoring).records;
 }
 
 /** `parseExport` with the git-signal caches the file carries. */
-export function parseExportFile(text: string): ParsedExport {
+export function parseExportFile(text: string, scoring: ScoringRules = DEFAULT_RULES): ParsedExport {
   const records: ExportRecord[] = [];
   const gitSignals: GitSignalsRecord[] = [];
   const lines = text.split('\n');
@@ -390,7 +396,7 @@ export function parseExportFile(text: string): ParsedExport {
       return;
     }
     if (parsed.kind === 'userGrades' && version < PROVENANCE_VERSION) fail(`userGrades records need export version ${PROVENANCE_VERSION} or later (this file is version ${version})`);
-    const problem = recordProblem(parsed);
+    const problem = recordProblem(parsed, scoring);
     if (problem) fail(problem);
     records.push(upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> }, version));
   });
@@ -431,7 +437,7 @@ function firstImport(store: Store, digest: string): ImportRecord | undefined {
 }
 
 /**
- * Imports an NDJSON export: checks every line first, then writes the absent records in one
+ * Imports an NDJSON export: checks every line first (agents' ranges against `scoring`, the importing database's rules), then writes the absent records in one
  * transaction (indexes updated in it) and records the run. Importing the same file again adds
  * nothing and records nothing.
  * @throws InputError for a bad file (nothing written).
@@ -442,8 +448,11 @@ export function importExport(
   source: string,
   now: () => Date = () => new Date(),
   provenance?: UserActionProvenance,
+  scoring: ScoringRules = DEFAULT_RULES,
 ): ImportResult {
-  const { records, gitSignals } = parseExportFile(text);
+  const { records, gitSignals } = parseExportFile(text, scoring);
+  const room = importRoomProblem(store, records);
+  if (room) throw new InputError(room);
   const digest = createHash('sha256').update(text).digest('hex');
   const previous = firstImport(store, digest);
   const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };

@@ -21,6 +21,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 import { childRuntime, childScript } from './child-runtime.js';
 import { lmdbMetaSummary } from './lmdb-file-check.js';
 
@@ -104,14 +105,12 @@ export function lastKnownEntries(file: string): Record<string, number> | undefin
 export function recordVerified(file: string, entries?: Record<string, number>): void {
   const fingerprint = fingerprintOf(file);
   if (!fingerprint) return;
-  const target = sidecarPath(file);
-  const temporary = `${target}.${process.pid}.tmp`;
   const counts = entries ?? lastKnownEntries(file);
   try {
-    fs.writeFileSync(temporary, JSON.stringify({ format: SIDECAR_FORMAT, fingerprint, verifiedAt: new Date().toISOString(), ...(counts ? { entries: counts } : {}) }));
-    fs.renameSync(temporary, target);
+    // A fresh, exclusively created temporary name (never `<sidecar>.<pid>.tmp`, a name a planted link can wait at).
+    writeFileAtomic(sidecarPath(file), JSON.stringify({ format: SIDECAR_FORMAT, fingerprint, verifiedAt: new Date().toISOString(), ...(counts ? { entries: counts } : {}) }));
   } catch {
-    fs.rmSync(temporary, { force: true });
+    // Not recorded: verified again next time.
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { ensureOwnFolder, writeFileAtomic } from '../fs/atomic-write.js';
 import { toStatus } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type { Store } from '../store/store.js';
@@ -61,6 +61,8 @@ export function statusExportPath(project: string): string {
 export function writeStatusExport(options: StatusExportOptions, touched: readonly string[]): string | undefined {
   const folder = path.join(options.project, STATUS_EXPORT_DIR);
   if (!options.always && !fs.existsSync(folder)) return undefined;
+  // A link planted at `.agent` is refused (one warning per flush), never followed out of the project.
+  ensureOwnFolder(folder);
   const file = statusExportPath(options.project);
   const ids = [...new Set([...previouslyListed(file), ...touched])].sort();
   const agents: AgentStatus[] = [];
@@ -74,7 +76,6 @@ export function writeStatusExport(options: StatusExportOptions, touched: readonl
     project: options.project,
     agents,
   };
-  fs.mkdirSync(folder, { recursive: true });
   writeFileAtomic(file, `${JSON.stringify(content, null, 2)}\n`);
   return file;
 }
