@@ -99,6 +99,12 @@ describe('pinned restraining options', () => {
     expect(mismatches.map((m) => m.key).sort()).toEqual(['databasePath', 'haltBlocksTools', 'rules']);
   });
 
+  it('before anything was pinned, keeps the database where the config puts it and holds the restraints to their defaults', () => {
+    const { options, mismatches } = applyPins({ databasePath: 'data/mine.lmdb', maxDatabaseSize: 1 << 28, haltBlocksTools: false }, undefined);
+    expect(options).toEqual({ databasePath: 'data/mine.lmdb', maxDatabaseSize: 1 << 28, haltBlocksTools: true });
+    expect(mismatches.map((m) => m.key)).toEqual(['haltBlocksTools']);
+  });
+
   it('an edit of the global config made by a script: shown at plugin start, the stricter value applies until confirmed', async () => {
     const project = path.join(dir, 'project-pins');
     fs.mkdirSync(project, { recursive: true });

@@ -135,7 +135,8 @@ function effective(key: RestrainingOption, value: unknown): string {
 
 /**
  * The options with the pins applied: where a restraining option differs from its pin, the stricter
- * value replaces it and a mismatch is listed. Without pins, the pins are the defaults.
+ * value replaces it and a mismatch is listed. Without pins, the restraining booleans and rules are held
+ * to their defaults (the strictest), while the database's path and size stay as configured.
  */
 export function applyPins(options: Record<string, unknown>, pins: OptionPins | undefined): { options: Record<string, unknown>; mismatches: PinMismatch[] } {
   const pinned = pins?.values ?? {};
@@ -143,6 +144,9 @@ export function applyPins(options: Record<string, unknown>, pins: OptionPins | u
   const mismatches: PinMismatch[] = [];
   for (const key of RESTRAINING_OPTIONS) {
     const configured = options[key];
+    // Before anything was pinned, where the record lives and how large it may grow are the user's
+    // config as it stands (they have no stricter value): an upgrade must not move the database.
+    if (pins === undefined && !RESTRAINING_WHEN_TRUE.has(key) && key !== 'rules') continue;
     if (effective(key, configured) === effective(key, pinned[key])) continue;
     const applied = stricterValue(key, pinned[key], configured);
     mismatches.push({ key, configured, pinned: pinned[key], applied });
