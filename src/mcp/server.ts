@@ -17,7 +17,7 @@ import type { Store } from '../core/store/store.js';
 import { TrackingService } from '../core/tracking/service.js';
 import type { TrackerConfig } from '../core/config.js';
 import { CliError, loadConfig, withStore } from '../cli/context.js';
-import { parseGrouping, parseSince } from '../cli/report-args.js';
+import { parseGrouping, parseSince, parseTimeZone } from '../cli/report-args.js';
 import { REPORT_GROUPINGS } from '../core/report/report.js';
 
 export const MCP_SERVER_NAME = 'agent-tracker';
@@ -70,8 +70,11 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       description: 'Outcomes per agent x model setup (sessions, tool calls, failures, commits, grades, tokens, cost), as `agent-tracker report --json`.',
       inputSchema: {
         project,
-        since: z.string().optional().describe('ISO date or time: only work active since then'),
-        by: z.enum(REPORT_GROUPINGS as unknown as [string, ...string[]]).optional().describe('Group rows by setup (default), agent, model or project'),
+        since: z.string().optional().describe('ISO date or time: only work that began then or later'),
+        until: z.string().optional().describe('ISO date or time: only work that began before then'),
+        period: z.enum(['day', 'week', 'month']).optional().describe('Rows per calendar period too'),
+        tz: z.string().optional().describe('IANA time zone of the periods; default: the server machine\'s'),
+        by: z.enum(REPORT_GROUPINGS as unknown as [string, ...string[]]).optional().describe('Group rows by setup (default), agent, model, project or session'),
       },
       annotations: { readOnlyHint: true },
     },
@@ -79,10 +82,15 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       answer(db, async (store, config) => {
         const { reportAnswer } = await import('../core/answers/report.js');
         const since = parseSince(args.since);
+        const until = parseSince(args.until, 'until');
+        const timeZone = parseTimeZone(args.tz);
         return reportAnswer(recorderOf(store, config), {
           by: parseGrouping(args.by),
           ...(args.project ? { project: path.resolve(args.project) } : {}),
           ...(since ? { since } : {}),
+          ...(until ? { until } : {}),
+          ...(args.period ? { period: args.period } : {}),
+          ...(timeZone ? { timeZone } : {}),
         });
       }),
   );

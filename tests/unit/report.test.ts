@@ -133,18 +133,23 @@ describe('report', () => {
       });
     });
     const tricky = reportToCsv([{ ...report.totals, agent: 'a,"b"' }]).split('\r\n')[1];
-    expect(tricky?.startsWith('"a,""b""",')).toBe(true);
+    expect(tricky).toContain(',"a,""b""",');
   });
 
-  it('aligns the terminal table and adds a totals line', () => {
+  it('aligns the terminal table and adds a totals line: the main columns by default, every column with wide', () => {
     const report = buildReport(loadHistory(tracker.store));
-    const lines = reportToTable(report).split('\n');
-    expect(lines).toHaveLength(report.rows.length + 3);
-    expect(lines[0]).toMatch(/^agent\s+model\s+sessions\s+tools\s+fail%\s+commits/);
-    expect(lines[lines.length - 1]).toMatch(/^total\s/);
-    // Right-aligned numbers: every data line ends in the same column as the header's last title.
-    const width = lines[0]?.length;
-    for (const line of lines.slice(2)) expect(line.length).toBe(width);
+    for (const [wide, header] of [
+      [false, /^agent\s+model\s+sessions\s+fail%\s+commits\s+user#\s+user\s+revert%\s+tokens\s+cost$/],
+      [true, /^agent\s+model\s+sessions\s+tools\s+fail%\s+commits\s+pushes/],
+    ] as const) {
+      const lines = reportToTable(report, { wide }).split('\n');
+      expect(lines).toHaveLength(report.rows.length + 3);
+      expect(lines[0]).toMatch(header);
+      expect(lines[lines.length - 1]).toMatch(/^total\s/);
+      // Right-aligned numbers: every data line ends in the same column as the header's last title.
+      const width = lines[0]?.length;
+      for (const line of lines.slice(2)) expect(line.length).toBe(width);
+    }
   });
 
   it('counts commits per day and agent for the activity chart', () => {

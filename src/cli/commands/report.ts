@@ -1,7 +1,9 @@
 /**
- * `agent-tracker report [--project PATH] [--since ISO] [--by agent|model|project] [--json|--csv]
- * [--html FILE]`: one row per agent × model (or per agent, per model, per setup and project).
- * `--json` and `--csv` carry the same rows; `--html` writes a self-contained page with charts.
+ * `agent-tracker report [--project PATH] [--since ISO] [--until ISO] [--period day|week|month [--tz ZONE]]
+ * [--by setup|agent|model|project|session] [--source live|backfill] [--json|--csv|--wide|--explain] [--html FILE]`:
+ * one row per agent × model (or per agent, per model, per setup and project, per session), per period
+ * with `--period`. `--json` and `--csv` carry the same rows; the text table shows the main columns in
+ * 100 terminal columns (`--wide`: all of them; `--explain`: what each means); `--html` writes a page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,7 @@ import { reportAnswerFrom, reportHistory } from '../../core/answers/report.js';
 import type { ReportRequest } from '../../core/answers/report.js';
 import { silentLogger } from '../../core/logger.js';
 import { TrackingService } from '../../core/tracking/service.js';
-import { parseGrouping, parseSince } from '../report-args.js';
+import { parseGrouping, parsePeriod, parseSince, parseTimeZone } from '../report-args.js';
 import type { Recommendation } from '../../core/report/recommend.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
@@ -35,12 +37,34 @@ async function recommendationForPage(recorder: TrackingService, project: string)
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
-    { project: { type: 'string' }, since: { type: 'string' }, by: { type: 'string' }, source: { type: 'string' }, csv: { type: 'boolean', default: false }, html: { type: 'string' } },
+    {
+      project: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      period: { type: 'string' },
+      tz: { type: 'string' },
+      by: { type: 'string' },
+      source: { type: 'string' },
+      csv: { type: 'boolean', default: false },
+      wide: { type: 'boolean', default: false },
+      explain: { type: 'boolean', default: false },
+      html: { type: 'string' },
+    },
     false,
   );
   if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
   if (values.json && values.csv) throw new CliError('choose one of --json and --csv');
+  if (values.explain) {
+    const { reportLegend } = await import('../../core/report/table.js');
+    output.out(reportLegend());
+    return;
+  }
   const since = parseSince(values.since);
+  const until = parseSince(values.until, '--until');
+  if (since !== undefined && until !== undefined && until <= since) throw new CliError(`--until (${until}) must be after --since (${since})`);
+  const period = parsePeriod(values.period);
+  const timeZone = parseTimeZone(values.tz);
+  if (timeZone !== undefined && period === undefined) throw new CliError('--tz only goes with --period');
   if (values.source !== undefined && !(USAGE_SOURCES as readonly string[]).includes(values.source)) {
     throw new CliError(`--source must be one of ${USAGE_SOURCES.join(', ')}, got "${values.source}"`);
   }
@@ -48,6 +72,9 @@ export async function run(args: string[], output: Output): Promise<void> {
     by: parseGrouping(values.by),
     ...(values.project !== undefined ? { project: path.resolve(values.project) } : {}),
     ...(since !== undefined ? { since } : {}),
+    ...(until !== undefined ? { until } : {}),
+    ...(period !== undefined ? { period } : {}),
+    ...(timeZone !== undefined ? { timeZone } : {}),
     ...(values.source !== undefined ? { source: values.source as UsageSource } : {}),
   };
   const htmlFile = values.html === undefined ? undefined : path.resolve(values.html);
@@ -85,7 +112,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     output.out('No work recorded yet for this selection. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
   } else {
     const { reportToTable } = await import('../../core/report/table.js');
-    output.out(reportToTable({ by: answer.by, rows: answer.rows, totals: answer.totals }));
+    output.out(reportToTable({ by: answer.by, rows: answer.rows, totals: answer.totals }, { wide: values.wide }));
   }
   const warning = values.csv || values.json ? '' : formatSuspectUserActions(answer.suspectUserActions);
   if (warning) output.out(`\n${warning}`);

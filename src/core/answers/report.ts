@@ -10,6 +10,9 @@ import type { History, HistoryFilter } from '../report/history.js';
 import { buildReport } from '../report/report.js';
 import type { ReportGrouping, ReportRow } from '../report/report.js';
 import type { TrackingService } from '../tracking/service.js';
+import type { Store } from '../store/store.js';
+import { localTimeZone } from '../report/periods.js';
+import type { Period } from '../report/periods.js';
 import type { UsageSource } from '../types.js';
 import { refreshSignals } from './signals.js';
 
@@ -17,9 +20,13 @@ export interface ReportRequest {
   by: ReportGrouping;
   /** Only this project's work (an absolute path). */
   project?: string;
-  /** Only work active since this ISO time. */
+  /** Only work that began at or after this ISO time, and before `until`. */
   since?: string;
+  until?: string;
   source?: UsageSource;
+  /** Rows per calendar period too, in `timeZone` (an IANA name; default: this machine's). */
+  period?: Period;
+  timeZone?: string;
 }
 
 /** What `report --json` prints, field for field. */
@@ -27,7 +34,11 @@ export interface ReportAnswer {
   by: ReportGrouping;
   project: string | null;
   since: string | null;
+  until: string | null;
   source: UsageSource | null;
+  period: Period | null;
+  /** The time zone periods were cut in (null without `period`). */
+  timeZone: string | null;
   rows: ReportRow[];
   totals: ReportRow;
   /** User-only records that came a way an agent could drive: shown apart until the user reviews them. */
@@ -38,8 +49,20 @@ function filterOf(request: ReportRequest): HistoryFilter {
   return {
     ...(request.project !== undefined ? { project: request.project } : {}),
     ...(request.since !== undefined ? { since: request.since } : {}),
+    ...(request.until !== undefined ? { until: request.until } : {}),
     ...(request.source !== undefined ? { source: request.source } : {}),
   };
+}
+
+/** The first task (the user's prompt) of each session, from the journal's automatic turn entries. */
+function sessionTasks(store: Store, sessions: ReadonlySet<string>): Map<string, string> {
+  const tasks = new Map<string, { task: string; at: string }>();
+  for (const { value } of store.tables.activities.getRange()) {
+    if (!value.automatic || value.sessionId === undefined || !sessions.has(value.sessionId) || value.task === '') continue;
+    const known = tasks.get(value.sessionId);
+    if (!known || value.timestamp < known.at) tasks.set(value.sessionId, { task: value.task, at: value.timestamp });
+  }
+  return new Map([...tasks].map(([session, { task }]) => [session, task]));
 }
 
 /** The report's history, with the git signals of its projects brought up to date first. */
@@ -52,12 +75,20 @@ export async function reportHistory(recorder: TrackingService, request: ReportRe
 
 /** The report for `request`, from a history read by `reportHistory`. */
 export function reportAnswerFrom(recorder: TrackingService, history: History, request: ReportRequest): ReportAnswer {
-  const report = buildReport(history, request.by);
+  const timeZone = request.period ? (request.timeZone ?? localTimeZone()) : undefined;
+  const report = buildReport(history, request.by, { ...(request.period ? { period: request.period } : {}), ...(timeZone ? { timeZone } : {}) });
+  if (request.by === 'session') {
+    const tasks = sessionTasks(recorder.store, new Set(report.rows.map((row) => row.session ?? '')));
+    for (const row of report.rows) row.task = tasks.get(row.session ?? '') ?? null;
+  }
   return {
     by: request.by,
     project: request.project ?? null,
     since: request.since ?? null,
+    until: request.until ?? null,
     source: request.source ?? null,
+    period: request.period ?? null,
+    timeZone: timeZone ?? null,
     rows: report.rows,
     totals: report.totals,
     suspectUserActions: suspectUserActions(recorder.store),

@@ -12,8 +12,12 @@ import type { UsageRecord, UsageSource } from '../types.js';
 export interface HistoryFilter {
   /** Absolute project path; only its records are kept. */
   project?: string;
-  /** ISO time; usage records last active before it are left out. */
+  /**
+   * ISO times: only work that started at or after `since` and before `until`. A session's work counts
+   * when it began, so grading it later never brings an old session back into a recent window.
+   */
   since?: string;
+  until?: string;
   /** Only records from this source (records from before sources were told apart are live). */
   source?: UsageSource;
 }
@@ -26,6 +30,7 @@ function keeps(filter: HistoryFilter, project: string, at: string, source: Usage
   if (filter.project !== undefined && project !== filter.project) return false;
   if (filter.source !== undefined && source !== filter.source) return false;
   if (filter.since !== undefined && at < filter.since) return false;
+  if (filter.until !== undefined && at >= filter.until) return false;
   return true;
 }
 
@@ -33,7 +38,7 @@ function keeps(filter: HistoryFilter, project: string, at: string, source: Usage
 export function loadHistory(store: Store, filter: HistoryFilter = {}): History {
   const usage: UsageRecord[] = [];
   for (const { value } of store.tables.sessions.getRange()) {
-    if (keeps(filter, value.project, value.lastAt, value.source)) usage.push(value);
+    if (keeps(filter, value.project, value.firstAt, value.source)) usage.push(value);
   }
   return { usage };
 }

@@ -8,14 +8,28 @@ import { gradedCommitCount } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
 import type { OutcomeFields, OutcomeSums } from './outcome-columns.js';
 import type { UsageSource } from '../types.js';
+import { localTimeZone, periodLabeller } from './periods.js';
+import type { Period } from './periods.js';
 
-/** How rows are grouped: `setup` is agent × model; `project` is agent × model × project. */
-export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project';
+/** How rows are grouped: `setup` is agent × model; `project` is agent × model × project; `session` one row per session and setup. */
+export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project' | 'session';
 
-export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project'];
+export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project', 'session'];
+
+/** Rows per calendar period too (`--period`), in a time zone. */
+export interface ReportOptions {
+  period?: Period;
+  timeZone?: string;
+}
 
 /** One row of the report. A dimension the grouping does not split by is null. */
 export interface ReportRow extends OutcomeFields {
+  /** The calendar period of the work (the day, the week's Monday, the month), with `--period`. */
+  period: string | null;
+  /** The session, with `--by session`. */
+  session: string | null;
+  /** The session's first task (the user's prompt), with `--by session` when it is known. */
+  task: string | null;
   agent: string | null;
   model: string | null;
   project: string | null;
@@ -73,15 +87,19 @@ function newAccumulator(row: ReportRow): Accumulator {
   return { row, sessionIds: new Set(), sourceIds: { live: new Set(), backfill: new Set() }, gradeSum: 0, outcomes: emptyOutcomeSums() };
 }
 
-const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project')[]>> = {
+const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project' | 'session')[]>> = {
   setup: ['agent', 'model'],
   agent: ['agent'],
   model: ['model'],
   project: ['agent', 'model', 'project'],
+  session: ['session', 'agent', 'model', 'project'],
 };
 
-function emptyRow(agent: string | null, model: string | null, project: string | null): ReportRow {
+function emptyRow(agent: string | null, model: string | null, project: string | null, period: string | null = null, session: string | null = null): ReportRow {
   return {
+    period,
+    session,
+    task: null,
     agent,
     model,
     project,
@@ -136,22 +154,28 @@ function finish(accumulator: Accumulator): ReportRow {
   return row;
 }
 
-/** Aggregates the history into report rows, sorted by agent, model, project. */
-export function buildReport(history: History, by: ReportGrouping = 'setup'): Report {
+/**
+ * Aggregates the history into report rows: by period first when asked (oldest first), then by agent,
+ * model and project; sessions newest first. A session's work counts in the period it began.
+ */
+export function buildReport(history: History, by: ReportGrouping = 'setup', options: ReportOptions = {}): Report {
   const dimensions = DIMENSIONS[by];
   const groups = new Map<string, Accumulator>();
   const totals: Accumulator = newAccumulator(emptyRow(null, null, null));
+  const periodOf = options.period ? periodLabeller(options.period, options.timeZone ?? localTimeZone()) : undefined;
 
-  const groupOf = (agent: string, model: string, project: string): Accumulator => {
+  const groupOf = (record: History['usage'][number]): Accumulator => {
     const parts = {
-      agent: dimensions.includes('agent') ? agent : null,
-      model: dimensions.includes('model') ? model : null,
-      project: dimensions.includes('project') ? project : null,
+      period: periodOf ? periodOf(record.firstAt) : null,
+      session: dimensions.includes('session') ? record.sessionId : null,
+      agent: dimensions.includes('agent') ? record.agent : null,
+      model: dimensions.includes('model') ? record.model : null,
+      project: dimensions.includes('project') ? record.project : null,
     };
-    const key = `${parts.agent ?? ''}\u0000${parts.model ?? ''}\u0000${parts.project ?? ''}`;
+    const key = [parts.period, parts.session, parts.agent, parts.model, parts.project].map((part) => part ?? '').join('\u0000');
     let group = groups.get(key);
     if (!group) {
-      group = newAccumulator(emptyRow(parts.agent, parts.model, parts.project));
+      group = newAccumulator(emptyRow(parts.agent, parts.model, parts.project, parts.period, parts.session));
       groups.set(key, group);
     }
     return group;
@@ -159,7 +183,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
 
   for (const record of history.usage) {
     const tokens = totalTokens(record);
-    for (const target of [groupOf(record.agent, record.model, record.project), totals]) {
+    for (const target of [groupOf(record), totals]) {
       const row = target.row;
       target.sessionIds.add(record.sessionId);
       target.sourceIds[record.source ?? 'live'].add(record.sessionId);
@@ -190,6 +214,9 @@ export function buildReport(history: History, by: ReportGrouping = 'setup'): Rep
 }
 
 function compareRows(a: ReportRow, b: ReportRow): number {
+  if (a.period !== b.period) return (a.period ?? '') < (b.period ?? '') ? -1 : 1;
+  // Sessions: newest first.
+  if (a.session !== b.session) return (a.firstAt ?? '') > (b.firstAt ?? '') ? -1 : (a.firstAt ?? '') < (b.firstAt ?? '') ? 1 : (a.session ?? '') < (b.session ?? '') ? -1 : 1;
   for (const name of ['agent', 'model', 'project'] as const) {
     const left = a[name] ?? '';
     const right = b[name] ?? '';

@@ -8,6 +8,9 @@ import { OUTCOME_FIELDS } from './outcome-columns.js';
 
 /** Every field of a report row, in output order: the CSV's columns, the same fields as `--json` (checked below). */
 export const REPORT_FIELDS = [
+  'period',
+  'session',
+  'task',
   'agent',
   'model',
   'project',
@@ -63,6 +66,10 @@ interface TableColumn {
   title: string;
   value: (row: ReportRow) => string;
   numeric: boolean;
+  /** What the column means, for the legend (`report --explain`). */
+  legend: string;
+  /** Shown only in the full table (`--wide`). */
+  wide?: boolean;
 }
 
 const DASH = '-';
@@ -98,43 +105,61 @@ function signed(value: number): string {
   return value > 0 ? `+${count(value)}` : count(value);
 }
 
-const DIMENSION_COLUMNS: Readonly<Record<'agent' | 'model' | 'project', TableColumn>> = {
-  agent: { title: 'agent', value: (row) => row.agent ?? 'all', numeric: false },
-  model: { title: 'model', value: (row) => row.model ?? 'all', numeric: false },
-  project: { title: 'project', value: (row) => row.project ?? 'all', numeric: false },
+type Dimension = 'period' | 'session' | 'task' | 'agent' | 'model' | 'project';
+
+const DIMENSION_COLUMNS: Readonly<Record<Dimension, TableColumn>> = {
+  period: { title: 'period', value: (row) => row.period ?? '', numeric: false, legend: 'the day, the week (its Monday) or the month the work began in (--period, --tz)' },
+  session: { title: 'session', value: (row) => row.session ?? '', numeric: false, legend: "OpenCode's session id (--by session)" },
+  task: { title: 'task', value: (row) => row.task ?? '', numeric: false, legend: "the session's first prompt (--by session)" },
+  agent: { title: 'agent', value: (row) => row.agent ?? 'all', numeric: false, legend: 'the OpenCode agent (build, plan, ...)' },
+  model: { title: 'model', value: (row) => row.model ?? 'all', numeric: false, legend: 'provider/model the agent ran on' },
+  project: { title: 'project', value: (row) => row.project ?? 'all', numeric: false, legend: 'the project folder' },
 };
 
 const METRIC_COLUMNS: readonly TableColumn[] = [
-  { title: 'sessions', value: (row) => count(row.sessions), numeric: true },
-  { title: 'tools', value: (row) => count(row.toolCalls), numeric: true },
-  { title: 'fail%', value: (row) => percent(row.failureRate), numeric: true },
-  { title: 'commits', value: (row) => count(row.commits), numeric: true },
-  { title: 'pushes', value: (row) => count(row.pushes), numeric: true },
-  { title: 'bugs/commit', value: (row) => decimal(row.bugsPerCommit), numeric: true },
-  { title: 'graded', value: (row) => count(row.gradedCommits), numeric: true },
-  { title: 'grade', value: (row) => decimal(row.meanGrade), numeric: true },
-  { title: 'user#', value: (row) => count(row.userGradedCommits), numeric: true },
-  { title: 'user', value: (row) => decimal(row.meanUserGrade), numeric: true },
-  { title: 'self', value: (row) => decimal(row.meanSelfGrade), numeric: true },
-  { title: 'self-user', value: (row) => (row.selfUserGap === null ? DASH : signedDecimal(row.selfUserGap)), numeric: true },
-  { title: 'relayed', value: (row) => (row.agentReportedGradedCommits === 0 ? DASH : `${decimal(row.meanAgentReportedGrade)}/${count(row.agentReportedGradedCommits)}`), numeric: true },
-  { title: 'revert%', value: (row) => percent(row.revertRate), numeric: true },
-  { title: 'fix%', value: (row) => percent(row.followUpFixRate), numeric: true },
-  { title: 'undo%', value: (row) => percent(row.undoRate), numeric: true },
-  { title: 'tests%', value: (row) => percent(row.testPassRate), numeric: true },
-  { title: 'CS', value: (row) => signed(row.csChange), numeric: true },
-  { title: 'cfg edits', value: (row) => count(row.trackerFileEdits), numeric: true },
-  { title: 'tokens', value: (row) => compact(row.tokens), numeric: true },
-  { title: 'cost', value: (row) => money(row.cost), numeric: true },
-  { title: 'cost/commit', value: (row) => money(row.costPerCommit), numeric: true },
+  { title: 'sessions', value: (row) => count(row.sessions), numeric: true, legend: 'OpenCode sessions (a session with two setups counts for each)' },
+  { title: 'tools', value: (row) => count(row.toolCalls), numeric: true, legend: 'tool calls', wide: true },
+  { title: 'fail%', value: (row) => percent(row.failureRate), numeric: true, legend: 'tool calls that failed (non-zero exit or an error), per tool call' },
+  { title: 'commits', value: (row) => count(row.commits), numeric: true, legend: 'commits made' },
+  { title: 'pushes', value: (row) => count(row.pushes), numeric: true, legend: 'git pushes that succeeded', wide: true },
+  { title: 'bugs/commit', value: (row) => decimal(row.bugsPerCommit), numeric: true, legend: 'bug reports charged to the setup, per commit', wide: true },
+  { title: 'graded', value: (row) => count(row.gradedCommits), numeric: true, legend: 'commits with any grade (yours, self, relayed)', wide: true },
+  { title: 'grade', value: (row) => decimal(row.meanGrade), numeric: true, legend: 'mean of every grade (yours, self, relayed: -1..5); the columns after it keep them apart', wide: true },
+  { title: 'user#', value: (row) => count(row.userGradedCommits), numeric: true, legend: 'commits you graded (/grade, agent-tracker grade)' },
+  { title: 'user', value: (row) => decimal(row.meanUserGrade), numeric: true, legend: 'mean of your grades (-1 bad, 1 neutral, 2 good, 5 excellence)' },
+  { title: 'self', value: (row) => decimal(row.meanSelfGrade), numeric: true, legend: "mean of the agent's grades of its own commits", wide: true },
+  { title: 'self-user', value: (row) => (row.selfUserGap === null ? DASH : signedDecimal(row.selfUserGap)), numeric: true, legend: 'how much the setup overrates itself: mean self-grade minus mean user grade', wide: true },
+  { title: 'relayed', value: (row) => (row.agentReportedGradedCommits === 0 ? DASH : `${decimal(row.meanAgentReportedGrade)}/${count(row.agentReportedGradedCommits)}`), numeric: true, legend: '"user grades" an agent relayed (old records): mean/count', wide: true },
+  { title: 'revert%', value: (row) => percent(row.revertRate), numeric: true, legend: 'commits later reverted, per commit' },
+  { title: 'fix%', value: (row) => percent(row.followUpFixRate), numeric: true, legend: 'commits followed by a fix to the same lines, per commit', wide: true },
+  { title: 'undo%', value: (row) => percent(row.undoRate), numeric: true, legend: 'turns you undid in OpenCode, per turn', wide: true },
+  { title: 'tests%', value: (row) => percent(row.testPassRate), numeric: true, legend: 'test runs that passed, per test run', wide: true },
+  { title: 'CS', value: (row) => signed(row.csChange), numeric: true, legend: 'communication score gained or lost through grades', wide: true },
+  { title: 'cfg edits', value: (row) => count(row.trackerFileEdits), numeric: true, legend: "tool calls that edited OpenCode's config, the provisioned agents/skills or the tracker's AGENTS.md section", wide: true },
+  { title: 'tokens', value: (row) => compact(row.tokens), numeric: true, legend: 'tokens of every kind (input, output, reasoning, cache)' },
+  { title: 'cost', value: (row) => money(row.cost), numeric: true, legend: 'cost as OpenCode recorded it (USD)' },
+  { title: 'cost/commit', value: (row) => money(row.costPerCommit), numeric: true, legend: 'cost per commit', wide: true },
 ];
 
-const SHOWN_DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project')[]>> = {
+const SHOWN_DIMENSIONS: Readonly<Record<ReportGrouping, readonly Dimension[]>> = {
   setup: ['agent', 'model'],
   agent: ['agent'],
   model: ['model'],
   project: ['agent', 'model', 'project'],
+  session: ['session', 'task', 'agent', 'model'],
 };
+
+/** The default table fits this many terminal columns; `--wide` shows every column whatever its width. */
+export const NARROW_WIDTH = 100;
+/** A text column is never cut below this. */
+const MIN_CUT_WIDTH = 10;
+
+/** What every column of the table means: `report --explain` and `report --help`. */
+export function reportLegend(): string {
+  const columns = [...Object.values(DIMENSION_COLUMNS), ...METRIC_COLUMNS];
+  const width = Math.max(...columns.map((column) => column.title.length));
+  return columns.map((column) => `${column.title.padEnd(width)}  ${column.legend}${column.wide ? ' (--wide)' : ''}`).join('\n');
+}
 
 /** Aligns cells in columns: text to the left, numbers to the right, two spaces between. */
 export function alignColumns(header: readonly string[], lines: readonly (readonly string[])[], numeric: readonly boolean[]): string {
@@ -147,17 +172,43 @@ export function alignColumns(header: readonly string[], lines: readonly (readonl
   return [render(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(render)].join('\n');
 }
 
-/** The report as an aligned terminal table, with a totals line when there is more than one row. */
-export function reportToTable(report: Report): string {
-  const columns = [...SHOWN_DIMENSIONS[report.by].map((name) => DIMENSION_COLUMNS[name]), ...METRIC_COLUMNS];
+function cut(text: string, width: number): string {
+  return text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text;
+}
+
+/**
+ * The report as an aligned terminal table, with a totals line when there is more than one row. By
+ * default the main columns only, fitted to NARROW_WIDTH (long names are cut with "…"); `wide` shows
+ * every column, uncut.
+ */
+export function reportToTable(report: Report, options: { wide?: boolean } = {}): string {
+  const dimensions = [...(report.rows.some((row) => row.period !== null) ? (['period'] as const) : []), ...SHOWN_DIMENSIONS[report.by]];
+  const columns = [...dimensions.map((name) => DIMENSION_COLUMNS[name]), ...METRIC_COLUMNS.filter((column) => options.wide || !column.wide)];
   const lines = report.rows.map((row) => columns.map((column) => column.value(row)));
   if (report.rows.length > 1) {
     const totals = columns.map((column, i) => (i === 0 ? 'total' : column.numeric ? column.value(report.totals) : ''));
     lines.push(totals);
   }
+  const titles = columns.map((column) => column.title);
+  if (!options.wide) fitText(titles, lines, columns.map((column) => column.numeric));
   return alignColumns(
-    columns.map((column) => column.title),
+    titles,
     lines,
     columns.map((column) => column.numeric),
   );
+}
+
+/** Cuts the widest text columns, widest first, until the table fits NARROW_WIDTH (or they reach MIN_CUT_WIDTH). */
+function fitText(titles: readonly string[], lines: string[][], numeric: readonly boolean[]): void {
+  const widths = titles.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? '').length)));
+  const total = () => widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
+  while (total() > NARROW_WIDTH) {
+    let widest = -1;
+    widths.forEach((width, i) => {
+      if (!numeric[i] && width > MIN_CUT_WIDTH && (widest < 0 || width > (widths[widest] ?? 0))) widest = i;
+    });
+    if (widest < 0) break;
+    widths[widest] = Math.max(MIN_CUT_WIDTH, (widths[widest] ?? 0) - (total() - NARROW_WIDTH), (titles[widest] ?? '').length);
+    for (const line of lines) line[widest] = cut(line[widest] ?? '', widths[widest] ?? 0);
+  }
 }
