@@ -166,8 +166,14 @@ interface TreeVisit {
   label: string;
   record: TreeRecord;
   onLeafNode(node: LeafNode): void;
-  /** Strict: the first fault throws. Tolerant: the fault is noted and its subtree skipped. */
-  onFault?(message: string): void;
+  /** Strict: the first fault throws. Tolerant: the fault is noted, with the key range its subtree held, and skipped. */
+  onFault?(message: string, lost?: KeyRange): void;
+}
+
+/** The keys a subtree may hold: from `low` (inclusive) to `high` (exclusive); undefined is open. */
+export interface KeyRange {
+  low: Buffer | undefined;
+  high: Buffer | undefined;
 }
 
 interface Frame {
@@ -262,7 +268,7 @@ class TreeWalker {
       } catch (error) {
         if (!(error instanceof PageFault) || !visit.onFault) throw error;
         faults += 1;
-        visit.onFault(error.message);
+        visit.onFault(error.message, { low: frame.low, high: frame.high });
       }
     }
     if (faults > 0) return;
@@ -321,6 +327,27 @@ class TreeWalker {
       // Pushed last-first so that the stack gives the children back in key order.
       for (let index = children.length - 1; index >= 0; index -= 1) stack.push(children[index] as Frame);
     }
+  }
+
+  /**
+   * The records of every page no tree reached and the free list does not name that reads as a
+   * sound leaf: the leaves under a damaged branch. Each comes with its page's keys.
+   */
+  orphanLeaves(free: Set<number>): { pgno: number; nodes: LeafNode[] }[] {
+    const found: { pgno: number; nodes: LeafNode[] }[] = [];
+    const record: TreeRecord = { flags: 0, depth: 1, branchPages: 0n, leafPages: 0n, overflowPages: 0n, entries: 0n, root: 0n };
+    const counts = { branch: 0n, leaf: 0n, overflow: 0n, entries: 0n };
+    for (let pgno = META_PAGES; pgno <= this.meta.lastPage; pgno += 1) {
+      if (this.used[pgno] || free.has(pgno)) continue;
+      const nodes: LeafNode[] = [];
+      try {
+        this.visitPage({ pgno: BigInt(pgno), depth: 1, low: undefined, high: undefined }, { label: 'no tree', record, onLeafNode: (node) => nodes.push(node) }, compareBytes, counts, []);
+        found.push({ pgno, nodes });
+      } catch (error) {
+        if (!(error instanceof PageFault)) throw error;
+      }
+    }
+    return found;
   }
 
   /** Checks that each page the free tree lists lies in the file and is used by no tree (a writer would hand it out again). */
@@ -416,9 +443,7 @@ function walkAll(pages: PageFile, meta: Meta, tolerant: Map<string, ReadableTabl
   walker.walk({
     label: 'the free-page list',
     record: meta.free,
-    onLeafNode: (node) => {
-      if (!tolerant) freePages.push(...freePagesOf(node.value));
-    },
+    onLeafNode: (node) => freePages.push(...freePagesOf(node.value)),
     ...(tolerant ? { onFault: () => undefined } : {}),
   });
   const tables: { name: string; record: TreeRecord }[] = [];
@@ -433,6 +458,7 @@ function walkAll(pages: PageFile, meta: Meta, tolerant: Map<string, ReadableTabl
     },
     ...(tolerant ? { onFault: (message: string) => mainFaults.push(message) } : {}),
   });
+  const lostRanges = new Map<string, KeyRange[]>();
   for (const { name, record } of tables) {
     const table: ReadableTable = { records: [], expected: Number(record.entries), faults: [] };
     tolerant?.set(name, table);
@@ -442,11 +468,40 @@ function walkAll(pages: PageFile, meta: Meta, tolerant: Map<string, ReadableTabl
       onLeafNode: (node) => {
         if (tolerant) table.records.push({ key: node.key, value: node.value });
       },
-      ...(tolerant ? { onFault: (message: string) => table.faults.push(message) } : {}),
+      ...(tolerant
+        ? {
+            onFault: (message: string, lost?: KeyRange) => {
+              table.faults.push(message);
+              if (lost && !(record.flags & MDB_INTEGERKEY)) lostRanges.set(name, [...(lostRanges.get(name) ?? []), lost]);
+            },
+          }
+        : {}),
     });
   }
-  if (tolerant && mainFaults.length > 0) tolerant.set('', { records: [], expected: undefined, faults: mainFaults });
-  if (!tolerant) walker.checkFreeList(freePages);
+  if (!tolerant) {
+    walker.checkFreeList(freePages);
+    return;
+  }
+  if (mainFaults.length > 0) tolerant.set('', { records: [], expected: undefined, faults: mainFaults });
+  else if (lostRanges.size > 0) adoptOrphans(walker, freePages, lostRanges, tolerant);
+}
+
+/**
+ * Gives each sound leaf that no tree reached (the leaves under a damaged branch) to the one damaged
+ * table whose lost key range holds all its keys; a leaf that fits several or none is left out. Its
+ * records join the table only under keys the tree did not already give.
+ */
+function adoptOrphans(walker: TreeWalker, freePages: bigint[], lostRanges: Map<string, KeyRange[]>, tables: Map<string, ReadableTable>): void {
+  const free = new Set(freePages.map(Number));
+  const inRange = (key: Buffer, range: KeyRange): boolean => (!range.low || compareBytes(key, range.low) >= 0) && (!range.high || compareBytes(key, range.high) < 0);
+  for (const { nodes } of walker.orphanLeaves(free)) {
+    const owners = [...lostRanges].filter(([, ranges]) => nodes.every((node) => ranges.some((range) => inRange(node.key, range))));
+    if (owners.length !== 1) continue;
+    const table = tables.get((owners[0] as [string, KeyRange[]])[0]);
+    if (!table) continue;
+    const known = new Set(table.records.map((record) => record.key.toString('hex')));
+    for (const node of nodes) if (!known.has(node.key.toString('hex'))) table.records.push({ key: node.key, value: node.value });
+  }
 }
 
 /**

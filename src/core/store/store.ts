@@ -25,6 +25,7 @@ import type {
 import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
+import { lmdbTreeProblem } from './lmdb-walk.js';
 import { compressionOf } from './compression.js';
 import { hasStoredForm, restoredValue, storedValue } from './stored-form.js';
 import { emptyTables } from './empty-tables.js';
@@ -654,8 +655,9 @@ export interface LegacyEntry {
  * @throws StoreOpenError when the file cannot be opened.
  */
 export function* readLegacyEntries(legacyPath: string): Generator<LegacyEntry> {
-  // lmdb crashes the process on a malformed file, so the header is checked with plain reads first.
-  const problem = lmdbFileProblem(legacyPath);
+  // lmdb crashes the process on a malformed file (and this runs inside OpenCode, on a file in the
+  // project): its header and every page its trees reference are checked with plain reads first.
+  const problem = lmdbFileProblem(legacyPath) ?? lmdbTreeProblem(legacyPath);
   if (problem) throw new StoreOpenError(`cannot read the legacy database at ${legacyPath}: ${problem}`);
   let root: RootDatabase;
   try {
