@@ -4,16 +4,21 @@
  * record, write one), each in a child process with a timeout. None may die by a signal or hang, and
  * each answer must equal the undamaged database's or say the database is damaged. Then the real
  * `opencode run` on a damaged meta, branch, leaf and overflow page: OpenCode exits normally, the
- * session's tool runs, and the damage is named once.
+ * session's tool runs, and the damage is named once. And `repair --dry-run` on every page: what it
+ * keeps plus what it names lost is what the file held, never "unknown".
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { termIndexer } from '../../src/core/query/indexer.js';
 import { lmdbTreeProblem } from '../../src/core/store/lmdb-walk.js';
+import { SALVAGED_TABLES } from '../../src/core/store/salvage.js';
+import { Store } from '../../src/core/store/store.js';
+import { recordVerified } from '../../src/core/store/verify.js';
 import { bash, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
 import type { Answer } from '../helpers/damage-sweep.js';
-import { buildSweepDatabase, classify, cliEnv, inParallel, normalised, PAGE_SIZE, pluginOpenScript, runChild, writeNoisyCopy } from '../helpers/damage-sweep.js';
+import { buildSweepDatabase, classify, cliEnv, inParallel, normalised, PAGE_SIZE, pluginOpenScript, runChild, SWEEP_MAX_SIZE, writeNoisyCopy } from '../helpers/damage-sweep.js';
 import { CLI, makeRepo, makeSandbox, removeSandbox, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 
@@ -29,12 +34,18 @@ describe('a page of noise anywhere in the database', () => {
   let pristine: Buffer;
   let pages: number;
   let home: string;
+  /** How many records each history table of the undamaged file holds. */
+  let held: Record<string, number>;
 
   beforeAll(() => {
     sandbox = makeSandbox('agent-tracker-sweep-');
     home = path.join(sandbox.root, 'cli-home');
     fs.mkdirSync(home, { recursive: true });
-    pristine = fs.readFileSync(buildSweepDatabase(path.join(sandbox.root, 'built')));
+    const built = buildSweepDatabase(path.join(sandbox.root, 'built'));
+    const store = Store.open({ path: built, maxDatabaseSize: SWEEP_MAX_SIZE, readOnly: true, indexer: termIndexer });
+    held = Object.fromEntries(SALVAGED_TABLES.map((table) => [table, [...store.tables[table].getKeys()].length]));
+    store.close();
+    pristine = fs.readFileSync(built);
     pages = pristine.length / PAGE_SIZE;
   });
 
@@ -97,6 +108,37 @@ describe('a page of noise anywhere in the database', () => {
     );
     console.log(`plugin open path, ${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s: same ${answers.filter((row) => row.answer === 'same').length}, damage ${answers.filter((row) => row.answer === 'damage').length}`);
     expect(answers.filter((row) => row.answer !== 'same' && row.answer !== 'damage')).toEqual([]);
+  });
+
+  it('repair (dry run) on every page keeps what reads and names the rest lost: kept + lost is what the file held', async () => {
+    const started = Date.now();
+    const rows = await inParallel(
+      Array.from({ length: pages }, (_, page) => page),
+      PARALLEL,
+      async (page) => {
+        const file = path.join(sandbox.root, 'sweep-repair', `page-${page}`, 'agent-tracker.lmdb');
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, pristine);
+        // As after a session: the tracker recorded the counts of the state it last verified.
+        recordVerified(file, held);
+        writeNoisyCopy(pristine, page, file);
+        const result = await runChild(process.execPath, [CLI, 'repair', '--dry-run', '--json'], cliEnv(home, file));
+        fs.rmSync(path.dirname(file), { recursive: true, force: true });
+        if (result.timedOut || result.signal !== null || result.code !== 0) return { page, wrong: [`ended ${result.timedOut ? 'hung' : result.signal ?? result.code}: ${result.stderr.trim()}`], kept: 0 };
+        const report = JSON.parse(result.stdout) as { tables: Record<string, { kept: number; recovered: number; lost: number | null }> };
+        const wrong = SALVAGED_TABLES.filter((table) => {
+          const counts = report.tables[table];
+          return !counts || counts.lost === null || counts.kept + counts.recovered + counts.lost !== held[table];
+        });
+        return { page, wrong, kept: SALVAGED_TABLES.reduce((sum, table) => sum + (report.tables[table]?.kept ?? 0), 0) };
+      },
+    );
+    const total = Object.values(held).reduce((sum, count) => sum + count, 0);
+    const least = Math.min(...rows.map((row) => row.kept));
+    console.log(`repair sweep, ${pages} pages in ${((Date.now() - started) / 1000).toFixed(1)} s: least kept ${least} of ${total}; kept per page ${rows.map((row) => `${row.page}:${row.kept}`).join(' ')}`);
+    expect(rows.filter((row) => row.wrong.length > 0)).toEqual([]);
+    // One page of noise costs one page of records (or the last write, for a meta page), never the file.
+    expect(least).toBeGreaterThan(total / 2);
   });
 
   describe('under the real OpenCode', () => {

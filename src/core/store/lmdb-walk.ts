@@ -389,8 +389,11 @@ function freePagesOf(value: Buffer): bigint[] {
 function metasOf(file: PageFile): { newest: Meta; faults: string[]; metas: Meta[] } {
   const first = metaAt(file, 0, 0);
   if (typeof first === 'string') {
-    const second = metaAt(file, MIN_PAGE_SIZE, 1);
-    if (typeof second !== 'string') return { newest: second, faults: [first], metas: [second] };
+    // The page size is written in the damaged page: the second meta page is looked for at each possible one.
+    for (let size = MIN_PAGE_SIZE; size <= MAX_PAGE_SIZE; size *= 2) {
+      const second = metaAt(file, size, 1, size);
+      if (typeof second !== 'string') return { newest: second, faults: [first], metas: [second] };
+    }
     throw new PageFault(first);
   }
   const second = metaAt(file, first.pageSize, 1, first.pageSize);
