@@ -93,18 +93,28 @@ function treeRecord(buffer: Buffer, at: number): TreeRecord {
   };
 }
 
-/** Reads pages of one file with plain reads; every page number is checked against the file first. */
+/** Files up to this size are read whole, at once (the walk then costs no read per page). */
+const WHOLE_READ_BYTES = 256 * 1024 * 1024;
+
+/** Reads pages of one file with plain reads; every range is checked against the file first. */
 class PageFile {
   private readonly fd: number;
   readonly size: number;
+  private readonly whole: Buffer | undefined;
 
   constructor(file: string) {
     this.fd = fs.openSync(file, 'r');
     this.size = fs.fstatSync(this.fd).size;
+    this.whole = this.size <= WHOLE_READ_BYTES ? this.read(0, this.size) : undefined;
   }
 
+  /** The bytes at `offset`; they are never reused, so views into them stay valid. */
   bytes(offset: number, length: number): Buffer {
     if (offset < 0 || offset + length > this.size) throw new PageFault(`bytes ${offset}..${offset + length} lie past the end of the file (${this.size} bytes)`);
+    return this.whole ? this.whole.subarray(offset, offset + length) : this.read(offset, length);
+  }
+
+  private read(offset: number, length: number): Buffer {
     const buffer = Buffer.alloc(length);
     let done = 0;
     while (done < length) {
@@ -305,7 +315,7 @@ class TreeWalker {
       }
       if (!leafLevel) {
         const child = BigInt(node.dataSize >>> 0) | (BigInt(node.flags) << 32n);
-        children.push({ pgno: child, depth: frame.depth + 1, low: index > 0 ? Buffer.from(node.key) : frame.low, high: undefined });
+        children.push({ pgno: child, depth: frame.depth + 1, low: index > 0 ? node.key : frame.low, high: undefined });
         continue;
       }
       if (node.flags & ~(F_BIGDATA | F_SUBDATA) || (node.flags & F_DUPDATA) !== 0) throw new PageFault(`page ${pgno} (${what}) has a record with flags this tracker never sets`);
@@ -318,7 +328,7 @@ class TreeWalker {
         value = page.subarray(node.at + NODE_HEADER + node.key.length, node.at + NODE_HEADER + node.key.length + node.dataSize);
       }
       counts.entries += 1n;
-      visit.onLeafNode({ flags: node.flags, key: Buffer.from(node.key), value: Buffer.from(value) });
+      visit.onLeafNode({ flags: node.flags, key: node.key, value });
     }
     if (leafLevel) counts.leaf += 1n;
     else {
