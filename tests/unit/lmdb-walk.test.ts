@@ -53,6 +53,16 @@ describe('the plain-read walk of the trees', () => {
     expect(lmdbTreeProblem(damagedCopy(1))).toMatch(/meta page 1/);
   });
 
+  it('names a sync meta (half of page 0) that outbids the meta pages with nonsense, which a writer would take', () => {
+    // Half a page, then the page header (24), magic, version, address and map size (24), two tree records (96), the last page (8).
+    const txnIdAt = PAGE / 2 + 24 + 24 + 96 + 8;
+    const bytes = Buffer.from(pristine);
+    bytes.writeBigUInt64LE(1n << 40n, txnIdAt);
+    const copy = `${file}.sync-meta`;
+    fs.writeFileSync(copy, bytes);
+    expect(lmdbTreeProblem(copy)).toMatch(/sync meta in page 0/);
+  });
+
   it('names most pages of a file full of records, each by its number, and never throws', () => {
     const pages = pristine.length / PAGE;
     const named: number[] = [];

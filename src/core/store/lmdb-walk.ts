@@ -61,6 +61,8 @@ interface Meta {
   txnId: bigint;
   free: TreeRecord;
   main: TreeRecord;
+  /** The sync meta at half of page 0, not a meta page. */
+  synced?: true;
 }
 
 /** A fault found in the file: the message names the page and what is wrong with it. */
@@ -131,17 +133,20 @@ class PageFile {
 }
 
 /** A meta page's fields, or why they cannot be a sound meta. */
-function metaAt(file: PageFile, offset: number, pgno: number, pageSize?: number): Meta | string {
+function metaAt(file: PageFile, offset: number, pgno: number, pageSize?: number, synced = false): Meta | string {
   let page: Buffer;
   try {
     page = file.bytes(offset, META_TXNID_AT + 8);
   } catch (error) {
     return (error as Error).message;
   }
-  if (page.readUInt32LE(HEADER) !== MAGIC) return `meta page ${pgno} has no LMDB signature`;
-  if ((page.readUInt32LE(HEADER + 4) & 0xffff) !== DATA_VERSION) return `meta page ${pgno} names an unknown format version`;
-  if (!(page.readUInt16LE(18) & P_META)) return `meta page ${pgno} is not marked as a meta page`;
-  if (Number(page.readBigUInt64LE(0)) !== pgno) return `meta page ${pgno} carries the number of another page`;
+  // The sync meta (see halfPageMeta) is written from its map size on: it has no header, signature or version.
+  if (!synced) {
+    if (page.readUInt32LE(HEADER) !== MAGIC) return `meta page ${pgno} has no LMDB signature`;
+    if ((page.readUInt32LE(HEADER + 4) & 0xffff) !== DATA_VERSION) return `meta page ${pgno} names an unknown format version`;
+    if (!(page.readUInt16LE(18) & P_META)) return `meta page ${pgno} is not marked as a meta page`;
+    if (Number(page.readBigUInt64LE(0)) !== pgno) return `meta page ${pgno} carries the number of another page`;
+  }
   const free = treeRecord(page, META_DBS_AT);
   const main = treeRecord(page, META_DBS_AT + DB_RECORD);
   const size = page.readUInt32LE(META_DBS_AT);
@@ -149,7 +154,7 @@ function metaAt(file: PageFile, offset: number, pgno: number, pageSize?: number)
   if (pageSize !== undefined && size !== pageSize) return `the two meta pages name different page sizes`;
   const lastPage = page.readBigUInt64LE(META_LAST_PAGE_AT);
   if (lastPage < BigInt(META_PAGES - 1) || lastPage >= BigInt(Math.floor(file.size / size))) return `meta page ${pgno} names page ${lastPage} as the last in use, past the end of the file`;
-  return { pageSize: size, lastPage: Number(lastPage), txnId: page.readBigUInt64LE(META_TXNID_AT), free, main };
+  return { pageSize: size, lastPage: Number(lastPage), txnId: page.readBigUInt64LE(META_TXNID_AT), free, main, ...(synced ? { synced: true as const } : {}) };
 }
 
 /** Byte-wise order (memcmp, then length): LMDB's default key order. */
@@ -395,7 +400,20 @@ function freePagesOf(value: Buffer): bigint[] {
   return pages;
 }
 
-/** Both meta pages, checked; the newer one is the file's state. */
+/**
+ * The meta lmdb-js writes at half of page 0 with overlapping sync (its default for writers), which
+ * a writer's open takes when it names a later write than both meta pages: it is then the file's
+ * state and must be sound; otherwise lmdb never uses it.
+ */
+function halfPageMeta(file: PageFile, newest: Meta): Meta | string | undefined {
+  const at = newest.pageSize / 2;
+  const txnId = file.bytes(at + META_TXNID_AT, 8).readBigUInt64LE(0);
+  if (txnId <= newest.txnId) return undefined;
+  const meta = metaAt(file, at, 0, newest.pageSize, true);
+  return typeof meta === 'string' ? `the sync meta in page 0 names a later write than the file has, and ${meta.replace('meta page 0 ', 'it ')}` : meta;
+}
+
+/** Both meta pages (and the sync meta), checked; the newest sound one is the file's state. */
 function metasOf(file: PageFile): { newest: Meta; faults: string[]; metas: Meta[] } {
   const first = metaAt(file, 0, 0);
   if (typeof first === 'string') {
@@ -407,9 +425,12 @@ function metasOf(file: PageFile): { newest: Meta; faults: string[]; metas: Meta[
     throw new PageFault(first);
   }
   const second = metaAt(file, first.pageSize, 1, first.pageSize);
-  if (typeof second === 'string') return { newest: first, faults: [second], metas: [first] };
-  const metas = second.txnId > first.txnId ? [second, first] : [first, second];
-  return { newest: metas[0] as Meta, faults: [], metas };
+  const metas = typeof second === 'string' ? [first] : second.txnId > first.txnId ? [second, first] : [first, second];
+  const faults = typeof second === 'string' ? [second] : [];
+  const half = halfPageMeta(file, metas[0] as Meta);
+  if (typeof half === 'string') faults.push(half);
+  else if (half) metas.unshift(half);
+  return { newest: metas[0] as Meta, faults, metas };
 }
 
 /**
@@ -427,8 +448,12 @@ export function lmdbTreeProblem(file: string): string | undefined {
   try {
     const { newest, faults } = metasOf(pages);
     if (faults[0]) return faults[0];
-    checkHalfPageMeta(pages, newest);
-    walkAll(pages, newest, undefined);
+    try {
+      walkAll(pages, newest, undefined);
+    } catch (error) {
+      if (error instanceof PageFault && newest.synced) throw new PageFault(`the sync meta in page 0 names the latest write, and from it ${error.message}`);
+      throw error;
+    }
     return undefined;
   } catch (error) {
     if (error instanceof PageFault) return error.message;
@@ -436,16 +461,6 @@ export function lmdbTreeProblem(file: string): string | undefined {
   } finally {
     pages.close();
   }
-}
-
-/**
- * A writer opened with overlapping sync (lmdb-js's default) also reads a meta at half a page and
- * takes whichever names the latest write: there must be none there that outbids the real ones.
- */
-function checkHalfPageMeta(pages: PageFile, newest: Meta): void {
-  const at = newest.pageSize / 2;
-  const half = pages.bytes(at, META_TXNID_AT + 8);
-  if (half.readBigUInt64LE(META_TXNID_AT) > newest.txnId) throw new PageFault('page 0 holds a second meta that names a later write than the file has');
 }
 
 /** Walks the free tree and the main tree and every table under it. `tolerant` collects what reads. */
