@@ -144,7 +144,11 @@ function resultOf(out: string, code: number | null, signal: string | null, timed
   }
 }
 
-/** Reads every page the tracker needs in a child process, waiting for it (the CLI's way). */
+/**
+ * Checks the file in a child process, waiting for it (the CLI's way): the child walks every page
+ * the trees reference with plain reads (lmdb-walk.ts) and only then reads and decodes every record
+ * with lmdb, so a page that would crash lmdb or answer wrong numbers is named, never read.
+ */
 export function verifySync(file: string): VerifyResult {
   const out = outFile();
   const runtime = childRuntime();
