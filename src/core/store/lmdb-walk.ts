@@ -244,7 +244,7 @@ class TreeWalker {
     if (pointer < upper || pointer % 2 !== 0 || at + NODE_HEADER > this.meta.pageSize) throw new PageFault(`page ${pgno} (${what}) has a node outside its page`);
     const keySize = page.readUInt16LE(at + 6);
     if (at + NODE_HEADER + keySize > this.meta.pageSize) throw new PageFault(`page ${pgno} (${what}) has a key longer than its page`);
-    return { at, flags: page.readUInt16LE(at + 4), dataSize: page.readUInt16LE(at) | (page.readUInt16LE(at + 2) << 16), key: page.subarray(at + NODE_HEADER, at + NODE_HEADER + keySize) };
+    return { at, flags: page.readUInt16LE(at + 4), dataSize: (page.readUInt16LE(at) | (page.readUInt16LE(at + 2) << 16)) >>> 0, key: page.subarray(at + NODE_HEADER, at + NODE_HEADER + keySize) };
   }
 
   /** The bytes of a value kept on overflow pages, after checking those pages. */
