@@ -26,6 +26,7 @@ import type { FlushResult, Mutation, ReplayKey, SessionsMutation, TableName } fr
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
 import { lmdbTreeProblem } from './lmdb-walk.js';
+import { afterOwnWrite, beforeOwnWrite } from './verify.js';
 import { compressionOf } from './compression.js';
 import { hasStoredForm, restoredValue, storedValue } from './stored-form.js';
 import { emptyTables } from './empty-tables.js';
@@ -453,7 +454,11 @@ export class Store {
   transaction<T>(action: () => T): T {
     if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
     try {
-      return this.root.transactionSync(action);
+      // The chain of own writes (verify.ts): only a file changed by this process's commits alone stays verified.
+      beforeOwnWrite(this.path);
+      const result = this.root.transactionSync(action);
+      afterOwnWrite(this.path);
+      return result;
     } catch (error) {
       const message = (error as Error).message ?? String(error);
       if (/MDB_MAP_FULL|map.?full|MapFull/i.test(message)) {
