@@ -2,7 +2,8 @@
  * A sanity check of an LMDB data file's meta pages, made with plain file reads BEFORE lmdb maps
  * the file: the native library crashes the whole process (SIGSEGV/SIGBUS) on an empty, truncated or
  * foreign file opened read-only, and a crash there would take OpenCode down with the tracker.
- * It cannot vouch for every page of a file whose header is sound.
+ * It cannot vouch for every page of a file whose header is sound: lmdb-walk.ts does, in the check's
+ * child process (verify-child.ts), before lmdb maps the file anywhere.
  */
 import fs from 'node:fs';
 

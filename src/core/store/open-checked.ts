@@ -9,7 +9,7 @@ import { preflight } from './preflight.js';
 import { damaged, StoreProblem } from './problems.js';
 import { Store } from './store.js';
 import type { StoreOptions } from './store.js';
-import { isVerified, recordVerified, verifyInBackground, verifySync } from './verify.js';
+import { fingerprintOf, isVerified, noteSoundState, recordVerified, verifyInBackground, verifySync } from './verify.js';
 
 /** The refusal a pending store gives while its file is being checked: quiet, it is not a failure. */
 export const BEING_CHECKED = 'the agent-tracker database is still being checked; what is recorded waits in memory';
@@ -49,7 +49,9 @@ export function openChecked(options: StoreOptions, events: CheckedOpenEvents): S
     return Store.pending(options, problem.message);
   }
   if (!needsVerification(options.path)) {
+    const sound = fingerprintOf(options.path);
     const store = Store.open(options);
+    noteSoundState(options.path, sound);
     const newer = schemaProblem(store);
     if (newer) events.problem(newer);
     return store;
@@ -64,7 +66,8 @@ export function openChecked(options: StoreOptions, events: CheckedOpenEvents): S
     }
     try {
       store.attach();
-      recordVerified(options.path, result.entries);
+      recordVerified(options.path, result.entries, result.checked);
+      noteSoundState(options.path, result.checked);
       const newer = schemaProblem(store);
       if (newer) events.problem(newer);
       events.ready(store);
@@ -87,7 +90,10 @@ export function openCheckedSync(options: StoreOptions): Store {
   if (needsVerification(options.path)) {
     const result = verifySync(options.path);
     if (!result.ok) throw damaged(options.path, result.cause);
-    recordVerified(options.path, result.entries);
+    recordVerified(options.path, result.entries, result.checked);
   }
-  return Store.open(options);
+  const sound = fingerprintOf(options.path);
+  const store = Store.open(options);
+  noteSoundState(options.path, sound);
+  return store;
 }

@@ -24,7 +24,7 @@ export interface TableRepairCounts {
   recovered: number;
   /** Known to have been in the damaged file and found nowhere; null when its count could not be read. */
   lost: number | null;
-  /** Ranges of the damaged file that could not be read. */
+  /** Damaged pages of the damaged file met in this table (each hid records). */
   skippedRanges: number;
 }
 
@@ -69,6 +69,17 @@ function newestGoodSnapshot(database: string): { file: string; tables: Record<Sa
   return undefined;
 }
 
+/**
+ * How many records the table is known to have held: records are never deleted, so the file's own
+ * count and the count at its last verified state are both lower bounds, and the larger stands. A
+ * table read whole with no count anywhere held what was read; a damaged one with none is unknown.
+ */
+function lossBaseline(fromFile: TableSalvage, lastKnown: number | undefined): number | undefined {
+  const known = [fromFile.expected, lastKnown].filter((count): count is number => typeof count === 'number');
+  if (known.length > 0) return Math.max(...known);
+  return fromFile.skippedRanges === 0 ? fromFile.records.size : undefined;
+}
+
 function stampOf(date: Date): string {
   return date.toISOString().replace(/[-:.]/g, '');
 }
@@ -104,7 +115,7 @@ export async function repairDatabase(options: RepairOptions): Promise<RepairRepo
     }
     merged.set(table, records);
     const kept = fromFile.records.size;
-    const expected = fromFile.expected ?? lastKnown[table];
+    const expected = lossBaseline(fromFile, lastKnown[table]);
     tables[table] = {
       kept,
       recovered,

@@ -1,8 +1,9 @@
 /**
- * Reads every readable record of a (possibly damaged) database file, crash-isolated: each table is
- * read in a child process (verify-child.js salvage). When the child dies on a damaged page, the
- * records it wrote before dying are kept and the table is read again from its END backwards, which
- * reaches the records past the damaged range; what lies between the two is skipped and counted.
+ * Reads every readable record of a (possibly damaged) database file, crash-isolated, in a child
+ * process (verify-child.js salvage): the child walks the file's trees with plain reads and keeps the
+ * records of every intact leaf, on both sides of a damaged page and under every sound branch (not
+ * only what a cursor reaches from either end before the damage), so lmdb never maps the damaged
+ * file. Each damaged page met is counted; the records it held are what repair reports lost.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -25,27 +26,26 @@ export interface TableSalvage {
   records: Map<string, SalvagedRecord>;
   /** How many records the table says it holds (its entry count), when that could be read. */
   expected: number | undefined;
-  /** Ranges of records that could not be read in either direction. */
+  /** Damaged pages (and undecodable records) met in the table: each hid records. */
   skippedRanges: number;
 }
 
 interface Pass {
   records: SalvagedRecord[];
   expected: number | undefined;
+  /** Damaged pages (or undecodable records) met in the table: 0 when it was read whole. */
+  faults: number;
   complete: boolean;
 }
 
-/**
- * One child reading `tables` in order, in one direction; what it wrote before dying still counts.
- * Tables it never reached come back absent.
- */
-function readPass(file: string, tables: readonly SalvagedTable[], direction: 'forward' | 'reverse'): Map<SalvagedTable, Pass> {
+/** One child reading `tables`; a table it never reached comes back absent. */
+function readPass(file: string, tables: readonly SalvagedTable[]): Map<SalvagedTable, Pass> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-salvage-'));
   const out = path.join(folder, 'records.ndjson');
   const runtime = childRuntime();
   const passes = new Map<SalvagedTable, Pass>();
   try {
-    spawnSync(runtime.command, [childScript(), 'salvage', file, out, tables.join(','), direction], { env: runtime.env, stdio: 'ignore', timeout: VERIFY_TIMEOUT_MS });
+    spawnSync(runtime.command, [childScript(), 'salvage', file, out, tables.join(',')], { env: runtime.env, stdio: 'ignore', timeout: VERIFY_TIMEOUT_MS });
     let text = '';
     try {
       text = fs.readFileSync(out, 'utf8');
@@ -54,17 +54,18 @@ function readPass(file: string, tables: readonly SalvagedTable[], direction: 'fo
     }
     for (const line of text.split('\n')) {
       if (!line) continue;
-      let parsed: { t?: SalvagedTable; k?: Key; v?: unknown; expected?: number | null; done?: boolean };
+      let parsed: { t?: SalvagedTable; k?: Key; v?: unknown; expected?: number | null; faults?: number; done?: boolean };
       try {
         parsed = JSON.parse(line) as typeof parsed;
       } catch {
-        break; // the last line was cut by the crash
+        break; // the last line was cut short
       }
       if (!parsed.t) continue;
       let pass = passes.get(parsed.t);
-      if (!pass) passes.set(parsed.t, (pass = { records: [], expected: undefined, complete: false }));
+      if (!pass) passes.set(parsed.t, (pass = { records: [], expected: undefined, faults: 0, complete: false }));
       if (parsed.done) pass.complete = true;
       else if ('expected' in parsed) pass.expected = typeof parsed.expected === 'number' ? parsed.expected : undefined;
+      else if (typeof parsed.faults === 'number') pass.faults = parsed.faults;
       else if (parsed.k !== undefined && parsed.v !== undefined) pass.records.push({ key: parsed.k, value: parsed.v });
     }
     return passes;
@@ -73,27 +74,16 @@ function readPass(file: string, tables: readonly SalvagedTable[], direction: 'fo
   }
 }
 
-/**
- * Every readable record of every history table of `file`. A healthy file takes one child; each
- * table a child died in is read again backwards, and the tables after it get a child each.
- */
+/** Every readable record of every history table of `file`, in one child. */
 export function salvageFile(file: string): Record<SalvagedTable, TableSalvage> {
   const result = {} as Record<SalvagedTable, TableSalvage>;
-  const first = readPass(file, SALVAGED_TABLES, 'forward');
+  const pass = readPass(file, SALVAGED_TABLES);
   for (const table of SALVAGED_TABLES) {
-    const forward = first.get(table) ?? readPass(file, [table], 'forward').get(table) ?? { records: [], expected: undefined, complete: false };
+    const read = pass.get(table) ?? { records: [], expected: undefined, faults: 1, complete: false };
     const records = new Map<string, SalvagedRecord>();
-    for (const record of forward.records) records.set(JSON.stringify(record.key), record);
-    let expected = forward.expected;
-    let skippedRanges = 0;
-    if (!forward.complete) {
-      const reverse = readPass(file, [table], 'reverse').get(table);
-      expected ??= reverse?.expected;
-      for (const record of reverse?.records ?? []) records.set(JSON.stringify(record.key), record);
-      const unread = expected === undefined ? !reverse?.complete : records.size < expected;
-      if (unread) skippedRanges = 1;
-    }
-    result[table] = { records, expected, skippedRanges };
+    for (const record of read.records) records.set(JSON.stringify(record.key), record);
+    const skippedRanges = read.complete ? read.faults : Math.max(1, read.faults);
+    result[table] = { records, expected: read.expected, skippedRanges };
   }
   return result;
 }

@@ -12,6 +12,8 @@ import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, Usage
 import type { FlushResult, Mutation, SessionsMutation, TableName } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import { lmdbFileProblem } from './lmdb-file-check.js';
+import { lmdbTreeProblem } from './lmdb-walk.js';
+import { afterOwnWrite, beforeOwnWrite } from './verify.js';
 import { compressionOf } from './compression.js';
 import { hasStoredForm, restoredValue, storedValue } from './stored-form.js';
 import { emptyTables } from './empty-tables.js';
@@ -396,7 +398,11 @@ export class Store {
   transaction<T>(action: () => T): T {
     if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
     try {
-      return this.root.transactionSync(action);
+      // The chain of own writes (verify.ts): only a file changed by this process's commits alone stays verified.
+      beforeOwnWrite(this.path);
+      const result = this.root.transactionSync(action);
+      afterOwnWrite(this.path);
+      return result;
     } catch (error) {
       const message = (error as Error).message ?? String(error);
       if (/MDB_MAP_FULL|map.?full|MapFull/i.test(message)) {
@@ -598,8 +604,9 @@ export interface LegacyEntry {
  * @throws StoreOpenError when the file cannot be opened.
  */
 export function* readLegacyEntries(legacyPath: string): Generator<LegacyEntry> {
-  // lmdb crashes the process on a malformed file, so the header is checked with plain reads first.
-  const problem = lmdbFileProblem(legacyPath);
+  // lmdb crashes the process on a malformed file (and this runs inside OpenCode, on a file in the
+  // project): its header and every page its trees reference are checked with plain reads first.
+  const problem = lmdbFileProblem(legacyPath) ?? lmdbTreeProblem(legacyPath);
   if (problem) throw new StoreOpenError(`cannot read the legacy database at ${legacyPath}: ${problem}`);
   let root: RootDatabase;
   try {

@@ -3,19 +3,24 @@
  * verify.ts and salvage.ts. lmdb maps the file into THIS process, so a damaged page kills only this
  * process; the parent reads what it wrote to the output file before it died.
  *
- *   verify-child.js verify  DB OUT          read every record of every table (every leaf, branch and
- *                                            overflow page the tracker reads); write one JSON line
- *   verify-child.js salvage DB OUT TABLES DIRECTION
- *                                            write each readable record of the comma-separated
- *                                            TABLES as a JSON line, in key order ("forward") or
- *                                            reverse, one table after the other
+ *   verify-child.js verify  DB OUT          walk every page the trees reference with plain reads
+ *                                            (lmdb-walk.ts), then read and decode every record of
+ *                                            every table with lmdb; write one JSON line
+ *   verify-child.js salvage DB OUT TABLES   write each readable record of the comma-separated
+ *                                            TABLES as a JSON line, one table after the other: the
+ *                                            records of every intact leaf are copied byte for byte
+ *                                            (plain reads) into a fresh file, which lmdb then
+ *                                            decodes; lmdb never maps the damaged file
  *
  * Every line is written with a synchronous write, so what was read before a crash is on disk.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { open } from 'lmdb';
 import type { Key, RootDatabase } from 'lmdb';
 import { compressionOf } from './compression.js';
+import { lmdbTreeProblem, readableRecords } from './lmdb-walk.js';
 import { restoredValue } from './stored-form.js';
 import { TABLE_NAMES } from './table-names.js';
 
@@ -35,6 +40,9 @@ function writeLine(fd: number, value: unknown): void {
 }
 
 function verify(file: string, fd: number): void {
+  // lmdb trusts every page it reads: no page reaches it that the plain-read walk did not clear.
+  const fault = lmdbTreeProblem(file);
+  if (fault) throw new Error(fault);
   const root = openReadOnly(file);
   const entries: Record<string, number> = {};
   for (const name of TABLE_NAMES) {
@@ -50,31 +58,64 @@ function verify(file: string, fd: number): void {
   writeLine(fd, { ok: true, schemaVersion, entries });
 }
 
-function salvage(file: string, fd: number, tables: string, direction: string): void {
-  const root = openReadOnly(file);
-  for (const table of tables.split(',')) {
-    const db = tableOf(root, table);
-    if (!db) {
-      writeLine(fd, { t: table, expected: 0 });
+/** Copies the raw records of `tables` that read on intact pages into a fresh file; answers that file. */
+function copyReadable(file: string, tables: string[], folder: string): { copy: RootDatabase; expected: Map<string, number | undefined>; faults: Map<string, number> } {
+  const readable = readableRecords(file);
+  const copy = path.join(folder, 'copy.lmdb');
+  const root = open({ path: copy, maxDbs: MAX_NAMED_DATABASES, compression: true });
+  const expected = new Map<string, number | undefined>();
+  const faults = new Map<string, number>();
+  // A fault in the table of tables hides tables whole: every table counts it.
+  const hidden = readable.get('')?.faults.length ?? 0;
+  for (const table of tables) {
+    const found = readable.get(table);
+    expected.set(table, found ? found.expected : hidden > 0 ? undefined : 0);
+    faults.set(table, (found?.faults.length ?? 0) + hidden);
+    if (!found || found.records.length === 0) continue;
+    // Byte for byte: the stored form (compression included) is decoded by lmdb from the copy below.
+    const db = root.openDB<Buffer, Buffer>({ name: table, encoding: 'binary', keyEncoding: 'binary', compression: false });
+    root.transactionSync(() => {
+      for (const record of found.records) db.putSync(record.key, record.value);
+    });
+  }
+  return { copy: root, expected, faults };
+}
+
+function salvage(file: string, fd: number, tables: string): void {
+  const names = tables.split(',');
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-salvage-copy-'));
+  try {
+    // The same environment reads the copy back with the store's own decoding (tableOf).
+    const { copy: root, expected, faults } = copyReadable(file, names, folder);
+    for (const table of names) {
+      writeLine(fd, { t: table, expected: expected.get(table) ?? null });
+      const db = tableOf(root, table);
+      let undecodable = 0;
+      for (const key of db?.getKeys() ?? []) {
+        if (typeof key === 'symbol') continue;
+        try {
+          const value = db?.get(key);
+          // Whole records, as the store reads them: fields kept only in the key are filled back in.
+          if (value !== undefined) writeLine(fd, { t: table, k: key, v: restoredValue(table, key, value) });
+        } catch {
+          undecodable += 1;
+        }
+      }
+      writeLine(fd, { t: table, faults: (faults.get(table) ?? 0) + undecodable });
       writeLine(fd, { t: table, done: true });
-      continue;
     }
-    // The entry count lives in the sub-database's record in the main tree: cheap, and known even
-    // when pages of the table itself are damaged.
-    writeLine(fd, { t: table, expected: (db.getStats() as { entryCount?: number }).entryCount ?? null });
-    // Whole records, as the store reads them: fields kept only in the key are filled back in.
-    for (const { key, value } of db.getRange(direction === 'reverse' ? { reverse: true } : {})) writeLine(fd, { t: table, k: key, v: restoredValue(table, key, value) });
-    writeLine(fd, { t: table, done: true });
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
   }
 }
 
 function main(argv: string[]): void {
-  const [mode, file, out, table, direction] = argv;
-  if (!mode || !file || !out) throw new Error('usage: verify-child.js verify|salvage DB OUT [TABLES DIRECTION]');
+  const [mode, file, out, tables] = argv;
+  if (!mode || !file || !out) throw new Error('usage: verify-child.js verify|salvage DB OUT [TABLES]');
   const fd = fs.openSync(out, 'w');
   try {
     if (mode === 'verify') verify(file, fd);
-    else if (mode === 'salvage' && table && direction) salvage(file, fd, table, direction);
+    else if (mode === 'salvage' && tables) salvage(file, fd, tables);
     else throw new Error(`unknown mode ${mode}`);
   } catch (error) {
     writeLine(fd, { ok: false, error: (error as Error).message ?? String(error) });

@@ -40,7 +40,8 @@ export interface Fingerprint {
 }
 
 export type VerifyResult =
-  | { ok: true; schemaVersion: number; entries: Record<string, number> }
+  /** `checked`: the file's state when the check began (a file that changed since was not what was read). */
+  | { ok: true; schemaVersion: number; entries: Record<string, number>; checked?: Fingerprint }
   | { ok: false; cause: string };
 
 /** The file's fingerprint, or undefined when it cannot be read as an LMDB file. */
@@ -99,12 +100,14 @@ export function lastKnownEntries(file: string): Record<string, number> | undefin
 
 /**
  * Records the file's current state as verified, with its entry counts per table when known (else
- * the counts recorded before are kept). Best effort: where the sidecar cannot be written (a
- * read-only folder) the file is verified again next time, which costs time, never safety.
+ * the counts recorded before are kept). With `checked`, the state the check read: a file changed
+ * since is not recorded (it is checked again next time). Best effort: where the sidecar cannot be
+ * written (a read-only folder) the file is verified again next time, which costs time, never safety.
  */
-export function recordVerified(file: string, entries?: Record<string, number>): void {
+export function recordVerified(file: string, entries?: Record<string, number>, checked?: Fingerprint): void {
   const fingerprint = fingerprintOf(file);
   if (!fingerprint) return;
+  if (checked && !sameFingerprint(checked, fingerprint)) return;
   const counts = entries ?? lastKnownEntries(file);
   try {
     // A fresh, exclusively created temporary name (never `<sidecar>.<pid>.tmp`, a name a planted link can wait at).
@@ -114,12 +117,59 @@ export function recordVerified(file: string, entries?: Record<string, number>): 
   }
 }
 
+/**
+ * The chain of this process's own writes, per file: the state it last knew sound (verified, or
+ * left by its own commit) and whether every change since came from its own commits. A file some
+ * other hand changed in between (another process, or an agent writing into it) is not recorded as
+ * verified at the end of the session: the next start checks it, which costs time, never safety.
+ */
+const ownWrites = new Map<string, { last: Fingerprint | undefined; broken: boolean }>();
+
+/** The file is sound as it is now (just verified, or just created by this process): the chain starts here. */
+export function noteSoundState(file: string, expected?: Fingerprint): void {
+  const now = fingerprintOf(file);
+  const sound = now !== undefined && (expected === undefined || sameFingerprint(expected, now));
+  ownWrites.set(file, { last: sound ? now : undefined, broken: !sound });
+}
+
+/** Before a commit of this process: a file changed since its last known sound state breaks the chain. */
+export function beforeOwnWrite(file: string): void {
+  const chain = ownWrites.get(file);
+  if (!chain || chain.broken) return;
+  const now = fingerprintOf(file);
+  if (!now || !chain.last || !sameFingerprint(chain.last, now)) chain.broken = true;
+}
+
+/** After a commit of this process: its result is the new known state. */
+export function afterOwnWrite(file: string): void {
+  const chain = ownWrites.get(file);
+  if (chain && !chain.broken) chain.last = fingerprintOf(file);
+}
+
+/**
+ * At the end of a session: records the file as verified only when every change since it was last
+ * known sound was this process's own commit and nothing changed it after the last one.
+ */
+export function recordVerifiedIfOwn(file: string, entries: () => Record<string, number>): boolean {
+  const chain = ownWrites.get(file);
+  if (!chain || chain.broken || !chain.last) return false;
+  const now = fingerprintOf(file);
+  // Counting reads every table: only a file known sound is read (a changed one may crash lmdb).
+  if (!now || !sameFingerprint(chain.last, now)) return false;
+  recordVerified(file, entries(), chain.last);
+  return true;
+}
+
 function childArgs(file: string, out: string): string[] {
   return [childScript(), 'verify', file, out];
 }
 
 function outFile(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-verify-')), 'result.json');
+}
+
+function withChecked(result: VerifyResult, checked: Fingerprint | undefined): VerifyResult {
+  return result.ok && checked ? { ...result, checked } : result;
 }
 
 /** Reads the child's answer; a child that died by a signal never wrote one. */
@@ -143,17 +193,23 @@ function resultOf(out: string, code: number | null, signal: string | null, timed
   }
 }
 
-/** Reads every page the tracker needs in a child process, waiting for it (the CLI's way). */
+/**
+ * Checks the file in a child process, waiting for it (the CLI's way): the child walks every page
+ * the trees reference with plain reads (lmdb-walk.ts) and only then reads and decodes every record
+ * with lmdb, so a page that would crash lmdb or answer wrong numbers is named, never read.
+ */
 export function verifySync(file: string): VerifyResult {
+  const checked = fingerprintOf(file);
   const out = outFile();
   const runtime = childRuntime();
   const child = spawnSync(runtime.command, childArgs(file, out), { env: runtime.env, stdio: 'ignore', timeout: VERIFY_TIMEOUT_MS });
   const timedOut = child.error !== undefined && (child.error as NodeJS.ErrnoException).code === 'ETIMEDOUT';
-  return resultOf(out, child.status, timedOut ? null : child.signal, timedOut);
+  return withChecked(resultOf(out, child.status, timedOut ? null : child.signal, timedOut), checked);
 }
 
 /** The same check without blocking: the plugin records into memory while it runs. */
 export function verifyInBackground(file: string): Promise<VerifyResult> {
+  const checked = fingerprintOf(file);
   return new Promise((resolve) => {
     const out = outFile();
     const runtime = childRuntime();
@@ -173,7 +229,7 @@ export function verifyInBackground(file: string): Promise<VerifyResult> {
     });
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      resolve(resultOf(out, code, signal, timedOut));
+      resolve(withChecked(resultOf(out, code, signal, timedOut), checked));
     });
   });
 }

@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { writeSpill } from '../store/spill.js';
 import { SALVAGED_TABLES } from '../store/salvage.js';
-import { recordVerified } from '../store/verify.js';
+import { recordVerifiedIfOwn } from '../store/verify.js';
 import type { TrackingService } from './service.js';
 
 export interface FinalFlushResult {
@@ -20,10 +20,10 @@ export function finalFlush(service: TrackingService, reason: string, logger: Log
   const store = service.store;
   const outcome = service.flush(reason, { final: true });
   if (service.pendingMutations === 0) {
-    // The file was verified when it opened and has since changed by clean lmdb commits (this
-    // process's, or another tracker's that verified it too): it stays verified (verify.ts).
+    // The file was verified when it opened and has since changed by this process's own commits
+    // alone: it stays verified (verify.ts). Changed by any other hand, it is checked next time.
     if (outcome.ok && store.attached && !store.refusal) {
-      recordVerified(store.path, Object.fromEntries(SALVAGED_TABLES.map((table) => [table, store.tables[table].getKeysCount()])));
+      recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((table) => [table, store.tables[table].getKeysCount()])));
     }
     return { mutations: 0 };
   }
