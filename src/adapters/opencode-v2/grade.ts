@@ -12,7 +12,7 @@ import type { V2CommandDefinition } from './host-types.js';
 export function createGradeCommandV2(deps: { service: TrackingService; logger: Logger; project: string }): V2CommandDefinition {
   return {
     name: GRADE_COMMAND_NAME,
-    description: "Grade a commit as the user: /grade <commit> <-1|1|2|5> [note]",
+    description: 'Grade a commit as the user: /grade <-1|1|2|5> [commit] [note]',
     execute: (invocation) => {
       try {
         const parsed = parseGradeArguments(promptText(invocation.prompt));
