@@ -15,7 +15,7 @@ import { MASKING_FAILED_OUTPUT } from '../../src/opencode/guards/output-mask.js'
 import plugin from '../../src/opencode/plugin.js';
 import { V2Host } from '../helpers/opencode-v2-host.js';
 import { inSandboxEnv } from '../helpers/opencode-v2-env.js';
-import { cliJson, git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
+import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox, StatusJson } from '../helpers/sandbox.js';
 import { recordingLogger } from '../helpers/temp-store.js';
 
@@ -116,10 +116,14 @@ describe('a version-2 session', () => {
       tokensOutput: requests * USAGE.output,
     });
     expect(rows[0]?.cost).toBeCloseTo(requests * USAGE.cost, 9);
-    const hash = git(repo, ['log', '-1', '--format=%H']).trim();
     const status = cliJson<StatusJson>(sandbox, ['status', '--db', db]);
     expect(status.agents.find((agent) => agent.id === 'build')).toMatchObject({ commits: 1 });
-    expect(hash).toMatch(/^[0-9a-f]{40}$/);
+    // The turn's end (session.execution.succeeded) wrote its journal entry, with the user's prompt as the task.
+    const exported = runCli(sandbox, ['export', '--db', db]).stdout.split('\n').filter((line) => line.trim() !== '');
+    const journal = exported.map((line) => JSON.parse(line) as { kind: string; value: Record<string, unknown> }).filter((record) => record.kind === 'activities');
+    expect(journal.map((record) => record.value)).toEqual([expect.objectContaining({ agent: 'build', model: 'fake/fake-model', automatic: true, task: 'add a file and commit it' })]);
+    const hash = git(repo, ['log', '-1', '--format=%H']).trim();
+    expect(exported.some((line) => line.includes(hash))).toBe(true);
   });
 
   it('refuses reading a .env file and masks its values in other tools\' output (both fail closed)', async () => {
@@ -144,6 +148,28 @@ describe('a version-2 session', () => {
     expect(result[1]?.text).toContain('the key is');
     expect(result[1]?.text).not.toContain(secret);
     expect(reportRows(db)[0]).toMatchObject({ toolCalls: 2, toolFailures: 1 });
+  });
+
+  it('counts test runs from bash calls, with their exit codes: a failing run, then a passing one', async () => {
+    const repo = makeRepo(sandbox, 'tests');
+    const script = (code: number) => `echo '{"name":"t","scripts":{"test":"exit ${code}"}}' > package.json`;
+    const { db } = await underV2('tests', repo, (host) =>
+      host.turn({
+        sessionID: 'ses_tests',
+        agent: 'build',
+        model: MODEL,
+        prompt: 'fix the tests',
+        steps: [
+          { tools: [{ tool: 'bash', input: { command: script(1) } }] },
+          { tools: [{ tool: 'bash', input: { command: 'npm test' } }] },
+          { tools: [{ tool: 'bash', input: { command: script(0) } }] },
+          { tools: [{ tool: 'bash', input: { command: 'npm test' } }] },
+          { text: 'green' },
+        ],
+        usage: USAGE,
+      }),
+    );
+    expect(reportRows(db)[0]).toMatchObject({ toolCalls: 4, toolFailures: 1, testRuns: 2, testPassRate: 0.5, testRecoveries: 1 });
   });
 
   it('withholds a result when masking throws, never passing it through', () => {

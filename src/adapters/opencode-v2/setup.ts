@@ -25,6 +25,7 @@ import { createGradeCommandV2 } from './grade.js';
 import { createV2Handlers } from './hooks.js';
 import type { V2Cleanup, V2Context, V2Registration } from './host-types.js';
 import { registerTools } from './register-tools.js';
+import { scheduleSelfProvisioning } from './self-provision.js';
 
 /** Version 2 hands a plugin no log client: problems go to stderr, prefixed; routine status nowhere. */
 const stderrLogger: Logger = {
@@ -116,7 +117,9 @@ async function wire(ctx: V2Context, started: Started): Promise<V2Cleanup> {
   ];
   if (ctx.command) registrations.push(await ctx.command.transform((editor) => editor.add(createGradeCommandV2({ service, logger, project }))));
   const events = readEvents(ctx.event, createEventReader(service, logger), logger);
+  const stopSelfProvisioning = config.selfProvision ? scheduleSelfProvisioning(service, logger) : () => undefined;
   return async () => {
+    stopSelfProvisioning();
     events.stop();
     stopExitFlush();
     for (const registration of registrations) await registration.dispose().catch(() => undefined);
