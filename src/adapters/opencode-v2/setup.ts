@@ -47,6 +47,13 @@ function attachIndexer(store: Store, logger: Logger): Promise<void> {
   );
 }
 
+/** Whether the host's context has the domains tracking needs (OpenCode 2 does; 1.18.x's early one does not). */
+export function hasTrackingDomains(ctx: unknown): ctx is V2Context {
+  if (typeof ctx !== 'object' || ctx === null) return false;
+  const { tool, session, event } = ctx as { tool?: { hook?: unknown; transform?: unknown }; session?: { hook?: unknown }; event?: { subscribe?: unknown } };
+  return typeof tool?.hook === 'function' && typeof tool.transform === 'function' && typeof session?.hook === 'function' && typeof event?.subscribe === 'function';
+}
+
 export interface V2SetupOptions {
   /** The project folder; the process's working folder when not given (version 2 starts in the project). */
   project?: string;
@@ -56,6 +63,9 @@ export interface V2SetupOptions {
 /** Builds `setup` for a project (tests pass their own folder and logger). */
 export function createSetup(setupOptions: V2SetupOptions = {}): (ctx: V2Context) => Promise<V2Cleanup> {
   return async (ctx) => {
+    // OpenCode 1.18.x also calls `setup`, with its early version-2 context (no tool, session or event
+    // domain) beside `server`, which does the tracking there: nothing to do, nothing to say.
+    if (!hasTrackingDomains(ctx)) return () => undefined;
     const logger = setupOptions.logger ?? stderrLogger;
     const project = setupOptions.project ?? process.cwd();
     let config: TrackerConfig;
