@@ -88,6 +88,20 @@ describe('the dual default export', () => {
     });
     expect(fs.existsSync(db)).toBe(true);
   });
+
+  it("does nothing when called with OpenCode 1.18.33's early version-2 context (server tracks there)", async () => {
+    // The domains of @opencode-ai/plugin 1.18.33's dist/v2/promise/context.d.ts: no tool, session or event.
+    const hook = () => Promise.resolve({ dispose: () => Promise.resolve() });
+    const early = { options: {}, agent: { transform: hook }, aisdk: {}, catalog: {}, command: { transform: hook }, integration: {}, plugin: {}, reference: {}, skill: {} };
+    const db = path.join(sandbox.root, 'early.lmdb');
+    const logged: { level: string; message: string }[] = [];
+    await inSandboxEnv(sandbox, db, async () => {
+      const cleanup = await createSetup({ project: sandbox.root, logger: recordingLogger(logged) })(early as never);
+      await cleanup();
+    });
+    expect(fs.existsSync(db)).toBe(false);
+    expect(logged).toEqual([]);
+  });
 });
 
 describe('a version-2 session', () => {
