@@ -234,4 +234,11 @@ const server: Plugin = async (input, options) => {
   return hooks;
 };
 
-export default { id: 'agent-tracker', server };
+/**
+ * OpenCode 2 calls `setup` (OpenCode 1 calls `server`): one package loads on both. The version-2
+ * adapter is imported only when `setup` runs, so version 1 never pays for it.
+ */
+const setup = (context: Parameters<typeof import('../adapters/opencode-v2/setup.js').setup>[0]) =>
+  import('../adapters/opencode-v2/setup.js').then((v2) => v2.setup(context));
+
+export default { id: 'agent-tracker', server, setup };

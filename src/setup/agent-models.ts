@@ -1,9 +1,12 @@
 /**
  * Writing a recommended model per agent into an OpenCode config's `"agent"` section
- * (`"agent": { "build": { "model": "provider/model" } }`), with jsonc-parser edits so comments,
+ * (`"agent": { "build": { "model": "provider/model" } }`; OpenCode 2: `"agents"`), with jsonc-parser edits so comments,
  * order and formatting elsewhere survive. Pure: text in, text and a list of changes out.
  */
 import { editJsonc, isJsonObject, parseJsonc } from './opencode-json.js';
+
+/** Where agents are configured: `"agent"` (OpenCode 1) or `"agents"` (OpenCode 2, which also reads `"provider/model"`). */
+export type AgentSectionKey = 'agent' | 'agents';
 
 /** One agent's model to set. */
 export interface AgentModel {
@@ -28,24 +31,24 @@ export interface AgentModelPlan {
  * is, so running this twice with the same answer changes nothing.
  * @throws Error when the text does not parse or `"agent"` (or an agent's entry) is not an object.
  */
-export function planAgentModels(text: string, file: string, picks: readonly AgentModel[]): AgentModelPlan {
+export function planAgentModels(text: string, file: string, picks: readonly AgentModel[], key: AgentSectionKey = 'agent'): AgentModelPlan {
   const config = parseJsonc(text, file);
   if (!isJsonObject(config)) throw new Error(`${file} is not a JSON object`);
-  const section = config.agent;
-  if (section !== undefined && !isJsonObject(section)) throw new Error(`"agent" in ${file} is not an object`);
+  const section = config[key];
+  if (section !== undefined && !isJsonObject(section)) throw new Error(`"${key}" in ${file} is not an object`);
   let next = text;
   let hasSection = section !== undefined;
   const changes: AgentModelChange[] = [];
   for (const { agent, model } of picks) {
     const entry = section && Object.hasOwn(section, agent) ? section[agent] : undefined;
-    if (entry !== undefined && !isJsonObject(entry)) throw new Error(`"agent"."${agent}" in ${file} is not an object`);
+    if (entry !== undefined && !isJsonObject(entry)) throw new Error(`"${key}"."${agent}" in ${file} is not an object`);
     const current = entry?.model;
     if (current === model) continue;
     // Whatever is new goes in first (position 0): appended last, jsonc-parser would put it before the
     // last line's trailing comment and re-indent its neighbour. A model already set is replaced in place.
-    if (!hasSection) next = editJsonc(next, ['agent'], { [agent]: { model } }, 0);
-    else if (entry === undefined) next = editJsonc(next, ['agent', agent], { model }, 0);
-    else next = editJsonc(next, ['agent', agent, 'model'], model, current === undefined ? 0 : undefined);
+    if (!hasSection) next = editJsonc(next, [key], { [agent]: { model } }, 0);
+    else if (entry === undefined) next = editJsonc(next, [key, agent], { model }, 0);
+    else next = editJsonc(next, [key, agent, 'model'], model, current === undefined ? 0 : undefined);
     hasSection = true;
     changes.push({ agent, from: typeof current === 'string' ? current : null, to: model });
   }

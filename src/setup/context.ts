@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomic-write.js';
+import type { ConfigShape } from './host-version.js';
 
 /** Shared by the steps of one setup run. */
 export interface SetupContext {
@@ -24,10 +25,12 @@ export interface SetupContext {
   pendingText: Map<string, string>;
   /** Items (ids from items.ts) the steps leave out: the user removed them after setup added them. */
   skipItems: ReadonlySet<string>;
+  /** The OpenCode version whose config shape to write, when the caller knows it; else detected (host-version.ts). */
+  configShape?: ConfigShape;
 }
 
 /** A fresh context for one run. */
-export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date; skipItems?: ReadonlySet<string> } = {}): SetupContext {
+export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date; skipItems?: ReadonlySet<string>; configShape?: ConfigShape } = {}): SetupContext {
   return {
     configDir: path.resolve(configDir),
     dryRun: options.dryRun ?? false,
@@ -36,6 +39,7 @@ export function createContext(configDir: string, options: { dryRun?: boolean; no
     written: new Set(),
     pendingText: new Map(),
     skipItems: options.skipItems ?? new Set(),
+    ...(options.configShape ? { configShape: options.configShape } : {}),
   };
 }
 

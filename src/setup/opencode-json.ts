@@ -72,9 +72,17 @@ function isOurPackageFolder(spec: string): boolean {
   }
 }
 
-/** Our `[spec, options]` entry's options in a parsed config (`{}` when the entry has none); undefined without the entry. */
+/** Our entry's options in a parsed config (`[spec, options]`, or OpenCode 2's `{ package, options }`; `{}` when it has none); undefined without the entry. */
 export function pluginOptionsIn(config: unknown): Record<string, unknown> | undefined {
-  const plugins = typeof config === 'object' && config !== null ? (config as { plugin?: unknown }).plugin : undefined;
+  if (!isJsonObject(config)) return undefined;
+  // OpenCode 2's list first (`{ package, options }`): when a config has both, that is the one version 2 reads.
+  if (Array.isArray(config.plugins)) {
+    for (const entry of config.plugins) {
+      if (typeof entry === 'string' && isOurPluginSpec(entry)) return {};
+      if (isJsonObject(entry) && typeof entry.package === 'string' && isOurPluginSpec(entry.package)) return isJsonObject(entry.options) ? entry.options : {};
+    }
+  }
+  const plugins = config.plugin;
   if (!Array.isArray(plugins)) return undefined;
   for (const entry of plugins) {
     if (Array.isArray(entry) && typeof entry[0] === 'string' && isOurPluginSpec(entry[0])) {

@@ -10,7 +10,9 @@ import type { SetupContext } from './context.js';
 import { openGlobalConfig, saveGlobalConfig } from './global-config.js';
 import { editJsonc, isJsonObject, isOurPluginSpec } from './opencode-json.js';
 import { PACKAGE_NAME } from './package-root.js';
+import { decideShape, opencodeMajorVersion } from './host-version.js';
 import { PLUGIN_FOLDER } from './plugin-folder.js';
+import { registerPluginV2 } from './plugin-entry-v2.js';
 import type { StepResult } from './step.js';
 
 /** The entry's spec: relative to the config file, which is how OpenCode resolves it. */
@@ -67,9 +69,30 @@ export function isThisPlugin(spec: string, configDir: string): boolean {
   return local !== undefined && isInsideThisPackage(local);
 }
 
-/** Makes the provisioned folder the one entry for this plugin in the global config. */
+/** Options of this plugin's version-1 entry, to carry into a version-2 entry. */
+function v1OptionsOf(plugins: unknown, configDir: string): { v1Options?: Record<string, unknown> } {
+  if (!Array.isArray(plugins)) return {};
+  for (const entry of plugins) {
+    const spec = specOf(entry);
+    const options = optionsOf(entry);
+    if (spec !== undefined && options && isThisPlugin(spec, configDir)) return { v1Options: options };
+  }
+  return {};
+}
+
+/** Makes the provisioned folder the one entry for this plugin in the global config, in the shape the user's OpenCode reads. */
 export function registerPlugin(context: SetupContext): StepResult {
   const editable = openGlobalConfig(context);
+  // OpenCode 2 reads "plugins" ({ package, options }); version 1 reads "plugin" ([spec, options]).
+  const decision = context.configShape ? { shape: context.configShape, because: 'the running OpenCode says so' } : decideShape(editable.config, opencodeMajorVersion());
+  if (decision.shape === 'v2') {
+    return registerPluginV2(context, editable, {
+      spec: PLUGIN_SPEC,
+      isThisPlugin: (spec) => isThisPlugin(spec, context.configDir),
+      because: decision.because,
+      ...v1OptionsOf(editable.config.plugin, context.configDir),
+    });
+  }
   const plugins = editable.config.plugin;
   if (plugins !== undefined && !Array.isArray(plugins)) {
     throw new Error(`"plugin" in ${editable.file} is not a list; it was left untouched. Make it a list, then run "agent-tracker setup".`);

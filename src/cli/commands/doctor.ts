@@ -1,6 +1,8 @@
 /** `agent-tracker doctor [--json]`: where the database is, how big it may get, what it holds. */
 import fs from 'node:fs';
 import { opencodeConfigDir } from '../../core/config.js';
+import { opencodeDataDir } from '../../opencode/history/locate.js';
+import { describeHistoryLayout } from '../../opencode/history/v2-open.js';
 import { cliCommand } from '../../setup/cli-location.js';
 import { describeCapacity, remainingCapacity, usageWarning } from '../../core/store/size-limit.js';
 import { snapshotsOf } from '../../core/store/snapshot.js';
@@ -61,8 +63,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   });
   // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
   const provisioning = inspectProvisioning(configDir);
+  const history = await describeHistoryLayout(opencodeDataDir());
   if (values.json) {
-    output.out(JSON.stringify({ ...report, provisioning, cli: cliCommand() }, null, 2));
+    output.out(JSON.stringify({ ...report, provisioning, history, cli: cliCommand() }, null, 2));
     return;
   }
   const lines = [
@@ -80,6 +83,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
     ...describeProvisioning(provisioning),
     `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; "agent-tracker setup" adds them again)` : 'nothing'}`,
+    `history         ${history}`,
     `cli             ${cliCommand()} <command>`,
   ];
   output.out(lines.join('\n'));

@@ -8,8 +8,9 @@ import path from 'node:path';
 import type { Recommendation, RoleRecommendation } from '../../core/report/recommend.js';
 import { describeConfidence } from '../../core/report/recommend-text.js';
 import { lineDiff, planAgentModels } from '../../setup/agent-models.js';
-import type { AgentModelChange } from '../../setup/agent-models.js';
-import { findConfigFile, newConfigText } from '../../setup/opencode-json.js';
+import type { AgentModelChange, AgentSectionKey } from '../../setup/agent-models.js';
+import { decideShape, opencodeMajorVersion } from '../../setup/host-version.js';
+import { findConfigFile, isJsonObject, newConfigText, parseJsonc } from '../../setup/opencode-json.js';
 import { replaceFile } from '../../setup/replace-file.js';
 import { CliError } from '../context.js';
 
@@ -20,6 +21,8 @@ export interface ApplyOptions {
   yes: boolean;
   includeUncertain: boolean;
   now: Date;
+  /** The major version of the OpenCode on PATH, when the caller looked (`opencodeMajorVersion`); else the config file decides. */
+  opencodeMajor?: number;
 }
 
 /** How to ask the user; `interactive` false means there is nobody to ask. */
@@ -44,6 +47,17 @@ function skipReason(role: RoleRecommendation): string {
   return `${role.pick.model} is a ${role.confidence === 'close call' ? 'close call' : 'pick on thin evidence'}: ${describeConfidence(role)}`;
 }
 
+/** `"agents"` when the user's OpenCode is version 2 (host-version.ts decides), else `"agent"`; never both. */
+function agentSectionFor(text: string, file: string, major: number | undefined): AgentSectionKey {
+  let config: unknown;
+  try {
+    config = parseJsonc(text, file);
+  } catch {
+    return 'agent'; // planAgentModels reports the parse error
+  }
+  return isJsonObject(config) && decideShape(config, major).shape === 'v2' ? 'agents' : 'agent';
+}
+
 /** Works out the edit; throws a CliError (nothing written) when the config cannot be edited. */
 export function planApply(recommendation: Recommendation, options: ApplyOptions): { result: ApplyResult; text: string; before: string | undefined } {
   const file = findConfigFile(options.configDir) ?? path.join(options.configDir, 'opencode.json');
@@ -57,7 +71,7 @@ export function planApply(recommendation: Recommendation, options: ApplyOptions)
   const original = before ?? newConfigText();
   let plan;
   try {
-    plan = planAgentModels(original, file, picks);
+    plan = planAgentModels(original, file, picks, agentSectionFor(original, file, options.opencodeMajor));
   } catch (error) {
     throw new CliError(`${(error as Error).message}; it was left untouched. Fix it, then run "agent-tracker recommend --apply" again.`);
   }
@@ -67,7 +81,9 @@ export function planApply(recommendation: Recommendation, options: ApplyOptions)
 
 /** Plans, shows nothing itself, asks when it may, and writes. */
 export async function applyRecommendation(recommendation: Recommendation, options: ApplyOptions, prompt: Prompt, show: (lines: string[]) => void): Promise<ApplyResult> {
-  const { result, text, before } = planApply(recommendation, options);
+  // The OpenCode on PATH tells which config shape it reads; looked up once, only when applying.
+  const opencodeMajor = options.opencodeMajor ?? opencodeMajorVersion();
+  const { result, text, before } = planApply(recommendation, { ...options, ...(opencodeMajor !== undefined ? { opencodeMajor } : {}) });
   show(describePlan(result));
   if (result.changes.length === 0) return result;
   if (options.dryRun) return { ...result, notWritten: 'dry run' };

@@ -36,8 +36,9 @@ export async function openHistory(location: string): Promise<HistorySource> {
 }
 
 async function openDatabase(file: string): Promise<HistorySource> {
-  const { SqliteHistorySource } = await import('./sqlite-store.js');
-  return SqliteHistorySource.open(file);
+  // Version 1's tables, version 2's (session_v2, session_message), or both (v2-open.ts).
+  const { openSqliteHistory } = await import('./v2-open.js');
+  return openSqliteHistory(file);
 }
 
 /** A cheap fingerprint of the store's files: unchanged means nothing new to import. */

@@ -1,0 +1,153 @@
+/**
+ * OpenCode 2's hooks, translated into the same TrackingService calls version 1's hooks make
+ * (src/opencode/hooks.ts): never decides. Tool calls are keyed by the host's message id and call id.
+ * Every handler fails open (logged, never a failed tool call) except a deliberate refusal and the
+ * output masking, which fails closed.
+ */
+import type { Logger } from '../../core/logger.js';
+import { commitsSince, mentionsGit, readHead, runsGitPush } from '../../core/projects/git.js';
+import type { TrackingService } from '../../core/tracking/service.js';
+import type { CommitRecord } from '../../core/types.js';
+import { RefusalError } from '../../opencode/hooks.js';
+import type { ToolOutput } from '../../opencode/guards/output-mask.js';
+import { exitCode, isDict, promptText, str, toolCallKey } from './events.js';
+import type { V2ModelRequest, V2Prompt, V2ToolAfter, V2ToolBefore } from './host-types.js';
+import { maskToolResult } from './mask-result.js';
+
+/** Request kinds that are not an agent's work (version 1: the `title` agent). */
+const NOT_WORK: ReadonlySet<string> = new Set(['title', 'compaction']);
+/** Tools whose `filePath` input names a file they change. */
+const EDITING_TOOLS = new Set(['edit', 'write', 'patch', 'multiedit']);
+
+export interface V2HookContext {
+  service: TrackingService;
+  logger: Logger;
+  /** The project folder git runs in. */
+  directory: string;
+  /** The tracker's own tools: never refused, even for a halted agent. */
+  ownTools: ReadonlySet<string>;
+  /** Checks run before a tool call; a returned string refuses the call with that reason. */
+  guards?: ((tool: string, args: unknown) => string | undefined)[];
+  /** Run after the guards pass: may narrow the input the host runs the call with. */
+  argumentRewriters?: ((tool: string, args: unknown) => void)[];
+  /** Version 1's output masking (maskToolOutput bound to the project's secrets); fails closed. */
+  maskOutput?: (output: ToolOutput) => void | Promise<void>;
+  /** Whether a tool call edits what configures the tracker. */
+  editsTrackerFiles?: (tool: string, args: unknown) => boolean;
+  /** Called after commits were recorded and after a push. */
+  onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
+}
+
+export interface V2Handlers {
+  'execute.before': (input: V2ToolBefore) => Promise<void>;
+  'execute.after': (input: V2ToolAfter) => Promise<void>;
+  'model.request': (input: V2ModelRequest) => Promise<void>;
+  prompt: (input: V2Prompt) => Promise<void>;
+}
+
+const DONE: Promise<void> = Promise.resolve();
+
+/** A handler whose failure is logged and never reaches the host, except a refusal. */
+function guarded<A>(logger: Logger, name: string, handler: (input: A) => void | Promise<void>): (input: A) => Promise<void> {
+  const failed = (error: unknown): Promise<void> => {
+    if (error instanceof RefusalError) return Promise.reject(error);
+    logger.error(`agent-tracker: ${name} failed: ${(error as Error).message}`);
+    return DONE;
+  };
+  return (input) => {
+    try {
+      const pending = handler(input);
+      return pending ? pending.catch(failed) : DONE;
+    } catch (error) {
+      return failed(error);
+    }
+  };
+}
+
+function stringInput(input: unknown, name: string): string | undefined {
+  return isDict(input) ? str(input[name]) : undefined;
+}
+
+export function createV2Handlers(ctx: V2HookContext): V2Handlers {
+  const { service, logger } = ctx;
+  /** HEAD noted before a bash call that mentions git, by call key, with the call's start (seconds). */
+  const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
+
+  const haltMessage = (sessionId: string): string | undefined => {
+    const agent = service.setupOf(sessionId).agent;
+    if (!service.isHalted(agent)) return undefined;
+    const status = service.getAgentStatus(agent);
+    return (
+      `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
+      `Ask the user to review the work and run: agent-tracker revive ${agent}`
+    );
+  };
+
+  const recordGitEffects = async (input: V2ToolAfter, key: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
+    const head = await readHead(ctx.directory);
+    let commits: CommitRecord[] = [];
+    if (head && head !== before.head) {
+      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId: key });
+    }
+    const pushed = ok && runsGitPush(stringInput(input.input, 'command') ?? '');
+    if (pushed) service.recordPush(input.sessionID, { eventId: key });
+    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
+  };
+
+  const trackToolCall = guarded(logger, 'execute.after', (input: V2ToolAfter) => {
+    const key = toolCallKey(input.messageID, input.id);
+    // A completed bash call without an exit code in its metadata exited 0; a failed one says so in the error's metadata.
+    const exit = input.status === 'completed' ? (exitCode(input.result.metadata) ?? (input.tool === 'bash' ? 0 : undefined)) : exitCode(input.error.metadata);
+    const ok = input.status === 'completed' && (exit === undefined || exit === 0);
+    service.recordToolCall(input.sessionID, key, input.tool, ok);
+    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringInput(input.input, 'command') ?? '', exit);
+    const file = EDITING_TOOLS.has(input.tool) ? stringInput(input.input, 'filePath') : undefined;
+    if (file) service.noteFileEdited(input.sessionID, file);
+    if (ctx.editsTrackerFiles?.(input.tool, input.input)) service.noteTrackerFileEdit(input.sessionID);
+    const before = headBefore.get(key);
+    if (!before) return undefined;
+    headBefore.delete(key);
+    return recordGitEffects(input, key, ok, before);
+  });
+
+  return {
+    'execute.before': guarded(logger, 'execute.before', (input: V2ToolBefore) => {
+      if (ctx.ownTools.has(input.tool)) return undefined;
+      for (const guard of ctx.guards ?? []) {
+        const reason = guard(input.tool, input.input);
+        if (reason) throw new RefusalError(reason);
+      }
+      for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, input.input);
+      const halt = haltMessage(input.sessionID);
+      if (halt) {
+        if (service.config.haltBlocksTools) throw new RefusalError(halt);
+        logger.warn(halt);
+      }
+      const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
+      if (!command || !mentionsGit(command)) return undefined;
+      const key = toolCallKey(input.messageID, input.id);
+      return readHead(ctx.directory).then((head) => {
+        headBefore.set(key, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
+      });
+    }),
+
+    // Masking first and outside the guard: it fails closed on its own, tracking fails open.
+    'execute.after': (input: V2ToolAfter) => {
+      const masking = input.status === 'completed' && ctx.maskOutput ? maskToolResult(input.result, ctx.maskOutput) : undefined;
+      return masking ? masking.then(() => trackToolCall(input)) : trackToolCall(input);
+    },
+
+    'model.request': guarded(logger, 'model.request', (input: V2ModelRequest) => {
+      if (NOT_WORK.has(input.kind)) return;
+      const provider = input.model?.providerID;
+      const id = input.model?.id;
+      if (!provider || !id) return;
+      service.noteModelRequest(input.sessionID, input.agent, `${provider}/${id}`);
+    }),
+
+    prompt: guarded(logger, 'prompt', (input: V2Prompt) => {
+      const text = promptText(input.prompt);
+      if (text) service.noteTurnTask(input.sessionID, text, input.messageID);
+    }),
+  };
+}

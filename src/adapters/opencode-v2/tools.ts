@@ -1,0 +1,50 @@
+/**
+ * The tracker's agent tools on OpenCode 2: the same definitions version 1 registers (src/opencode/tools),
+ * handed to the host through `ctx.tool.transform`. Their input is the zod object of the version-1
+ * arguments (zod is a Standard Schema, which `Tool.Info.input` accepts); their text becomes the result.
+ */
+import { createRequire } from 'node:module';
+import type { ToolContext, ToolDefinition } from '@opencode-ai/plugin/tool';
+import type { z as Zod } from 'zod';
+import type { V2ToolInfo, V2ToolResult } from './host-types.js';
+
+/** What a version-1 tool returns: its text, or an object carrying `output` text. */
+function asResult(value: unknown): V2ToolResult {
+  if (typeof value === 'string') return { content: value };
+  if (typeof value === 'object' && value !== null && typeof (value as { output?: unknown }).output === 'string') return { content: (value as { output: string }).output };
+  return { content: String(value) };
+}
+
+let zod: typeof Zod | undefined;
+
+/** zod, loaded when the host first reads a tool's input schema (as version 1's defineTool does). */
+function loadZod(): typeof Zod {
+  zod ??= (createRequire(import.meta.url)('zod') as { z: typeof Zod }).z;
+  return zod;
+}
+
+/** The version-1 tool `definition`, named `name`, as an OpenCode 2 tool; `project` stands for the directories. */
+export function asV2Tool(name: string, definition: ToolDefinition, project: string): V2ToolInfo {
+  let input: unknown;
+  return {
+    name,
+    description: definition.description,
+    get input(): unknown {
+      input ??= loadZod().object(definition.args);
+      return input;
+    },
+    execute: async (args, context) => {
+      const v1Context: ToolContext = {
+        sessionID: context.sessionID,
+        messageID: context.messageID,
+        agent: context.agent,
+        directory: project,
+        worktree: project,
+        abort: context.signal ?? new AbortController().signal,
+        metadata: () => undefined,
+        ask: () => Promise.resolve(),
+      };
+      return asResult(await definition.execute(args as Parameters<ToolDefinition['execute']>[0], v1Context));
+    },
+  };
+}
