@@ -91,7 +91,11 @@ function telemetryAsked(option: unknown): boolean {
   return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
 
+/** Whether OpenCode 1 started the plugin (`server`) in this process. */
+let serverStarted = false;
+
 const server: Plugin = async (input, options) => {
+  serverStarted = true;
   // Sessions created from now on are live tracking's; the history import (started later, by `ready`) leaves them.
   const startedAt = Date.now();
   const logger = hostLogger(input.client);
@@ -238,7 +242,12 @@ const server: Plugin = async (input, options) => {
  * OpenCode 2 calls `setup` (OpenCode 1 calls `server`): one package loads on both. The version-2
  * adapter is imported only when `setup` runs, so version 1 never pays for it.
  */
-const setup = (context: Parameters<typeof import('../adapters/opencode-v2/setup.js').setup>[0]) =>
-  import('../adapters/opencode-v2/setup.js').then((v2) => v2.setup(context));
+const setup = async (context: Parameters<typeof import('../adapters/opencode-v2/setup.js').setup>[0]): Promise<void> => {
+  // OpenCode 1.18.33 calls `setup` beside `server`; once `server` has run in this process, the session
+  // is recorded there, and a second adapter would count everything twice.
+  if (serverStarted) return;
+  const v2 = await import('../adapters/opencode-v2/setup.js');
+  await v2.setup(context);
+};
 
 export default { id: 'agent-tracker', server, setup };
