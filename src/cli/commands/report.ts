@@ -18,6 +18,7 @@ import type { Output } from '../context.js';
 import { writeFileAtomic } from '../../core/fs/atomic-write.js';
 import { formatSuspectUserActions, suspectUserActions } from '../../core/integrity/suspect-actions.js';
 import type { UsageSource } from '../../core/types.js';
+import { emptyReportText } from '../empty-report.js';
 
 /** Where usage records come from, as `--source` names them. */
 const USAGE_SOURCES: readonly UsageSource[] = ['live', 'backfill'];
@@ -103,7 +104,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   } else if (htmlFile !== undefined) {
     output.out(`Wrote the HTML report (${report.rows.length} setups) to ${htmlFile}`);
   } else if (report.rows.length === 0) {
-    output.out('No work recorded yet for this selection. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
+    output.out(emptyReportText(filter));
   } else {
     const { reportToTable } = await import('../../core/report/table.js');
     output.out(reportToTable(report));
