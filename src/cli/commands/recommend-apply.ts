@@ -20,6 +20,8 @@ export interface ApplyOptions {
   yes: boolean;
   includeUncertain: boolean;
   now: Date;
+  /** Where the old text is kept (the backups folder of the OpenCode config folder, never the project). */
+  backupDir: string;
 }
 
 /** How to ask the user; `interactive` false means there is nobody to ask. */
@@ -76,7 +78,7 @@ export async function applyRecommendation(recommendation: Recommendation, option
     if (!(await prompt.confirm(`Write these changes to ${result.file}? [y/N] `))) return { ...result, notWritten: 'declined' };
   }
   fs.mkdirSync(path.dirname(result.file), { recursive: true });
-  const backup = replaceFile(result.file, text, before, options.now);
+  const backup = replaceFile(result.file, text, before, options.now, options.backupDir);
   return { ...result, written: true, backup };
 }
 
