@@ -83,7 +83,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     'entries',
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
     ...describeProvisioning(provisioning),
-    `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; "agent-tracker setup" adds them again)` : 'nothing'}`,
+    `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; ${provisioning.managed ? 'copy them from the package\'s skills/ and agents/ folders to add them again' : '"agent-tracker setup" adds them again'})` : 'nothing'}`,
     `backups         ${backups.files.length === 0 ? `none (kept in ${backups.folder} when a config file is replaced)` : `${backups.files.length} in ${backups.folder}`}`,
     ...backups.files.map((backup) => `  ${path.basename(backup.file)}  ${backup.size} bytes, ${backup.takenAt.slice(0, 19)}`),
     `cli             ${cliCommand()} <command>`,
