@@ -123,7 +123,7 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
     expect(Object.keys(parsed.agent ?? {}).sort()).toEqual(Object.keys(readShippedAgents(ROOT)).sort());
     for (const skill of shippedSkills(ROOT)) expect(fs.existsSync(path.join(sandbox.configDir, 'skills', skill, 'SKILL.md'))).toBe(true);
     expect(fs.readFileSync(path.join(sandbox.configDir, 'AGENTS.md'), 'utf8')).toContain(BEGIN_PREFIX);
-    expect(fs.readdirSync(sandbox.configDir).filter((name) => name.startsWith('opencode.json.agent-tracker-backup-'))).toHaveLength(1);
+    expect(fs.readdirSync(path.join(sandbox.configDir, 'agent-tracker-backups')).filter((name) => name.startsWith('opencode-opencode.json.agent-tracker-backup-'))).toHaveLength(1);
     // What the toast says also goes to OpenCode's log (printed with --print-logs).
     expect(firstRun.stderr).toMatch(/agent-tracker added agent [a-z-]+, .*Restart OpenCode/);
   });
