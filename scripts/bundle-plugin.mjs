@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { asciiSource } from './ascii-source.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY_SOURCE = path.join(ROOT, 'src', 'opencode', 'plugin.ts');
@@ -54,6 +55,17 @@ function dropSourcesContent() {
     const map = JSON.parse(fs.readFileSync(mapPath, 'utf8'));
     delete map.sourcesContent;
     fs.writeFileSync(mapPath, JSON.stringify(map));
+  }
+}
+
+/** The bundle's files, pure ASCII: Bun decodes a `// @bun` file that is not as Latin-1 (scripts/ascii-source.mjs). */
+function escapeNonAscii() {
+  for (const file of fs.readdirSync(OUT_DIR)) {
+    if (!(file === 'plugin.js' || (file.startsWith(CHUNK_PREFIX) && file.endsWith('.js')))) continue;
+    const filePath = path.join(OUT_DIR, file);
+    const text = fs.readFileSync(filePath, 'utf8');
+    const ascii = asciiSource(text);
+    if (ascii !== text) fs.writeFileSync(filePath, ascii);
   }
 }
 
@@ -99,6 +111,7 @@ function main() {
     return 1;
   }
   dropSourcesContent();
+  escapeNonAscii();
   return 0;
 }
 

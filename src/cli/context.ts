@@ -11,6 +11,7 @@ import { neutralizeControls } from '../core/report/terminal-text.js';
 import type { Store } from '../core/store/store.js';
 import { pinnedPluginOptions } from '../opencode/option-trust.js';
 import { readPluginOptions } from '../setup/opencode-json.js';
+import { closest } from './suggest.js';
 
 /** A failure the user caused or can fix: printed as one line, exit code 1. */
 export class CliError extends Error {
@@ -34,12 +35,26 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
+/** Node's words for an option it does not know: `Unknown option '--jsn'`. */
+const UNKNOWN_OPTION = /^Unknown option '(-{1,2})([^']*)'/;
+
+/** Node's error for an unknown option, cut to one line that names the closest known option. */
+function unknownOptionMessage(message: string, known: readonly string[]): string | undefined {
+  const match = UNKNOWN_OPTION.exec(message);
+  if (!match) return undefined;
+  const [, dashes, name = ''] = match;
+  const guess = closest(name, known);
+  return `Unknown option '${dashes}${name}'. ${guess ? `Did you mean --${guess}? ` : ''}Add --help for every option.`;
+}
+
 /** Parses a command's arguments (its own options plus the global ones); unknown flags are errors. */
 export function parseCommandArgs<O extends ParseArgsConfig['options']>(args: string[], options: O, allowPositionals = true) {
+  const all = { ...GLOBAL_OPTIONS, ...options };
   try {
-    return parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals, strict: true });
+    return parseArgs({ args, options: all, allowPositionals, strict: true });
   } catch (error) {
-    throw new CliError((error as Error).message);
+    const message = (error as Error).message;
+    throw new CliError(unknownOptionMessage(message, Object.keys(all)) ?? message);
   }
 }
 

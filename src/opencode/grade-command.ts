@@ -31,11 +31,10 @@ export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: stri
     try {
       const parsed = parseGradeArguments(argumentsText);
       const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
-      toast(
-        `Your grade: ${grade.grade} (${GRADE_LABELS[grade.grade]})`,
-        `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})`,
-        'success',
-      );
+      const message = `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})`;
+      // `opencode run` shows no toast: the log line is where its user sees which commit was graded.
+      deps.logger.info(`agent-tracker: /grade recorded: ${message}`);
+      toast(`Your grade: ${grade.grade} (${GRADE_LABELS[grade.grade]})`, message, 'success');
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       deps.logger.warn(`agent-tracker: /grade recorded nothing: ${error.message}`);

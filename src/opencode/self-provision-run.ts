@@ -64,7 +64,8 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
     const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../setup/presence.js'), import('../setup/package-root.js')]);
     const root = deps.root ?? packageRoot();
     const before = inspectItems(configDir, root);
-    const plan = planProvisioning(before, new Set(service.provisionedItems(configDir)));
+    const recorded = service.provisionedItems(configDir);
+    const plan = planProvisioning(before, new Set(recorded));
     if (plan.record.length > 0) service.recordProvisioned(configDir, plan.record);
     if (plan.provision.length === 0) return { ...NOTHING, removedByUser: plan.removedByUser };
 
@@ -76,6 +77,8 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
       return { added: [], removedByUser: plan.removedByUser, failures: [line] };
     }
 
+    // The first provisioning says it is starting: after OpenCode's own silent install, this is the plugin's first word.
+    if (recorded.length === 0) logger.info(`agent-tracker: first start in ${configDir}: setting up its ${plan.provision.join(', ')} (once; a toast says what was added)`);
     const setup = await import('../setup/index.js');
     const report = setup.runSetup({ configDir, root, contentOnly: true, skipItems: new Set(plan.removedByUser) });
     const wanted = new Set(plan.provision);

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomic-write.js';
 import type { ConfigShape } from './host-version.js';
+import { backupFolder, backupPath } from './backups.js';
 
 /** Shared by the steps of one setup run. */
 export interface SetupContext {
@@ -93,16 +94,9 @@ export function readText(context: SetupContext, file: string): string | undefine
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
 }
 
-/** `opencode.json.agent-tracker-backup-20260223T101500Z` (a counter is added if that name exists). */
-function backupName(file: string, now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  let candidate = `${file}.agent-tracker-backup-${stamp}`;
-  for (let n = 2; fs.existsSync(candidate); n += 1) candidate = `${file}.agent-tracker-backup-${stamp}-${n}`;
-  return candidate;
-}
-
 /**
- * Writes a text file inside the config folder: a backup of the existing file first (once per run),
+ * Writes a text file inside the config folder: a backup of the existing file first (once per run, in
+ * the backups folder),
  * then an atomic replace. Unchanged text writes nothing. Returns whether the file changed.
  */
 export function writeText(context: SetupContext, file: string, text: string): boolean {
@@ -115,8 +109,10 @@ export function writeText(context: SetupContext, file: string, text: string): bo
   }
   fs.mkdirSync(path.dirname(file), { recursive: true });
   if (before !== undefined && !context.written.has(file)) {
-    const backup = backupName(file, context.now);
-    fs.copyFileSync(file, backup);
+    const folder = backupFolder(context.configDir);
+    fs.mkdirSync(folder, { recursive: true });
+    const backup = backupPath(file, context.now, folder);
+    fs.copyFileSync(file, backup, fs.constants.COPYFILE_EXCL);
     context.backups.set(file, backup);
   }
   writeFileAtomic(file, text);

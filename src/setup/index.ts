@@ -10,6 +10,7 @@ import { installAgents } from './agents.js';
 import { createContext } from './context.js';
 import type { SetupContext } from './context.js';
 import { packageRoot } from './package-root.js';
+import { cliCommand } from './cli-location.js';
 import { registerPlugin } from './plugin-entry.js';
 import { installPluginFolder } from './plugin-folder.js';
 import { installSkills } from './skills.js';
@@ -78,15 +79,24 @@ export function runSetup(options: SetupOptions = {}): SetupReport {
   return { configDir, packageRoot: root, dryRun: context.dryRun, steps, backups };
 }
 
+/** The one command to try after setting up, and how to run it where `agent-tracker` is not on PATH. */
+function tryNext(root: string): string {
+  return `Try next: agent-tracker recommend   (not on your PATH? ${cliCommand(root)} recommend)`;
+}
+
 /** The report for people: full detail when someone is watching, a summary line otherwise; failures go to `err`. */
 export function formatReport(report: SetupReport, interactive: boolean): { out: string; err: string } {
   const failed = report.steps.filter((step) => step.status === 'failed');
   const changed = report.steps.filter((step) => step.status === 'changed').length;
   const err = failed.map((step) => `agent-tracker setup: ${step.step} failed: ${step.messages.join('; ')}`).join('\n');
   const heading = `agent-tracker setup${report.dryRun ? ' (dry run: nothing was written)' : ''}: ${report.configDir}`;
+  const next = tryNext(report.packageRoot);
   if (!interactive) {
     const summary = `${heading} — ${changed} changed, ${report.steps.length - changed - failed.length} unchanged, ${failed.length} failed`;
-    return { out: summary, err };
+    const provisioned = report.steps.filter((step) => step.status === 'changed').map((step) => step.step);
+    const lines = [summary, ...(provisioned.length > 0 ? [`  ${report.dryRun ? 'would provision' : 'provisioned'}   ${provisioned.join(', ')}`] : [])];
+    for (const { backup } of report.backups) lines.push(`  backup        ${backup}`);
+    return { out: [...lines, next].join('\n'), err };
   }
   const lines = [heading];
   for (const step of report.steps) {
@@ -95,5 +105,6 @@ export function formatReport(report: SetupReport, interactive: boolean): { out: 
   }
   for (const { file, backup } of report.backups) lines.push(`  backup        ${file} -> ${backup}`);
   if (changed > 0 && !report.dryRun) lines.push('Restart OpenCode to load the changes.');
+  lines.push(next);
   return { out: lines.join('\n'), err };
 }

@@ -8,6 +8,8 @@ import { packageRoot } from './package-root.js';
 import { isProvisionedSpec, isThisPlugin, specOf } from './plugin-entry.js';
 import { PLUGIN_FOLDER } from './plugin-folder.js';
 import { shippedSkills, userHasSkill } from './skills.js';
+import { inspectManagedInstall, isManagedSpec, opencodeCacheDir } from './opencode-managed.js';
+import type { ManagedInstallState } from './opencode-managed.js';
 
 export type AgentsMdState = 'current' | 'outdated' | 'no-section' | 'no-file' | 'malformed';
 
@@ -24,6 +26,8 @@ export interface ProvisioningState {
   skills: Record<string, boolean>;
   agents: Record<string, boolean>;
   agentsMd: AgentsMdState;
+  /** Installed the OpenCode way (a package spec in `"plugin"`): the spec and OpenCode's install of it. */
+  managed: { spec: string; install: ManagedInstallState } | null;
 }
 
 function pluginVersion(folder: string): string | null {
@@ -56,7 +60,7 @@ function agentsMdState(configDir: string, root: string): AgentsMdState {
 }
 
 /** Inspects `configDir` against the package at `root` (default: this package). */
-export function inspectProvisioning(configDir: string, root: string = packageRoot()): ProvisioningState {
+export function inspectProvisioning(configDir: string, root: string = packageRoot(), cacheDir: string = opencodeCacheDir()): ProvisioningState {
   const configFile = findConfigFile(configDir) ?? null;
   let config: Record<string, unknown> = {};
   let configError: string | null = null;
@@ -73,6 +77,7 @@ export function inspectProvisioning(configDir: string, root: string = packageRoo
   const pluginEntries = plugins.map(specOf).filter((spec): spec is string => spec !== undefined && isThisPlugin(spec, configDir));
   const folder = path.join(configDir, PLUGIN_FOLDER);
   const agentSection = isJsonObject(config.agent) ? config.agent : {};
+  const managedSpec = pluginEntries.find(isManagedSpec);
   return {
     configDir,
     configFile,
@@ -83,6 +88,7 @@ export function inspectProvisioning(configDir: string, root: string = packageRoo
     skills: Object.fromEntries(shipped(() => shippedSkills(root)).map((name) => [name, userHasSkill(configDir, name)])),
     agents: Object.fromEntries(shipped(() => Object.keys(readShippedAgents(root))).map((name) => [name, Object.hasOwn(agentSection, name)])),
     agentsMd: agentsMdState(configDir, root),
+    managed: managedSpec === undefined ? null : { spec: managedSpec, install: inspectManagedInstall(cacheDir) },
   };
 }
 
@@ -94,6 +100,7 @@ function listState(items: Record<string, boolean>): string {
 
 /** The state as text lines for `agent-tracker doctor`, each problem with what to run. */
 export function describeProvisioning(state: ProvisioningState): string[] {
+  if (state.managed) return describeManaged(state, state.managed);
   const folder = state.pluginFolder;
   const fix = ' (run "agent-tracker setup")';
   const registration = state.registered
@@ -109,6 +116,37 @@ export function describeProvisioning(state: ProvisioningState): string[] {
     `  plugin entry   ${registration}`,
     `  skills         ${listState(state.skills)}`,
     `  agents         ${listState(state.agents)}`,
+    `  AGENTS.md      ${state.agentsMd}${state.agentsMd === 'current' ? '' : fix}`,
+  ];
+}
+
+function describeInstall(install: ManagedInstallState): string {
+  switch (install.state) {
+    case 'installed':
+      return `${install.packageDir} (version ${install.version ?? 'unknown'})`;
+    case 'not-installed-yet':
+      return 'not installed yet (OpenCode installs it at its next start)';
+    case 'half-installed':
+      return `HALF-INSTALLED ${install.folder}: ${install.missing.join(', ')} missing, so OpenCode starts WITHOUT the plugin. Fix: ${install.fix}`;
+  }
+}
+
+/**
+ * Installed the OpenCode way: OpenCode owns the entry and the package, and the plugin adds its agents,
+ * skills and AGENTS.md section at start. "agent-tracker setup" would replace the entry, so it is not advised.
+ */
+function describeManaged(state: ProvisioningState, managed: { spec: string; install: ManagedInstallState }): string[] {
+  const fix = ' (the plugin adds it at its next start)';
+  const others = state.pluginEntries.filter((spec) => spec !== managed.spec);
+  return [
+    'provisioning',
+    `  config folder  ${state.configDir}`,
+    `  config file    ${state.configFile ?? 'none'}${state.configError ? ` — ${state.configError}` : ''}`,
+    `  plugin entry   OpenCode-managed "${managed.spec}": OpenCode installs and updates it; no "agent-tracker setup" needed (it would replace this entry)`,
+    ...(others.length > 0 ? [`  also loaded    ${others.join(', ')}: the plugin is loaded ${others.length + 1} times; remove all but "${managed.spec}" from "plugin"`] : []),
+    `  installed      ${describeInstall(managed.install)}`,
+    `  skills         ${listState(state.skills)}${Object.values(state.skills).every(Boolean) ? '' : fix}`,
+    `  agents         ${listState(state.agents)}${Object.values(state.agents).every(Boolean) ? '' : fix}`,
     `  AGENTS.md      ${state.agentsMd}${state.agentsMd === 'current' ? '' : fix}`,
   ];
 }

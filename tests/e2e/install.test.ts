@@ -122,9 +122,11 @@ describe('npm install of the packed package', () => {
     expect(withoutValues(after, [['plugin'], ['agent']])).toBe(withoutValues(ODD_CONFIG, [['plugin'], ['agent']]));
     expect(after).toContain('{ "flushMaxMutations": 100 }');
     expect(after).toContain('"brainstorm": { "description": "MY brainstorm", "mode": "subagent", "prompt": "Mine." },   // keep mine');
-    const backups = fs.readdirSync(sandbox.configDir).filter((name) => name.startsWith('opencode.json.agent-tracker-backup-'));
+    // Backups live in the config folder's backups folder, named after the file's folder and name.
+    const folder = path.join(sandbox.configDir, 'agent-tracker-backups');
+    const backups = fs.readdirSync(folder).filter((name) => name.startsWith('opencode-opencode.json.agent-tracker-backup-'));
     expect(backups).toHaveLength(1);
-    expect(fs.readFileSync(path.join(sandbox.configDir, backups[0] as string), 'utf8')).toBe(ODD_CONFIG);
+    expect(fs.readFileSync(path.join(folder, backups[0] as string), 'utf8')).toBe(ODD_CONFIG);
   });
 
   it("leaves the user's own skill folder and agent alone", () => {

@@ -123,7 +123,7 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
     expect(Object.keys(parsed.agent ?? {}).sort()).toEqual(Object.keys(readShippedAgents(ROOT)).sort());
     for (const skill of shippedSkills(ROOT)) expect(fs.existsSync(path.join(sandbox.configDir, 'skills', skill, 'SKILL.md'))).toBe(true);
     expect(fs.readFileSync(path.join(sandbox.configDir, 'AGENTS.md'), 'utf8')).toContain(BEGIN_PREFIX);
-    expect(fs.readdirSync(sandbox.configDir).filter((name) => name.startsWith('opencode.json.agent-tracker-backup-'))).toHaveLength(1);
+    expect(fs.readdirSync(path.join(sandbox.configDir, 'agent-tracker-backups')).filter((name) => name.startsWith('opencode-opencode.json.agent-tracker-backup-'))).toHaveLength(1);
     // What the toast says also goes to OpenCode's log (printed with --print-logs).
     expect(firstRun.stderr).toMatch(/agent-tracker added agent [a-z-]+, .*Restart OpenCode/);
   });
@@ -162,6 +162,22 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
     const doctor = spawnSync(process.execPath, [cli, 'doctor', '--json'], { cwd: repo, env, encoding: 'utf8', timeout: 60_000 });
     expect(doctor.status).toBe(0);
     expect(JSON.parse(doctor.stdout)).toMatchObject({ removedByUser: [`agent:${removed}`], cli: `node ${fs.realpathSync(cli)}` });
+    // It knows OpenCode manages this install: the package in OpenCode's cache, and no advice to run setup
+    // (which would replace the user's entry).
+    const text = spawnSync(process.execPath, [cli, 'doctor'], { cwd: repo, env, encoding: 'utf8', timeout: 60_000 }).stdout;
+    expect(text).toContain(`plugin entry   OpenCode-managed "${spec}"`);
+    expect(text).toContain(`\n  installed      ${installedPackage()} (version `);
+    expect(text).not.toMatch(/run "agent-tracker setup"|"agent-tracker setup" adds/);
+    // A half-installed cache (a dependency gone, as an interrupted install leaves it) is named with its fix.
+    const lmdb = path.join(installedPackage(), '..', 'lmdb');
+    fs.renameSync(lmdb, `${lmdb}.aside`);
+    try {
+      // This checkout's CLI: the cached one cannot load without its lmdb.
+      const broken = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli', 'main.js'), 'doctor'], { cwd: repo, env, encoding: 'utf8', timeout: 60_000 });
+      expect(`${broken.stdout}${broken.stderr}`).toMatch(/HALF-INSTALLED .*lmdb missing.*Fix: rm -rf '/);
+    } finally {
+      fs.renameSync(`${lmdb}.aside`, lmdb);
+    }
   });
 
   it('runs its CLI as `npx opencode-agent-tracker` from the packed package', async () => {

@@ -113,7 +113,12 @@ describe('agent-tracker recommend', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('  build: poor/model -> good/model');
     expect(first.stdout).toMatch(/left review as it is: tie\/(one|two) is a close call/);
-    expect(first.stdout).toMatch(/Wrote .*opencode\.jsonc \(backup: .*opencode\.jsonc\.agent-tracker-backup-\d{8}T\d{6}Z\)\. Restart OpenCode/);
+    // The backup goes to the config folder's backups folder: one beside the file was committed by `git add -A`.
+    const backups = path.join(sandbox.configDir, 'agent-tracker-backups');
+    expect(first.stdout).toContain(`Wrote ${file} (backup: ${backups}/${path.basename(project)}-opencode.jsonc.agent-tracker-backup-`);
+    expect(fs.readdirSync(project).filter((name) => name.includes('backup'))).toEqual([]);
+    const doctor = runCli(sandbox, ['doctor', '--db', db]);
+    expect(doctor.stdout).toMatch(new RegExp(`^backups +1 in ${backups}\\n {2}${path.basename(project)}-opencode\\.jsonc\\.agent-tracker-backup-\\d{8}T\\d{6}Z `, 'm'));
     const written = fs.readFileSync(file, 'utf8');
     expect(written).toContain('// mine');
     expect(written).toContain('"build": { "model": "good/model" } // was this');
@@ -133,6 +138,14 @@ describe('agent-tracker recommend', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('No terminal to ask, so nothing was written (a dry run). Run again with --yes to write it.');
     expect(fs.readdirSync(dry)).toEqual([]);
+  });
+
+  it('says --global applies one project\'s picks everywhere, and without --yes (no terminal) writes nothing', () => {
+    const result = cli(['recommend', '--apply', '--global']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`--global: these picks were made for ${project} (projects like it), and the global opencode.json applies them to EVERY project`);
+    expect(result.stdout).toContain('No terminal to ask, so nothing was written');
+    expect(fs.existsSync(path.join(sandbox.configDir, 'opencode.json'))).toBe(false);
   });
 
   it('applies to the global config with --global, and --include-uncertain writes close calls', () => {

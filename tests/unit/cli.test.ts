@@ -32,9 +32,10 @@ describe('agent-tracker', () => {
     expect(result.stderr).toMatch(message);
   });
 
-  it('shows usage and exits 1 when no command is given', () => {
+  // A bare command is a question, not a mistake (issue 35): the short help, exit 0.
+  it('shows usage and exits 0 when no command is given', () => {
     const result = runCli(sandbox, []);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(0);
     expect(result.stdout).toContain('usage: agent-tracker <command>');
   });
 });

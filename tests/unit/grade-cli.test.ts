@@ -24,7 +24,7 @@ beforeAll(() => {
   git('init', '-q', '-b', 'main');
   git('config', 'user.email', 't@example.com');
   git('config', 'user.name', 'T');
-  for (const n of [1, 2]) {
+  for (const n of [1, 2, 3, 4]) {
     fs.writeFileSync(path.join(repo, `f${n}.txt`), `${n}\n`);
     git('add', '-A');
     git('commit', '-qm', `feat: change ${n}`);
@@ -56,6 +56,8 @@ describe('agent-tracker grade', () => {
     [['grade', '1234567', '5'], /no tracked session made a commit 1234567/],
     [['grade', 'HASH0', '3'], /grade must be one of -1, 1, 2, 5/],
     [['grade', 'HASH0'], /expects a COMMIT and a grade N/],
+    [['grade', 'HEAD~9', '5'], /"HEAD~9" names no commit in .*HEAD~N/],
+    [['grade', 'HEAD:f1.txt', '5'], /is not a commit hash, a short hash, HEAD or HEAD~N/],
   ])('%j: one clear line, exit 1, nothing written', (args, message) => {
     const result = runCli(sandbox, [...args.map((a) => (a === 'HASH0' ? (hashes[0] ?? '') : a)), '--db', dbPath], {}, repo);
     expect(result.code).toBe(1);
@@ -77,5 +79,15 @@ describe('agent-tracker grade', () => {
     const other = runCli(sandbox, ['grade', hashes[1] ?? '', '5', '--project', repo, '--json', '--db', dbPath]);
     expect(JSON.parse(other.stdout)).toMatchObject({ grade: { grade: 5, provenance: 'user', via: 'cli', agent: 'build' } });
     expect(usage()).toMatchObject({ userGradedCommits: 2, userGradeSum: 4 });
+  });
+
+  it('takes HEAD and HEAD~N, resolved by git in the project, and keeps the full hash', () => {
+    const head = runCli(sandbox, ['grade', 'HEAD', '5', '--json', '--db', dbPath], {}, repo);
+    expect(head.stderr).toBe('');
+    expect(JSON.parse(head.stdout)).toMatchObject({ grade: { commit: hashes[3], grade: 5 } });
+    const before = runCli(sandbox, ['grade', 'HEAD~1', '2', '--db', dbPath], {}, repo);
+    expect(before.code).toBe(0);
+    expect(before.stdout).toContain(`Your grade 2 (good) for commit ${(hashes[2] ?? '').slice(0, 12)} by build (fake/fake-model)`);
+    expect(usage()).toMatchObject({ userGradedCommits: 4, userGradeSum: 11 });
   });
 });

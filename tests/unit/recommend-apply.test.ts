@@ -12,7 +12,8 @@ import { CliError } from '../../src/cli/context.js';
 import { recommendSetups } from '../../src/core/report/recommend.js';
 import type { Recommendation } from '../../src/core/report/recommend.js';
 import { lineDiff, planAgentModels } from '../../src/setup/agent-models.js';
-import { backupPath, replaceFile } from '../../src/setup/replace-file.js';
+import { replaceFile } from '../../src/setup/replace-file.js';
+import { backupPath, listBackups } from '../../src/setup/backups.js';
 import { profile } from '../helpers/synthetic-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { usageRecord } from '../helpers/usage-record.js';
@@ -93,24 +94,29 @@ describe('lineDiff', () => {
 describe('replaceFile', () => {
   const NOW = new Date('2026-02-23T10:15:00.123Z');
 
-  it('backs up the old text, then replaces the file, keeping its mode', () => {
+  // A backup beside a project's opencode.json was committed by the next `git add -A`: they go to the backups folder.
+  it('backs up the old text in the backups folder, not beside the file, then replaces the file, keeping its mode', () => {
     const dir = tempDir();
+    const backups = path.join(tempDir(), 'agent-tracker-backups');
     const file = path.join(dir, 'opencode.json');
     fs.writeFileSync(file, 'old', { mode: 0o600 });
-    const backup = replaceFile(file, 'new', 'old', NOW);
-    expect(backup).toBe(`${file}.agent-tracker-backup-20260223T101500Z`);
+    const backup = replaceFile(file, 'new', 'old', NOW, backups);
+    const expected = path.join(backups, `${path.basename(dir)}-opencode.json.agent-tracker-backup-20260223T101500Z`);
+    expect(backup).toBe(expected);
     expect(fs.readFileSync(backup as string, 'utf8')).toBe('old');
     expect(fs.readFileSync(file, 'utf8')).toBe('new');
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    expect(fs.readdirSync(dir).sort()).toEqual(['opencode.json', 'opencode.json.agent-tracker-backup-20260223T101500Z']);
+    expect(fs.readdirSync(dir)).toEqual(['opencode.json']);
+    expect(listBackups(backups)).toEqual([{ file: expected, size: 3, takenAt: expect.any(String) }]);
     // A second backup in the same second gets a counter.
-    expect(backupPath(file, NOW)).toBe(`${file}.agent-tracker-backup-20260223T101500Z-2`);
+    expect(backupPath(file, NOW, backups)).toBe(`${expected}-2`);
   });
 
   it('writes a new file without a backup', () => {
     const dir = tempDir();
+    const backups = path.join(dir, 'backups');
     const file = path.join(dir, 'opencode.json');
-    expect(replaceFile(file, '{}', undefined, NOW)).toBeNull();
+    expect(replaceFile(file, '{}', undefined, NOW, backups)).toBeNull();
     expect(fs.readdirSync(dir)).toEqual(['opencode.json']);
   });
 
@@ -120,7 +126,7 @@ describe('replaceFile', () => {
     fs.writeFileSync(elsewhere, 'theirs');
     const file = path.join(dir, 'opencode.json');
     fs.symlinkSync(elsewhere, file);
-    replaceFile(file, 'ours', 'theirs', NOW);
+    replaceFile(file, 'ours', 'theirs', NOW, path.join(dir, 'backups'));
     expect(fs.lstatSync(file).isSymbolicLink()).toBe(false);
     expect(fs.readFileSync(file, 'utf8')).toBe('ours');
     expect(fs.readFileSync(elsewhere, 'utf8')).toBe('theirs');
@@ -132,9 +138,12 @@ describe('replaceFile', () => {
     fs.writeFileSync(victim, 'safe');
     const file = path.join(dir, 'opencode.json');
     fs.writeFileSync(file, 'old');
-    fs.symlinkSync(victim, `${file}.agent-tracker-backup-20260223T101500Z`);
-    const backup = replaceFile(file, 'new', 'old', NOW);
-    expect(backup).toBe(`${file}.agent-tracker-backup-20260223T101500Z-2`);
+    const backups = path.join(dir, 'backups');
+    const planted = backupPath(file, NOW, backups);
+    fs.mkdirSync(backups);
+    fs.symlinkSync(victim, planted);
+    const backup = replaceFile(file, 'new', 'old', NOW, backups);
+    expect(backup).toBe(`${planted}-2`);
     expect(fs.readFileSync(victim, 'utf8')).toBe('safe');
   });
 });
@@ -160,7 +169,7 @@ const asking = (answer: boolean, asked: string[] = []): Prompt => ({
 const noTerminal: Prompt = { interactive: false, confirm: async () => true };
 
 function options(configDir: string, overrides: Partial<ApplyOptions> = {}): ApplyOptions {
-  return { configDir, dryRun: false, yes: false, includeUncertain: false, now: new Date('2026-02-23T10:15:00Z'), ...overrides };
+  return { configDir, dryRun: false, yes: false, includeUncertain: false, now: new Date('2026-02-23T10:15:00Z'), backupDir: path.join(configDir, '..', `${path.basename(configDir)}-backups`), ...overrides };
 }
 
 describe('applyRecommendation', () => {

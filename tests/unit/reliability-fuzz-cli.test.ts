@@ -60,10 +60,15 @@ function databaseContent(dbPath = sandbox.dbPath): string {
 }
 
 /** Commands and the flags their usage names, from the CLI's own help text. */
-function commandsInHelp(help: string): { name: string; flags: string[] }[] {
-  return help.split('\n').flatMap((line) => {
-    const match = /^ {2}(\S+)(.*)$/.exec(line);
-    return match ? [{ name: match[1]!, flags: [...match[2]!.matchAll(/--[a-z][a-z-]*/g)].map((m) => m[0]) }] : [];
+/** The commands the short help lists (its "commands:" section), each with the flags its own --help lists. */
+function commandsInHelp(help: string, commandHelp: (name: string) => string): { name: string; flags: string[] }[] {
+  const section = help.split('\n\n').find((block) => block.startsWith('commands:')) ?? '';
+  return section.split('\n').flatMap((line) => {
+    const match = /^ {2}(\S+)/.exec(line);
+    if (!match) return [];
+    const name = match[1]!;
+    const flags = commandHelp(name).split('\n').flatMap((text) => /^ {2}(--[a-z][a-z-]*)/.exec(text)?.[1] ?? []);
+    return [{ name, flags }];
   });
 }
 
@@ -111,7 +116,8 @@ describe('fuzzing every CLI command', () => {
     // describe bodies run before beforeAll: read the help with a throwaway sandbox of its own.
     const own = makeSandbox('agent-tracker-fuzz-help-');
     try {
-      return commandsInHelp(spawnSync(process.execPath, [CLI, '--help'], { env: own.env, encoding: 'utf8', timeout: CLI_TIMEOUT_MS }).stdout);
+      const helpOf = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { env: own.env, encoding: 'utf8', timeout: CLI_TIMEOUT_MS }).stdout;
+      return commandsInHelp(helpOf(['--help']), (name) => helpOf([name, '--help']));
     } finally {
       removeSandbox(own);
     }
@@ -120,7 +126,8 @@ describe('fuzzing every CLI command', () => {
   it('finds the commands in the help', () => {
     const help = cli(['--help']);
     expect(help.code).toBe(0);
-    expect(commands).toEqual(commandsInHelp(help.stdout));
+    expect(commands).toEqual(commandsInHelp(help.stdout, (name) => cli([name, '--help']).stdout));
+    expect(commands.find((command) => command.name === 'report')?.flags).toEqual(expect.arrayContaining(['--since', '--by', '--json', '--db']));
     expect(commands.map((command) => command.name)).toEqual(expect.arrayContaining(['status', 'doctor']));
   });
 
@@ -149,7 +156,7 @@ describe('fuzzing every CLI command', () => {
 
   it('refuses unknown commands with one line', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 16 }).filter((text) => !/\0/.test(text) && !text.startsWith('-') && !commands.some((c) => c.name === text) && text !== 'help'), (name) => {
+      fc.property(fc.string({ minLength: 1, maxLength: 16 }).filter((text) => !/\0/.test(text) && !text.startsWith('-') && !commands.some((c) => c.name === text) && text !== 'help' && text !== 'version'), (name) => {
         const run = cli([name]);
         expect(run.code).toBe(1);
         expect(run.stderr.trim().split('\n')).toHaveLength(1);

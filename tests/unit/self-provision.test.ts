@@ -156,6 +156,19 @@ describe('selfProvision', () => {
     expect(tracker.store.provisionedItems(path.resolve(configDir)).sort()).toEqual([...ALL_ITEMS].sort());
   });
 
+  it('says in the log when its first provisioning starts, and not on later starts', async () => {
+    const { tracker, configDir } = setup();
+    const logged: string[] = [];
+    const logger = { info: (message: string) => void logged.push(message), warn: () => undefined, error: () => undefined };
+    const start = () => selfProvision({ service: tracker.service, logger, configDir, root: ROOT, showToast: async () => undefined });
+    await start();
+    expect(logged[0]).toBe(`agent-tracker: first start in ${path.resolve(configDir)}: setting up its ${ALL_ITEMS.join(', ')} (once; a toast says what was added)`);
+    logged.length = 0;
+    fs.rmSync(path.join(configDir, 'AGENTS.md'));
+    await start();
+    expect(logged.filter((message) => message.includes('first start'))).toEqual([]);
+  });
+
   it('changes nothing and shows no toast when everything is in place', async () => {
     const { configDir, toasts, run } = setup();
     await run();

@@ -113,7 +113,7 @@ describe('recommend --apply', () => {
       profiles: new Map(),
       similarity: () => 1,
     });
-  const options = (configDir: string) => ({ configDir, dryRun: false, yes: true, includeUncertain: false, now: new Date('2026-11-26T00:00:00Z') });
+  const options = (configDir: string) => ({ configDir, dryRun: false, yes: true, includeUncertain: false, now: new Date('2026-11-26T00:00:00Z'), backupDir: path.join(configDir, 'backups') });
   const noTerminal = { interactive: false, confirm: async () => true };
 
   it('writes the pick under "agents" for OpenCode 2 and under "agent" for version 1', async () => {

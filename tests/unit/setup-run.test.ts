@@ -40,7 +40,7 @@ function home(name: string, files: Record<string, string> = {}): { home: string;
 function packageCopy(name: string, source = false): string {
   const root = path.join(scratch, name);
   fs.mkdirSync(path.join(root, 'scripts'), { recursive: true });
-  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-plugin.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
+  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-plugin.mjs'), path.join('scripts', 'ascii-source.mjs'), path.join('scripts', 'build-dist.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
   for (const entry of ['package.json', path.join('scripts', 'postinstall.mjs'), ...copied]) fs.cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
   return root;
@@ -70,14 +70,21 @@ describe('a setup run', () => {
   };
 
   it('reports a summary line when nobody watches and every message when someone does; failures go to stderr', () => {
+    // The summary names what was provisioned and the one command to try next (npm shows it after an install).
+    const next = 'Try next: agent-tracker recommend   (not on your PATH? node /pkg/dist/cli/main.js recommend)';
     expect(formatReport(report, false)).toEqual({
-      out: 'agent-tracker setup: /home/me/.config/opencode — 1 changed, 1 unchanged, 1 failed',
+      out: [
+        'agent-tracker setup: /home/me/.config/opencode — 1 changed, 1 unchanged, 1 failed',
+        '  provisioned   plugin-folder',
+        '  backup        /home/me/.config/opencode/AGENTS.md.agent-tracker-backup-1',
+        next,
+      ].join('\n'),
       err: 'agent-tracker setup: plugin-entry failed: opencode.json does not parse; it was left untouched.',
     });
     const detailed = formatReport(report, true).out.split('\n');
     expect(detailed).toContain('  skills        unchanged  kept your skill folder for "structured-review"');
     expect(detailed).toContain('  backup        /home/me/.config/opencode/AGENTS.md -> /home/me/.config/opencode/AGENTS.md.agent-tracker-backup-1');
-    expect(detailed[detailed.length - 1]).toBe('Restart OpenCode to load the changes.');
+    expect(detailed.slice(-2)).toEqual(['Restart OpenCode to load the changes.', next]);
   });
 
   it('leaves an existing skill folder alone, byte for byte', () => {
@@ -118,7 +125,9 @@ describe('scripts/postinstall.mjs', () => {
     const { home: homeDir, configDir } = home('postinstall-broken', { 'opencode.json': BROKEN_CONFIG });
     const run = postinstall(installed, homeDir, { CI: 'true' });
     expect(run.code).toBe(0);
-    expect(run.stdout.trim()).toMatch(/^agent-tracker setup: .* 4 changed, 0 unchanged, 2 failed$/);
+    expect(run.stdout.trim().split('\n')[0]).toMatch(/^agent-tracker setup: .* 4 changed, 0 unchanged, 2 failed$/);
+    expect(run.stdout).toMatch(/^ {2}provisioned {3}plugin-folder, skills, agents-md, commands$/m);
+    expect(run.stdout).toMatch(/^Try next: agent-tracker recommend /m);
     expect(run.stderr).toMatch(/plugin-entry failed: .*opencode\.json does not parse .*left untouched/);
     expect(run.stderr).toMatch(/agents failed: .*left untouched/);
     expect(fs.readFileSync(path.join(configDir, 'opencode.json'), 'utf8')).toBe(BROKEN_CONFIG);
@@ -148,5 +157,15 @@ describe('scripts/postinstall.mjs', () => {
     const installedEntry = path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode');
     expect(fs.readFileSync(path.join(installedEntry, 'plugin.js'), 'utf8').startsWith('// @bun\n')).toBe(true);
     expect(fs.readdirSync(installedEntry).some((file) => file.startsWith('chunk-') && file.endsWith('.js'))).toBe(true);
+    // npm runs prepare right after postinstall: it finds dist current and does not build it twice.
+    const built = fs.statSync(path.join(checkout, 'dist', 'setup', 'index.js')).mtimeMs;
+    const prepare = spawnSync(process.execPath, [path.join(checkout, 'scripts', 'build-dist.mjs'), '--if-stale'], { cwd: checkout, encoding: 'utf8', timeout: SCRIPT_TIMEOUT_MS });
+    expect({ code: prepare.status, stdout: prepare.stdout.trim() }).toEqual({ code: 0, stdout: 'agent-tracker: dist/ is already built from the current sources.' });
+    expect(fs.statSync(path.join(checkout, 'dist', 'setup', 'index.js')).mtimeMs).toBe(built);
+  });
+
+  it('is what npm runs as prepare, so an install builds dist once', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(manifest.scripts.prepare).toBe('node scripts/build-dist.mjs --if-stale');
   });
 });

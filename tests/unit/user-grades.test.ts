@@ -62,6 +62,15 @@ describe('which tracked commit a hash names', () => {
     expect(latestUngradedCommit([a], () => true)).toBeUndefined();
     expect(latestUngradedCommit([], () => false)).toBeUndefined();
   });
+  it('leaves reverts out when choosing the latest commit, by subject or by body', () => {
+    const work = commitRecord('aaaa000000', '2024-01-01T00:00:00Z');
+    const revert = { ...commitRecord('bbbb000000', '2024-01-02T00:00:00Z'), message: 'Revert "feat: change 1"' };
+    const revertBody = { ...commitRecord('cccc000000', '2024-01-03T00:00:00Z'), message: `undo it\n\nThis reverts commit ${'d'.repeat(40)}.` };
+    const reverted = { ...commitRecord('eeee000000', '2024-01-04T00:00:00Z'), message: 'docs: how reverting works' };
+    expect(latestUngradedCommit([work, revert, revertBody], () => false)).toBe(work);
+    expect(latestUngradedCommit([work, revert, reverted], () => false)).toBe(reverted);
+    expect(latestUngradedCommit([revert], () => false)).toBeUndefined();
+  });
 });
 
 describe("the user's grade", () => {

@@ -46,7 +46,7 @@ describe('suspect user-only actions', () => {
     tracker.service.flush('test');
     const found = suspectUserActions(tracker.store);
     expect(found).toEqual([expect.objectContaining({ action: 'revive', agent: 'build', project: PROJECT })]);
-    expect(formatSuspectUserActions(found)).toMatch(/^Suspect user-only actions \(1\)[^\n]*\n[^\n]*\n {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d {2}revive build$/);
+    expect(formatSuspectUserActions(found)).toMatch(/^Suspect user-only actions \(1\)[^\n]*\n[^\n]*agent-tracker review[^\n]*\n {2}[0-9a-f]{8} {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d {2}revive build$/);
     expect(formatSuspectUserActions([])).toBe('');
   });
 });

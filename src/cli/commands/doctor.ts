@@ -8,6 +8,8 @@ import { describeCapacity, remainingCapacity, usageWarning } from '../../core/st
 import { snapshotsOf } from '../../core/store/snapshot.js';
 import { pendingSpills } from '../../core/store/spill.js';
 import { describeProvisioning, inspectProvisioning } from '../../setup/inspect.js';
+import { backupFolder, listBackups } from '../../setup/backups.js';
+import path from 'node:path';
 import { packageRoot } from '../../setup/package-root.js';
 import { inspectItems } from '../../setup/presence.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
@@ -64,8 +66,10 @@ export async function run(args: string[], output: Output): Promise<void> {
   // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
   const provisioning = inspectProvisioning(configDir);
   const history = await describeHistoryLayout(opencodeDataDir());
+  // The old text of every config file the tracker replaced (setup, recommend --apply).
+  const backups = { folder: backupFolder(configDir), files: listBackups(backupFolder(configDir)) };
   if (values.json) {
-    output.out(JSON.stringify({ ...report, provisioning, history, cli: cliCommand() }, null, 2));
+    output.out(JSON.stringify({ ...report, provisioning, history, backups, cli: cliCommand() }, null, 2));
     return;
   }
   const lines = [
@@ -82,8 +86,10 @@ export async function run(args: string[], output: Output): Promise<void> {
     'entries',
     ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
     ...describeProvisioning(provisioning),
-    `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; "agent-tracker setup" adds them again)` : 'nothing'}`,
+    `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; ${provisioning.managed ? 'copy them from the package\'s skills/ and agents/ folders to add them again' : '"agent-tracker setup" adds them again'})` : 'nothing'}`,
     `history         ${history}`,
+    `backups         ${backups.files.length === 0 ? `none (kept in ${backups.folder} when a config file is replaced)` : `${backups.files.length} in ${backups.folder}`}`,
+    ...backups.files.map((backup) => `  ${path.basename(backup.file)}  ${backup.size} bytes, ${backup.takenAt.slice(0, 19)}`),
     `cli             ${cliCommand()} <command>`,
   ];
   output.out(lines.join('\n'));

@@ -1,7 +1,8 @@
 /**
  * `agent-tracker grade COMMIT N [--note TEXT] [--project PATH] [--json]`: the user's own grade of a
- * commit a tracked session made (N: -1 bad, 1 neutral, 2 good, 5 excellence). Short hashes are
- * accepted when unambiguous. Counted on the usage record of the setup that made the commit.
+ * commit a tracked session made (N: -1 bad, 1 neutral, 2 good, 5 excellence). COMMIT is a hash, a
+ * short hash, HEAD or HEAD~N, resolved by git in the project. Counted on the usage record of the
+ * setup that made the commit.
  */
 import path from 'node:path';
 import { silentLogger } from '../../core/logger.js';
@@ -11,6 +12,7 @@ import { GRADE_LABELS } from '../../core/types.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
+import { resolveCommitRef } from '../commit-ref.js';
 import type { Output } from '../context.js';
 
 /** The project a folder belongs to as the plugin records it: the repository's top folder, else the folder. */
@@ -31,9 +33,10 @@ export async function run(args: string[], output: Output): Promise<void> {
   const parsed = parseCommandArgs(args.map((arg) => (arg === MINUS_ONE ? MINUS_ONE_STAND_IN : arg)), { note: { type: 'string' }, project: { type: 'string' } });
   const values = parsed.values;
   const positionals = parsed.positionals.map((arg) => (arg === MINUS_ONE_STAND_IN ? MINUS_ONE : arg));
-  if (positionals.length !== 2) throw new CliError('expects a COMMIT and a grade N (-1, 1, 2 or 5), e.g. agent-tracker grade 1a2b3c4 5 --note "clean fix"');
-  const [commit, grade] = positionals;
+  if (positionals.length !== 2) throw new CliError('expects a COMMIT and a grade N (-1, 1, 2 or 5), e.g. agent-tracker grade HEAD 5 --note "clean fix"');
+  const [ref = '', grade] = positionals;
   const project = await projectOf(path.resolve(values.project ?? process.cwd()));
+  const commit = await resolveCommitRef(project, ref);
   const config = loadConfig(values.db);
   const result = await withStore(config, (store) => {
     // The user's grade is the user's: refused when an agent runs this, and the record says how it came.

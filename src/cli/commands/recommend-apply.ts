@@ -23,6 +23,8 @@ export interface ApplyOptions {
   now: Date;
   /** The major version of the OpenCode on PATH, when the caller looked (`opencodeMajorVersion`); else the config file decides. */
   opencodeMajor?: number;
+  /** Where the old text is kept (the backups folder of the OpenCode config folder, never the project). */
+  backupDir: string;
 }
 
 /** How to ask the user; `interactive` false means there is nobody to ask. */
@@ -92,7 +94,7 @@ export async function applyRecommendation(recommendation: Recommendation, option
     if (!(await prompt.confirm(`Write these changes to ${result.file}? [y/N] `))) return { ...result, notWritten: 'declined' };
   }
   fs.mkdirSync(path.dirname(result.file), { recursive: true });
-  const backup = replaceFile(result.file, text, before, options.now);
+  const backup = replaceFile(result.file, text, before, options.now, options.backupDir);
   return { ...result, written: true, backup };
 }
 

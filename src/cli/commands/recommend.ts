@@ -21,6 +21,12 @@ import { InputError } from '../../core/validation.js';
 import { applyRecommendation, describeOutcome } from './recommend-apply.js';
 import { confirmUserOnly } from '../user-only.js';
 import type { ApplyResult, Prompt } from './recommend-apply.js';
+import { backupFolder } from '../../setup/backups.js';
+
+/** Said before `--apply --global` asks: the picks were made from one project's history. */
+export function globalApplyWarning(project: string): string {
+  return `--global: these picks were made for ${project} (projects like it), and the global opencode.json applies them to EVERY project without its own agent models. Without --yes you are asked first.`;
+}
 
 /** `--prefer` checked; undefined means the default. */
 export function parsePreference(value: string | undefined): Preference {
@@ -90,12 +96,19 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
   }
   const result: ApplyResult = await applyRecommendation(
     recommendation,
-    { configDir: values.global ? opencodeConfigDir() : project, dryRun: values['dry-run'], yes: values.yes, includeUncertain: values['include-uncertain'], now: new Date() },
+    {
+      configDir: values.global ? opencodeConfigDir() : project,
+      dryRun: values['dry-run'],
+      yes: values.yes,
+      includeUncertain: values['include-uncertain'],
+      now: new Date(),
+      backupDir: backupFolder(opencodeConfigDir()),
+    },
     // A JSON reader cannot answer a question: without --yes it is a dry run.
     values.json ? { ...prompt, interactive: false } : prompt,
     (lines) => {
       if (values.json) return;
-      output.out([formatRecommendation(recommendation), ...lines].join('\n'));
+      output.out([formatRecommendation(recommendation), ...(values.global ? ['', globalApplyWarning(project)] : []), ...lines].join('\n'));
     },
   );
   if (values.json) {

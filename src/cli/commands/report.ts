@@ -19,6 +19,7 @@ import type { Output } from '../context.js';
 import { writeFileAtomic } from '../../core/fs/atomic-write.js';
 import { formatSuspectUserActions } from '../../core/integrity/suspect-actions.js';
 import type { UsageSource } from '../../core/types.js';
+import { emptyReportText } from '../empty-report.js';
 
 /** Where usage records come from, as `--source` names them. */
 const USAGE_SOURCES: readonly UsageSource[] = ['live', 'backfill'];
@@ -109,7 +110,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   } else if (htmlFile !== undefined) {
     output.out(`Wrote the HTML report (${answer.rows.length} setups) to ${htmlFile}`);
   } else if (answer.rows.length === 0) {
-    output.out('No work recorded yet for this selection. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
+    output.out(emptyReportText(request));
   } else {
     const { reportToTable } = await import('../../core/report/table.js');
     output.out(reportToTable({ by: answer.by, rows: answer.rows, totals: answer.totals }, { wide: values.wide }));

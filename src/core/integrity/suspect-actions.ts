@@ -1,40 +1,97 @@
 /**
  * The user-only records stored as suspect (made without a terminal while a tracked session of the
- * same project was running), for `report` and `recommend` to show apart. Read from the revive
- * journal entries (`ActivityEntry.userAction`) and the import records (`ImportRecord.userAction`).
- * A report already reads every usage record; this reads the journal once more, in the CLI only.
+ * same project was running), for `report` and `recommend` to show apart and for `review` to settle.
+ * Read from the revive journal entries (`ActivityEntry.userAction`) and the import records
+ * (`ImportRecord.userAction`). A report already reads every usage record; this reads the journal
+ * once more, in the CLI only. The records themselves are never changed: the user's review is a
+ * write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
  */
+import { createHash } from 'node:crypto';
+import type { Key } from 'lmdb';
 import type { Store } from '../store/store.js';
 import type { UserActionProvenance } from '../types.js';
 
+/** Hex digits of a suspect record's id: short to type, and unique among a user's few suspect records. */
+export const SUSPECT_ID_LENGTH = 8;
+const REVIEW_KEY_PREFIX = 'review:';
+
+export type ReviewDecision = 'confirmed' | 'dropped';
+export const REVIEW_DECISIONS: readonly ReviewDecision[] = ['confirmed', 'dropped'];
+
+/** The user's decision on one suspect record, and how the review itself was made. */
+export interface SuspectReview {
+  decision: ReviewDecision;
+  at: string;
+  via: UserActionProvenance['via'];
+}
+
 export interface SuspectUserAction {
+  /** Stable id of the record (`review --confirm ID`). */
+  id: string;
   action: string;
   at: string;
   /** The agent the action was about (revive), when there is one. */
   agent?: string;
   project?: string;
+  /** Present once the user reviewed it. */
+  review?: SuspectReview;
 }
 
-/** Every suspect user-only record, oldest first. */
-export function suspectUserActions(store: Store): SuspectUserAction[] {
+/** The id of a record from its table and key: the same on every read. */
+export function suspectId(table: string, key: Key): string {
+  return createHash('sha256').update(JSON.stringify([table, key])).digest('hex').slice(0, SUSPECT_ID_LENGTH);
+}
+
+function reviewOf(store: Store, id: string): SuspectReview | undefined {
+  const stored = store.tables.meta.get(`${REVIEW_KEY_PREFIX}${id}`) as Partial<SuspectReview> | undefined;
+  if (!stored || !REVIEW_DECISIONS.includes(stored.decision as ReviewDecision)) return undefined;
+  return stored as SuspectReview;
+}
+
+/**
+ * Every suspect user-only record, oldest first. Reviewed ones are left out (they no longer warn)
+ * unless `includeReviewed`.
+ */
+export function suspectUserActions(store: Store, options: { includeReviewed?: boolean } = {}): SuspectUserAction[] {
   const found: SuspectUserAction[] = [];
-  for (const { value } of store.tables.activities.getRange({})) {
-    if (value.userAction?.suspect) found.push({ action: value.userAction.action, at: value.timestamp, agent: value.agent, project: value.project });
+  const add = (entry: Omit<SuspectUserAction, 'review'>) => {
+    const review = reviewOf(store, entry.id);
+    if (review && !options.includeReviewed) return;
+    found.push(review ? { ...entry, review } : entry);
+  };
+  for (const { key, value } of store.tables.activities.getRange({})) {
+    if (value.userAction?.suspect) add({ id: suspectId('activities', key), action: value.userAction.action, at: value.timestamp, agent: value.agent, project: value.project });
   }
-  for (const { value } of store.tables.migrations.getRange({ start: 'import:', end: 'import;' })) {
+  for (const { key, value } of store.tables.migrations.getRange({ start: 'import:', end: 'import;' })) {
     const provenance = (value as { userAction?: UserActionProvenance }).userAction;
-    if (provenance?.suspect) found.push({ action: provenance.action, at: value.at });
+    if (provenance?.suspect) add({ id: suspectId('migrations', key), action: provenance.action, at: value.at });
   }
   return found.sort((a, b) => a.at.localeCompare(b.at));
+}
+
+/**
+ * Records the user's decision on one suspect record, once: a second review of the same record is
+ * refused (the first decision stands). Returns the record reviewed.
+ * @throws Error naming the id when no unreviewed suspect record has it.
+ */
+export function reviewSuspectAction(store: Store, id: string, review: SuspectReview): SuspectUserAction {
+  const wanted = id.trim().toLowerCase();
+  const target = suspectUserActions(store, { includeReviewed: true }).find((action) => action.id === wanted);
+  if (!target) throw new Error(`no suspect record has the id "${id}"; "agent-tracker review" lists them`);
+  if (target.review) throw new Error(`record ${target.id} was already ${target.review.decision} at ${target.review.at}; a review is kept once`);
+  store.transaction(() => {
+    store.tables.meta.putSync(`${REVIEW_KEY_PREFIX}${target.id}`, review);
+  });
+  return { ...target, review };
 }
 
 /** One line per suspect action for the terminal, or '' when there are none. */
 export function formatSuspectUserActions(actions: readonly SuspectUserAction[]): string {
   if (actions.length === 0) return '';
-  const lines = actions.map((a) => `  ${a.at.slice(0, 19)}  ${a.action}${a.agent && a.agent !== 'unknown' ? ` ${a.agent}` : ''}`);
+  const lines = actions.map((a) => `  ${a.id}  ${a.at.slice(0, 19)}  ${a.action}${a.agent && a.agent !== 'unknown' ? ` ${a.agent}` : ''}`);
   return [
     `Suspect user-only actions (${actions.length}): made without a terminal while an agent session of the project was running.`,
-    'Check you made them yourself:',
+    'Check you made them yourself, then settle each with "agent-tracker review" (confirmed ones stop warning):',
     ...lines,
   ].join('\n');
 }

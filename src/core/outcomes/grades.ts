@@ -34,11 +34,22 @@ export function pickTrackedCommit(matches: readonly CommitRecord[], hashOrPrefix
   return first;
 }
 
-/** The most recent commit (by commit time, then hash for a stable answer) the user has not graded yet. */
+/** A commit `git revert` made: its subject `Revert "…"`, or its body's "This reverts commit HASH". */
+const REVERT_MESSAGE = /^\s*Revert\b|\bThis reverts commit [0-9a-f]{7,64}\b/;
+
+/** Whether a commit undoes another (`git revert`): not the work a `/grade` without a hash means. */
+export function isRevertCommit(commit: Pick<CommitRecord, 'message'>): boolean {
+  return REVERT_MESSAGE.test(commit.message);
+}
+
+/**
+ * The most recent commit (by commit time, then hash for a stable answer) the user has not graded
+ * yet, reverts left out: a `/grade` right after undoing a change grades the work, not the undo.
+ */
 export function latestUngradedCommit(commits: Iterable<CommitRecord>, isGraded: (commit: CommitRecord) => boolean): CommitRecord | undefined {
   let latest: CommitRecord | undefined;
   for (const commit of commits) {
-    if (isGraded(commit)) continue;
+    if (isRevertCommit(commit) || isGraded(commit)) continue;
     if (!latest || commit.timestamp > latest.timestamp || (commit.timestamp === latest.timestamp && commit.hash > latest.hash)) latest = commit;
   }
   return latest;

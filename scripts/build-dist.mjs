@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * Building dist/ in a source checkout, once per `npm install`: npm runs postinstall (which builds
+ * when dist is missing or older than src, so setup gets the bundled plugin) and then prepare, which
+ * runs this with `--if-stale` and so skips the second build. `npm run build` always builds.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BUILD_TIMEOUT_MS = 300_000;
+
+/** The files of a checkout at `root` the build reads and writes. */
+function layout(root) {
+  return {
+    sources: path.join(root, 'src'),
+    buildConfig: path.join(root, 'tsconfig.build.json'),
+    setupEntry: path.join(root, 'dist', 'setup', 'index.js'),
+    tsc: path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+    bundlePlugin: path.join(root, 'scripts', 'bundle-plugin.mjs'),
+  };
+}
+
+/** The newest modification time of any file below `dir`. */
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+/** Only a source checkout has src/ and the build config (the published package ships neither). */
+export function isSourceCheckout(root) {
+  const files = layout(root);
+  return fs.existsSync(files.sources) && fs.existsSync(files.buildConfig);
+}
+
+/** Whether dist/ was built after the last change to src/. */
+export function distIsCurrent(root) {
+  const files = layout(root);
+  return fs.existsSync(files.setupEntry) && fs.statSync(files.setupEntry).mtimeMs >= newestMtime(files.sources);
+}
+
+/** Builds dist as `npm run build` does (the checkout's tsc, then the plugin bundle); an error message, or undefined when built. */
+export function buildDist(root) {
+  const files = layout(root);
+  if (!fs.existsSync(files.tsc)) return `cannot build: ${files.tsc} is missing (run "npm install" with dev dependencies)`;
+  let result = spawnSync(process.execPath, [files.tsc, '-p', files.buildConfig], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
+  if (result.status === 0) result = spawnSync(process.execPath, [files.bundlePlugin], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
+  if (result.status === 0) return undefined;
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(0, 5).join('\n');
+  return `the build failed (${result.error?.message ?? `exit ${result.status}`})${output ? `:\n${output}` : ''}`;
+}
+
+// `node scripts/build-dist.mjs --if-stale` (npm's prepare): build unless postinstall just did.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  if (process.argv.includes('--if-stale') && distIsCurrent(root)) {
+    console.log('agent-tracker: dist/ is already built from the current sources.');
+  } else {
+    const problem = buildDist(root);
+    if (problem) {
+      console.error(`agent-tracker: ${problem}`);
+      process.exitCode = 1;
+    }
+  }
+}
