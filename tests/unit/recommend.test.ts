@@ -77,10 +77,33 @@ const BASE: Partial<UsageRecord> = {
 };
 
 describe('each signal counts in the right direction', () => {
+  // Paired records (the user and the setup grade the same commit, alike) measure each setup's
+  // overclaim as 0; its self-grades of commits the user did not grade then count as they are.
+  const paired: Partial<UsageRecord> = { ...BASE, userGradedCommits: 1, userGradeSum: 2, selfGradedCommits: 1, selfGradeSum: 2 };
+  const unpaired = (selfGradeSum: number): Partial<UsageRecord> => ({ ...BASE, userGradedCommits: 0, userGradeSum: 0, selfGradedCommits: 2, selfGradeSum });
+
+  it('better self-grades of commits the user did not grade rank higher, once corrected', () => {
+    const result = recommend(
+      [...work('build', 'm/better', 10, paired), ...work('build', 'm/better', 10, unpaired(10)), ...work('build', 'm/worse', 10, paired), ...work('build', 'm/worse', 10, unpaired(-2))],
+      { prefer: 'quality' },
+    );
+    expect(roleOf(result, 'build').pick.model).toBe('m/better');
+    expect(setupOf(result, 'build', 'm/better').score).toBeGreaterThan(setupOf(result, 'build', 'm/worse').score);
+  });
+
+  it('gives nothing for grading itself up: same user grades, self 5 against self -1, same score', () => {
+    const result = recommend([...work('build', 'm/proud', 20, { ...BASE, selfGradeSum: 5 }), ...work('build', 'm/modest', 20, { ...BASE, selfGradeSum: -1 })], { prefer: 'quality' });
+    expect(setupOf(result, 'build', 'm/proud').score).toBe(setupOf(result, 'build', 'm/modest').score);
+    // Self 5 against the user's 2 on each of 20 paired commits, shrunk by 2 pairs toward the role's 0:
+    // (20 × 3 + 2 × 0) / 22.
+    expect(setupOf(result, 'build', 'm/proud').overclaim?.mean).toBeCloseTo(Math.round((60 / 22) * 10) / 10, 5);
+    expect(setupOf(result, 'build', 'm/modest').overclaim?.mean).toBeCloseTo(Math.round((-60 / 22) * 10) / 10, 5);
+    expect(setupOf(result, 'build', 'm/proud').why).toContain('grades itself 2.7 above the user');
+  });
+
   it.each<[string, Partial<UsageRecord>, Partial<UsageRecord>]>([
     ['user grades', { userGradeSum: 5 }, { userGradeSum: 1 }],
     ['agent-reported user grades', { reportedGradeSum: 5 }, { reportedGradeSum: 1 }],
-    ['self-grades', { selfGradeSum: 5 }, { selfGradeSum: -1 }],
     ['reverted commits', { revertedCommits: 0 }, { revertedCommits: 1 }],
     ['follow-up fixes', { followUpFixCommits: 0 }, { followUpFixCommits: 1 }],
     ['undone turns', { undoneTurns: 0 }, { undoneTurns: 3 }],
@@ -182,7 +205,9 @@ describe('evidence thresholds', () => {
     const result = recommend(work('plan', 'm/p', sessions, planning));
     const role = roleOf(result, 'plan');
     expect(role.pick.thin).toBe(thin);
-    expect(role.pick.why.startsWith(`only ${sessions} sessions, too little to pick; `)).toBe(thin);
+    // Thin evidence is said once, on the pick's line, and not again (or contradicted) in its why.
+    expect(role.pick.why).not.toMatch(/too little to pick/);
+    expect(describeConfidence(role).includes(`thin evidence: only ${sessions} sessions`)).toBe(thin);
   });
 
   it('never commits to a pick on thin evidence when applying', () => {
@@ -340,7 +365,8 @@ describe('scores and intervals', () => {
     expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 }]);
     const graded = roleOf(recommend(work('build', 'm/b', 10, BASE)), 'build').pick;
     expect(graded.userGradedCommits).toBe(10);
-    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'acceptedCommits', 'undo', 'reportedGrade', 'tests', 'bugs', 'toolFailures', 'selfGrade']);
+    // Every self-graded commit here is also user-graded: the self-grades add nothing and are left out.
+    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'acceptedCommits', 'undo', 'reportedGrade', 'tests', 'bugs', 'toolFailures']);
   });
 });
 
@@ -431,9 +457,10 @@ describe('the answer in words', () => {
 
   it.each<[string, Partial<RoleRecommendation>, RegExp]>([
     ['a clear pick', {}, /^clear \(\d+% likely the best\)$/],
-    ['a close call on thin evidence', { confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence\)$/],
-    ['the only model', { runnerUp: null }, /^only model used in this role$/],
-    ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, thin evidence$/],
+    ['a close call on thin evidence', { confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence: only 60 commits\)$/],
+    ['a tie', { tie: true, confidence: 'close call' as const, probabilityBest: 0.5 }, /^a tie with m\/b: either would do \(50% likely the best\)$/],
+    ['the only model', { runnerUp: null }, /^only model used in this role, so nothing to compare it with$/],
+    ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, so nothing to compare it with, thin evidence: only 60 commits$/],
   ])('confidence of %s', (_name, overrides, expected) => {
     expect(describeConfidence({ ...clearRole(), ...overrides })).toMatch(expected);
   });
@@ -453,16 +480,17 @@ describe('the answer in words', () => {
   });
 
   it('lists each role with pick, why, runner-up and alternatives, then the experiments', () => {
-    const result = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 1 }), ...work('build', 'm/b', 30, { ...BASE, userGradeSum: -1 }), ...work('build', 'm/c', 30, { ...BASE, userGradeSum: -1, revertedCommits: 2 }), ...work('build', 'm/new', 1, { ...BASE, commits: 3, userGradedCommits: 3, userGradeSum: 15 })]);
+    const result = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 1 }), ...work('build', 'm/b', 30, { ...BASE, userGradeSum: -1 }), ...work('build', 'm/c', 30, { ...BASE, userGradeSum: -1, revertedCommits: 2 }), ...work('build', 'm/new', 1, { ...BASE, commits: 5, userGradedCommits: 5, userGradeSum: 25 })]);
     const lines = formatRecommendation(result).split('\n');
     expect(lines[2]).toBe('Recommended setup (prefer balanced), per role:');
     expect(lines[3]).toMatch(/^- build: m\/a — (clear|likely|close call) \(\d+% likely the best\)$/);
     expect(lines[4]).toMatch(/^ {4}score [\d.]+ \(80%: [\d.]+-[\d.]+\), 60 commits, \$0\.250 per accepted commit$/);
     expect(lines[5]).toMatch(/^ {4}why: /);
     expect(lines[6]).toMatch(/^ {4}runner-up: m\/b — score /);
-    expect(lines[7]).toMatch(/^ {4}also: m\/c \([\d.]+\), m\/new \([\d.]+\)$/);
+    expect(lines[7]).toMatch(/^ {6}why: .*user -1\.0\/5 over 30 commits/);
+    expect(lines[8]).toMatch(/^ {4}also: m\/c \([\d.]+\), m\/new \([\d.]+\)$/);
     expect(lines).toContain('Worth trying next (experiments: little evidence, but they might beat the pick):');
-    expect(lines.find((line) => line.startsWith('- build: m/new instead of m/a'))).toMatch(/score [\d.]+ \(80%: [\d.]+-[\d.]+\), 3 commits: only 3 commits, too little to pick; /);
+    expect(lines.find((line) => line.startsWith('- build: m/new instead of m/a'))).toMatch(/score [\d.]+ \(80%: [\d.]+-[\d.]+\), 5 commits: only 5 commits, too little to pick; /);
   });
 });
 

@@ -24,9 +24,13 @@ export function describeScore(setup: ScoredSetup): string {
 
 /** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
 export function describeConfidence(role: RoleRecommendation): string {
-  const note = role.thinEvidence ? ', thin evidence' : '';
-  if (role.runnerUp === null) return `only model used in this role${note}`;
-  return `${role.confidence} (${Math.round(role.probabilityBest * 100)}% likely the best${note})`;
+  const own = role.pick.n > 0 ? role.pick.n : role.pick.sessions;
+  const unit = role.pick.n > 0 ? 'commit' : 'session';
+  const note = role.thinEvidence ? `, thin evidence: only ${own} ${unit}${own === 1 ? '' : 's'}` : '';
+  if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
+  const chance = `${Math.round(role.probabilityBest * 100)}% likely the best`;
+  if (role.tie) return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;
+  return `${role.confidence} (${chance}${note})`;
 }
 
 function roleLines(role: RoleRecommendation): string[] {
@@ -36,7 +40,11 @@ function roleLines(role: RoleRecommendation): string[] {
     `    ${describeScore(pick)}, ${describeCost(pick)}`,
     `    why: ${pick.why}`,
   ];
-  if (runnerUp) lines.push(`    runner-up: ${runnerUp.model} — ${describeScore(runnerUp)}, ${describeCost(runnerUp)}`);
+  if (role.caveat) lines.push(`    caveat: ${role.caveat}`);
+  if (runnerUp) {
+    lines.push(`    runner-up: ${runnerUp.model} — ${describeScore(runnerUp)}, ${describeCost(runnerUp)}`);
+    lines.push(`      why: ${runnerUp.why}`);
+  }
   if (role.alternatives.length > 0) lines.push(`    also: ${role.alternatives.map((setup) => `${setup.model} (${setup.score.toFixed(1)})`).join(', ')}`);
   return lines;
 }

@@ -17,6 +17,8 @@ import { probabilityLargest, Z_80 } from './recommend-math.js';
 import { acceptedCommits, addRecord, addScaledTally, addTally, emptyTally, pooledShare, posterior, SIGNALS } from './recommend-signals.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 import { explainScore } from './recommend-why.js';
+import { correctSelfGrades, overclaimOf, roleOverclaim, shrunkOverclaim } from './recommend-overclaim.js';
+import type { Overclaim } from './recommend-overclaim.js';
 
 /** How alike two project profiles are, 0..1. */
 export type ProjectSimilarity = (a: ProjectProfile, b: ProjectProfile) => number;
@@ -64,6 +66,21 @@ export type Confidence = 'clear' | 'likely' | 'close call';
  */
 export const PRACTICAL_LEAD = 2;
 
+/**
+ * The intervals behind "probability best" are multiplied by this before the chance is computed. The
+ * signals' Beta variances are upper bounds (a grade is not a coin toss) and several signals agree, so
+ * unscaled they announced ~55% for picks right ~90% of the time (and 70% for ~97%) on the evaluation worlds
+ * (docs/QUALITY.md); this factor was set on those worlds and checked on the held-out ones.
+ */
+export const PROBABILITY_SD_SCALE = 0.5;
+/**
+ * Below this much evidence behind the pick (commits on projects like the target, or sessions for a
+ * role that does not commit) the chance it is the best is never said to be above MAX_THIN_PROBABILITY:
+ * a handful of commits cannot make anyone sure.
+ */
+export const SURE_EVIDENCE = 30;
+export const MAX_THIN_PROBABILITY = 0.9;
+
 /** Scores run from 0 to this. */
 const SCORE_SCALE = 100;
 
@@ -103,6 +120,11 @@ export interface ScoredSetup {
   thin: boolean;
   /** Each signal's estimated share (0..1, higher is better) and the role's average it was shrunk toward. */
   signals: { name: SignalName; estimate: number; roleAverage: number }[];
+  /**
+   * How much the setup grades itself above the user on commits both graded (grade points, 80% interval);
+   * its self-grades count only after this is taken off. Null when no commit in the role was graded by both.
+   */
+  overclaim: Overclaim | null;
 }
 
 export interface RoleRecommendation {
@@ -117,6 +139,10 @@ export interface RoleRecommendation {
   thinEvidence: boolean;
   /** Whether `--apply` writes this role without `--include-uncertain`. */
   certain: boolean;
+  /** The pick and the runner-up score practically the same: either would do. */
+  tie: boolean;
+  /** Set when the answer rests on unlike projects (the target's kind was never seen), or on too little evidence to be sure. */
+  caveat?: string;
 }
 
 /** A setup with little evidence whose upper bound beats its role's pick: an experiment, never the pick. */
@@ -172,8 +198,14 @@ function clamp01(value: number): number {
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-/** Reads the history into per-setup evidence, grouped by role. */
-function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
+/** The caveat of a target whose kind of project is not in the history. */
+function unlikeCaveat(target: ProjectProfile): string {
+  const kind = [target.language, target.framework, target.scope].filter((fact) => fact !== UNKNOWN).join('/') || 'unclassified';
+  return `no project like this one (${kind}) in the history: the answer comes from unlike projects and may not carry over`;
+}
+
+/** Reads the history into per-setup evidence, grouped by role, and how alike the closest recorded project is. */
+function gatherEvidence(input: RecommendInput): { roles: Map<string, SetupEvidence[]>; closest: number } {
   const { target, history } = input;
   const similarityCache = new Map<string, number>();
   const similarityTo = (project: string): number => {
@@ -231,7 +263,7 @@ function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
   }
   const roles = new Map<string, SetupEvidence[]>();
   for (const setup of setups.values()) roles.set(setup.agent, [...(roles.get(setup.agent) ?? []), setup]);
-  return roles;
+  return { roles, closest };
 }
 
 /** A scored setup with the numbers ranking needs. */
@@ -239,6 +271,8 @@ interface Candidate {
   scored: ScoredSetup;
   mean: number;
   sd: number;
+  /** The why without the "too little to pick" note (the pick's line says that once). */
+  reason: string;
 }
 
 /** The role's pooled cost per accepted commit, or null when its work cost nothing or nothing held. */
@@ -255,10 +289,13 @@ function trialsOf(name: SignalName, tally: Tally): number {
 /** Scores one setup against its role's pool. */
 function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Candidate {
   const estimates: SignalEstimate[] = [];
+  // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off.
+  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool));
+  const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   for (const signal of SIGNALS) {
-    const prior = pooledShare(signal, pool);
+    const prior = pooledShare(signal, rolePool);
     if (prior === null) continue;
-    const { mean, variance } = posterior(signal.good(setup.weighted), signal.trials(setup.weighted), prior, signal.credibility);
+    const { mean, variance } = posterior(signal.good(corrected), signal.trials(corrected), prior, signal.credibility);
     estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance });
   }
   const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
@@ -285,10 +322,13 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
   if (thin) prefix = `only ${Math.round(own)} ${roleCommits ? 'commit' : 'session'}${Math.round(own) === 1 ? '' : 's'}, too little to pick; `;
   else if (similarity < SIMILARITY_THRESHOLD) prefix = 'mostly on unlike projects; ';
   const accepted = acceptedCommits(setup.counts);
+  const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded);
+  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim);
 
   return {
     mean,
     sd,
+    reason,
     scored: {
       agent: setup.agent,
       model: setup.model,
@@ -296,13 +336,14 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
       interval: [round1(SCORE_SCALE * clamp01(mean - Z_80 * sd)), round1(SCORE_SCALE * clamp01(mean + Z_80 * sd))],
       n: setup.counts.commits,
       sessions: setup.counts.sessions,
-      why: explainScore(estimates, setup.counts, trialsOf, prefix),
+      why: `${prefix}${reason}`,
       costPerAcceptedCommit: accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
       userGradedCommits: setup.counts.userGraded,
       evidence: round1(setup.weighted.commits),
       similarity: Math.round(similarity * 100) / 100,
       thin,
       signals: estimates.map((e) => ({ name: e.name, estimate: Math.round(e.mean * 1000) / 1000, roleAverage: Math.round(e.prior * 1000) / 1000 })),
+      overclaim,
     },
   };
 }
@@ -321,7 +362,7 @@ export function confidenceOf(probability: number, lead: number | null): Confiden
 }
 
 /** Ranks one role's setups: the pick among the well-evidenced ones, and thin ones worth a try. */
-function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
+function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference, unlike: string | null): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
   const pool = emptyTally();
   for (const setup of setups) addTally(pool, setup.weighted);
   const candidates = setups.map((setup) => scoreSetup(setup, pool, prefer)).sort(byScore);
@@ -333,9 +374,17 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   const [pick, runnerUp, ...alternatives] = ordered as [Candidate, ...Candidate[]];
   // How likely the pick is truly the best among the setups that could be picked; thin setups are
   // judged by "worth trying" instead, or every role with a new model would read as a close call.
-  const probabilityBest = Math.round(probabilityLargest(eligible, 0) * 1000) / 1000;
+  const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.sd * PROBABILITY_SD_SCALE }));
+  const pickEvidence = pool.commits > 0 ? pick.scored.evidence : setups.find((s) => s.model === pick.scored.model)?.weighted.sessions ?? 0;
+  const cap = pickEvidence < SURE_EVIDENCE ? MAX_THIN_PROBABILITY : 1;
+  const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const rival = eligible[1];
-  const confidence = confidenceOf(probabilityBest, rival ? SCORE_SCALE * (pick.mean - rival.mean) : null);
+  const lead = rival ? SCORE_SCALE * (pick.mean - rival.mean) : null;
+  const confidence = confidenceOf(probabilityBest, lead);
+  const tie = lead !== null && lead < PRACTICAL_LEAD;
+  const caveats: string[] = [];
+  if (unlike) caveats.push(unlike);
+  if (pickEvidence < SURE_EVIDENCE) caveats.push(`the pick rests on ${Math.round(pickEvidence)} ${pool.commits > 0 ? 'commits' : 'sessions'} on projects like this one, too few to be sure`);
   const pickScore = pick.scored.score;
   const worthTrying: WorthTrying[] = thin
     .filter((candidate) => candidate.scored.interval[1] > pickScore)
@@ -352,13 +401,16 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   return {
     role: {
       agent,
-      pick: pick.scored,
+      // Thin evidence is said once, on the pick's line (confidence), not again in its why.
+      pick: { ...pick.scored, why: pick.reason },
       runnerUp: runnerUp?.scored ?? null,
       alternatives: alternatives.map((candidate) => candidate.scored),
       confidence,
       probabilityBest,
       thinEvidence: pick.scored.thin,
-      certain: confidence !== 'close call' && !pick.scored.thin,
+      certain: confidence !== 'close call' && !pick.scored.thin && unlike === null,
+      tie,
+      ...(caveats.length > 0 ? { caveat: caveats.join('; ') } : {}),
     },
     worthTrying,
     all: candidates.map((candidate) => candidate.scored),
@@ -369,13 +421,14 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
 export function recommendSetups(input: RecommendInput): Recommendation {
   const prefer = input.prefer ?? DEFAULT_PREFERENCE;
   const empty: Recommendation = { project: input.target, prefer, roles: [], setup: [], worthTrying: [], recommendations: [], message: NO_HISTORY_MESSAGE };
-  const byRole = gatherEvidence(input);
+  const { roles: byRole, closest } = gatherEvidence(input);
   if (byRole.size === 0) return empty;
+  const unlike = closest < SIMILARITY_THRESHOLD ? unlikeCaveat(input.target) : null;
   const roles: RoleRecommendation[] = [];
   const worthTrying: WorthTrying[] = [];
   const all: ScoredSetup[] = [];
   for (const agent of [...byRole.keys()].sort()) {
-    const result = recommendRole(agent, byRole.get(agent) ?? [], prefer);
+    const result = recommendRole(agent, byRole.get(agent) ?? [], prefer, unlike);
     roles.push(result.role);
     worthTrying.push(...result.worthTrying);
     all.push(...result.all);
