@@ -135,6 +135,9 @@ describe('tallies', () => {
       pairedGraded: 2.5,
       overclaimSum: 2.5,
       overclaimSquares: 2.5,
+      // Whether a cost was priced from the catalog is counted where the cost is read (recommend.ts).
+      costEstimated: 0,
+      costUnknown: 0,
     });
   });
 

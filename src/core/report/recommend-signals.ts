@@ -33,6 +33,9 @@ export interface Tally {
   pairedGraded: number;
   overclaimSum: number;
   overclaimSquares: number;
+  /** Sessions whose cost was estimated from the price catalog, and sessions whose model has no known price. */
+  costEstimated: number;
+  costUnknown: number;
 }
 
 export function emptyTally(): Tally {
@@ -58,6 +61,8 @@ export function emptyTally(): Tally {
     pairedGraded: 0,
     overclaimSum: 0,
     overclaimSquares: 0,
+    costEstimated: 0,
+    costUnknown: 0,
   };
 }
 

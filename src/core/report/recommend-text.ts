@@ -14,7 +14,8 @@ function describeProject(recommendation: Recommendation): string {
 
 /** "$0.123 per accepted commit", or nothing when the cost is not known. */
 export function describeCost(setup: ScoredSetup): string {
-  return setup.costPerAcceptedCommit === null ? 'cost unknown' : `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit`;
+  if (setup.costPerAcceptedCommit === null) return 'cost unknown';
+  return `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
 }
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */

@@ -19,6 +19,8 @@ import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 import { explainScore } from './recommend-why.js';
 import { correctSelfGrades, overclaimOf, roleOverclaim, shrunkOverclaim } from './recommend-overclaim.js';
 import type { Overclaim } from './recommend-overclaim.js';
+import { costOf } from './recommend-prices.js';
+import type { CostEstimator } from './recommend-prices.js';
 
 /** How alike two project profiles are, 0..1. */
 export type ProjectSimilarity = (a: ProjectProfile, b: ProjectProfile) => number;
@@ -94,6 +96,8 @@ export interface RecommendInput {
   similarity: ProjectSimilarity;
   /** Defaults to balanced. */
   prefer?: Preference;
+  /** Prices usage stored at cost 0 that spent tokens; without it such usage is of unknown cost. */
+  estimateCost?: CostEstimator;
 }
 
 /** One setup as scored for the target project. */
@@ -108,8 +112,10 @@ export interface ScoredSetup {
   n: number;
   sessions: number;
   why: string;
-  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown. */
+  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown (some of its work has no known price). */
   costPerAcceptedCommit: number | null;
+  /** Part of the cost was priced from the price catalog because OpenCode stored 0: an estimate. */
+  costEstimated: boolean;
   /** Commits the user graded. */
   userGradedCommits: number;
   /** Commits weighted by their project's similarity to the target. */
@@ -241,7 +247,10 @@ function gatherEvidence(input: RecommendInput): { roles: Map<string, SetupEviden
       byProject.set(record.project, entry);
       perProject.push(entry);
     }
-    addRecord(entry.tally, record, 1);
+    const { cost, kind } = costOf(record, input.estimateCost);
+    addRecord(entry.tally, kind === 'stored' ? record : { ...record, cost }, 1);
+    if (kind === 'estimated') entry.tally.costEstimated += 1;
+    else if (kind === 'unknown') entry.tally.costUnknown += 1;
     entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
   }
   let closest = 0;
@@ -287,7 +296,7 @@ function trialsOf(name: SignalName, tally: Tally): number {
 }
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Candidate {
+function scoreSetup(setup: SetupEvidence, pool: Tally, pricedPool: Tally, prefer: Preference): Candidate {
   const estimates: SignalEstimate[] = [];
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off.
   const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool));
@@ -306,9 +315,11 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
   // Cost enters as a known quantity (it is measured, not sampled like outcomes), so it moves the
   // score but not the width of its interval. As costly as the role's average scores 1/2, half as
   // costly 2/3, twice as costly 1/3.
-  const roleCost = roleCostPerAccepted(pool);
+  // A setup with work of unknown price is scored at the role's cost (neither cheap nor dear), never as free.
+  const roleCost = roleCostPerAccepted(pricedPool);
   const ownAccepted = acceptedCommits(setup.weighted);
-  const shrunkCost = roleCost === null ? null : (setup.weighted.cost + COST_CREDIBILITY * roleCost) / (ownAccepted + COST_CREDIBILITY);
+  const priced = setup.counts.costUnknown === 0;
+  const shrunkCost = roleCost === null ? null : priced ? (setup.weighted.cost + COST_CREDIBILITY * roleCost) / (ownAccepted + COST_CREDIBILITY) : roleCost;
   const costShare = roleCost === null || shrunkCost === null ? 0 : COST_SHARE[prefer];
   const costValue = roleCost !== null && shrunkCost !== null ? roleCost / (roleCost + shrunkCost) : 0;
   const mean = (1 - costShare) * quality + costShare * costValue;
@@ -337,7 +348,8 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
       n: setup.counts.commits,
       sessions: setup.counts.sessions,
       why: `${prefix}${reason}`,
-      costPerAcceptedCommit: accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      costPerAcceptedCommit: priced && accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      costEstimated: priced && setup.counts.costEstimated > 0,
       userGradedCommits: setup.counts.userGraded,
       evidence: round1(setup.weighted.commits),
       similarity: Math.round(similarity * 100) / 100,
@@ -364,8 +376,12 @@ export function confidenceOf(probability: number, lead: number | null): Confiden
 /** Ranks one role's setups: the pick among the well-evidenced ones, and thin ones worth a try. */
 function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference, unlike: string | null): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
   const pool = emptyTally();
-  for (const setup of setups) addTally(pool, setup.weighted);
-  const candidates = setups.map((setup) => scoreSetup(setup, pool, prefer)).sort(byScore);
+  const pricedPool = emptyTally();
+  for (const setup of setups) {
+    addTally(pool, setup.weighted);
+    if (setup.counts.costUnknown === 0) addTally(pricedPool, setup.weighted);
+  }
+  const candidates = setups.map((setup) => scoreSetup(setup, pool, pricedPool, prefer)).sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
   const eligible = solid.length > 0 ? solid : candidates;
@@ -384,6 +400,9 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   const tie = lead !== null && lead < PRACTICAL_LEAD;
   const caveats: string[] = [];
   if (unlike) caveats.push(unlike);
+  if (prefer !== 'quality' && setups.every((setup) => setup.counts.costUnknown > 0)) {
+    caveats.push('no model in this role has a known price (OpenCode stored 0 and the price catalog does not know it), so cost is left out of the pick');
+  }
   if (pickEvidence < SURE_EVIDENCE) caveats.push(`the pick rests on ${Math.round(pickEvidence)} ${pool.commits > 0 ? 'commits' : 'sessions'} on projects like this one, too few to be sure`);
   const pickScore = pick.scored.score;
   const worthTrying: WorthTrying[] = thin
