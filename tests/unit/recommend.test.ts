@@ -9,11 +9,13 @@ import {
   COST_SHARE,
   confidenceOf,
   MIN_PICK_COMMITS,
+  MAX_THIN_PROBABILITY,
   MIN_PICK_SESSIONS,
   NO_HISTORY_MESSAGE,
   PRACTICAL_LEAD,
   PREFERENCES,
   recommendSetups,
+  SURE_EVIDENCE,
 } from '../../src/core/report/recommend.js';
 import type { Preference, Recommendation, RoleRecommendation, ScoredSetup } from '../../src/core/report/recommend.js';
 import { describeConfidence, describeCost, describeScore, formatRecommendation } from '../../src/core/report/recommend-text.js';
@@ -533,5 +535,48 @@ describe('recommend over records made by the real TrackingService', () => {
     expect(text).toContain(`- build: ${A.model} — clear`);
     expect(text).toContain(`runner-up: ${B.model}`);
     expect(text).toContain('also: lucky/tiny');
+  });
+});
+
+describe('saying how sure it is', () => {
+  const strong = { ...BASE, userGradeSum: 5 };
+  const weak = { ...BASE, userGradeSum: -1, revertedCommits: 1 };
+
+  it('never says more than MAX_THIN_PROBABILITY with fewer than SURE_EVIDENCE commits behind the pick', () => {
+    // 14 sessions of 2 commits = 28 commits: below 30 however lopsided the grades.
+    const sessions = Math.floor((SURE_EVIDENCE - 1) / 2);
+    const role = roleOf(recommend([...work('build', 'm/a', sessions, strong), ...work('build', 'm/b', sessions, weak)]), 'build');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.probabilityBest).toBeLessThanOrEqual(MAX_THIN_PROBABILITY);
+    expect(describeConfidence(role)).not.toMatch(/100%/);
+    expect(role.caveat).toMatch(/rests on 28 commits on projects like this one, too few to be sure/);
+  });
+
+  it('may be sure with plenty of evidence', () => {
+    const role = roleOf(recommend([...work('build', 'm/a', 40, strong), ...work('build', 'm/b', 40, weak)]), 'build');
+    expect(role.probabilityBest).toBeGreaterThan(MAX_THIN_PROBABILITY);
+    expect(role.caveat).toBeUndefined();
+  });
+
+  it('calls equal scores a tie, in words, and never 100%', () => {
+    const role = roleOf(recommend([...work('build', 'm/a', 40, BASE), ...work('build', 'm/b', 40, BASE)]), 'build');
+    expect(role.tie).toBe(true);
+    expect(role.certain).toBe(false);
+    expect(describeConfidence(role)).toMatch(/^a tie with m\/[ab]: either would do \(50% likely the best\)$/);
+  });
+
+  it('gives a caveat when no project in the history is like the target', () => {
+    const elsewhere = '/p/go-tool';
+    const result = recommend([...work('build', 'm/a', 40, strong, elsewhere), ...work('build', 'm/b', 40, weak, elsewhere)], { similarity: { [elsewhere]: 0.1 } });
+    const role = roleOf(result, 'build');
+    expect(role.caveat).toMatch(/^no project like this one \(rust\/axum\/api\) in the history/);
+    expect(role.certain).toBe(false);
+    expect(formatRecommendation(result)).toContain('    caveat: no project like this one (rust/axum/api)');
+  });
+
+  it('has no such caveat when a like project is in the history', () => {
+    const near = '/p/rust-sibling';
+    const result = recommend([...work('build', 'm/a', 40, strong, near), ...work('build', 'm/b', 40, weak, near)], { similarity: { [near]: 0.9 } });
+    expect(roleOf(result, 'build').caveat).toBeUndefined();
   });
 });
