@@ -53,9 +53,13 @@ export interface WorldParameters {
   bestMean: [number, number];
   /** How far the second model trails the best (mean user grade): [min, max]. */
   gap: [number, number];
+  /** Only bugs and tool failures follow quality (no reverts, follow-up fixes or undone turns recorded). */
+  bugsAndFailuresOnly?: boolean;
 }
 
 export const EVAL_PARAMETERS: WorldParameters = { userGradeRate: 0.3, selfGradeRate: 0.85, gradeNoise: 0.1, sessions: [4, 30], bestMean: [3.6, 4.4], gap: [0.4, 1.0] };
+/** The evaluation worlds with fewer outcome signals: only bugs and tool failures follow quality. */
+export const SPARSE_PARAMETERS: WorldParameters = { ...EVAL_PARAMETERS, bugsAndFailuresOnly: true };
 /** The held-out set: other seeds, fewer user grades, more noise, other sizes and gaps. Not looked at while tuning. */
 export const HELD_OUT_PARAMETERS: WorldParameters = { userGradeRate: 0.25, selfGradeRate: 0.9, gradeNoise: 0.15, sessions: [3, 36], bestMean: [3.4, 4.5], gap: [0.35, 1.1] };
 
@@ -164,7 +168,7 @@ export function setupSessions(plan: SetupPlan, parameters: WorldParameters, rand
     for (let i = 0; i < toolCalls; i += 1) if (random() < 0.03 + 0.15 * (1 - quality)) add('toolFailures', 1);
     const turns = 2 + Math.floor(random() * 3);
     record.turns = turns;
-    for (let i = 0; i < turns; i += 1) if (random() < 0.2 * (1 - quality)) add('undoneTurns', 1);
+    for (let i = 0; i < turns; i += 1) if (random() < 0.2 * (1 - quality) && !parameters.bugsAndFailuresOnly) add('undoneTurns', 1);
     for (let c = 0; c < commits; c += 1) {
       const userGrade = drawGrade(plan.mean, parameters.gradeNoise, random);
       if (random() < parameters.userGradeRate) {
@@ -176,7 +180,9 @@ export function setupSessions(plan: SetupPlan, parameters: WorldParameters, rand
         add('selfGradeSum', plan.overclaim === Infinity ? 5 : drawGrade(plan.mean + plan.overclaim, parameters.gradeNoise, random));
       }
       const fate = random();
-      if (fate < 0.15 * (1 - quality)) add('revertedCommits', 1);
+      if (parameters.bugsAndFailuresOnly) {
+        // Nothing recorded of what happened to the commit afterwards.
+      } else if (fate < 0.15 * (1 - quality)) add('revertedCommits', 1);
       else if (fate < 0.35 * (1 - quality)) add('followUpFixCommits', 1);
       if (random() < 0.2 * (1 - quality)) add('bugs', 1);
     }

@@ -14,6 +14,7 @@ import {
   generalWorld,
   HELD_OUT_PARAMETERS,
   inflationWorld,
+  SPARSE_PARAMETERS,
   userGradeBaseline,
 } from '../helpers/synthetic-eval.js';
 import type { EvalWorld, RecommendJson, WorldParameters } from '../helpers/synthetic-eval.js';
@@ -127,6 +128,13 @@ describe('recommend on the evaluation set (written through import, read through 
     expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.85);
     expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.1 * figures.cases);
     expect(figures.unseenWithoutCaveat).toBe(0);
+  }, EVAL_TIMEOUT_MS);
+
+  it('sparse worlds (only bugs and tool failures follow quality): still ahead of both baselines', async () => {
+    const figures = await score(worlds(range(1, 20), SPARSE_PARAMETERS));
+    print('sparse seeds 1-20', figures);
+    expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.05 * figures.cases);
+    expect(figures.hits - figures.baselineAll).toBeGreaterThanOrEqual(0.05 * figures.cases);
   }, EVAL_TIMEOUT_MS);
 
   it('confounded case: 60 commits at a user grade of 4.2 beat more work at 3.0-3.4', async () => {

@@ -336,10 +336,12 @@ describe('scores and intervals', () => {
   it('breaks score ties by commits, then sessions, then model name', () => {
     const tied = recommend([...work('build', 'm/b', 10, BASE), ...work('build', 'm/a', 10, BASE)], { prefer: 'quality' });
     expect(roleOf(tied, 'build').pick.model).toBe('m/a');
-    // Every commit held and nothing else is known: all score the same, whatever their evidence.
+    // Every commit held and nothing else is known: no signal tells them apart, so all sit at the
+    // middle (not at a confident-looking 100), whatever their evidence.
     const clean = { commits: 2 };
     const byCommits = recommend([...work('build', 'm/a', 10, clean), ...work('build', 'm/b', 12, clean), ...work('build', 'm/c', 11, clean)]);
-    expect(byCommits.recommendations.map((r) => [r.model, r.score])).toEqual([['m/b', 100], ['m/c', 100], ['m/a', 100]]);
+    expect(byCommits.recommendations.map((r) => [r.model, r.score])).toEqual([['m/b', 50], ['m/c', 50], ['m/a', 50]]);
+    expect(roleOf(byCommits, 'build').tie).toBe(true);
     expect(roleOf(byCommits, 'build').pick.model).toBe('m/b');
     const bySessions = recommend([...work('general', 'm/a', 6, { messages: 1 }), ...work('general', 'm/b', 8, { messages: 1 })]);
     expect(bySessions.recommendations.map((r) => r.model)).toEqual(['m/b', 'm/a']);
@@ -367,8 +369,9 @@ describe('scores and intervals', () => {
     expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 }]);
     const graded = roleOf(recommend(work('build', 'm/b', 10, BASE)), 'build').pick;
     expect(graded.userGradedCommits).toBe(10);
-    // Every self-graded commit here is also user-graded: the self-grades add nothing and are left out.
-    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'acceptedCommits', 'undo', 'reportedGrade', 'tests', 'bugs', 'toolFailures']);
+    // Every self-graded commit here is also user-graded: the self-grades add nothing and are left out;
+    // so are signals nobody in the role varies on (no commit reverted, no bug).
+    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'undo', 'reportedGrade', 'tests', 'toolFailures']);
   });
 });
 

@@ -303,7 +303,9 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, pricedPool: Tally, prefer
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   for (const signal of SIGNALS) {
     const prior = pooledShare(signal, rolePool);
-    if (prior === null) continue;
+    // A signal nobody in the role varies on (no revert ever recorded, no turn ever undone) tells the
+    // setups nothing apart; kept in, it would only squeeze every score toward the middle.
+    if (prior === null || prior === 0 || prior === 1) continue;
     const { mean, variance } = posterior(signal.good(corrected), signal.trials(corrected), prior, signal.credibility);
     estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance });
   }
