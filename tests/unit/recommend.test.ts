@@ -171,6 +171,14 @@ describe('evidence thresholds', () => {
     expect(result.worthTrying.some((trial) => trial.model === 'm/new')).toBe(!picked);
   });
 
+  it('needs fewer sessions to settle a trial that already has more of its own', () => {
+    const trial = (sessions: number) =>
+      recommend([...work('build', 'm/solid', 20, mediocre), ...work('build', 'm/new', sessions, { ...excellent, commits: 1, userGradedCommits: 1, userGradeSum: 5 })]).worthTrying.find((t) => t.model === 'm/new');
+    const one = trial(1);
+    const four = trial(4);
+    expect(one && four && one.sessionsToSettle > four.sessionsToSettle).toBe(true);
+  });
+
   it('offers two lucky commits as worth trying, labelled an experiment, never as the pick', () => {
     const result = recommend([...work('build', 'm/solid', 20, mediocre), ...work('build', 'm/lucky', 1, { ...excellent, commits: 2, userGradedCommits: 2, userGradeSum: 10 })]);
     const role = roleOf(result, 'build');
@@ -181,6 +189,8 @@ describe('evidence thresholds', () => {
     ]);
     expect(result.worthTrying[0]?.why).toMatch(/^only 2 commits, too little to pick; user 5\.0\/5 over 2 commits/);
     expect(setupOf(result, 'build', 'm/lucky').interval[1]).toBeGreaterThan(role.pick.score);
+    expect(result.worthTrying[0]?.sessionsToSettle).toBeGreaterThanOrEqual(1);
+    expect(formatRecommendation(result)).toMatch(/about \d+ more sessions? would settle it/);
   });
 
   it('does not offer a thin setup whose upper bound stays below the pick', () => {

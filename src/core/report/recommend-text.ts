@@ -61,7 +61,7 @@ export function formatRecommendation(recommendation: Recommendation): string {
   if (recommendation.worthTrying.length > 0) {
     lines.push('', 'Worth trying next (experiments: little evidence, but they might beat the pick):');
     for (const trial of recommendation.worthTrying) {
-      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${trial.n} commits: ${trial.why}`);
+      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${trial.n} commits: ${trial.why}; about ${trial.sessionsToSettle} more session${trial.sessionsToSettle === 1 ? '' : 's'} would settle it`);
     }
   }
   lines.push(

@@ -162,6 +162,8 @@ export interface WorthTrying {
   experiment: true;
   /** The pick it might beat. */
   insteadOf: string;
+  /** About how many more sessions of it would tell whether it beats the pick (its interval narrowed to the gap). */
+  sessionsToSettle: number;
 }
 
 export interface Recommendation {
@@ -362,6 +364,20 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, pricedPool: Tally, prefer
   };
 }
 
+/**
+ * More sessions a thin setup needs before its 80% interval is no wider than its gap to the pick (at
+ * least PRACTICAL_LEAD points): its spread shrinks as 1/√(evidence + prior), the prior counting as
+ * SETTLE_PRIOR trials. A bandit's rule of thumb, not a promise.
+ */
+export const SETTLE_PRIOR = 20;
+function sessionsToSettle(setup: ScoredSetup, sd: number, gap: number, commits: boolean): number {
+  const target = Math.max(gap, PRACTICAL_LEAD / SCORE_SCALE);
+  const now = (commits ? setup.n : setup.sessions) + SETTLE_PRIOR;
+  const needed = Math.max(0, now * ((Z_80 * sd) / target) ** 2 - now);
+  const perSession = commits && setup.sessions > 0 ? Math.max(1, setup.n / setup.sessions) : 1;
+  return Math.max(1, Math.ceil(needed / perSession));
+}
+
 /** Best first: higher score, then more commits, then more sessions, then by name (so ties are stable). */
 function byScore(a: Candidate, b: Candidate): number {
   return b.mean - a.mean || b.scored.n - a.scored.n || b.scored.sessions - a.scored.sessions || a.scored.model.localeCompare(b.scored.model);
@@ -409,7 +425,7 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   const pickScore = pick.scored.score;
   const worthTrying: WorthTrying[] = thin
     .filter((candidate) => candidate.scored.interval[1] > pickScore)
-    .map(({ scored }) => ({
+    .map(({ scored, sd, mean }) => ({
       agent,
       model: scored.model,
       score: scored.score,
@@ -418,6 +434,7 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
       why: scored.why,
       experiment: true as const,
       insteadOf: pick.scored.model,
+      sessionsToSettle: sessionsToSettle(scored, sd, Math.abs(pick.mean - mean), pool.commits > 0),
     }));
   return {
     role: {
