@@ -11,6 +11,8 @@ import type { ProjectProfile } from '../types.js';
 import { loadHistory } from './history.js';
 import { recommendSetups } from './recommend.js';
 import { loadPriceCatalog } from './recommend-prices.js';
+import { backtestRecommendations } from './recommend-backtest.js';
+import type { Backtest } from './recommend-backtest.js';
 import type { Preference, Recommendation } from './recommend.js';
 
 /** The target's profile: classified now, else the stored one. @throws InputError when neither exists. */
@@ -32,4 +34,11 @@ export async function recommendForProject(store: Store, projectPath: string, pre
   // Without the catalog (a damaged install) usage stored at cost 0 stays of unknown cost, never free.
   const estimateCost = await loadPriceCatalog().catch(() => undefined);
   return recommendSetups({ target, history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(estimateCost ? { estimateCost } : {}), ...(prefer ? { prefer } : {}) });
+}
+
+/** Replays the whole history in time order: would following recommend have gone better? */
+export async function backtestForStore(store: Store, prefer?: Preference): Promise<Backtest> {
+  const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
+  const estimateCost = await loadPriceCatalog().catch(() => undefined);
+  return backtestRecommendations({ history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(estimateCost ? { estimateCost } : {}), ...(prefer ? { prefer } : {}) });
 }
