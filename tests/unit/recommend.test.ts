@@ -584,6 +584,9 @@ describe('saying how sure it is', () => {
     const role = roleOf(result, 'build');
     expect(role.caveat).toMatch(/^no project like this one \(rust\/axum\/api\) in the history/);
     expect(role.certain).toBe(false);
+    // However lopsided the work elsewhere, it is never a confident pick here.
+    expect(role.probabilityBest).toBeLessThanOrEqual(MAX_THIN_PROBABILITY);
+    expect(role.confidence).not.toBe('clear');
     expect(formatRecommendation(result)).toContain('    caveat: no project like this one (rust/axum/api)');
   });
 

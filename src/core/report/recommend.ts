@@ -77,8 +77,9 @@ export const PRACTICAL_LEAD = 2;
 export const PROBABILITY_SD_SCALE = 0.5;
 /**
  * Below this much evidence behind the pick (commits on projects like the target, or sessions for a
- * role that does not commit) the chance it is the best is never said to be above MAX_THIN_PROBABILITY:
- * a handful of commits cannot make anyone sure.
+ * role that does not commit), or when no project like the target is in the history, the chance it is
+ * the best is never said to be above MAX_THIN_PROBABILITY: a handful of commits, or another kind of
+ * project, cannot make anyone sure.
  */
 export const SURE_EVIDENCE = 30;
 export const MAX_THIN_PROBABILITY = 0.9;
@@ -410,7 +411,8 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   // judged by "worth trying" instead, or every role with a new model would read as a close call.
   const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.sd * PROBABILITY_SD_SCALE }));
   const pickEvidence = pool.commits > 0 ? pick.scored.evidence : setups.find((s) => s.model === pick.scored.model)?.weighted.sessions ?? 0;
-  const cap = pickEvidence < SURE_EVIDENCE ? MAX_THIN_PROBABILITY : 1;
+  // Little evidence, or evidence only from unlike projects, is never "sure".
+  const cap = pickEvidence < SURE_EVIDENCE || unlike !== null ? MAX_THIN_PROBABILITY : 1;
   const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const rival = eligible[1];
   const lead = rival ? SCORE_SCALE * (pick.mean - rival.mean) : null;
