@@ -145,8 +145,9 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
       { ...DRY_RUN, about: 'with --apply: show the change, write nothing' },
       { name: 'yes', default: 'off', about: 'with --apply: do not ask' },
       { name: 'include-uncertain', default: 'off', about: 'with --apply: also the picks with too little evidence' },
+      { name: 'backtest', default: 'off', about: 'replay your history in time order: how often following the pick (with only the past known) did better than what was used' },
     ],
-    examples: ['agent-tracker recommend', 'agent-tracker recommend --apply --dry-run', 'agent-tracker recommend --apply --global --yes'],
+    examples: ['agent-tracker recommend', 'agent-tracker recommend --backtest', 'agent-tracker recommend --apply --dry-run', 'agent-tracker recommend --apply --global --yes'],
     load: () => import('./commands/recommend.js'),
   },
   export: {

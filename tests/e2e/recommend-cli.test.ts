@@ -77,7 +77,7 @@ describe('agent-tracker recommend', () => {
     expect(result.stdout).toContain('Recommended setup (prefer balanced), per role:');
     expect(result.stdout).toMatch(/- build: good\/model — clear \(\d+% likely the best\)\n {4}score \d+\.\d \(80%: \d+\.\d-\d+\.\d\), 80 commits, \$0\.200 per accepted commit\n {4}why: user 4\.5\/5 over 80 commits/);
     expect(result.stdout).toMatch(/runner-up: poor\/model — score [\d.]+ \(80%: [\d.]+-[\d.]+\), 80 commits, \$0\.200 per accepted commit/);
-    expect(result.stdout).toMatch(/- review: tie\/(one|two) — close call/);
+    expect(result.stdout).toMatch(/- review: tie\/(one|two) — a tie with tie\/(one|two): either would do/);
     expect(result.stdout).toContain('Worth trying next (experiments: little evidence, but they might beat the pick):\n- docs: new/model instead of mid/model');
   });
 
@@ -134,10 +134,15 @@ describe('agent-tracker recommend', () => {
   it('is a dry run without a terminal and without --yes', () => {
     const dry = path.join(sandbox.root, 'dry');
     fs.mkdirSync(dry);
-    const result = runCli(sandbox, ['recommend', '--apply', '--project', dry, '--db', db]);
+    // The history's project has no stored profile, so nothing in it is like this one: every pick carries a
+    // caveat and is uncertain, and only --include-uncertain offers to write it.
+    fs.copyFileSync(path.join(project, 'Cargo.toml'), path.join(dry, 'Cargo.toml'));
+    const cautious = runCli(sandbox, ['recommend', '--apply', '--project', dry, '--db', db]);
+    expect(cautious.stdout).toMatch(/left build as it is: good\/model is uncertain: no project like this one \(rust\) in the history/);
+    const result = runCli(sandbox, ['recommend', '--apply', '--include-uncertain', '--project', dry, '--db', db]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('No terminal to ask, so nothing was written (a dry run). Run again with --yes to write it.');
-    expect(fs.readdirSync(dry)).toEqual([]);
+    expect(fs.readdirSync(dry)).toEqual(['Cargo.toml']);
   });
 
   it('says --global applies one project\'s picks everywhere, and without --yes (no terminal) writes nothing', () => {

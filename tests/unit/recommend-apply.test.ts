@@ -191,7 +191,7 @@ describe('applyRecommendation', () => {
     const first = await applyRecommendation(recommendation(), options(dir), asking(true, asked), (lines) => shown.push(...lines));
     expect(asked).toEqual([`Write these changes to ${file}? [y/N] `]);
     expect(first).toMatchObject({ file, written: true, changes: [{ agent: 'build', from: 'old/model', to: 'good/model' }] });
-    expect(first.skipped).toEqual([{ agent: 'review', reason: expect.stringMatching(/^tie\/one is a close call: close call \(\d+% likely the best\)$/) }]);
+    expect(first.skipped).toEqual([{ agent: 'review', reason: expect.stringMatching(/^tie\/one is a close call: a tie with tie\/two: either would do \(\d+% likely the best\)$/) }]);
     expect(shown).toContain(`Apply to ${file}:`);
     expect(shown).toContain('  build: old/model -> good/model');
     expect(shown).toContain('-     "build": { "model": "old/model", "temperature": 0.2 },');

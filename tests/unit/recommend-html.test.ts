@@ -39,7 +39,9 @@ describe('the recommendation in the HTML report', () => {
     expect(html).toContain('<h2>Recommended setup for /p/target</h2>');
     expect(html).toMatch(/<tr><td>build<\/td><td>good\/model<\/td><td>\d+\.\d \(\d+\.\d-\d+\.\d\)<\/td><td>clear \(\d+% likely the best\)<\/td><td>\$0\.200 per accepted commit<\/td><td>poor\/model: \d+\.\d, \$0\.200 per accepted commit<\/td>/);
     expect(html).toContain('<h3>Worth trying next (experiments, not picks)</h3>');
-    expect(html).toMatch(/<li>docs: new\/model instead of mid\/&lt;i&gt;model&lt;\/i&gt; — score/);
+    expect(html).toMatch(/<li>docs: new\/model instead of mid\/&lt;i&gt;model&lt;\/i&gt; — score.* about \d+ more sessions? would settle it<\/li>/);
+    // The runner-up has its own why, beside the pick's.
+    expect(html).toMatch(/<td>[^<]*\. Runner-up: [^<]*<\/td><\/tr>/);
     expect(html).not.toContain('<i>');
   });
 

@@ -98,7 +98,10 @@ describe('recommend on synthetic histories with a known truth', () => {
     // A wrong pick on a clearly-best case is nearly always owned up to as a close call.
     expect(tally.confidentlyWrong / tally.clear).toBeLessThanOrEqual(0.02);
     expect(tally.clearHits / tally.clear).toBeGreaterThanOrEqual(0.9);
-    expect(tally.tiesCloseCall / tally.ties).toBeGreaterThanOrEqual(0.85);
+    // Since "probability best" is calibrated (docs/QUALITY.md), noise alone makes one of two truly
+    // equal setups look 80% likely the best about a third of the time; the practical-lead rule still
+    // calls most ties close. (Before calibration the over-wide intervals called 85% of them close.)
+    expect(tally.tiesCloseCall / tally.ties).toBeGreaterThanOrEqual(0.6);
     expect(tally.tiesPickInPair / tally.ties).toBeGreaterThanOrEqual(0.9);
   });
 });

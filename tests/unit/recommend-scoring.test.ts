@@ -34,23 +34,22 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
 describe('the score of a setup', () => {
   it('is the weighted mean of its signals, with an interval from their variances', () => {
     // Per session: one commit, graded 2 by the user, 10 tool calls with 1 failure. A lone setup's
-    // estimates are its own shares: user grade (2 + 1) / 6 = 0.5 (weight 4), accepted commits 1
-    // (weight 2), commits without bugs 1 (weight 1), tool calls without failure 0.9 (weight 0.5).
+    // estimates are its own shares: user grade (2 + 1) / 6 = 0.5 (weight 4), tool calls without failure
+    // 0.9 (weight 0.5). Accepted commits and commits without bugs are 1 for everyone in the role (no
+    // revert, no bug on record): they tell nobody apart and are left out.
     const result = recommend(work('m/a', 10, { commits: 1, userGradedCommits: 1, userGradeSum: 2, toolCalls: 10, toolFailures: 1 }));
     const pick = setupOf(result, 'm/a');
-    const quality = (4 * 0.5 + 2 * 1 + 1 * 1 + 0.5 * 0.9) / 7.5;
-    // Beta variances: mean·(1 − mean) / (trials + credibility + 1); the two shares of 1 have none.
-    const variance = (4 / 7.5) ** 2 * (0.25 / (10 + 20 + 1)) + (0.5 / 7.5) ** 2 * (0.09 / (100 + 200 + 1));
+    const quality = (4 * 0.5 + 0.5 * 0.9) / 4.5;
+    // Beta variances: mean·(1 − mean) / (trials + credibility + 1).
+    const variance = (4 / 4.5) ** 2 * (0.25 / (10 + 20 + 1)) + (0.5 / 4.5) ** 2 * (0.09 / (100 + 200 + 1));
     const sd = Math.sqrt(variance);
     expect(pick.score).toBe(round1(100 * quality));
-    expect(pick.score).toBe(72.7);
+    expect(pick.score).toBe(54.4);
     expect(pick.interval).toEqual([round1(100 * (quality - Z_80 * sd)), round1(100 * (quality + Z_80 * sd))]);
     // A well-evidenced setup on the target project: the why starts with its evidence, no caveat before it.
     expect(pick.why.startsWith('user 2.0/5 over 10 commits; ')).toBe(true);
     expect(pick.signals).toEqual([
       { name: 'userGrade', estimate: 0.5, roleAverage: 0.5 },
-      { name: 'acceptedCommits', estimate: 1, roleAverage: 1 },
-      { name: 'bugs', estimate: 1, roleAverage: 1 },
       { name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 },
     ]);
   });

@@ -131,6 +131,13 @@ describe('tallies', () => {
       testPasses: 2.5,
       reverted: 0.5,
       followUpFixes: 1,
+      // 5 commits graded by both: self means 24/6 = 4, user 15/5 = 3, so each overclaims by 1.
+      pairedGraded: 2.5,
+      overclaimSum: 2.5,
+      overclaimSquares: 2.5,
+      // Whether a cost was priced from the catalog is counted where the cost is read (recommend.ts).
+      costEstimated: 0,
+      costUnknown: 0,
     });
   });
 

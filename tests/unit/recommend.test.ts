@@ -9,11 +9,13 @@ import {
   COST_SHARE,
   confidenceOf,
   MIN_PICK_COMMITS,
+  MAX_THIN_PROBABILITY,
   MIN_PICK_SESSIONS,
   NO_HISTORY_MESSAGE,
   PRACTICAL_LEAD,
   PREFERENCES,
   recommendSetups,
+  SURE_EVIDENCE,
 } from '../../src/core/report/recommend.js';
 import type { Preference, Recommendation, RoleRecommendation, ScoredSetup } from '../../src/core/report/recommend.js';
 import { describeConfidence, describeCost, describeScore, formatRecommendation } from '../../src/core/report/recommend-text.js';
@@ -77,10 +79,33 @@ const BASE: Partial<UsageRecord> = {
 };
 
 describe('each signal counts in the right direction', () => {
+  // Paired records (the user and the setup grade the same commit, alike) measure each setup's
+  // overclaim as 0; its self-grades of commits the user did not grade then count as they are.
+  const paired: Partial<UsageRecord> = { ...BASE, userGradedCommits: 1, userGradeSum: 2, selfGradedCommits: 1, selfGradeSum: 2 };
+  const unpaired = (selfGradeSum: number): Partial<UsageRecord> => ({ ...BASE, userGradedCommits: 0, userGradeSum: 0, selfGradedCommits: 2, selfGradeSum });
+
+  it('better self-grades of commits the user did not grade rank higher, once corrected', () => {
+    const result = recommend(
+      [...work('build', 'm/better', 10, paired), ...work('build', 'm/better', 10, unpaired(10)), ...work('build', 'm/worse', 10, paired), ...work('build', 'm/worse', 10, unpaired(-2))],
+      { prefer: 'quality' },
+    );
+    expect(roleOf(result, 'build').pick.model).toBe('m/better');
+    expect(setupOf(result, 'build', 'm/better').score).toBeGreaterThan(setupOf(result, 'build', 'm/worse').score);
+  });
+
+  it('gives nothing for grading itself up: same user grades, self 5 against self -1, same score', () => {
+    const result = recommend([...work('build', 'm/proud', 20, { ...BASE, selfGradeSum: 5 }), ...work('build', 'm/modest', 20, { ...BASE, selfGradeSum: -1 })], { prefer: 'quality' });
+    expect(setupOf(result, 'build', 'm/proud').score).toBe(setupOf(result, 'build', 'm/modest').score);
+    // Self 5 against the user's 2 on each of 20 paired commits, shrunk by 2 pairs toward the role's 0:
+    // (20 × 3 + 2 × 0) / 22.
+    expect(setupOf(result, 'build', 'm/proud').overclaim?.mean).toBeCloseTo(Math.round((60 / 22) * 10) / 10, 5);
+    expect(setupOf(result, 'build', 'm/modest').overclaim?.mean).toBeCloseTo(Math.round((-60 / 22) * 10) / 10, 5);
+    expect(setupOf(result, 'build', 'm/proud').why).toContain('grades itself 2.7 above the user');
+  });
+
   it.each<[string, Partial<UsageRecord>, Partial<UsageRecord>]>([
     ['user grades', { userGradeSum: 5 }, { userGradeSum: 1 }],
     ['agent-reported user grades', { reportedGradeSum: 5 }, { reportedGradeSum: 1 }],
-    ['self-grades', { selfGradeSum: 5 }, { selfGradeSum: -1 }],
     ['reverted commits', { revertedCommits: 0 }, { revertedCommits: 1 }],
     ['follow-up fixes', { followUpFixCommits: 0 }, { followUpFixCommits: 1 }],
     ['undone turns', { undoneTurns: 0 }, { undoneTurns: 3 }],
@@ -146,6 +171,14 @@ describe('evidence thresholds', () => {
     expect(result.worthTrying.some((trial) => trial.model === 'm/new')).toBe(!picked);
   });
 
+  it('needs fewer sessions to settle a trial that already has more of its own', () => {
+    const trial = (sessions: number) =>
+      recommend([...work('build', 'm/solid', 20, mediocre), ...work('build', 'm/new', sessions, { ...excellent, commits: 1, userGradedCommits: 1, userGradeSum: 5 })]).worthTrying.find((t) => t.model === 'm/new');
+    const one = trial(1);
+    const four = trial(4);
+    expect(one && four && one.sessionsToSettle > four.sessionsToSettle).toBe(true);
+  });
+
   it('offers two lucky commits as worth trying, labelled an experiment, never as the pick', () => {
     const result = recommend([...work('build', 'm/solid', 20, mediocre), ...work('build', 'm/lucky', 1, { ...excellent, commits: 2, userGradedCommits: 2, userGradeSum: 10 })]);
     const role = roleOf(result, 'build');
@@ -156,6 +189,8 @@ describe('evidence thresholds', () => {
     ]);
     expect(result.worthTrying[0]?.why).toMatch(/^only 2 commits, too little to pick; user 5\.0\/5 over 2 commits/);
     expect(setupOf(result, 'build', 'm/lucky').interval[1]).toBeGreaterThan(role.pick.score);
+    expect(result.worthTrying[0]?.sessionsToSettle).toBeGreaterThanOrEqual(1);
+    expect(formatRecommendation(result)).toMatch(/about \d+ more sessions? would settle it/);
   });
 
   it('does not offer a thin setup whose upper bound stays below the pick', () => {
@@ -182,7 +217,9 @@ describe('evidence thresholds', () => {
     const result = recommend(work('plan', 'm/p', sessions, planning));
     const role = roleOf(result, 'plan');
     expect(role.pick.thin).toBe(thin);
-    expect(role.pick.why.startsWith(`only ${sessions} sessions, too little to pick; `)).toBe(thin);
+    // Thin evidence is said once, on the pick's line, and not again (or contradicted) in its why.
+    expect(role.pick.why).not.toMatch(/too little to pick/);
+    expect(describeConfidence(role).includes(`thin evidence: only ${sessions} sessions`)).toBe(thin);
   });
 
   it('never commits to a pick on thin evidence when applying', () => {
@@ -309,10 +346,12 @@ describe('scores and intervals', () => {
   it('breaks score ties by commits, then sessions, then model name', () => {
     const tied = recommend([...work('build', 'm/b', 10, BASE), ...work('build', 'm/a', 10, BASE)], { prefer: 'quality' });
     expect(roleOf(tied, 'build').pick.model).toBe('m/a');
-    // Every commit held and nothing else is known: all score the same, whatever their evidence.
+    // Every commit held and nothing else is known: no signal tells them apart, so all sit at the
+    // middle (not at a confident-looking 100), whatever their evidence.
     const clean = { commits: 2 };
     const byCommits = recommend([...work('build', 'm/a', 10, clean), ...work('build', 'm/b', 12, clean), ...work('build', 'm/c', 11, clean)]);
-    expect(byCommits.recommendations.map((r) => [r.model, r.score])).toEqual([['m/b', 100], ['m/c', 100], ['m/a', 100]]);
+    expect(byCommits.recommendations.map((r) => [r.model, r.score])).toEqual([['m/b', 50], ['m/c', 50], ['m/a', 50]]);
+    expect(roleOf(byCommits, 'build').tie).toBe(true);
     expect(roleOf(byCommits, 'build').pick.model).toBe('m/b');
     const bySessions = recommend([...work('general', 'm/a', 6, { messages: 1 }), ...work('general', 'm/b', 8, { messages: 1 })]);
     expect(bySessions.recommendations.map((r) => r.model)).toEqual(['m/b', 'm/a']);
@@ -340,7 +379,9 @@ describe('scores and intervals', () => {
     expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 }]);
     const graded = roleOf(recommend(work('build', 'm/b', 10, BASE)), 'build').pick;
     expect(graded.userGradedCommits).toBe(10);
-    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'acceptedCommits', 'undo', 'reportedGrade', 'tests', 'bugs', 'toolFailures', 'selfGrade']);
+    // Every self-graded commit here is also user-graded: the self-grades add nothing and are left out;
+    // so are signals nobody in the role varies on (no commit reverted, no bug).
+    expect(graded.signals.map((signal) => signal.name)).toEqual(['userGrade', 'undo', 'reportedGrade', 'tests', 'toolFailures']);
   });
 });
 
@@ -431,9 +472,10 @@ describe('the answer in words', () => {
 
   it.each<[string, Partial<RoleRecommendation>, RegExp]>([
     ['a clear pick', {}, /^clear \(\d+% likely the best\)$/],
-    ['a close call on thin evidence', { confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence\)$/],
-    ['the only model', { runnerUp: null }, /^only model used in this role$/],
-    ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, thin evidence$/],
+    ['a close call on thin evidence', { confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence: only 60 commits\)$/],
+    ['a tie', { tie: true, confidence: 'close call' as const, probabilityBest: 0.5 }, /^a tie with m\/b: either would do \(50% likely the best\)$/],
+    ['the only model', { runnerUp: null }, /^only model used in this role, so nothing to compare it with$/],
+    ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, so nothing to compare it with, thin evidence: only 60 commits$/],
   ])('confidence of %s', (_name, overrides, expected) => {
     expect(describeConfidence({ ...clearRole(), ...overrides })).toMatch(expected);
   });
@@ -453,16 +495,17 @@ describe('the answer in words', () => {
   });
 
   it('lists each role with pick, why, runner-up and alternatives, then the experiments', () => {
-    const result = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 1 }), ...work('build', 'm/b', 30, { ...BASE, userGradeSum: -1 }), ...work('build', 'm/c', 30, { ...BASE, userGradeSum: -1, revertedCommits: 2 }), ...work('build', 'm/new', 1, { ...BASE, commits: 3, userGradedCommits: 3, userGradeSum: 15 })]);
+    const result = recommend([...work('build', 'm/a', 30, { ...BASE, userGradeSum: 1 }), ...work('build', 'm/b', 30, { ...BASE, userGradeSum: -1 }), ...work('build', 'm/c', 30, { ...BASE, userGradeSum: -1, revertedCommits: 2 }), ...work('build', 'm/new', 1, { ...BASE, commits: 5, userGradedCommits: 5, userGradeSum: 25 })]);
     const lines = formatRecommendation(result).split('\n');
     expect(lines[2]).toBe('Recommended setup (prefer balanced), per role:');
     expect(lines[3]).toMatch(/^- build: m\/a — (clear|likely|close call) \(\d+% likely the best\)$/);
     expect(lines[4]).toMatch(/^ {4}score [\d.]+ \(80%: [\d.]+-[\d.]+\), 60 commits, \$0\.250 per accepted commit$/);
     expect(lines[5]).toMatch(/^ {4}why: /);
     expect(lines[6]).toMatch(/^ {4}runner-up: m\/b — score /);
-    expect(lines[7]).toMatch(/^ {4}also: m\/c \([\d.]+\), m\/new \([\d.]+\)$/);
+    expect(lines[7]).toMatch(/^ {6}why: .*user -1\.0\/5 over 30 commits/);
+    expect(lines[8]).toMatch(/^ {4}also: m\/c \([\d.]+\), m\/new \([\d.]+\)$/);
     expect(lines).toContain('Worth trying next (experiments: little evidence, but they might beat the pick):');
-    expect(lines.find((line) => line.startsWith('- build: m/new instead of m/a'))).toMatch(/score [\d.]+ \(80%: [\d.]+-[\d.]+\), 3 commits: only 3 commits, too little to pick; /);
+    expect(lines.find((line) => line.startsWith('- build: m/new instead of m/a'))).toMatch(/score [\d.]+ \(80%: [\d.]+-[\d.]+\), 5 commits: only 5 commits, too little to pick; /);
   });
 });
 
@@ -505,5 +548,51 @@ describe('recommend over records made by the real TrackingService', () => {
     expect(text).toContain(`- build: ${A.model} — clear`);
     expect(text).toContain(`runner-up: ${B.model}`);
     expect(text).toContain('also: lucky/tiny');
+  });
+});
+
+describe('saying how sure it is', () => {
+  const strong = { ...BASE, userGradeSum: 5 };
+  const weak = { ...BASE, userGradeSum: -1, revertedCommits: 1 };
+
+  it('never says more than MAX_THIN_PROBABILITY with fewer than SURE_EVIDENCE commits behind the pick', () => {
+    // 14 sessions of 2 commits = 28 commits: below 30 however lopsided the grades.
+    const sessions = Math.floor((SURE_EVIDENCE - 1) / 2);
+    const role = roleOf(recommend([...work('build', 'm/a', sessions, strong), ...work('build', 'm/b', sessions, weak)]), 'build');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.probabilityBest).toBeLessThanOrEqual(MAX_THIN_PROBABILITY);
+    expect(describeConfidence(role)).not.toMatch(/100%/);
+    expect(role.caveat).toMatch(/rests on 28 commits on projects like this one, too few to be sure/);
+  });
+
+  it('may be sure with plenty of evidence', () => {
+    const role = roleOf(recommend([...work('build', 'm/a', 40, strong), ...work('build', 'm/b', 40, weak)]), 'build');
+    expect(role.probabilityBest).toBeGreaterThan(MAX_THIN_PROBABILITY);
+    expect(role.caveat).toBeUndefined();
+  });
+
+  it('calls equal scores a tie, in words, and never 100%', () => {
+    const role = roleOf(recommend([...work('build', 'm/a', 40, BASE), ...work('build', 'm/b', 40, BASE)]), 'build');
+    expect(role.tie).toBe(true);
+    expect(role.certain).toBe(false);
+    expect(describeConfidence(role)).toMatch(/^a tie with m\/[ab]: either would do \(50% likely the best\)$/);
+  });
+
+  it('gives a caveat when no project in the history is like the target', () => {
+    const elsewhere = '/p/go-tool';
+    const result = recommend([...work('build', 'm/a', 40, strong, elsewhere), ...work('build', 'm/b', 40, weak, elsewhere)], { similarity: { [elsewhere]: 0.1 } });
+    const role = roleOf(result, 'build');
+    expect(role.caveat).toMatch(/^no project like this one \(rust\/axum\/api\) in the history/);
+    expect(role.certain).toBe(false);
+    // However lopsided the work elsewhere, it is never a confident pick here.
+    expect(role.probabilityBest).toBeLessThanOrEqual(MAX_THIN_PROBABILITY);
+    expect(role.confidence).not.toBe('clear');
+    expect(formatRecommendation(result)).toContain('    caveat: no project like this one (rust/axum/api)');
+  });
+
+  it('has no such caveat when a like project is in the history', () => {
+    const near = '/p/rust-sibling';
+    const result = recommend([...work('build', 'm/a', 40, strong, near), ...work('build', 'm/b', 40, weak, near)], { similarity: { [near]: 0.9 } });
+    expect(roleOf(result, 'build').caveat).toBeUndefined();
   });
 });

@@ -46,6 +46,7 @@ export interface ApplyResult {
 }
 
 function skipReason(role: RoleRecommendation): string {
+  if (role.confidence !== 'close call' && !role.thinEvidence && role.caveat) return `${role.pick.model} is uncertain: ${role.caveat}`;
   return `${role.pick.model} is a ${role.confidence === 'close call' ? 'close call' : 'pick on thin evidence'}: ${describeConfidence(role)}`;
 }
 

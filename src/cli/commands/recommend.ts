@@ -1,6 +1,6 @@
 /**
  * `agent-tracker recommend [--project PATH] [--prefer quality|balanced|cheap] [--json]
- * [--apply [--global] [--dry-run] [--yes] [--include-uncertain]]`: classifies the project (the
+ * [--apply [--global] [--dry-run] [--yes] [--include-uncertain]] [--backtest]`: classifies the project (the
  * current folder by default), weights all history by how alike its projects are, recommends a model
  * per role, and with `--apply` writes it into OpenCode's config.
  */
@@ -12,6 +12,8 @@ import { getProject, projectKey } from '../../core/projects/profiles.js';
 import { recommendAnswer } from '../../core/answers/recommend.js';
 import { silentLogger } from '../../core/logger.js';
 import { TrackingService } from '../../core/tracking/service.js';
+import { backtestForStore } from '../../core/report/recommend-project.js';
+import type { Backtest } from '../../core/report/recommend-backtest.js';
 import { DEFAULT_PREFERENCE, PREFERENCES } from '../../core/report/recommend.js';
 import type { Preference } from '../../core/report/recommend.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
@@ -47,6 +49,19 @@ const terminalPrompt: Prompt = {
   },
 };
 
+/** The backtest in words. */
+export function formatBacktest(result: Backtest): string {
+  const share = (outcome: number | null) => (outcome === null ? '-' : `${Math.round(outcome * 100)}%`);
+  return [
+    `Backtest: your history replayed at ${result.points} points in time, ${result.judged} sessions judged.`,
+    `  used what recommend would have said: ${result.followed.sessions} sessions, outcome ${share(result.followed.outcome)}`,
+    `  used something else:                 ${result.other.sessions} sessions, outcome ${share(result.other.outcome)}`,
+    result.verdict,
+    'Outcome: the user\'s grade where graded, else the share of commits that held, else of turns not undone. ' +
+      'This compares what was done, not what the other model would have done.',
+  ].join('\n');
+}
+
 const APPLY_ONLY = ['global', 'dry-run', 'yes', 'include-uncertain'] as const;
 
 export async function run(args: string[], output: Output, prompt: Prompt = terminalPrompt): Promise<void> {
@@ -60,6 +75,7 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
       'dry-run': { type: 'boolean', default: false },
       yes: { type: 'boolean', default: false },
       'include-uncertain': { type: 'boolean', default: false },
+      backtest: { type: 'boolean', default: false },
     },
     false,
   );
@@ -68,6 +84,12 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
   if (!values.apply) {
     const stray = APPLY_ONLY.find((name) => values[name]);
     if (stray) throw new CliError(`--${stray} only goes with --apply`);
+  }
+  if (values.backtest) {
+    if (values.apply) throw new CliError('--backtest and --apply do not go together: the backtest only reads');
+    const result = await withStore(loadConfig(values.db), (store) => backtestForStore(store, prefer));
+    output.out(values.json ? JSON.stringify({ backtest: result }, null, 2) : formatBacktest(result));
+    return;
   }
   const project = path.resolve(values.project ?? process.cwd());
   const projectExists = fs.existsSync(project) && fs.statSync(project).isDirectory();

@@ -82,9 +82,11 @@ export function recommendationSection(recommendation: Recommendation): string {
   for (const role of recommendation.roles) {
     const { pick, runnerUp } = role;
     lines.push(
-      `<tr>${cell(role.agent)}${cell(pick.model)}${cell(`${pick.score.toFixed(1)} (${pick.interval[0].toFixed(1)}-${pick.interval[1].toFixed(1)})`)}${cell(describeConfidence(role))}${cell(
-        describeCost(pick),
-      )}${cell(runnerUp ? `${runnerUp.model}: ${runnerUp.score.toFixed(1)}, ${describeCost(runnerUp)}` : '-')}${cell(pick.why)}</tr>`,
+      `<tr>${cell(role.agent)}${cell(pick.model)}${cell(`${pick.score.toFixed(1)} (${pick.interval[0].toFixed(1)}-${pick.interval[1].toFixed(1)})`)}${cell(
+        role.caveat ? `${describeConfidence(role)}; ${role.caveat}` : describeConfidence(role),
+      )}${cell(describeCost(pick))}${cell(runnerUp ? `${runnerUp.model}: ${runnerUp.score.toFixed(1)}, ${describeCost(runnerUp)}` : '-')}${cell(
+        runnerUp ? `${pick.why}. Runner-up: ${runnerUp.why}` : pick.why,
+      )}</tr>`,
     );
   }
   lines.push('</table>');
@@ -92,7 +94,7 @@ export function recommendationSection(recommendation: Recommendation): string {
     lines.push('<h3>Worth trying next (experiments, not picks)</h3>', '<ul class="worth-trying">');
     for (const trial of recommendation.worthTrying) {
       lines.push(
-        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${trial.n} commits: ${trial.why}`)}</li>`,
+        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${trial.n} commits: ${trial.why}; about ${trial.sessionsToSettle} more session${trial.sessionsToSettle === 1 ? '' : 's'} would settle it`)}</li>`,
       );
     }
     lines.push('</ul>');

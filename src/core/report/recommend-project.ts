@@ -10,6 +10,9 @@ import type { Store } from '../store/store.js';
 import type { ProjectProfile } from '../types.js';
 import { loadHistory } from './history.js';
 import { recommendSetups } from './recommend.js';
+import { loadPriceCatalog } from './recommend-prices.js';
+import { backtestRecommendations } from './recommend-backtest.js';
+import type { Backtest } from './recommend-backtest.js';
 import type { Preference, Recommendation } from './recommend.js';
 
 /** The target's profile: classified now, else the stored one. @throws InputError when neither exists. */
@@ -28,5 +31,14 @@ export async function targetProfile(store: Store, projectPath: string): Promise<
 export async function recommendForProject(store: Store, projectPath: string, prefer?: Preference): Promise<Recommendation> {
   const target = await targetProfile(store, projectPath);
   const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
-  return recommendSetups({ target, history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(prefer ? { prefer } : {}) });
+  // Without the catalog (a damaged install) usage stored at cost 0 stays of unknown cost, never free.
+  const estimateCost = await loadPriceCatalog().catch(() => undefined);
+  return recommendSetups({ target, history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(estimateCost ? { estimateCost } : {}), ...(prefer ? { prefer } : {}) });
+}
+
+/** Replays the whole history in time order: would following recommend have gone better? */
+export async function backtestForStore(store: Store, prefer?: Preference): Promise<Backtest> {
+  const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
+  const estimateCost = await loadPriceCatalog().catch(() => undefined);
+  return backtestRecommendations({ history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(estimateCost ? { estimateCost } : {}), ...(prefer ? { prefer } : {}) });
 }

@@ -26,6 +26,16 @@ export interface Tally {
   testPasses: number;
   reverted: number;
   followUpFixes: number;
+  /**
+   * Commits of records the user and the setup both graded (the smaller of the two counts per record),
+   * and the sum and sum of squares of (mean self-grade − mean user grade) over them: the overclaim.
+   */
+  pairedGraded: number;
+  overclaimSum: number;
+  overclaimSquares: number;
+  /** Sessions whose cost was estimated from the price catalog, and sessions whose model has no known price. */
+  costEstimated: number;
+  costUnknown: number;
 }
 
 export function emptyTally(): Tally {
@@ -48,6 +58,11 @@ export function emptyTally(): Tally {
     testPasses: 0,
     reverted: 0,
     followUpFixes: 0,
+    pairedGraded: 0,
+    overclaimSum: 0,
+    overclaimSquares: 0,
+    costEstimated: 0,
+    costUnknown: 0,
   };
 }
 
@@ -81,6 +96,15 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number): vo
   tally.testPasses += weight * (record.testPasses ?? 0);
   tally.reverted += weight * (record.revertedCommits ?? 0);
   tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
+  // Usage records hold sums, not single grades: a record's overclaim is its mean self-grade minus
+  // its mean user grade, counted once per commit both graded (the nearest to "on the same commits").
+  const paired = Math.min(grades.user[0], grades.self[0]);
+  if (paired > 0) {
+    const difference = grades.self[1] / grades.self[0] - grades.user[1] / grades.user[0];
+    tally.pairedGraded += weight * paired;
+    tally.overclaimSum += weight * paired * difference;
+    tally.overclaimSquares += weight * paired * difference * difference;
+  }
 }
 
 const TALLY_FIELDS = Object.keys(emptyTally()) as (keyof Tally)[];

@@ -14,7 +14,8 @@ function describeProject(recommendation: Recommendation): string {
 
 /** "$0.123 per accepted commit", or nothing when the cost is not known. */
 export function describeCost(setup: ScoredSetup): string {
-  return setup.costPerAcceptedCommit === null ? 'cost unknown' : `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit`;
+  if (setup.costPerAcceptedCommit === null) return 'cost unknown';
+  return `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
 }
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */
@@ -24,9 +25,13 @@ export function describeScore(setup: ScoredSetup): string {
 
 /** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
 export function describeConfidence(role: RoleRecommendation): string {
-  const note = role.thinEvidence ? ', thin evidence' : '';
-  if (role.runnerUp === null) return `only model used in this role${note}`;
-  return `${role.confidence} (${Math.round(role.probabilityBest * 100)}% likely the best${note})`;
+  const own = role.pick.n > 0 ? role.pick.n : role.pick.sessions;
+  const unit = role.pick.n > 0 ? 'commit' : 'session';
+  const note = role.thinEvidence ? `, thin evidence: only ${own} ${unit}${own === 1 ? '' : 's'}` : '';
+  if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
+  const chance = `${Math.round(role.probabilityBest * 100)}% likely the best`;
+  if (role.tie) return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;
+  return `${role.confidence} (${chance}${note})`;
 }
 
 function roleLines(role: RoleRecommendation): string[] {
@@ -36,7 +41,11 @@ function roleLines(role: RoleRecommendation): string[] {
     `    ${describeScore(pick)}, ${describeCost(pick)}`,
     `    why: ${pick.why}`,
   ];
-  if (runnerUp) lines.push(`    runner-up: ${runnerUp.model} — ${describeScore(runnerUp)}, ${describeCost(runnerUp)}`);
+  if (role.caveat) lines.push(`    caveat: ${role.caveat}`);
+  if (runnerUp) {
+    lines.push(`    runner-up: ${runnerUp.model} — ${describeScore(runnerUp)}, ${describeCost(runnerUp)}`);
+    lines.push(`      why: ${runnerUp.why}`);
+  }
   if (role.alternatives.length > 0) lines.push(`    also: ${role.alternatives.map((setup) => `${setup.model} (${setup.score.toFixed(1)})`).join(', ')}`);
   return lines;
 }
@@ -52,7 +61,7 @@ export function formatRecommendation(recommendation: Recommendation): string {
   if (recommendation.worthTrying.length > 0) {
     lines.push('', 'Worth trying next (experiments: little evidence, but they might beat the pick):');
     for (const trial of recommendation.worthTrying) {
-      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${trial.n} commits: ${trial.why}`);
+      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${trial.n} commits: ${trial.why}; about ${trial.sessionsToSettle} more session${trial.sessionsToSettle === 1 ? '' : 's'} would settle it`);
     }
   }
   lines.push(

@@ -2,6 +2,7 @@
  * The one-line why of a setup's score: the signals that moved it most away from its role's average,
  * quoted as plain counts a person can check ("user 4.2/5 over 23 commits; 1 of 40 commits reverted").
  */
+import type { Overclaim } from './recommend-overclaim.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 
 /** How many signals the why names. */
@@ -39,6 +40,14 @@ export function describeSignal(name: SignalName, tally: Tally): string {
   }
 }
 
+/** "grades itself 1.8 above the user (80%: 1.4 to 2.2, 12 commits both graded)". */
+export function describeOverclaim(overclaim: Overclaim): string {
+  const [low, high] = overclaim.interval;
+  const size = Math.abs(overclaim.mean).toFixed(1);
+  const direction = overclaim.mean > 0 ? `${size} above` : overclaim.mean < 0 ? `${size} below` : 'the same as';
+  return `grades itself ${direction} the user (80%: ${low.toFixed(1)} to ${high.toFixed(1)}, ${plural(overclaim.commits, 'commit')} both graded)`;
+}
+
 /** Trials of a signal in a tally, to know whether the setup has any of its own. */
 export type TrialsOf = (name: SignalName, tally: Tally) => number;
 
@@ -46,7 +55,7 @@ export type TrialsOf = (name: SignalName, tally: Tally) => number;
  * The signals that decided the score, most influential first: each one's weight × how far the
  * setup's estimate sits from the role's average, among signals the setup has its own evidence for.
  */
-export function explainScore(estimates: readonly SignalEstimate[], counts: Tally, trialsOf: TrialsOf, prefix: string): string {
+export function explainScore(estimates: readonly SignalEstimate[], counts: Tally, trialsOf: TrialsOf, prefix: string, overclaim: Overclaim | null = null): string {
   const ranked = estimates
     .map((estimate, order) => ({ estimate, order, influence: Math.abs(estimate.weight * (estimate.mean - estimate.prior)) }))
     .filter(({ estimate }) => trialsOf(estimate.name, counts) > 0)
@@ -54,5 +63,6 @@ export function explainScore(estimates: readonly SignalEstimate[], counts: Tally
     .slice(0, WHY_SIGNALS);
   const facts = ranked.map(({ estimate }) => describeSignal(estimate.name, counts));
   if (facts.length === 0) facts.push('no graded or measured work of its own yet, so scored at its role\'s average');
+  if (overclaim && overclaim.commits > 0) facts.push(describeOverclaim(overclaim));
   return `${prefix}${facts.join('; ')}`;
 }

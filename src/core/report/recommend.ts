@@ -17,6 +17,10 @@ import { probabilityLargest, Z_80 } from './recommend-math.js';
 import { acceptedCommits, addRecord, addScaledTally, addTally, emptyTally, pooledShare, posterior, SIGNALS } from './recommend-signals.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 import { explainScore } from './recommend-why.js';
+import { correctSelfGrades, overclaimOf, roleOverclaim, shrunkOverclaim } from './recommend-overclaim.js';
+import type { Overclaim } from './recommend-overclaim.js';
+import { costOf } from './recommend-prices.js';
+import type { CostEstimator } from './recommend-prices.js';
 
 /** How alike two project profiles are, 0..1. */
 export type ProjectSimilarity = (a: ProjectProfile, b: ProjectProfile) => number;
@@ -64,6 +68,22 @@ export type Confidence = 'clear' | 'likely' | 'close call';
  */
 export const PRACTICAL_LEAD = 2;
 
+/**
+ * The intervals behind "probability best" are multiplied by this before the chance is computed. The
+ * signals' Beta variances are upper bounds (a grade is not a coin toss) and several signals agree, so
+ * unscaled they announced ~55% for picks right ~90% of the time (and 70% for ~97%) on the evaluation worlds
+ * (docs/QUALITY.md); this factor was set on those worlds and checked on the held-out ones.
+ */
+export const PROBABILITY_SD_SCALE = 0.5;
+/**
+ * Below this much evidence behind the pick (commits on projects like the target, or sessions for a
+ * role that does not commit), or when no project like the target is in the history, the chance it is
+ * the best is never said to be above MAX_THIN_PROBABILITY: a handful of commits, or another kind of
+ * project, cannot make anyone sure.
+ */
+export const SURE_EVIDENCE = 30;
+export const MAX_THIN_PROBABILITY = 0.9;
+
 /** Scores run from 0 to this. */
 const SCORE_SCALE = 100;
 
@@ -77,6 +97,8 @@ export interface RecommendInput {
   similarity: ProjectSimilarity;
   /** Defaults to balanced. */
   prefer?: Preference;
+  /** Prices usage stored at cost 0 that spent tokens; without it such usage is of unknown cost. */
+  estimateCost?: CostEstimator;
 }
 
 /** One setup as scored for the target project. */
@@ -91,8 +113,10 @@ export interface ScoredSetup {
   n: number;
   sessions: number;
   why: string;
-  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown. */
+  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown (some of its work has no known price). */
   costPerAcceptedCommit: number | null;
+  /** Part of the cost was priced from the price catalog because OpenCode stored 0: an estimate. */
+  costEstimated: boolean;
   /** Commits the user graded. */
   userGradedCommits: number;
   /** Commits weighted by their project's similarity to the target. */
@@ -103,6 +127,11 @@ export interface ScoredSetup {
   thin: boolean;
   /** Each signal's estimated share (0..1, higher is better) and the role's average it was shrunk toward. */
   signals: { name: SignalName; estimate: number; roleAverage: number }[];
+  /**
+   * How much the setup grades itself above the user on commits both graded (grade points, 80% interval);
+   * its self-grades count only after this is taken off. Null when no commit in the role was graded by both.
+   */
+  overclaim: Overclaim | null;
 }
 
 export interface RoleRecommendation {
@@ -117,6 +146,10 @@ export interface RoleRecommendation {
   thinEvidence: boolean;
   /** Whether `--apply` writes this role without `--include-uncertain`. */
   certain: boolean;
+  /** The pick and the runner-up score practically the same: either would do. */
+  tie: boolean;
+  /** Set when the answer rests on unlike projects (the target's kind was never seen), or on too little evidence to be sure. */
+  caveat?: string;
 }
 
 /** A setup with little evidence whose upper bound beats its role's pick: an experiment, never the pick. */
@@ -130,6 +163,8 @@ export interface WorthTrying {
   experiment: true;
   /** The pick it might beat. */
   insteadOf: string;
+  /** About how many more sessions of it would tell whether it beats the pick (its interval narrowed to the gap). */
+  sessionsToSettle: number;
 }
 
 export interface Recommendation {
@@ -172,8 +207,14 @@ function clamp01(value: number): number {
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-/** Reads the history into per-setup evidence, grouped by role. */
-function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
+/** The caveat of a target whose kind of project is not in the history. */
+function unlikeCaveat(target: ProjectProfile): string {
+  const kind = [target.language, target.framework, target.scope].filter((fact) => fact !== UNKNOWN).join('/') || 'unclassified';
+  return `no project like this one (${kind}) in the history: the answer comes from unlike projects and may not carry over`;
+}
+
+/** Reads the history into per-setup evidence, grouped by role, and how alike the closest recorded project is. */
+function gatherEvidence(input: RecommendInput): { roles: Map<string, SetupEvidence[]>; closest: number } {
   const { target, history } = input;
   const similarityCache = new Map<string, number>();
   const similarityTo = (project: string): number => {
@@ -209,7 +250,10 @@ function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
       byProject.set(record.project, entry);
       perProject.push(entry);
     }
-    addRecord(entry.tally, record, 1);
+    const { cost, kind } = costOf(record, input.estimateCost);
+    addRecord(entry.tally, kind === 'stored' ? record : { ...record, cost }, 1);
+    if (kind === 'estimated') entry.tally.costEstimated += 1;
+    else if (kind === 'unknown') entry.tally.costUnknown += 1;
     entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
   }
   let closest = 0;
@@ -231,7 +275,7 @@ function gatherEvidence(input: RecommendInput): Map<string, SetupEvidence[]> {
   }
   const roles = new Map<string, SetupEvidence[]>();
   for (const setup of setups.values()) roles.set(setup.agent, [...(roles.get(setup.agent) ?? []), setup]);
-  return roles;
+  return { roles, closest };
 }
 
 /** A scored setup with the numbers ranking needs. */
@@ -239,6 +283,8 @@ interface Candidate {
   scored: ScoredSetup;
   mean: number;
   sd: number;
+  /** The why without the "too little to pick" note (the pick's line says that once). */
+  reason: string;
 }
 
 /** The role's pooled cost per accepted commit, or null when its work cost nothing or nothing held. */
@@ -253,12 +299,17 @@ function trialsOf(name: SignalName, tally: Tally): number {
 }
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Candidate {
+function scoreSetup(setup: SetupEvidence, pool: Tally, pricedPool: Tally, prefer: Preference): Candidate {
   const estimates: SignalEstimate[] = [];
+  // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off.
+  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool));
+  const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   for (const signal of SIGNALS) {
-    const prior = pooledShare(signal, pool);
-    if (prior === null) continue;
-    const { mean, variance } = posterior(signal.good(setup.weighted), signal.trials(setup.weighted), prior, signal.credibility);
+    const prior = pooledShare(signal, rolePool);
+    // A signal nobody in the role varies on (no revert ever recorded, no turn ever undone) tells the
+    // setups nothing apart; kept in, it would only squeeze every score toward the middle.
+    if (prior === null || prior === 0 || prior === 1) continue;
+    const { mean, variance } = posterior(signal.good(corrected), signal.trials(corrected), prior, signal.credibility);
     estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance });
   }
   const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
@@ -269,9 +320,11 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
   // Cost enters as a known quantity (it is measured, not sampled like outcomes), so it moves the
   // score but not the width of its interval. As costly as the role's average scores 1/2, half as
   // costly 2/3, twice as costly 1/3.
-  const roleCost = roleCostPerAccepted(pool);
+  // A setup with work of unknown price is scored at the role's cost (neither cheap nor dear), never as free.
+  const roleCost = roleCostPerAccepted(pricedPool);
   const ownAccepted = acceptedCommits(setup.weighted);
-  const shrunkCost = roleCost === null ? null : (setup.weighted.cost + COST_CREDIBILITY * roleCost) / (ownAccepted + COST_CREDIBILITY);
+  const priced = setup.counts.costUnknown === 0;
+  const shrunkCost = roleCost === null ? null : priced ? (setup.weighted.cost + COST_CREDIBILITY * roleCost) / (ownAccepted + COST_CREDIBILITY) : roleCost;
   const costShare = roleCost === null || shrunkCost === null ? 0 : COST_SHARE[prefer];
   const costValue = roleCost !== null && shrunkCost !== null ? roleCost / (roleCost + shrunkCost) : 0;
   const mean = (1 - costShare) * quality + costShare * costValue;
@@ -285,10 +338,13 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
   if (thin) prefix = `only ${Math.round(own)} ${roleCommits ? 'commit' : 'session'}${Math.round(own) === 1 ? '' : 's'}, too little to pick; `;
   else if (similarity < SIMILARITY_THRESHOLD) prefix = 'mostly on unlike projects; ';
   const accepted = acceptedCommits(setup.counts);
+  const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded);
+  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim);
 
   return {
     mean,
     sd,
+    reason,
     scored: {
       agent: setup.agent,
       model: setup.model,
@@ -296,15 +352,31 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, prefer: Preference): Cand
       interval: [round1(SCORE_SCALE * clamp01(mean - Z_80 * sd)), round1(SCORE_SCALE * clamp01(mean + Z_80 * sd))],
       n: setup.counts.commits,
       sessions: setup.counts.sessions,
-      why: explainScore(estimates, setup.counts, trialsOf, prefix),
-      costPerAcceptedCommit: accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      why: `${prefix}${reason}`,
+      costPerAcceptedCommit: priced && accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      costEstimated: priced && setup.counts.costEstimated > 0,
       userGradedCommits: setup.counts.userGraded,
       evidence: round1(setup.weighted.commits),
       similarity: Math.round(similarity * 100) / 100,
       thin,
       signals: estimates.map((e) => ({ name: e.name, estimate: Math.round(e.mean * 1000) / 1000, roleAverage: Math.round(e.prior * 1000) / 1000 })),
+      overclaim,
     },
   };
+}
+
+/**
+ * More sessions a thin setup needs before its 80% interval is no wider than its gap to the pick (at
+ * least PRACTICAL_LEAD points): its spread shrinks as 1/√(evidence + prior), the prior counting as
+ * SETTLE_PRIOR trials. A bandit's rule of thumb, not a promise.
+ */
+export const SETTLE_PRIOR = 20;
+function sessionsToSettle(setup: ScoredSetup, sd: number, gap: number, commits: boolean): number {
+  const target = Math.max(gap, PRACTICAL_LEAD / SCORE_SCALE);
+  const now = (commits ? setup.n : setup.sessions) + SETTLE_PRIOR;
+  const needed = Math.max(0, now * ((Z_80 * sd) / target) ** 2 - now);
+  const perSession = commits && setup.sessions > 0 ? Math.max(1, setup.n / setup.sessions) : 1;
+  return Math.max(1, Math.ceil(needed / perSession));
 }
 
 /** Best first: higher score, then more commits, then more sessions, then by name (so ties are stable). */
@@ -321,10 +393,14 @@ export function confidenceOf(probability: number, lead: number | null): Confiden
 }
 
 /** Ranks one role's setups: the pick among the well-evidenced ones, and thin ones worth a try. */
-function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
+function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference, unlike: string | null): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
   const pool = emptyTally();
-  for (const setup of setups) addTally(pool, setup.weighted);
-  const candidates = setups.map((setup) => scoreSetup(setup, pool, prefer)).sort(byScore);
+  const pricedPool = emptyTally();
+  for (const setup of setups) {
+    addTally(pool, setup.weighted);
+    if (setup.counts.costUnknown === 0) addTally(pricedPool, setup.weighted);
+  }
+  const candidates = setups.map((setup) => scoreSetup(setup, pool, pricedPool, prefer)).sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
   const eligible = solid.length > 0 ? solid : candidates;
@@ -333,13 +409,25 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   const [pick, runnerUp, ...alternatives] = ordered as [Candidate, ...Candidate[]];
   // How likely the pick is truly the best among the setups that could be picked; thin setups are
   // judged by "worth trying" instead, or every role with a new model would read as a close call.
-  const probabilityBest = Math.round(probabilityLargest(eligible, 0) * 1000) / 1000;
+  const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.sd * PROBABILITY_SD_SCALE }));
+  const pickEvidence = pool.commits > 0 ? pick.scored.evidence : setups.find((s) => s.model === pick.scored.model)?.weighted.sessions ?? 0;
+  // Little evidence, or evidence only from unlike projects, is never "sure".
+  const cap = pickEvidence < SURE_EVIDENCE || unlike !== null ? MAX_THIN_PROBABILITY : 1;
+  const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const rival = eligible[1];
-  const confidence = confidenceOf(probabilityBest, rival ? SCORE_SCALE * (pick.mean - rival.mean) : null);
+  const lead = rival ? SCORE_SCALE * (pick.mean - rival.mean) : null;
+  const confidence = confidenceOf(probabilityBest, lead);
+  const tie = lead !== null && lead < PRACTICAL_LEAD;
+  const caveats: string[] = [];
+  if (unlike) caveats.push(unlike);
+  if (prefer !== 'quality' && setups.every((setup) => setup.counts.costUnknown > 0)) {
+    caveats.push('no model in this role has a known price (OpenCode stored 0 and the price catalog does not know it), so cost is left out of the pick');
+  }
+  if (pickEvidence < SURE_EVIDENCE) caveats.push(`the pick rests on ${Math.round(pickEvidence)} ${pool.commits > 0 ? 'commits' : 'sessions'} on projects like this one, too few to be sure`);
   const pickScore = pick.scored.score;
   const worthTrying: WorthTrying[] = thin
     .filter((candidate) => candidate.scored.interval[1] > pickScore)
-    .map(({ scored }) => ({
+    .map(({ scored, sd, mean }) => ({
       agent,
       model: scored.model,
       score: scored.score,
@@ -348,17 +436,21 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
       why: scored.why,
       experiment: true as const,
       insteadOf: pick.scored.model,
+      sessionsToSettle: sessionsToSettle(scored, sd, Math.abs(pick.mean - mean), pool.commits > 0),
     }));
   return {
     role: {
       agent,
-      pick: pick.scored,
+      // Thin evidence is said once, on the pick's line (confidence), not again in its why.
+      pick: { ...pick.scored, why: pick.reason },
       runnerUp: runnerUp?.scored ?? null,
       alternatives: alternatives.map((candidate) => candidate.scored),
       confidence,
       probabilityBest,
       thinEvidence: pick.scored.thin,
-      certain: confidence !== 'close call' && !pick.scored.thin,
+      certain: confidence !== 'close call' && !pick.scored.thin && unlike === null,
+      tie,
+      ...(caveats.length > 0 ? { caveat: caveats.join('; ') } : {}),
     },
     worthTrying,
     all: candidates.map((candidate) => candidate.scored),
@@ -369,13 +461,14 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
 export function recommendSetups(input: RecommendInput): Recommendation {
   const prefer = input.prefer ?? DEFAULT_PREFERENCE;
   const empty: Recommendation = { project: input.target, prefer, roles: [], setup: [], worthTrying: [], recommendations: [], message: NO_HISTORY_MESSAGE };
-  const byRole = gatherEvidence(input);
+  const { roles: byRole, closest } = gatherEvidence(input);
   if (byRole.size === 0) return empty;
+  const unlike = closest < SIMILARITY_THRESHOLD ? unlikeCaveat(input.target) : null;
   const roles: RoleRecommendation[] = [];
   const worthTrying: WorthTrying[] = [];
   const all: ScoredSetup[] = [];
   for (const agent of [...byRole.keys()].sort()) {
-    const result = recommendRole(agent, byRole.get(agent) ?? [], prefer);
+    const result = recommendRole(agent, byRole.get(agent) ?? [], prefer, unlike);
     roles.push(result.role);
     worthTrying.push(...result.worthTrying);
     all.push(...result.all);

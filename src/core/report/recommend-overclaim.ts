@@ -1,0 +1,76 @@
+/**
+ * Self-grade calibration: how much a setup rates its own commits above the user's grades of them
+ * (its "overclaim"), and its self-grades corrected by that amount before they count. A setup that
+ * grades itself 5 on every commit while the user gives 3 has an overclaim of 2, so its corrected
+ * self-grades read 3: grading itself up gains it nothing.
+ */
+import { Z_80 } from './recommend-math.js';
+import type { Tally } from './recommend-signals.js';
+
+/**
+ * The role's overclaim counts as this many paired commits of prior. Small on purpose: shrinking a
+ * self-inflating setup's overclaim toward the role's would hand back part of what it inflated.
+ */
+export const OVERCLAIM_CREDIBILITY = 2;
+/** Below this many commits graded by both, a setup's self-grades cannot be corrected and do not count. */
+export const MIN_OVERCLAIM_PAIRS = 3;
+/** The grade scale, for clamping a corrected self-grade. */
+const GRADE_LOW = -1;
+const GRADE_HIGH = 5;
+/** Spread of (self − user) assumed when a setup has too few pairs to measure its own (grade points). */
+const DEFAULT_OVERCLAIM_SD = 1.5;
+
+/** A setup's overclaim in grade points (self-grade minus user grade), with its 80% interval. */
+export interface Overclaim {
+  /** Mean self-grade minus mean user grade on the commits both graded, shrunk toward the role's. */
+  mean: number;
+  interval: [number, number];
+  /** Commits both the user and the setup graded. */
+  commits: number;
+}
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** The role's own overclaim (its pooled mean), or null when no commit in the role was graded by both. */
+export function roleOverclaim(pool: Tally): number | null {
+  return pool.pairedGraded > 0 ? pool.overclaimSum / pool.pairedGraded : null;
+}
+
+/**
+ * A setup's overclaim shrunk toward the role's (unrounded: what the correction uses); null when it
+ * cannot be measured (too few commits graded by both), so its self-grades are not used at all.
+ */
+export function shrunkOverclaim(setup: Tally, pool: Tally): number | null {
+  const prior = roleOverclaim(pool);
+  if (prior === null || setup.pairedGraded < MIN_OVERCLAIM_PAIRS) return null;
+  return (setup.overclaimSum + OVERCLAIM_CREDIBILITY * prior) / (setup.pairedGraded + OVERCLAIM_CREDIBILITY);
+}
+
+/**
+ * A setup's overclaim, shrunk toward the role's, for showing; null when nobody in the role has a
+ * commit graded by both. (Its self-grades count only from MIN_OVERCLAIM_PAIRS pairs: shrunkOverclaim.) `counted` is the plain pair count shown.
+ */
+export function overclaimOf(setup: Tally, pool: Tally, counted: number): Overclaim | null {
+  const prior = roleOverclaim(pool);
+  if (prior === null) return null;
+  const mean = (setup.overclaimSum + OVERCLAIM_CREDIBILITY * prior) / (setup.pairedGraded + OVERCLAIM_CREDIBILITY);
+  const pairs = setup.pairedGraded;
+  const ownMean = pairs > 0 ? setup.overclaimSum / pairs : prior;
+  const ownVariance = pairs > 1 ? Math.max(0, setup.overclaimSquares / pairs - ownMean * ownMean) : DEFAULT_OVERCLAIM_SD ** 2;
+  const half = Z_80 * Math.sqrt(Math.max(ownVariance, 0.25) / (pairs + OVERCLAIM_CREDIBILITY));
+  return { mean: round1(mean), interval: [round1(mean - half), round1(mean + half)], commits: Math.round(counted) };
+}
+
+/**
+ * The tally with its self-grades corrected by `overclaim` (grade points per commit), the mean kept on
+ * the grade scale, and counted only on commits the user did not grade: where the user graded, the
+ * user's grade already says it, and counting the self-grade again would make the evidence look
+ * larger than it is. With no overclaim known, the self-grades are dropped.
+ */
+export function correctSelfGrades(tally: Tally, overclaim: number | null): Tally {
+  const count = tally.selfGraded;
+  if (overclaim === null || count <= 0) return { ...tally, selfGraded: 0, selfGradeSum: 0 };
+  const correctedMean = Math.min(GRADE_HIGH, Math.max(GRADE_LOW, tally.selfGradeSum / count - overclaim));
+  const unpaired = Math.max(0, count - tally.pairedGraded);
+  return { ...tally, selfGraded: unpaired, selfGradeSum: correctedMean * unpaired };
+}

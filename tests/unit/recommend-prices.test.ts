@@ -1,0 +1,92 @@
+/**
+ * Cost you can trust: usage OpenCode stored at cost 0 while spending tokens is priced from the real
+ * price catalog (@pydantic/genai-prices) and marked estimated; a model the catalog does not know stays
+ * of unknown cost and is never treated as free.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { calcPrice } from '@pydantic/genai-prices';
+import { recommendSetups } from '../../src/core/report/recommend.js';
+import type { Recommendation } from '../../src/core/report/recommend.js';
+import { catalogUsage, costOf, loadPriceCatalog } from '../../src/core/report/recommend-prices.js';
+import { describeCost } from '../../src/core/report/recommend-text.js';
+import type { UsageRecord } from '../../src/core/types.js';
+import { profile } from '../helpers/synthetic-history.js';
+import { usageRecord } from '../helpers/usage-record.js';
+
+const KNOWN = 'anthropic/claude-sonnet-4-5';
+const UNKNOWN_MODEL = 'nowhere/model-nobody-prices';
+const TOKENS = { tokensInput: 10_000, tokensOutput: 2_000, tokensReasoning: 500, tokensCacheRead: 30_000, tokensCacheWrite: 1_000 };
+const TARGET = profile('/p/target', 'rust', 'axum', 'api');
+/** Same outcomes for every setup: only cost can tell them apart. */
+const WORK: Partial<UsageRecord> = { commits: 2, toolCalls: 10, userGradedCommits: 1, userGradeSum: 2, turns: 2 };
+
+function work(model: string, sessions: number, counters: Partial<UsageRecord>): UsageRecord[] {
+  return Array.from({ length: sessions }, () => usageRecord({ agent: 'build', model, ...WORK, ...TOKENS, ...counters }));
+}
+
+async function recommend(usage: UsageRecord[], prefer: 'cheap' | 'balanced' = 'cheap'): Promise<Recommendation> {
+  return recommendSetups({ target: TARGET, history: { usage }, profiles: new Map(), similarity: () => 0, prefer, estimateCost: await loadPriceCatalog() });
+}
+
+const setup = (result: Recommendation, model: string) => {
+  const found = result.recommendations.find((r) => r.model === model);
+  if (!found) throw new Error(`no ${model}`);
+  return found;
+};
+
+describe('the catalog usage', () => {
+  it("counts cache reads and writes into the whole input and reasoning as output", () => {
+    expect(catalogUsage(usageRecord({ agent: 'a', model: KNOWN, ...TOKENS }))).toEqual({
+      input_tokens: 10_000 + 30_000 + 1_000,
+      cache_read_tokens: 30_000,
+      cache_write_tokens: 1_000,
+      output_tokens: 2_000 + 500,
+    });
+  });
+});
+
+describe('pricing usage stored at cost 0', () => {
+  it('prices a known model from the catalog and says it is an estimate', async () => {
+    const estimate = await loadPriceCatalog();
+    const record = usageRecord({ agent: 'build', model: KNOWN, ...TOKENS, cost: 0 });
+    const expected = calcPrice({ input_tokens: 41_000, cache_read_tokens: 30_000, cache_write_tokens: 1_000, output_tokens: 2_500 }, 'claude-sonnet-4-5', { providerId: 'anthropic' })?.total_price;
+    expect(expected).toBeGreaterThan(0);
+    expect(costOf(record, estimate)).toEqual({ cost: expected, kind: 'estimated' });
+  });
+
+  it('keeps a stored cost, and work that spent no tokens, as stored', async () => {
+    const estimate = await loadPriceCatalog();
+    expect(costOf(usageRecord({ agent: 'build', model: KNOWN, ...TOKENS, cost: 0.42 }), estimate)).toEqual({ cost: 0.42, kind: 'stored' });
+    expect(costOf(usageRecord({ agent: 'build', model: UNKNOWN_MODEL, cost: 0 }), estimate)).toEqual({ cost: 0, kind: 'stored' });
+  });
+
+  it('leaves a model the catalog does not know unknown, never free', async () => {
+    const estimate = await loadPriceCatalog();
+    expect(costOf(usageRecord({ agent: 'build', model: UNKNOWN_MODEL, ...TOKENS, cost: 0 }), estimate)).toEqual({ cost: 0, kind: 'unknown' });
+  });
+});
+
+describe('cost in the recommendation', () => {
+  it('does not favour a model of unknown price under --prefer cheap', async () => {
+    const result = await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]);
+    expect(setup(result, UNKNOWN_MODEL).costPerAcceptedCommit).toBeNull();
+    expect(describeCost(setup(result, UNKNOWN_MODEL))).toBe('cost unknown');
+    expect(setup(result, UNKNOWN_MODEL).score).toBeLessThanOrEqual(setup(result, 'paid/model').score);
+  });
+
+  it('shows an estimated cost per accepted commit as estimated', async () => {
+    const result = await recommend([...work(KNOWN, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]);
+    const priced = setup(result, KNOWN);
+    const perSession = calcPrice({ input_tokens: 41_000, cache_read_tokens: 30_000, cache_write_tokens: 1_000, output_tokens: 2_500 }, 'claude-sonnet-4-5', { providerId: 'anthropic' })?.total_price ?? NaN;
+    // 20 sessions of 2 commits, none reverted: 40 accepted commits.
+    expect(priced.costPerAcceptedCommit).toBeCloseTo((20 * perSession) / 40, 4);
+    expect(priced.costEstimated).toBe(true);
+    expect(describeCost(priced)).toMatch(/^\$\d+\.\d{3} per accepted commit \(estimated\)$/);
+    expect(setup(result, 'paid/model').costEstimated).toBe(false);
+  });
+
+  it('says so when no model in a role has a known price', async () => {
+    const result = await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...work('nowhere/another-unpriced', 20, { cost: 0 })], 'balanced');
+    expect(result.roles[0]?.caveat).toMatch(/no model in this role has a known price/);
+  });
+});
