@@ -40,6 +40,13 @@ export const OUTCOME_COUNTERS = {
   revertedCommits: 'the setup\'s commits later reverted',
   followUpFixCommits: 'the setup\'s commits followed by a fix to the same lines',
   trackerFileEdits: 'tool calls that edited an OpenCode config, the provisioned agents/skills or the tracker\'s AGENTS.md section',
+  turnsBugFix: 'turns whose task was a bug fix (classified from the prompt and the files the turn edited)',
+  turnsFeature: 'turns whose task was a feature',
+  turnsRefactor: 'turns whose task was a refactor',
+  turnsTests: 'turns whose task was tests',
+  turnsDocs: 'turns whose task was documentation',
+  turnsConfig: 'turns whose task was configuration',
+  turnsOther: 'turns whose task was a question or anything else',
 } as const;
 
 export type WorkCounterName = keyof typeof WORK_COUNTERS;

@@ -4,8 +4,21 @@
  * work (the strong model is often handed the hard bugs, the cheap one the docs).
  */
 
+import type { OutcomeCounterName } from '../../contract/counters.js';
+
 export const TASK_KINDS = ['bug fix', 'feature', 'refactor', 'tests', 'docs', 'config', 'question/other'] as const;
 export type TaskKind = (typeof TASK_KINDS)[number];
+
+/** The usage counter that counts the turns of each kind (so they are stored, exported and imported with the rest). */
+export const TASK_KIND_COUNTERS: Readonly<Record<TaskKind, OutcomeCounterName>> = {
+  'bug fix': 'turnsBugFix',
+  feature: 'turnsFeature',
+  refactor: 'turnsRefactor',
+  tests: 'turnsTests',
+  docs: 'turnsDocs',
+  config: 'turnsConfig',
+  'question/other': 'turnsOther',
+};
 
 /** What is known of a turn when it ends. */
 export interface TurnFacts {

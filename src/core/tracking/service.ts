@@ -16,6 +16,7 @@ import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../o
 import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import { replayDelta } from '../store/replay.js';
 import { judgeBugReport } from '../integrity/bug-evidence.js';
+import { classifyTaskKind, TASK_KIND_COUNTERS } from '../outcomes/task-kind.js';
 import type { BugReportVerdict } from '../integrity/bug-evidence.js';
 import { StoreNotWritableError } from '../store/store.js';
 import type { Store } from '../store/store.js';
@@ -780,7 +781,8 @@ export class TrackingService implements Recorder {
   private finishTurn(sessionId: string, turn: TurnState): void {
     const setup = this.setupOf(sessionId);
     if (setup.agent === UNKNOWN) return;
-    this.count(sessionId, setup, { turns: 1 });
+    const kind = classifyTaskKind({ prompt: turn.task, filesEdited: [...turn.files] });
+    this.count(sessionId, setup, { turns: 1, [TASK_KIND_COUNTERS[kind]]: 1 });
     if (!turn.messageId) return;
     const finished = this.finishedTurns.get(sessionId) ?? [];
     finished.push({ messageId: turn.messageId, agent: setup.agent, model: setup.model, project: setup.project });
