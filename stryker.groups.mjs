@@ -13,4 +13,13 @@ export const GROUPS = {
   },
   query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
   'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form'] },
+  tracking: {
+    mutate: ['src/core/tracking/service.ts', 'src/core/integrity/bug-evidence.ts', 'src/core/outcomes/task-kind.ts'],
+    tests: ['tracking', 'state', 'host-call-ids', 'outcome-tracking', 'task-kind', 'user-grades'],
+  },
+  store: {
+    mutate: ['src/core/store/store.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/contract/git-signal-cache.ts'],
+    tests: ['store', 'transfer', 'import', 'reliability-map'],
+  },
+  answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['report', 'transfer-roundtrip', 'prior-art'] },
 };
