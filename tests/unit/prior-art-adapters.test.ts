@@ -55,7 +55,7 @@ describe('agent-tracker prior-art', () => {
       expect.objectContaining({ source: 'retrospective', task: 'Add rate limiting to login', grade: 5, agentId: 'build', scope: 'CLI', projectPath: MINE, relevanceScore: 1 }),
     ]);
     expect(Object.keys(result.positivePatterns[0] ?? {}).sort()).toEqual(
-      ['agentId', 'grade', 'notes', 'projectPath', 'relevanceScore', 'scope', 'source', 'task', 'timestamp'],
+      ['agentId', 'grade', 'gradedBy', 'notes', 'projectPath', 'relevanceScore', 'scope', 'source', 'task', 'timestamp'],
     );
     expect(result.crossScopePatterns.map((m) => [m.source, m.scope])).toEqual([['activity', OTHER]]);
     expect(result.mistakes.map((m) => [m.task, m.grade])).toEqual([['Rate limiting with a global lock', -1]]);

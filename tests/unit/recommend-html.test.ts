@@ -57,7 +57,7 @@ describe('the recommendation in the HTML report', () => {
     const recommendation = recommend();
     const page = renderHtmlReport({ report: buildReport(history, 'setup'), activity: activityOverTime(history), filter: {}, generatedAt: '2026-01-01T00:00:00Z', recommendation });
     expect(page.indexOf('Recommended setup for')).toBeGreaterThan(-1);
-    expect(page.indexOf('Recommended setup for')).toBeLessThan(page.indexOf('Outcome against cost'));
+    expect(page.indexOf('Recommended setup for')).toBeLessThan(page.indexOf('Your grade against cost'));
     const without = renderHtmlReport({ report: buildReport(history, 'setup'), activity: activityOverTime(history), filter: {}, generatedAt: '2026-01-01T00:00:00Z' });
     expect(without).not.toContain('Recommended setup for');
   });

@@ -4,7 +4,7 @@
  * signals of every project in the history are brought up to date first, then the ranking runs.
  */
 import { loadHistory } from '../report/history.js';
-import { recommendForProject } from '../report/recommend-project.js';
+import { recommendForProject, targetProfile } from '../report/recommend-project.js';
 import type { Preference, Recommendation } from '../report/recommend.js';
 import type { TrackingService } from '../tracking/service.js';
 import { refreshSignals } from './signals.js';
@@ -17,8 +17,10 @@ export interface RecommendRequest {
 
 export type RecommendAnswer = Recommendation;
 
-/** @throws InputError when the project can be neither classified nor found among the stored profiles. */
+/** @throws InputError when the project can be neither classified nor found among the stored profiles (then nothing is written). */
 export async function recommendAnswer(recorder: TrackingService, request: RecommendRequest): Promise<RecommendAnswer> {
+  // The target first: a project that cannot be answered for is refused before anything is refreshed.
+  await targetProfile(recorder.store, request.project);
   await refreshSignals(recorder, loadHistory(recorder.store).usage.map((record) => record.project));
   return recommendForProject(recorder.store, request.project, request.prefer);
 }

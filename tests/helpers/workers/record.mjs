@@ -75,7 +75,7 @@ async function record([dbPath, worker, eventsText, flushText]) {
 async function rounds([dbPath, roundText, pauseText]) {
   const roundEvents = Number(roundText);
   const pauseAfter = pauseText === undefined ? Infinity : Number(pauseText);
-  const { service } = await tracker(dbPath, Number.MAX_SAFE_INTEGER);
+  const { service } = await tracker(dbPath, 1_000_000);
   service.noteModelRequest('ses-rounds', AGENT, MODEL);
   let call = 0;
   const recordRound = () => {
