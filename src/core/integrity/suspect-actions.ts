@@ -7,7 +7,7 @@
  * write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
  */
 import { createHash } from 'node:crypto';
-import type { Key } from 'lmdb';
+import type { StoreKey } from '../store/tables.js';
 import type { Store } from '../store/store.js';
 import type { UserActionProvenance } from '../types.js';
 
@@ -38,7 +38,7 @@ export interface SuspectUserAction {
 }
 
 /** The id of a record from its table and key: the same on every read. */
-export function suspectId(table: string, key: Key): string {
+export function suspectId(table: string, key: StoreKey): string {
   return createHash('sha256').update(JSON.stringify([table, key])).digest('hex').slice(0, SUSPECT_ID_LENGTH);
 }
 

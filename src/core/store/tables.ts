@@ -17,6 +17,9 @@ import type {
 } from '../types.js';
 import type { ReplayKey } from './mutations.js';
 
+/** Any key of a table: what lmdb sorts (text, numbers, and arrays of them). */
+export type StoreKey = Key;
+
 /** A key of the prior-art term index (layout in query/term-index.ts). */
 export type TermIndexKey = (string | number)[];
 
