@@ -2,6 +2,7 @@
  * What every CLI command shares: the global flags, the resolved settings (the same resolution as
  * the plugin, including the plugin's options from the global opencode.json) and the store.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
@@ -60,18 +61,32 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   }
 }
 
+/** Readers (status, report, doctor, ...) open the database read-only; writers may create it. */
+export type StoreAccess = 'read' | 'write';
+
+/** The one line a reader prints when its path holds no database: it creates nothing there. */
+export function noDatabaseMessage(databasePath: string): string {
+  return `no agent-tracker database at ${databasePath}: nothing is recorded there yet. Check --db (or AGENT_TRACKER_DB_PATH), or work in OpenCode with the plugin first`;
+}
+
 /**
  * Opens the configured database (checked first, and read in a child process when it changed since
  * it was last verified: a damaged file never crashes the CLI), runs `action`, and always closes it.
- * A file of a newer schema is only read: one warning line, and any write fails with that line.
+ * `read` opens it read-only and never creates it: a missing file is a CliError and nothing is
+ * written. A file of a newer schema is only read: one warning line, and any write fails with that line.
  */
-export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>): Promise<T> {
+export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>, access: StoreAccess = 'write'): Promise<T> {
+  const readOnly = access === 'read';
+  if (readOnly && !fs.existsSync(config.databasePath)) throw new CliError(noDatabaseMessage(config.databasePath));
   // Loaded here, not with this module: `--help` and argument errors never load lmdb.
-  const [{ openCheckedSync }, { termIndexer }] = await Promise.all([import('../core/store/open-checked.js'), import('../core/query/indexer.js')]);
+  const [{ openCheckedSync }, { termIndexer }] = await Promise.all([
+    import('../core/store/open-checked.js'),
+    // Only a writer keeps the term index in step; a reader never loads it.
+    readOnly ? Promise.resolve({ termIndexer: undefined }) : import('../core/query/indexer.js'),
+  ]);
   let store: Store;
   try {
-    // Every command that writes (import, migrate, backfill, grade, ...) keeps the term index in step.
-    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
+    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, ...(termIndexer ? { indexer: termIndexer } : {}), ...(readOnly ? { readOnly } : {}) });
   } catch (error) {
     throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
   }

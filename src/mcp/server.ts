@@ -129,7 +129,7 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
           const profile = await targetProfile(store, projectPath);
           const similar = findSimilarProjects(store, profile, { limit: SIMILAR_SHOWN }).map(({ profile: other, score }) => ({ ...other, score }));
           return { project: profile, similar };
-        });
+        }, 'read');
         return text(JSON.stringify(answer, null, 2));
       } catch (error) {
         return failure(error);

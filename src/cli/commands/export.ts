@@ -15,7 +15,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   const target = positionals[0] === undefined ? undefined : path.resolve(positionals[0]);
   const config = loadConfig(values.db);
   if (target === undefined) {
-    await withStore(config, (store) => exportRecords(store, (chunk) => fs.writeSync(process.stdout.fd, chunk)));
+    await withStore(config, (store) => exportRecords(store, (chunk) => fs.writeSync(process.stdout.fd, chunk)), 'read');
     return;
   }
   if (!fs.existsSync(path.dirname(target))) throw new CliError(`cannot write ${target}: its folder does not exist`);
@@ -23,7 +23,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   const file = openAtomic(target);
   let summary;
   try {
-    summary = await withStore(config, (store) => exportRecords(store, (chunk) => file.write(chunk)));
+    summary = await withStore(config, (store) => exportRecords(store, (chunk) => file.write(chunk)), 'read');
   } catch (error) {
     file.abort();
     throw error;

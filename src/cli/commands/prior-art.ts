@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } from '../../core/projects/cross-project-search.js';
-import { rebuildStaleTermIndex } from '../../core/query/reindex.js';
+import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../core/query/reindex.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -30,9 +30,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   const maxResults = parseMax(values.max);
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
+  // Once after an upgrade changed the search rules, a short write (the rebuild); otherwise only reads.
+  if (!(await withStore(config, termIndexIsCurrent, 'read'))) await withStore(config, (store) => rebuildStaleTermIndex(store, reindexProgress(output)));
   const result = await withStore(config, async (store) => {
-    // Once after an upgrade changed the search rules; a read when the index is current.
-    rebuildStaleTermIndex(store, reindexProgress(output));
     try {
       const query = {
         taskDescription: text,
@@ -45,6 +45,6 @@ export async function run(args: string[], output: Output): Promise<void> {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;
     }
-  });
+  }, 'read');
   output.out(values.json ? JSON.stringify(result, null, 2) : formatCrossProjectPriorArt(result));
 }

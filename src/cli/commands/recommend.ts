@@ -15,7 +15,6 @@ import type { Preference } from '../../core/report/recommend.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import { refreshProjectGitSignals } from '../git-signals.js';
-import { loadHistory } from '../../core/report/history.js';
 import type { Output } from '../context.js';
 import { InputError } from '../../core/validation.js';
 import { applyRecommendation, describeOutcome } from './recommend-apply.js';
@@ -69,20 +68,21 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
     throw new CliError(`project folder ${project} does not exist: pass --project with the folder whose opencode.json to change`);
   }
   const config = loadConfig(values.db);
+  await refreshProjectGitSignals(config);
+  // Only --apply (which records the user's decision) writes; the answer itself is read-only.
   const recommendation = await withStore(config, async (store) => {
     if (!projectExists && !getProject(store, projectKey(project))) {
       throw new CliError(`project folder ${project} does not exist and has no stored profile: pass --project with an existing folder`);
     }
     // Rewriting OpenCode's config is the user's decision: an agent may not pick its own model.
     if (values.apply && !values['dry-run']) confirmUserOnly('recommend --apply', { store, project });
-    await refreshProjectGitSignals(store, config, loadHistory(store).usage.map((record) => record.project));
     try {
       return await recommendForProject(store, project, prefer);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;
     }
-  });
+  }, values.apply && !values['dry-run'] ? 'write' : 'read');
 
   if (!values.apply || recommendation.message) {
     output.out(values.json ? JSON.stringify(recommendation, null, 2) : formatRecommendation(recommendation));

@@ -72,15 +72,17 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const { history, suspect, recommendation } = await withStore(config, async (store) => {
-    await refreshProjectGitSignals(store, config, filter.project ? [filter.project] : loadHistory(store, filter).usage.map((record) => record.project));
-    return {
+  await refreshProjectGitSignals(config, filter.project ? [filter.project] : undefined);
+  const { history, suspect, recommendation } = await withStore(
+    config,
+    async (store) => ({
       history: loadHistory(store, filter),
       suspect: suspectUserActions(store),
       // The page opens with the recommendation for the project asked for (the current folder by default).
       recommendation: htmlFile === undefined ? undefined : await recommendationForPage(store, filter.project ?? process.cwd()),
-    };
-  });
+    }),
+    'read',
+  );
   const report = buildReport(history, by);
 
   // The page, the table and the CSV load only for the output asked for.

@@ -11,7 +11,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (positionals.length > 1) throw new CliError('expects at most one AGENT name');
   const agent = positionals[0];
   const config = loadConfig(values.db);
-  const summaries = await withStore(config, (store) => agentSummaries(store, config.rules, agent));
+  const summaries = await withStore(config, (store) => agentSummaries(store, config.rules, agent), 'read');
   if (agent && summaries.length === 0) throw new CliError(`no agent named "${agent}" has been tracked yet`);
   if (values.json) {
     output.out(JSON.stringify({ agents: summaries }, null, 2));
