@@ -92,8 +92,21 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
   }
   if (store.refusal) processOutput.err(`agent-tracker: ${store.refusal}`);
   try {
-    return await action(store);
+    const result = await action(store);
+    if (!readOnly) await keepVerified(store);
+    return result;
   } finally {
     store.close();
   }
+}
+
+/**
+ * After a writer's clean commits the file stays verified, as after a plugin session (verify.ts):
+ * its pages were verified at open and lmdb wrote the rest. Without this, the next command would
+ * read the whole file again in a child process (seconds after a large backfill).
+ */
+async function keepVerified(store: Store): Promise<void> {
+  if (!store.attached || store.refusal) return;
+  const [{ recordVerified }, { SALVAGED_TABLES }] = await Promise.all([import('../core/store/verify.js'), import('../core/store/salvage.js')]);
+  recordVerified(store.path, Object.fromEntries(SALVAGED_TABLES.map((table) => [table, store.tables[table].getKeysCount()])));
 }

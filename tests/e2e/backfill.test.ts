@@ -119,8 +119,8 @@ describe('backfill of sessions OpenCode ran without the plugin', () => {
       expect(stats.tools).toMatchObject({ bash: 3, read: 2 });
       expect(report.rows.map((row) => row.agent).sort()).toEqual(['build', 'plan']);
 
-      // Again: nothing new.
-      expect(cliJson<BackfillSummary>(sandbox, ['backfill']).sessions).toBe(3);
+      // Again: nothing new, known from the plugin's watermark without reading the store.
+      expect(cliJson<BackfillSummary>(sandbox, ['backfill']).sessions).toBe(0);
       expect(cliJson<ReportJson>(sandbox, ['report']).totals).toEqual(totals);
 
       // The plugin on, one more session: live, added once, backfilled ones untouched.

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { UnknownHistoryLayoutError } from '../../src/core/backfill/history.js';
 import { PROJECT_GONE, runBackfill, summaryLine } from '../../src/core/backfill/run.js';
+import type { BackfillSummary } from '../../src/core/backfill/run.js';
 import { SKIP_REASONS } from '../../src/core/backfill/replay-session.js';
 import { importHistory } from '../../src/opencode/history/import.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
@@ -15,6 +16,7 @@ import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
+import { cliJson, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -270,5 +272,40 @@ describe('a large SQLite store', () => {
     expect(summary.sessions).toBe(60);
     expect(new Set(records.map((r) => r.sessionId)).size).toBe(60);
     expect([sum('messages'), sum('tokensInput'), sum('tokensOutput'), sum('toolCalls'), sum('toolFailures'), sum('cost')]).toEqual([120, expectedTokens + 60, expectedTokens + 60, 60, 20, 45]);
+  });
+});
+
+describe('agent-tracker backfill, run again (built CLI)', () => {
+  it('reads nothing when the store is unchanged, and only the new session when OpenCode wrote one since', async () => {
+    const sandbox = makeSandbox('agent-tracker-backfill-cli-');
+    try {
+      const project = tempDir();
+      const dataDir = path.join(sandbox.root, 'opencode-data');
+      const sessions = fixture(project);
+      await writeSqliteHistory(dataDir, sessions);
+      const args = ['backfill', '--from', dataDir, '--db', sandbox.dbPath];
+      expect(cliJson<BackfillSummary>(sandbox, args).sessions).toBe(2);
+      const totals = cliJson<{ totals: { sessions: number; messages: number } }>(sandbox, ['report', '--db', sandbox.dbPath]).totals;
+
+      const again = cliJson<BackfillSummary>(sandbox, args);
+      expect(again).toMatchObject({ sessions: 0, messages: 0, toolCalls: 0 });
+      expect(again.source).toContain('unchanged since the last import');
+      expect(cliJson<{ totals: unknown }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toEqual(totals);
+
+      // OpenCode wrote one more session (later than the rest): it is read, with the one at the
+      // watermark's own millisecond (read again on purpose; replaying it adds nothing).
+      const later: FixtureSession = {
+        id: 'ses_c', directory: project, created: T0 + 300_000, updated: T0 + 400_000,
+        messages: [{ id: 'msg_c1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(3, 1), cost: 0.5, created: T0 + 300_500 }],
+      };
+      await writeSqliteHistory(dataDir, [...sessions, later]);
+      expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 2, messages: 2 });
+      expect(cliJson<{ totals: { sessions: number; messages: number } }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toMatchObject({
+        sessions: totals.sessions + 1,
+        messages: totals.messages + 1,
+      });
+    } finally {
+      removeSandbox(sandbox);
+    }
   });
 });

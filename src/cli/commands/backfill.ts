@@ -16,6 +16,11 @@ import type { Output } from '../context.js';
 import { parseSince } from './report.js';
 import { progressReporter } from './progress.js';
 
+/** The summary of a run that found the store unchanged since the last import. */
+function nothingNew(location: string, dryRun: boolean): BackfillSummary {
+  return { source: `OpenCode's history at ${location} (unchanged since the last import)`, sessions: 0, messages: 0, toolCalls: 0, commits: 0, pushes: 0, skipped: {}, latestUpdate: 0, dryRun };
+}
+
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
     args,
@@ -30,16 +35,15 @@ export async function run(args: string[], output: Output): Promise<void> {
   const summary = await withStore(config, async (store): Promise<BackfillSummary> => {
     const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
     try {
+      // The plugin's watermark: a re-run with nothing new is known from two stat calls.
       const outcome = await importHistory(service, location, {
-        full: true,
         dryRun: values['dry-run'],
         ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
         ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
         ...(progress ? { onProgress: progress.update, onTotal: progress.start } : {}),
         classifyProject: async (directory) => (await import('../../core/projects/init-project.js')).profileIfMissing(store, directory),
       });
-      if (outcome.upToDate) throw new Error('unreachable: a full import always reads the store');
-      return outcome.summary;
+      return outcome.upToDate ? nothingNew(location, values['dry-run']) : outcome.summary;
     } catch (error) {
       if (error instanceof NoHistoryError) throw new CliError(`${error.message}. Pass --from with OpenCode's data folder, or run OpenCode once first.`);
       if (error instanceof UnknownHistoryLayoutError) throw new CliError(`${error.message}. Nothing was written; an update of agent-tracker may know it.`);
