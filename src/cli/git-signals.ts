@@ -7,6 +7,7 @@
  * and only when a HEAD moved, a short write through TrackingService's flush (the one write door)
  * for those projects. Nothing new, the usual case, writes nothing and never loads the writer.
  */
+import fs from 'node:fs';
 import type { TrackerConfig } from '../core/config.js';
 import { silentLogger } from '../core/logger.js';
 import type { GitSignalCache, GitSignalSink } from '../core/outcomes/git-outcomes.js';
@@ -61,18 +62,21 @@ class ReadOnlySink implements GitSignalSink {
  * cached. A path with no database has nothing to refresh.
  */
 export async function refreshProjectGitSignals(config: TrackerConfig, projects?: Iterable<string>): Promise<void> {
-  const outcomes = await import('../core/outcomes/git-outcomes.js');
   const moved = await withStore(
     config,
     async (store) => {
+      // A folder that is gone has no signal: git (and its module) is not even loaded for it.
+      const present = [...new Set(projects ?? projectsWithCommits(store))].filter((project) => fs.existsSync(project));
+      if (present.length === 0) return [];
+      const outcomes = await import('../core/outcomes/git-outcomes.js');
       const sink = new ReadOnlySink(store, outcomes.gitSignalCacheKey);
-      for (const project of new Set(projects ?? projectsWithCommits(store))) await outcomes.refreshGitSignals(sink, project);
+      for (const project of present) await outcomes.refreshGitSignals(sink, project);
       return [...sink.moved];
     },
     'read',
   );
   if (moved.length === 0) return;
-  const { TrackingService } = await import('../core/tracking/service.js');
+  const [outcomes, { TrackingService }] = await Promise.all([import('../core/outcomes/git-outcomes.js'), import('../core/tracking/service.js')]);
   await withStore(config, async (store) => {
     const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
     for (const project of moved) await outcomes.refreshGitSignals(service, project);
