@@ -11,6 +11,7 @@ import { PROJECT_GONE, runBackfill, summaryLine } from '../../src/core/backfill/
 import type { BackfillSummary } from '../../src/core/backfill/run.js';
 import { SKIP_REASONS } from '../../src/core/backfill/replay-session.js';
 import { importHistory } from '../../src/opencode/history/import.js';
+import { scheduleHistoryImport } from '../../src/opencode/background-import.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
 import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
 import type { UsageRecord } from '../../src/core/types.js';
@@ -18,7 +19,7 @@ import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-histor
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { cliJson, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
-import { tempTracker } from '../helpers/temp-store.js';
+import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 
 const tempDir = useTempDirs('agent-tracker-backfill-');
@@ -307,5 +308,34 @@ describe('agent-tracker backfill, run again (built CLI)', () => {
     } finally {
       removeSandbox(sandbox);
     }
+  });
+});
+
+describe("the plugin's background import (a child process)", () => {
+  /** Waits, bounded, until `done` holds. */
+  async function until(done: () => boolean, timeoutMs = 60_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
+  it('imports the past sessions in a child process, then, with nothing new, starts none', async () => {
+    const project = tempDir();
+    const dataDir = path.join(tempDir(), 'opencode');
+    await writeSqliteHistory(dataDir, fixture(project));
+    tracker = tempTracker({}, project);
+    const t = tracker;
+    const schedule = () => scheduleHistoryImport({ store: t.store, config: t.config, logger: recordingLogger(t.logged), project, location: dataDir, delayMs: 0, startedAt: T0 + 10_000_000 });
+    schedule();
+    await until(() => t.logged.length > 0);
+    expect(t.logged).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('imported 2 past session(s)') })]);
+    // Written by the child into the same database, read here.
+    expect(usage(t).map((record) => `${record.sessionId} ${record.agent}`).sort()).toEqual(['ses_a build', 'ses_a plan', 'ses_b build']);
+
+    // Nothing new: the watermark answers in this process; no child, nothing logged.
+    const before = usage(t);
+    schedule();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(t.logged).toHaveLength(1);
+    expect(usage(t)).toEqual(before);
   });
 });
