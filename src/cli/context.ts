@@ -66,7 +66,7 @@ export type StoreAccess = 'read' | 'write';
 
 /** The one line a reader prints when its path holds no database: it creates nothing there. */
 export function noDatabaseMessage(databasePath: string): string {
-  return `no agent-tracker database at ${databasePath}: nothing is recorded there yet. Check --db (or AGENT_TRACKER_DB_PATH), or work in OpenCode with the plugin first`;
+  return `no agent-tracker database at ${databasePath}: nothing is recorded there yet. Check --db (or AGENT_TRACKER_DB_PATH), or import OpenCode's past sessions with "agent-tracker backfill"`;
 }
 
 /**
