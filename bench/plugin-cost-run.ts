@@ -9,8 +9,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { bash, say, scriptByPrompt, startFakeModel } from '../tests/helpers/fake-model.ts';
-import { makeRepo, makeSandbox, OPENCODE_BIN, opencodeConfig, removeSandbox } from '../tests/helpers/sandbox.ts';
+import { bash, say, scriptByPrompt, startFakeModel } from '../tests/helpers/fake-model.js';
+import { makeRepo, makeSandbox, OPENCODE_BIN, opencodeConfig, removeSandbox } from '../tests/helpers/sandbox.js';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
 const RUN_TIMEOUT_MS = 180_000;

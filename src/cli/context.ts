@@ -61,6 +61,15 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   }
 }
 
+/** Whether nothing is at `file` (ENOENT); anything else (a file in the way of its folder, no access) is the preflight's to explain. */
+function isAbsent(file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** Readers (status, report, doctor, ...) open the database read-only; writers may create it. */
 export type StoreAccess = 'read' | 'write';
 
@@ -77,7 +86,7 @@ export function noDatabaseMessage(databasePath: string): string {
  */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>, access: StoreAccess = 'write'): Promise<T> {
   const readOnly = access === 'read';
-  if (readOnly && !fs.existsSync(config.databasePath)) throw new CliError(noDatabaseMessage(config.databasePath));
+  if (readOnly && isAbsent(config.databasePath)) throw new CliError(noDatabaseMessage(config.databasePath));
   // Loaded here, not with this module: `--help` and argument errors never load lmdb.
   const [{ openCheckedSync }, { termIndexer }] = await Promise.all([
     import('../core/store/open-checked.js'),
