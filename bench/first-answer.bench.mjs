@@ -17,6 +17,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { clearInterval, setInterval } from 'node:timers';
 import path from 'node:path';
 import { median, removeDir, ROOT, tempDir } from './support.mjs';
 
