@@ -2,6 +2,7 @@
  * What every CLI command shares: the global flags, the resolved settings (the same resolution as
  * the plugin, including the plugin's options from the global opencode.json) and the store.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
@@ -82,25 +83,61 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   }
 }
 
+/** Whether nothing is at `file` (ENOENT); anything else (a file in the way of its folder, no access) is the preflight's to explain. */
+function isAbsent(file: string): boolean {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Readers (status, report, doctor, ...) open the database read-only; writers may create it. */
+export type StoreAccess = 'read' | 'write';
+
+/** The one line a reader prints when its path holds no database: it creates nothing there. */
+export function noDatabaseMessage(databasePath: string): string {
+  return `no agent-tracker database at ${databasePath}: nothing is recorded there yet. Check --db (or AGENT_TRACKER_DB_PATH), or import OpenCode's past sessions with "agent-tracker backfill"`;
+}
+
 /**
  * Opens the configured database (checked first, and read in a child process when it changed since
  * it was last verified: a damaged file never crashes the CLI), runs `action`, and always closes it.
- * A file of a newer schema is only read: one warning line, and any write fails with that line.
+ * `read` opens it read-only and never creates it: a missing file is a CliError and nothing is
+ * written. A file of a newer schema is only read: one warning line, and any write fails with that line.
  */
-export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>): Promise<T> {
+export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>, access: StoreAccess = 'write'): Promise<T> {
+  const readOnly = access === 'read';
+  if (readOnly && isAbsent(config.databasePath)) throw new CliError(noDatabaseMessage(config.databasePath));
   // Loaded here, not with this module: `--help` and argument errors never load lmdb.
-  const [{ openCheckedSync }, { termIndexer }] = await Promise.all([import('../core/store/open-checked.js'), import('../core/query/indexer.js')]);
+  const [{ openCheckedSync }, { termIndexer }] = await Promise.all([
+    import('../core/store/open-checked.js'),
+    // Only a writer keeps the term index in step; a reader never loads it.
+    readOnly ? Promise.resolve({ termIndexer: undefined }) : import('../core/query/indexer.js'),
+  ]);
   let store: Store;
   try {
-    // Every command that writes (import, migrate, backfill, grade, ...) keeps the term index in step.
-    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
+    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, ...(termIndexer ? { indexer: termIndexer } : {}), ...(readOnly ? { readOnly } : {}) });
   } catch (error) {
     throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
   }
   if (store.refusal) processOutput.err(`agent-tracker: ${store.refusal}`);
   try {
-    return await action(store);
+    const result = await action(store);
+    if (!readOnly) await keepVerified(store);
+    return result;
   } finally {
     store.close();
   }
+}
+
+/**
+ * After a writer's clean commits the file stays verified, as after a plugin session (verify.ts):
+ * its pages were verified at open and lmdb wrote the rest. Without this, the next command would
+ * read the whole file again in a child process (seconds after a large backfill).
+ */
+async function keepVerified(store: Store): Promise<void> {
+  if (!store.attached || store.refusal) return;
+  const [{ recordVerified }, { SALVAGED_TABLES }] = await Promise.all([import('../core/store/verify.js'), import('../core/store/salvage.js')]);
+  recordVerified(store.path, Object.fromEntries(SALVAGED_TABLES.map((table) => [table, store.tables[table].getKeysCount()])));
 }

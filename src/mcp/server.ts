@@ -12,9 +12,8 @@ import { z } from 'zod';
 import { targetProfile } from '../core/report/recommend-project.js';
 import { findSimilarProjects } from '../core/projects/similarity.js';
 import { InputError } from '../core/validation.js';
-import { silentLogger } from '../core/logger.js';
 import type { Store } from '../core/store/store.js';
-import { TrackingService } from '../core/tracking/service.js';
+import { refreshProjectGitSignals } from '../cli/git-signals.js';
 import type { TrackerConfig } from '../core/config.js';
 import { CliError, loadConfig, withStore } from '../cli/context.js';
 import { parseGrouping, parseSince, parseTimeZone } from '../cli/report-args.js';
@@ -41,20 +40,29 @@ function failure(error: unknown): CallToolResult {
   return text(known ? message : `agent-tracker failed: ${message}`, true);
 }
 
-/** Opens the database for one call, builds the answer and returns it as the CLI's `--json` prints it. */
-async function answer(db: string | undefined, build: (store: Store, config: TrackerConfig) => unknown): Promise<CallToolResult> {
+/**
+ * Runs `prepare` (the writes an answer needs first, as the CLI does them: git signals, a stale index),
+ * then opens the database read-only for one call, builds the answer and returns it as the CLI's
+ * `--json` prints it.
+ */
+async function answer(db: string | undefined, build: (store: Store, config: TrackerConfig) => unknown, prepare?: (config: TrackerConfig) => Promise<void>): Promise<CallToolResult> {
   try {
     const config = loadConfig(db);
-    const result = await withStore(config, (store) => build(store, config));
+    await prepare?.(config);
+    const result = await withStore(config, (store) => build(store, config), 'read');
     return text(JSON.stringify(result, null, 2));
   } catch (error) {
     return failure(error);
   }
 }
 
-/** The tracking service a call refreshes git signals through, as the CLI's commands do. */
-function recorderOf(store: Store, config: TrackerConfig): TrackingService {
-  return new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+/** Git signals brought up to date before a report or a recommendation, as the CLI does. */
+const freshSignals = (project?: string) => (config: TrackerConfig) => refreshProjectGitSignals(config, project ? [project] : undefined);
+
+/** A prior-art index left by an earlier version is rebuilt first, in a write of its own, as the CLI does. */
+async function currentIndex(config: TrackerConfig): Promise<void> {
+  const { rebuildStaleTermIndex, termIndexIsCurrent } = await import('../core/query/reindex.js');
+  if (!(await withStore(config, termIndexIsCurrent, 'read'))) await withStore(config, (store) => rebuildStaleTermIndex(store));
 }
 
 const project = z.string().min(1).optional().describe('Absolute path of the project folder; default: the folder the server runs in');
@@ -79,12 +87,12 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       annotations: { readOnlyHint: true },
     },
     (args) =>
-      answer(db, async (store, config) => {
+      answer(db, async (store) => {
         const { reportAnswer } = await import('../core/answers/report.js');
         const since = parseSince(args.since);
         const until = parseSince(args.until, 'until');
         const timeZone = parseTimeZone(args.tz);
-        return reportAnswer(recorderOf(store, config), {
+        return reportAnswer(store, {
           by: parseGrouping(args.by),
           ...(args.project ? { project: path.resolve(args.project) } : {}),
           ...(since ? { since } : {}),
@@ -92,7 +100,7 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
           ...(args.period ? { period: args.period } : {}),
           ...(timeZone ? { timeZone } : {}),
         });
-      }),
+      }, freshSignals(args.project ? path.resolve(args.project) : undefined)),
   );
 
   server.registerTool(
@@ -103,10 +111,10 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       annotations: { readOnlyHint: true },
     },
     (args) =>
-      answer(db, async (store, config) => {
+      answer(db, async (store) => {
         const { recommendAnswer } = await import('../core/answers/recommend.js');
-        return recommendAnswer(recorderOf(store, config), { project: path.resolve(args.project ?? process.cwd()) });
-      }),
+        return recommendAnswer(store, { project: path.resolve(args.project ?? process.cwd()) });
+      }, freshSignals()),
   );
 
   server.registerTool(
@@ -132,7 +140,7 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
           ...(args.max === undefined ? {} : { maxResults: args.max }),
         };
         return priorArtAnswer(store, query, path.resolve(args.project ?? process.cwd()));
-      }),
+      }, currentIndex),
   );
 
   server.registerTool(

@@ -1,15 +1,23 @@
 /**
  * The plugin's own import of OpenCode's history: the first time it runs for a store, everything;
- * after that, only what is newer than the watermark. Runs after plugin start, off every hook's path,
- * on its own TrackingService (its own buffer) over the shared store, yielding between sessions.
- * Sessions begun since the plugin started are left to live tracking. Failures are logged, never thrown.
+ * after that, only what is newer than the watermark. Runs after plugin start, off every hook's path.
+ * Nothing new (the store's files unchanged since the last import) is known here from two `stat`
+ * calls; otherwise the import runs in a child process (history/import-child.ts), so OpenCode's own
+ * process never loads sql.js nor holds its WASM heap (which is never given back). Sessions begun
+ * since the plugin started are left to live tracking. Failures are logged, never thrown.
  */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { TrackerConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Store } from '../core/store/store.js';
 
 /** How long after plugin start the import begins, so OpenCode's own start is not competed with. */
 export const BACKGROUND_IMPORT_DELAY_MS = 2000;
+/** Bounds the child: a first import of thousands of sessions takes seconds; a stuck one is stopped. */
+export const IMPORT_CHILD_TIMEOUT_MS = 10 * 60_000;
 
 export interface BackgroundImportOptions {
   store: Store;
@@ -21,41 +29,64 @@ export interface BackgroundImportOptions {
   delayMs?: number;
   /** When the plugin started (ms since the epoch): sessions created since are live tracking's. Defaults to now. */
   startedAt?: number;
-  /** Masks text before it is stored (commit messages replayed from history carry what live tracking's do). */
-  maskText?: (text: string) => string;
 }
 
-/** Schedules the import; returns a cancel function (for dispose). Never blocks, never throws. */
+/**
+ * The built child script: beside the history readers in dist/opencode/history/, from tsc's
+ * background-import.js and from the bundle's chunks in dist/opencode/ alike; from the TypeScript
+ * sources (tests) the compiled copy under dist/.
+ */
+export function importChildScript(): string {
+  const here = fileURLToPath(new URL('./history/import-child.js', import.meta.url));
+  if (fs.existsSync(here)) return here;
+  return here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
+}
+
+/** The import's child process; resolves with its one-line answer. Never rejects. */
+async function runImportChild(job: string, onChild: (kill: () => void) => void): Promise<{ ok: true; sessions: number; source?: string } | { ok: false; message: string }> {
+  const [{ childRuntime }, { IMPORT_JOB_ENV }] = await Promise.all([import('../core/store/child-runtime.js'), import('./history/import-job.js')]);
+  const runtime = childRuntime();
+  return new Promise((resolve) => {
+    const child = spawn(runtime.command, [importChildScript()], { env: { ...runtime.env, [IMPORT_JOB_ENV]: job }, stdio: ['ignore', 'pipe', 'pipe'], timeout: IMPORT_CHILD_TIMEOUT_MS });
+    onChild(() => child.kill());
+    // Never keeps OpenCode alive: neither the child nor its pipes hold the event loop.
+    child.unref();
+    for (const stream of [child.stdout, child.stderr]) (stream as unknown as { unref?: () => void }).unref?.();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-500)));
+    child.on('error', (error) => resolve({ ok: false, message: error.message }));
+    child.on('close', (code, signal) => {
+      const line = stdout.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(line) as { ok: true; sessions: number; source?: string } | { ok: false; message: string });
+      } catch {
+        resolve({ ok: false, message: `the import process ended (${signal ?? `exit ${code}`}) without an answer${stderr ? `: ${stderr.trim().split('\n').pop()}` : ''}` });
+      }
+    });
+  });
+}
+
+/** Schedules the import; returns a cancel function (for dispose: it also stops a running child). Never blocks, never throws. */
 export function scheduleHistoryImport(options: BackgroundImportOptions): () => void {
   const startedAt = options.startedAt ?? Date.now();
   let cancelled = false;
+  let killChild: (() => void) | undefined;
   const timer = setTimeout(() => {
     void (async () => {
       try {
-        // Loaded only now: plugin start never pays for the history readers or sql.js.
-        const [{ importHistory }, { opencodeDataDir, NoHistoryError }, { TrackingService }] = await Promise.all([
-          import('./history/import.js'),
+        const [{ historySignature, opencodeDataDir }, { readWatermark }, { encodeJob }] = await Promise.all([
           import('./history/locate.js'),
-          import('../core/tracking/service.js'),
+          import('../core/backfill/watermark.js'),
+          import('./history/import-job.js'),
         ]);
-        if (cancelled) return;
-        const service = new TrackingService({
-          store: options.store,
-          config: options.config,
-          logger: options.logger,
-          project: options.project,
-          ...(options.maskText ? { maskText: options.maskText } : {}),
-        });
         const location = options.location ?? opencodeDataDir();
-        try {
-          const outcome = await importHistory(service, location, { createdBefore: startedAt });
-          if (!outcome.upToDate && outcome.summary.sessions > 0) {
-            options.logger.info(`agent-tracker: imported ${outcome.summary.sessions} past session(s) from ${outcome.summary.source}`, { ...outcome.summary });
-          }
-        } catch (error) {
-          if (error instanceof NoHistoryError) return;
-          throw error;
-        }
+        if (cancelled || readWatermark(options.store, location)?.signature === historySignature(location)) return;
+        const result = await runImportChild(encodeJob(location, options.project, startedAt, options.config), (kill) => (killChild = kill));
+        if (cancelled) return;
+        if (!result.ok) throw new Error(result.message);
+        if (result.sessions > 0) options.logger.info(`agent-tracker: imported ${result.sessions} past session(s) from ${result.source ?? location}`, { sessions: result.sessions });
       } catch (error) {
         options.logger.warn(`agent-tracker: importing OpenCode's past sessions failed, live tracking goes on: ${(error as Error).message}`);
       }
@@ -65,5 +96,6 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
   return () => {
     cancelled = true;
     clearTimeout(timer);
+    killChild?.();
   };
 }

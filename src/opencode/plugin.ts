@@ -189,7 +189,7 @@ const server: Plugin = async (input, options) => {
   // Started by `ready`, which runs after this point (it waits for the term indexer).
   let stopHistoryImport = (): void => undefined;
   if (config.importHistory) {
-    const historyOptions = { store, config, logger, project, startedAt, ...(secrets ? { maskText: (text: string) => storedText.mask(text) } : {}) };
+    const historyOptions = { store, config, logger, project, startedAt };
     late.importHistory = () => {
       stopHistoryImport = scheduleHistoryImport(historyOptions);
     };

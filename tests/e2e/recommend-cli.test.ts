@@ -190,6 +190,14 @@ describe('agent-tracker recommend', () => {
 
   it('with no history, says so and points at backfill', () => {
     const empty = path.join(sandbox.root, 'empty.lmdb');
+    // No database at all: a reader creates none, and says so in one line.
+    const missing = runCli(sandbox, ['recommend', '--db', empty], {}, project);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(missing.stderr).toContain('agent-tracker backfill');
+    expect(fs.existsSync(empty)).toBe(false);
+    // An empty database.
+    Store.open({ path: empty, maxDatabaseSize: 2 ** 20 }).close();
     const result = runCli(sandbox, ['recommend', '--db', empty], {}, project);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('No history yet');

@@ -124,8 +124,8 @@ describe('backfill of a version-2 store', () => {
     const db = path.join(sandbox.root, 'b.lmdb');
     backfill(dataDir, db);
     const first = rows(db);
-    // The CLI's backfill reads every session again each time.
-    expect(backfill(dataDir, db)).toMatchObject({ sessions: 2, toolCalls: 4, commits: 1 });
+    // Run again with nothing new: the watermark says so, and nothing is read or added.
+    expect(backfill(dataDir, db)).toMatchObject({ sessions: 0, toolCalls: 0, commits: 0 });
     expect(rows(db)).toEqual(first);
   });
 
@@ -158,6 +158,8 @@ describe('backfill of a version-2 store', () => {
   it('doctor names the layout of the OpenCode database it finds', async () => {
     const dataDir = path.join(sandbox.env.XDG_DATA_HOME ?? '', 'opencode');
     await writeV2History(dataDir, v2Sessions(path.join(sandbox.root, 'project-d')));
+    // Readers create no database: the backfill makes it.
+    backfill(dataDir, path.join(sandbox.root, 'd.lmdb'));
     const result = runCli(sandbox, ['doctor', '--db', path.join(sandbox.root, 'd.lmdb')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^history +.*opencode\.db: OpenCode 2 tables \(session_v2, session_message\)$/m);

@@ -8,15 +8,18 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { UnknownHistoryLayoutError } from '../../src/core/backfill/history.js';
 import { PROJECT_GONE, runBackfill, summaryLine } from '../../src/core/backfill/run.js';
+import type { BackfillSummary } from '../../src/core/backfill/run.js';
 import { SKIP_REASONS } from '../../src/core/backfill/replay-session.js';
 import { importHistory } from '../../src/opencode/history/import.js';
+import { scheduleHistoryImport } from '../../src/opencode/background-import.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
 import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
+import { cliJson, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
-import { tempTracker } from '../helpers/temp-store.js';
+import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 
 const tempDir = useTempDirs('agent-tracker-backfill-');
@@ -270,5 +273,69 @@ describe('a large SQLite store', () => {
     expect(summary.sessions).toBe(60);
     expect(new Set(records.map((r) => r.sessionId)).size).toBe(60);
     expect([sum('messages'), sum('tokensInput'), sum('tokensOutput'), sum('toolCalls'), sum('toolFailures'), sum('cost')]).toEqual([120, expectedTokens + 60, expectedTokens + 60, 60, 20, 45]);
+  });
+});
+
+describe('agent-tracker backfill, run again (built CLI)', () => {
+  it('reads nothing when the store is unchanged, and only the new session when OpenCode wrote one since', async () => {
+    const sandbox = makeSandbox('agent-tracker-backfill-cli-');
+    try {
+      const project = tempDir();
+      const dataDir = path.join(sandbox.root, 'opencode-data');
+      const sessions = fixture(project);
+      await writeSqliteHistory(dataDir, sessions);
+      const args = ['backfill', '--from', dataDir, '--db', sandbox.dbPath];
+      expect(cliJson<BackfillSummary>(sandbox, args).sessions).toBe(2);
+      const totals = cliJson<{ totals: { sessions: number; messages: number } }>(sandbox, ['report', '--db', sandbox.dbPath]).totals;
+
+      const again = cliJson<BackfillSummary>(sandbox, args);
+      expect(again).toMatchObject({ sessions: 0, messages: 0, toolCalls: 0 });
+      expect(again.source).toContain('unchanged since the last import');
+      expect(cliJson<{ totals: unknown }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toEqual(totals);
+
+      // OpenCode wrote one more session (later than the rest): it is read, with the one at the
+      // watermark's own millisecond (read again on purpose; replaying it adds nothing).
+      const later: FixtureSession = {
+        id: 'ses_c', directory: project, created: T0 + 300_000, updated: T0 + 400_000,
+        messages: [{ id: 'msg_c1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(3, 1), cost: 0.5, created: T0 + 300_500 }],
+      };
+      await writeSqliteHistory(dataDir, [...sessions, later]);
+      expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 2, messages: 2 });
+      expect(cliJson<{ totals: { sessions: number; messages: number } }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toMatchObject({
+        sessions: totals.sessions + 1,
+        messages: totals.messages + 1,
+      });
+    } finally {
+      removeSandbox(sandbox);
+    }
+  });
+});
+
+describe("the plugin's background import (a child process)", () => {
+  /** Waits, bounded, until `done` holds. */
+  async function until(done: () => boolean, timeoutMs = 60_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
+  it('imports the past sessions in a child process, then, with nothing new, starts none', async () => {
+    const project = tempDir();
+    const dataDir = path.join(tempDir(), 'opencode');
+    await writeSqliteHistory(dataDir, fixture(project));
+    tracker = tempTracker({}, project);
+    const t = tracker;
+    const schedule = () => scheduleHistoryImport({ store: t.store, config: t.config, logger: recordingLogger(t.logged), project, location: dataDir, delayMs: 0, startedAt: T0 + 10_000_000 });
+    schedule();
+    await until(() => t.logged.length > 0);
+    expect(t.logged).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('imported 2 past session(s)') })]);
+    // Written by the child into the same database, read here.
+    expect(usage(t).map((record) => `${record.sessionId} ${record.agent}`).sort()).toEqual(['ses_a build', 'ses_a plan', 'ses_b build']);
+
+    // Nothing new: the watermark answers in this process; no child, nothing logged.
+    const before = usage(t);
+    schedule();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(t.logged).toHaveLength(1);
+    expect(usage(t)).toEqual(before);
   });
 });

@@ -64,6 +64,8 @@ describe('agent-tracker doctor', () => {
   it('says how to run the CLI from where this package is', () => {
     const sandbox = makeSandbox('agent-tracker-doctor-cli-');
     try {
+      // doctor reads the database; a reader creates none.
+      Store.open({ path: sandbox.dbPath, maxDatabaseSize: 2 ** 24 }).close();
       const json = runCli(sandbox, ['doctor', '--json']);
       expect(json.code).toBe(0);
       expect((JSON.parse(json.stdout) as { cli: string }).cli).toBe(cliCommand(ROOT));

@@ -1,5 +1,8 @@
 /** The CLI contract every command shares: help, unknown commands and flags, one-line errors. */
 import { afterAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Store } from '../../src/core/store/store.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 
 const sandbox = makeSandbox('agent-tracker-cli-');
@@ -42,8 +45,31 @@ describe('agent-tracker', () => {
 
 describe('choosing the database', () => {
   it('lets --db win over AGENT_TRACKER_DB_PATH, resolving it against the current folder', () => {
+    // A reader never creates a database: make the one --db names first.
+    Store.open({ path: `${sandbox.root}/flag.lmdb`, maxDatabaseSize: 2 ** 20 }).close();
     const result = runCli(sandbox, ['doctor', '--json', '--db', 'flag.lmdb'], { AGENT_TRACKER_DB_PATH: `${sandbox.root}/env.lmdb` });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).databasePath).toBe(`${sandbox.root}/flag.lmdb`);
   });
+
+  it('reads without writing: status, report, doctor, export and recommend leave the database file byte for byte as it was', () => {
+    const file = path.join(sandbox.root, 'read-me.lmdb');
+    Store.open({ path: file, maxDatabaseSize: 2 ** 20 }).close();
+    const before = fs.readFileSync(file);
+    for (const args of [['status'], ['report'], ['doctor'], ['export'], ['recommend']]) {
+      expect(runCli(sandbox, [...args, '--json', '--db', file]).code).toBe(0);
+    }
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it.each([['status'], ['report'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser']])(
+    '`%s` given a path with no database says so in one line, exits 1 and creates nothing',
+    (...args) => {
+      const typo = path.join(sandbox.root, 'typo-folder', 'tracker.lmdb');
+      const result = runCli(sandbox, [...args, '--json', '--db', typo]);
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`no agent-tracker database at ${typo}`)]);
+      expect(fs.existsSync(path.dirname(typo))).toBe(false);
+    },
+  );
 });

@@ -36,6 +36,8 @@ describe('agent-tracker doctor', () => {
     const sandbox = makeSandbox('agent-tracker-doctor-capacity-');
     try {
       const config = resolveConfig({ env: {}, home: sandbox.home });
+      // doctor reads: the database must exist (an empty one here).
+      Store.open({ path: sandbox.dbPath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer }).close();
       const empty = JSON.parse(runCli(sandbox, ['doctor', '--json']).stdout) as { capacity: unknown };
       expect(empty.capacity).toEqual({ entries: 0, bytesPerEntry: null, moreEntries: null });
 

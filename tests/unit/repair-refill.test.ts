@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { Store } from '../../src/core/store/store.js';
 import { writeJsonHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
@@ -57,8 +58,8 @@ describe('repair refills from OpenCode history', () => {
     fs.mkdirSync(project);
     writeJsonHistory(path.join(sandbox.home, '.local', 'share', 'opencode'), history(project));
     const on = { AGENT_TRACKER_IMPORT_HISTORY: '1' };
-    // A database to repair: created by a command, holding nothing of the history yet.
-    expect(runCli(sandbox, ['doctor', '--json']).code).toBe(0);
+    // A database to repair, holding nothing of the history yet (a reader such as doctor creates none).
+    Store.open({ path: sandbox.dbPath, maxDatabaseSize: 2 ** 24 }).close();
 
     const first = runCli(sandbox, ['repair'], on);
     expect(first.stderr).toBe('');
@@ -76,7 +77,8 @@ describe('repair refills from OpenCode history', () => {
   it('leaves the history alone when importHistory is off', () => {
     sandbox = makeSandbox('agent-tracker-repair-refill-');
     writeJsonHistory(path.join(sandbox.home, '.local', 'share', 'opencode'), history(sandbox.root));
-    expect(runCli(sandbox, ['doctor', '--json']).code).toBe(0);
+    // Readers (doctor) create no database: make an empty one.
+    Store.open({ path: sandbox.dbPath, maxDatabaseSize: 2 ** 24 }).close();
     const result = runCli(sandbox, ['repair'], { AGENT_TRACKER_IMPORT_HISTORY: '0' });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/refilled +0 session\(s\): importing OpenCode's history is turned off/);
@@ -86,7 +88,8 @@ describe('repair refills from OpenCode history', () => {
   it('refuses to repair when an agent runs it, and leaves the database as it was; a dry run is still allowed', () => {
     sandbox = makeSandbox('agent-tracker-repair-refill-');
     writeJsonHistory(path.join(sandbox.home, '.local', 'share', 'opencode'), history(sandbox.root));
-    expect(runCli(sandbox, ['doctor', '--json']).code).toBe(0);
+    // Readers (doctor) create no database: make an empty one.
+    Store.open({ path: sandbox.dbPath, maxDatabaseSize: 2 ** 24 }).close();
     const database = path.join(sandbox.home, '.config', 'opencode', 'agent-tracker.lmdb');
     const before = fs.readdirSync(path.dirname(database)).sort();
 

@@ -159,6 +159,8 @@ describe('agent-tracker report and recommend (built CLI)', () => {
 
   it('says there is no history on an empty database', () => {
     const empty = path.join(sandbox.root, 'empty.lmdb');
+    // An empty database (a reader given no database at all says so and exits 1: cli.test.ts).
+    Store.open({ path: empty, maxDatabaseSize: 2 ** 20 }).close();
     const result = runCli(sandbox, ['recommend', '--project', rustTarget, '--json', '--db', empty]);
     expect(result.code).toBe(0);
     const output = JSON.parse(result.stdout) as { recommendations: unknown[]; message: string };

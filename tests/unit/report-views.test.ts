@@ -53,13 +53,13 @@ describe('report views', () => {
     session(t, 's1', '2025-03-03T10:00:00.000Z');
     session(t, 's2', '2025-03-04T10:00:00.000Z');
     session(t, 's3', '2025-03-11T10:00:00.000Z', 'build', 'fake/b');
-    const weekly = await reportAnswer(t.service, { by: 'setup', period: 'week', timeZone: 'UTC' });
+    const weekly = await reportAnswer(t.store, { by: 'setup', period: 'week', timeZone: 'UTC' });
     expect(weekly.rows.map((row) => [row.period, row.model, row.sessions])).toEqual([
       ['2025-03-03', 'fake/a', 2],
       ['2025-03-10', 'fake/b', 1],
     ]);
     expect([weekly.period, weekly.timeZone]).toEqual(['week', 'UTC']);
-    const window = await reportAnswer(t.service, { by: 'setup', since: '2025-03-04T00:00:00.000Z', until: '2025-03-11T00:00:00.000Z' });
+    const window = await reportAnswer(t.store, { by: 'setup', since: '2025-03-04T00:00:00.000Z', until: '2025-03-11T00:00:00.000Z' });
     expect(window.rows.map((row) => [row.model, row.sessions])).toEqual([['fake/a', 1]]);
     // A grade given later does not bring an old session back into a recent window.
     expect(loadHistory(t.store, { since: '2025-03-05T00:00:00.000Z' }).usage.map((record) => record.sessionId)).toEqual(['s3']);
@@ -69,7 +69,7 @@ describe('report views', () => {
     t = tempTracker();
     session(t, 'old', '2025-03-01T10:00:00.000Z', 'build', 'fake/a', 'fix the login redirect');
     session(t, 'new', '2025-03-02T10:00:00.000Z', 'plan', 'fake/b', 'plan the billing page');
-    const answer = await reportAnswer(t.service, { by: 'session' });
+    const answer = await reportAnswer(t.store, { by: 'session' });
     expect(answer.rows.map((row) => [row.session, row.agent, row.model, row.task])).toEqual([
       ['new', 'plan', 'fake/b', 'plan the billing page'],
       ['old', 'build', 'fake/a', 'fix the login redirect'],

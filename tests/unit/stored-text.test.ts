@@ -17,6 +17,7 @@ import { maskModelMessages } from '../../src/opencode/guards/message-mask.js';
 import { ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
 import { maskForReader, STORED_TEXT_WITHHELD, StoredTextMasker } from '../../src/opencode/guards/stored-text.js';
 import { writeJsonHistory } from '../helpers/opencode-history.js';
+import { profile, storeProfiles } from '../helpers/synthetic-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-stored-text-');
@@ -84,8 +85,8 @@ describe('StoredTextMasker', () => {
     }
   });
 
-  it("is what the plugin's history import stores: a replayed commit message is recorded masked", async () => {
-    const { b, stored } = await twoProjects();
+  it("is what the plugin's history import stores: a replayed commit message is recorded masked (the import child masks with every known project's values)", async () => {
+    const { a, b } = await twoProjects();
     const dataDir = tempDir();
     const at = Date.UTC(2025, 0, 10, 9, 0, 0);
     const summary = `[main 1a2b3c4] rotate ${A_VALUE}`;
@@ -108,9 +109,11 @@ describe('StoredTextMasker', () => {
     const config = resolveConfig({ options: { databasePath: path.join(dir, 'db.lmdb') }, env: {}, home: dir });
     const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     try {
-      scheduleHistoryImport({ store, config, logger: silentLogger, project: b, location: dataDir, delayMs: 0, startedAt: at + 10 * 60_000, maskText: (text) => stored.mask(text) });
-      // Bounded wait for the background import to write the commit.
-      for (let round = 0; round < 200 && store.tables.commits.getKeysCount() === 0; round += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+      // Project A is known to the database (its profile), as after a session there.
+      storeProfiles(store, config, [profile(a, 'javascript', 'none', 'api')]);
+      scheduleHistoryImport({ store, config, logger: silentLogger, project: b, location: dataDir, delayMs: 0, startedAt: at + 10 * 60_000 });
+      // Bounded wait for the background import (a child process) to write the commit.
+      for (let round = 0; round < 600 && store.tables.commits.getKeysCount() === 0; round += 1) await new Promise((resolve) => setTimeout(resolve, 25));
       const commits = JSON.stringify([...store.tables.commits.getRange()]);
       expect(commits).toContain('rotate [masked: API_KEY from .env]');
       expect(commits).not.toContain(A_VALUE);

@@ -1,20 +1,27 @@
 /**
  * `agent-tracker backfill [--since ISO] [--project PATH] [--from PATH] [--dry-run] [--json]`:
  * imports OpenCode's past sessions (read-only) as if they had been tracked live. Running it again,
- * or after live tracking of the same sessions, adds nothing twice.
+ * or after live tracking of the same sessions, adds nothing twice: it starts from the watermark the
+ * plugin's background import keeps, and a store unchanged since then is known from two `stat` calls
+ * and a read-only look at the database, before the writer, the history readers or sql.js load.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { summaryLine } from '../../core/backfill/run.js';
 import type { BackfillSummary } from '../../core/backfill/run.js';
+import { readWatermark } from '../../core/backfill/watermark.js';
 import { silentLogger } from '../../core/logger.js';
-import { TrackingService } from '../../core/tracking/service.js';
-import { importHistory } from '../../opencode/history/import.js';
-import { NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
+import { historySignature, NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { parseSince } from '../report-args.js';
 import { progressReporter } from './progress.js';
+
+/** The summary of a run that found the store unchanged since the last import. */
+function nothingNew(location: string, dryRun: boolean): BackfillSummary {
+  return { source: `OpenCode's history at ${location} (unchanged since the last import)`, sessions: 0, messages: 0, toolCalls: 0, commits: 0, pushes: 0, skipped: {}, latestUpdate: 0, dryRun };
+}
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(
@@ -26,20 +33,26 @@ export async function run(args: string[], output: Output): Promise<void> {
   const since = parseSince(values.since);
   const location = path.resolve(values.from ?? opencodeDataDir());
   const config = loadConfig(values.db);
+  const print = (summary: BackfillSummary): void => output.out(values.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
+  // Nothing new since the last import (the plugin's or this command's): a read-only look, no write.
+  if (fs.existsSync(config.databasePath)) {
+    const signature = historySignature(location);
+    const unchanged = await withStore(config, (store) => readWatermark(store, location)?.signature === signature, 'read');
+    if (unchanged) return print(nothingNew(location, values['dry-run']));
+  }
+  const [{ TrackingService }, { importHistory }] = await Promise.all([import('../../core/tracking/service.js'), import('../../opencode/history/import.js')]);
   const progress = values.json ? undefined : progressReporter(process.stderr);
   const summary = await withStore(config, async (store): Promise<BackfillSummary> => {
     const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
     try {
       const outcome = await importHistory(service, location, {
-        full: true,
         dryRun: values['dry-run'],
         ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
         ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
         ...(progress ? { onProgress: progress.update, onTotal: progress.start } : {}),
         classifyProject: async (directory) => (await import('../../core/projects/init-project.js')).profileIfMissing(store, directory),
       });
-      if (outcome.upToDate) throw new Error('unreachable: a full import always reads the store');
-      return outcome.summary;
+      return outcome.upToDate ? nothingNew(location, values['dry-run']) : outcome.summary;
     } catch (error) {
       if (error instanceof NoHistoryError) throw new CliError(`${error.message}. Pass --from with OpenCode's data folder, or run OpenCode once first.`);
       if (error instanceof UnknownHistoryLayoutError) throw new CliError(`${error.message}. Nothing was written; an update of agent-tracker may know it.`);
@@ -48,5 +61,5 @@ export async function run(args: string[], output: Output): Promise<void> {
       progress?.finish();
     }
   });
-  output.out(values.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
+  print(summary);
 }

@@ -62,7 +62,7 @@ export async function run(args: string[], output: Output): Promise<void> {
         size: snapshot.size,
       })),
     };
-  });
+  }, 'read');
   // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
   const provisioning = inspectProvisioning(configDir);
   const history = await describeHistoryLayout(opencodeDataDir());

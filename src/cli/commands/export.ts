@@ -28,15 +28,18 @@ export async function run(args: string[], output: Output): Promise<void> {
   const config = loadConfig(values.db);
   if (target === undefined) {
     let written = 0;
-    await withStore(config, (store) =>
-      exportRecords(store, (chunk) => {
-        try {
-          writeAllSync(STDOUT_FD, chunk);
-        } catch (error) {
-          throw writeFailure('standard output', written, error);
-        }
-        written += Buffer.byteLength(chunk);
-      }),
+    await withStore(
+      config,
+      (store) =>
+        exportRecords(store, (chunk) => {
+          try {
+            writeAllSync(STDOUT_FD, chunk);
+          } catch (error) {
+            throw writeFailure('standard output', written, error);
+          }
+          written += Buffer.byteLength(chunk);
+        }),
+      'read',
     );
     return;
   }
@@ -52,15 +55,18 @@ export async function run(args: string[], output: Output): Promise<void> {
   let summary;
   let written = 0;
   try {
-    summary = await withStore(config, (store) =>
-      exportRecords(store, (chunk) => {
-        try {
-          file.write(chunk);
-        } catch (error) {
-          throw writeFailure(target, written, error);
-        }
-        written += Buffer.byteLength(chunk);
-      }),
+    summary = await withStore(
+      config,
+      (store) =>
+        exportRecords(store, (chunk) => {
+          try {
+            file.write(chunk);
+          } catch (error) {
+            throw writeFailure(target, written, error);
+          }
+          written += Buffer.byteLength(chunk);
+        }),
+      'read',
     );
     file.commit();
   } catch (error) {

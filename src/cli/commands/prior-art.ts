@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { priorArtAnswer } from '../../core/answers/prior-art.js';
 import { formatCrossProjectPriorArt } from '../../core/projects/cross-project-search.js';
+import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../core/query/reindex.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -30,6 +31,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   const maxResults = parseMax(values.max);
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
+  // Once after an upgrade changed the search rules, a short write (the rebuild); otherwise only reads.
+  if (!(await withStore(config, termIndexIsCurrent, 'read'))) await withStore(config, (store) => rebuildStaleTermIndex(store, reindexProgress(output)));
   const result = await withStore(config, async (store) => {
     try {
       const query = {
@@ -38,11 +41,11 @@ export async function run(args: string[], output: Output): Promise<void> {
         ...(values.agent ? { agentId: values.agent } : {}),
         ...(maxResults === undefined ? {} : { maxResults }),
       };
-      return await priorArtAnswer(store, query, project, reindexProgress(output));
+      return await priorArtAnswer(store, query, project);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;
     }
-  });
+  }, 'read');
   output.out(values.json ? JSON.stringify(result, null, 2) : formatCrossProjectPriorArt(result));
 }

@@ -10,14 +10,13 @@ import { createInterface } from 'node:readline/promises';
 import { opencodeConfigDir } from '../../core/config.js';
 import { getProject, projectKey } from '../../core/projects/profiles.js';
 import { recommendAnswer } from '../../core/answers/recommend.js';
-import { silentLogger } from '../../core/logger.js';
-import { TrackingService } from '../../core/tracking/service.js';
 import { backtestForStore } from '../../core/report/recommend-project.js';
 import type { Backtest } from '../../core/report/recommend-backtest.js';
 import { DEFAULT_PREFERENCE, PREFERENCES } from '../../core/report/recommend.js';
 import type { Preference } from '../../core/report/recommend.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import { refreshProjectGitSignals } from '../git-signals.js';
 import type { Output } from '../context.js';
 import { InputError } from '../../core/validation.js';
 import { applyRecommendation, describeOutcome } from './recommend-apply.js';
@@ -87,7 +86,7 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
   }
   if (values.backtest) {
     if (values.apply) throw new CliError('--backtest and --apply do not go together: the backtest only reads');
-    const result = await withStore(loadConfig(values.db), (store) => backtestForStore(store, prefer));
+    const result = await withStore(loadConfig(values.db), (store) => backtestForStore(store, prefer), 'read');
     output.out(values.json ? JSON.stringify({ backtest: result }, null, 2) : formatBacktest(result));
     return;
   }
@@ -97,6 +96,8 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
     throw new CliError(`project folder ${project} does not exist: pass --project with the folder whose opencode.json to change`);
   }
   const config = loadConfig(values.db);
+  await refreshProjectGitSignals(config);
+  // Only --apply (which records the user's decision) writes; the answer itself is read-only.
   const recommendation = await withStore(config, async (store) => {
     if (!projectExists && !getProject(store, projectKey(project))) {
       throw new CliError(`project folder ${project} does not exist and has no stored profile: pass --project with an existing folder`);
@@ -104,12 +105,12 @@ export async function run(args: string[], output: Output, prompt: Prompt = termi
     // Rewriting OpenCode's config is the user's decision: an agent may not pick its own model.
     if (values.apply && !values['dry-run']) confirmUserOnly('recommend --apply', { store, project });
     try {
-      return await recommendAnswer(new TrackingService({ store, config, logger: silentLogger, project: process.cwd() }), { project, prefer });
+      return await recommendAnswer(store, { project, prefer });
     } catch (error) {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;
     }
-  });
+  }, values.apply && !values['dry-run'] ? 'write' : 'read');
 
   if (!values.apply || recommendation.message) {
     output.out(values.json ? JSON.stringify(recommendation, null, 2) : formatRecommendation(recommendation));

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { reportAnswerFrom, reportHistory } from '../../core/answers/report.js';
 import type { ReportRequest } from '../../core/answers/report.js';
-import { silentLogger } from '../../core/logger.js';
-import { TrackingService } from '../../core/tracking/service.js';
+import type { Store } from '../../core/store/store.js';
+import { refreshProjectGitSignals } from '../git-signals.js';
 import { parseGrouping, parsePeriod, parseSince, parseTimeZone } from '../report-args.js';
 import type { Recommendation } from '../../core/report/recommend.js';
 import { InputError } from '../../core/validation.js';
@@ -25,10 +25,10 @@ import { emptyReportText } from '../empty-report.js';
 const USAGE_SOURCES: readonly UsageSource[] = ['live', 'backfill'];
 
 /** The recommendation for the report's page; none when the folder is gone and was never profiled. */
-async function recommendationForPage(recorder: TrackingService, project: string): Promise<Recommendation | undefined> {
+async function recommendationForPage(store: Store, project: string): Promise<Recommendation | undefined> {
   const { recommendAnswer } = await import('../../core/answers/recommend.js');
   try {
-    return await recommendAnswer(recorder, { project });
+    return await recommendAnswer(store, { project });
   } catch (error) {
     if (error instanceof InputError) return undefined;
     throw error;
@@ -82,24 +82,28 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  const { answer, page } = await withStore(config, async (store) => {
-    const recorder = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
-    const history = await reportHistory(recorder, request);
-    const answer = reportAnswerFrom(recorder, history, request);
-    if (htmlFile === undefined) return { answer, page: undefined };
-    // The page opens with the recommendation for the project asked for (the current folder by default).
-    const recommendation = await recommendationForPage(recorder, request.project ?? process.cwd());
-    const [{ renderHtmlReport }, { activityOverTime }] = await Promise.all([import('../../core/report/html.js'), import('../../core/report/activity.js')]);
-    const setups = request.by === 'setup' ? answer : reportAnswerFrom(recorder, history, { ...request, by: 'setup' });
-    const page = renderHtmlReport({
-      report: { by: setups.by, rows: setups.rows, totals: setups.totals },
-      activity: activityOverTime(history),
-      filter: { ...(request.project ? { project: request.project } : {}), ...(request.since ? { since: request.since } : {}), ...(request.source ? { source: request.source } : {}) },
-      generatedAt: new Date().toISOString(),
-      ...(recommendation ? { recommendation } : {}),
-    });
-    return { answer, page };
-  });
+  await refreshProjectGitSignals(config, request.project ? [request.project] : undefined);
+  const { answer, page } = await withStore(
+    config,
+    async (store) => {
+      const history = reportHistory(store, request);
+      const answer = reportAnswerFrom(store, history, request);
+      if (htmlFile === undefined) return { answer, page: undefined };
+      // The page opens with the recommendation for the project asked for (the current folder by default).
+      const recommendation = await recommendationForPage(store, request.project ?? process.cwd());
+      const [{ renderHtmlReport }, { activityOverTime }] = await Promise.all([import('../../core/report/html.js'), import('../../core/report/activity.js')]);
+      const setups = request.by === 'setup' ? answer : reportAnswerFrom(store, history, { ...request, by: 'setup' });
+      const page = renderHtmlReport({
+        report: { by: setups.by, rows: setups.rows, totals: setups.totals },
+        activity: activityOverTime(history),
+        filter: { ...(request.project ? { project: request.project } : {}), ...(request.since ? { since: request.since } : {}), ...(request.source ? { source: request.source } : {}) },
+        generatedAt: new Date().toISOString(),
+        ...(recommendation ? { recommendation } : {}),
+      });
+      return { answer, page };
+    },
+    'read',
+  );
 
   if (htmlFile !== undefined && page !== undefined) writeFileAtomic(htmlFile, page);
   if (values.json) {

@@ -11,7 +11,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (positionals.length > 1) throw new CliError('expects at most one AGENT name');
   const agent = positionals[0];
   const config = loadConfig(values.db);
-  const answer = await withStore(config, (store) => statusAnswer(store, config.rules, agent));
+  const answer = await withStore(config, (store) => statusAnswer(store, config.rules, agent), 'read');
   if (agent && answer.agents.length === 0) throw new CliError(`no agent named "${agent}" has been tracked yet`);
   if (values.json) {
     output.out(JSON.stringify(answer, null, 2));

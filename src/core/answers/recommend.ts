@@ -1,11 +1,14 @@
 /**
  * The answer to "which model should each agent use on this project?", the same for `recommend`, its
- * `--json`, the MCP `recommend` tool, the `recommend-setup` agent tool and the HTML page: the git
- * signals of every project in the history are brought up to date first, then the ranking runs.
+ * `--json`, the MCP `recommend` tool, the `recommend-setup` agent tool and the HTML page. Every
+ * surface brings the git signals up to date first: the CLI and MCP server before they open the
+ * database to read (src/cli/git-signals.ts), a process that already records through the recorder
+ * (the plugin) with `refreshedRecommendAnswer`.
  */
 import { loadHistory } from '../report/history.js';
 import { recommendForProject, targetProfile } from '../report/recommend-project.js';
 import type { Preference, Recommendation } from '../report/recommend.js';
+import type { Store } from '../store/store.js';
 import type { TrackingService } from '../tracking/service.js';
 import { refreshSignals } from './signals.js';
 
@@ -17,10 +20,17 @@ export interface RecommendRequest {
 
 export type RecommendAnswer = Recommendation;
 
-/** @throws InputError when the project can be neither classified nor found among the stored profiles (then nothing is written). */
-export async function recommendAnswer(recorder: TrackingService, request: RecommendRequest): Promise<RecommendAnswer> {
-  // The target first: a project that cannot be answered for is refused before anything is refreshed.
+/** @throws InputError when the project can be neither classified nor found among the stored profiles. */
+export function recommendAnswer(store: Store, request: RecommendRequest): Promise<RecommendAnswer> {
+  return recommendForProject(store, request.project, request.prefer);
+}
+
+/**
+ * The answer after the recorder brought every project's git signals up to date.
+ * @throws InputError as `recommendAnswer`, before anything is written.
+ */
+export async function refreshedRecommendAnswer(recorder: TrackingService, request: RecommendRequest): Promise<RecommendAnswer> {
   await targetProfile(recorder.store, request.project);
   await refreshSignals(recorder, loadHistory(recorder.store).usage.map((record) => record.project));
-  return recommendForProject(recorder.store, request.project, request.prefer);
+  return recommendAnswer(recorder.store, request);
 }

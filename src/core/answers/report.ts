@@ -9,12 +9,10 @@ import { loadHistory } from '../report/history.js';
 import type { History, HistoryFilter } from '../report/history.js';
 import { buildReport } from '../report/report.js';
 import type { ReportGrouping, ReportRow } from '../report/report.js';
-import type { TrackingService } from '../tracking/service.js';
 import type { Store } from '../store/store.js';
 import { localTimeZone } from '../report/periods.js';
 import type { Period } from '../report/periods.js';
 import type { UsageSource } from '../types.js';
-import { refreshSignals } from './signals.js';
 
 export interface ReportRequest {
   by: ReportGrouping;
@@ -65,20 +63,17 @@ function sessionTasks(store: Store, sessions: ReadonlySet<string>): Map<string, 
   return new Map([...tasks].map(([session, { task }]) => [session, task]));
 }
 
-/** The report's history, with the git signals of its projects brought up to date first. */
-export async function reportHistory(recorder: TrackingService, request: ReportRequest): Promise<History> {
-  const filter = filterOf(request);
-  const projects = request.project !== undefined ? [request.project] : loadHistory(recorder.store, filter).usage.map((record) => record.project);
-  await refreshSignals(recorder, projects);
-  return loadHistory(recorder.store, filter);
+/** The history a report reads. */
+export function reportHistory(store: Store, request: ReportRequest): History {
+  return loadHistory(store, filterOf(request));
 }
 
 /** The report for `request`, from a history read by `reportHistory`. */
-export function reportAnswerFrom(recorder: TrackingService, history: History, request: ReportRequest): ReportAnswer {
+export function reportAnswerFrom(store: Store, history: History, request: ReportRequest): ReportAnswer {
   const timeZone = request.period ? (request.timeZone ?? localTimeZone()) : undefined;
   const report = buildReport(history, request.by, { ...(request.period ? { period: request.period } : {}), ...(timeZone ? { timeZone } : {}) });
   if (request.by === 'session') {
-    const tasks = sessionTasks(recorder.store, new Set(report.rows.map((row) => row.session ?? '')));
+    const tasks = sessionTasks(store, new Set(report.rows.map((row) => row.session ?? '')));
     for (const row of report.rows) row.task = tasks.get(row.session ?? '') ?? null;
   }
   return {
@@ -91,11 +86,14 @@ export function reportAnswerFrom(recorder: TrackingService, history: History, re
     timeZone: timeZone ?? null,
     rows: report.rows,
     totals: report.totals,
-    suspectUserActions: suspectUserActions(recorder.store),
+    suspectUserActions: suspectUserActions(store),
   };
 }
 
-/** The report for `request`: signals refreshed, then every figure computed here. */
-export async function reportAnswer(recorder: TrackingService, request: ReportRequest): Promise<ReportAnswer> {
-  return reportAnswerFrom(recorder, await reportHistory(recorder, request), request);
+/**
+ * The report for `request`: every figure computed here, from the store as it is. Surfaces bring the
+ * git signals of the projects up to date first (src/cli/git-signals.ts, or `refreshSignals`).
+ */
+export function reportAnswer(store: Store, request: ReportRequest): ReportAnswer {
+  return reportAnswerFrom(store, reportHistory(store, request), request);
 }

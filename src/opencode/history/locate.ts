@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { HistorySource } from '../../core/backfill/history.js';
+import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { JsonHistorySource } from './json-store.js';
 
 /** OpenCode's data folder, from the environment the way OpenCode resolves it. */
@@ -35,10 +36,29 @@ export async function openHistory(location: string): Promise<HistorySource> {
   throw new NoHistoryError(`no OpenCode history at ${resolved} (looked for opencode.db and storage/session/)`);
 }
 
+/**
+ * On Bun (the plugin's import child), Bun's own SQLite reads the file in place; elsewhere, or when it
+ * cannot open the file, sql.js, which always works: the fallback is said in the source's description,
+ * so the summary line carries it.
+ */
 async function openDatabase(file: string): Promise<HistorySource> {
-  // Version 1's tables, version 2's (session_v2, session_message), or both (v2-open.ts).
-  const { openSqliteHistory } = await import('./v2-open.js');
-  return openSqliteHistory(file);
+  // Version 2's tables (alone or beside version 1's) are read by the version-2 reader (v2-open.ts).
+  const { databaseLayout, openSqliteHistory } = await import('./v2-open.js');
+  const layout = await databaseLayout(file);
+  if (layout === 'v2' || layout === 'v1+v2') return openSqliteHistory(file);
+  let fallback = '';
+  if (process.versions.bun) {
+    const { NativeSqliteHistorySource } = await import('./native-sqlite-store.js');
+    try {
+      return await NativeSqliteHistorySource.open(file);
+    } catch (error) {
+      if (error instanceof UnknownHistoryLayoutError) throw error;
+      fallback = ` (read with sql.js: bun:sqlite could not open it: ${(error as Error).message.split('\n')[0]})`;
+    }
+  }
+  const { SqliteHistorySource } = await import('./sqlite-store.js');
+  const source = await SqliteHistorySource.open(file);
+  return fallback ? Object.assign(source, { description: `${source.description}${fallback}` }) : source;
 }
 
 /** A cheap fingerprint of the store's files: unchanged means nothing new to import. */

@@ -24,12 +24,12 @@ export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefini
         // What this session recorded so far counts too.
         deps.service.flush('recommend-setup');
         // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
-        const [{ recommendAnswer }, { formatRecommendation }] = await Promise.all([
+        const [{ refreshedRecommendAnswer }, { formatRecommendation }] = await Promise.all([
           import('../../core/answers/recommend.js'),
           import('../../core/report/recommend-text.js'),
         ]);
         // The same answer as `agent-tracker recommend`: git signals refreshed first, then the ranking.
-        return formatRecommendation(await recommendAnswer(deps.service, { project, ...(args.prefer ? { prefer: args.prefer } : {}) }));
+        return formatRecommendation(await refreshedRecommendAnswer(deps.service, { project, ...(args.prefer ? { prefer: args.prefer } : {}) }));
       },
     }),
   };

@@ -1,0 +1,54 @@
+/**
+ * Fills a real OpenCode database (its tables made by the `opencode` binary itself) with generated
+ * sessions. Runs under the Bun inside the `opencode` binary (`BUN_BE_BUN=1 opencode this.mjs DB N`),
+ * so rows go in through `bun:sqlite` in OpenCode's own WAL mode, as OpenCode writes them.
+ * Each session: 40 assistant messages x 3 parts (step-start, one bash tool call, step-finish).
+ * Not a benchmark itself (the runner only picks up `*.bench.mjs`).
+ */
+import { Database } from 'bun:sqlite';
+
+const [databasePath, sessionsArg] = process.argv.slice(2);
+const SESSIONS = Number(sessionsArg);
+const MESSAGES_PER_SESSION = 40;
+const PROJECTS = 20;
+const T0 = Date.UTC(2025, 0, 1);
+
+const db = new Database(databasePath);
+db.exec('PRAGMA journal_mode = WAL');
+const insertProject = db.prepare('INSERT INTO project (id, worktree, time_created, time_updated, sandboxes) VALUES (?,?,?,?,?)');
+const insertSession = db.prepare('INSERT INTO session (id, project_id, parent_id, slug, directory, title, version, time_created, time_updated) VALUES (?,?,?,?,?,?,?,?,?)');
+const insertMessage = db.prepare('INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)');
+const insertPart = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)');
+
+db.transaction(() => {
+  for (let p = 0; p < PROJECTS; p += 1) insertProject.run(`prj${p}`, `/projects/p${p}`, T0, T0, '[]');
+})();
+const writeSession = db.transaction((s) => {
+  const id = `ses_${String(s).padStart(6, '0')}`;
+  const start = T0 + s * 3_600_000;
+  const directory = `/projects/p${s % PROJECTS}`;
+  insertSession.run(id, `prj${s % PROJECTS}`, null, `slug-${s}`, directory, `session ${s}`, '1.18.33', start, start + MESSAGES_PER_SESSION * 10_000);
+  for (let m = 0; m < MESSAGES_PER_SESSION; m += 1) {
+    const messageId = `msg_${String(s).padStart(6, '0')}_${String(m).padStart(3, '0')}`;
+    const at = start + m * 10_000;
+    const agent = m % 4 === 0 ? 'plan' : 'build';
+    const tokens = { total: 1800, input: 1200, output: 300, reasoning: 50, cache: { read: 200, write: 50 } };
+    const data = {
+      role: 'assistant', parentID: `usr_${s}`, mode: agent, agent, path: { cwd: directory, root: directory }, cost: 0.0015, tokens,
+      modelID: m % 2 ? 'claude-sonnet-4-5' : 'gpt-5', providerID: m % 2 ? 'anthropic' : 'openai', time: { created: at, completed: at + 4000 }, finish: 'tool-calls',
+    };
+    insertMessage.run(messageId, id, at, at + 4000, JSON.stringify(data));
+    const command = m % 10 === 9 ? `git add -A && git commit -m "change ${m}"` : `ls -la src/${m}`;
+    const output = m % 10 === 9 ? `[main ${(s * 100 + m).toString(16).padStart(7, '0')}] change ${m}\n 1 file changed` : 'total 0\n'.repeat(5);
+    const parts = [
+      { type: 'step-start', snapshot: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' },
+      { type: 'tool', tool: 'bash', callID: `call_${s}_${m}`, state: { status: 'completed', input: { command, description: 'run' }, output, metadata: { output, exit: m % 7 === 6 ? 1 : 0, truncated: false }, title: command, time: { start: at + 100, end: at + 900 } } },
+      { type: 'step-finish', reason: 'tool-calls', snapshot: '4b825dc642cb6eb9a060e54bf8d69288fbee4904', tokens, cost: data.cost },
+    ];
+    parts.forEach((part, p) => insertPart.run(`prt_${String(s).padStart(6, '0')}_${String(m).padStart(3, '0')}_${p}`, messageId, id, at, at, JSON.stringify(part)));
+  }
+});
+for (let s = 0; s < SESSIONS; s += 1) writeSession(s);
+db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+db.close();
+console.log(JSON.stringify({ sessions: SESSIONS }));

@@ -1,0 +1,77 @@
+/**
+ * Run by plugin-cost.bench.mjs under the Bun inside the `opencode` binary (which runs TypeScript, so
+ * the tests' own sandbox and loopback fake model are reused): a real `opencode run` of three bash calls
+ * in a temporary HOME, with the plugin and without it, paired round by round (order alternating),
+ * each under /usr/bin/time (wall, user+sys CPU of the OpenCode process and the children it waited
+ * for, peak RSS). The plugin runs as a user gets it: history import and self-provisioning on.
+ * Prints one JSON line: { withPlugin: [...], without: [...] }. Not a benchmark itself.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { bash, say, scriptByPrompt, startFakeModel } from '../tests/helpers/fake-model.js';
+import { makeRepo, makeSandbox, OPENCODE_BIN, opencodeConfig, removeSandbox } from '../tests/helpers/sandbox.js';
+
+const ROUNDS = Number(process.argv[2] ?? 3);
+const RUN_TIMEOUT_MS = 180_000;
+const MARK = 'BENCH-TIME ';
+
+interface Measured {
+  wallMs: number;
+  cpuMs: number;
+  rssMiB: number;
+}
+
+function timedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Measured> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/time', ['-f', `${MARK}%e %U %S %M`, OPENCODE_BIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      const line = stderr.split('\n').find((l) => l.startsWith(MARK));
+      if (code !== 0 || !line) return reject(new Error(`opencode run failed (${code}): ${stderr.slice(-600)}`));
+      const [wall, user, system, rssKb] = line.slice(MARK.length).trim().split(/\s+/).map(Number) as [number, number, number, number];
+      resolve({ wallMs: wall * 1000, cpuMs: (user + system) * 1000, rssMiB: rssKb / 1024 });
+    });
+  });
+}
+
+const sandbox = makeSandbox('agent-tracker-bench-plugin-cost-');
+const model = await startFakeModel(scriptByPrompt({ 'BENCH-RUN': [bash('ls -la'), bash('echo hello'), bash('git status --short'), say('Done.')] }), { maxRequests: 10_000, lifetimeMs: 1_800_000 });
+try {
+  const env = { ...sandbox.env };
+  // As a user runs it: the history import and self-provisioning on.
+  delete env.AGENT_TRACKER_SKIP_SETUP;
+  delete env.AGENT_TRACKER_IMPORT_HISTORY;
+  const repo = makeRepo(sandbox);
+  const configFile = path.join(sandbox.configDir, 'opencode.json');
+  const configure = (withPlugin: boolean): void => {
+    const config = opencodeConfig({ modelUrl: model.url });
+    if (!withPlugin) config.plugin = [];
+    fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+  };
+  const once = async (withPlugin: boolean): Promise<Measured> => {
+    configure(withPlugin);
+    return timedRun(['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, env);
+  };
+  // Untimed: OpenCode's first start (its database, caches) and the plugin's first (its database, provisioning).
+  await once(false);
+  await once(true);
+  const withPlugin: Measured[] = [];
+  const without: Measured[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    if (round % 2 === 0) {
+      without.push(await once(false));
+      withPlugin.push(await once(true));
+    } else {
+      withPlugin.push(await once(true));
+      without.push(await once(false));
+    }
+  }
+  console.log(JSON.stringify({ withPlugin, without }));
+} finally {
+  await model.close();
+  removeSandbox(sandbox);
+}

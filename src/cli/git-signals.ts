@@ -1,0 +1,87 @@
+/**
+ * Brings the git signals (reverts, follow-up fixes) of projects up to date before a command reads
+ * them, so `report` and `recommend` never answer from signals as old as the last session start.
+ *
+ * Readers open the database read-only, so this runs BEFORE the reader opens it, in two steps: a
+ * read-only look (each project with tracked commits: is its HEAD where the cached signals left it?),
+ * and only when a HEAD moved, a short write through TrackingService's flush (the one write door)
+ * for those projects. Nothing new, the usual case, writes nothing and never loads the writer.
+ */
+import fs from 'node:fs';
+import type { TrackerConfig } from '../core/config.js';
+import { silentLogger } from '../core/logger.js';
+import type { GitSignalCache, GitSignalSink } from '../core/outcomes/git-outcomes.js';
+import type { Store } from '../core/store/store.js';
+import { gitSignalCacheKey } from '../contract/git-signal-cache.js';
+import type { CommitRecord } from '../core/types.js';
+import { withStore } from './context.js';
+
+/** The projects that hold tracked commits (commits are keyed by [project, hash]): one seek per project. */
+function projectsWithCommits(store: Store): string[] {
+  const projects: string[] = [];
+  let start: [string, string] | undefined;
+  for (;;) {
+    let project: string | undefined;
+    // The first key from `start` on; leaving the loop closes the cursor.
+    for (const key of store.tables.commits.getKeys(start ? { start } : {})) {
+      project = key[0];
+      break;
+    }
+    if (project === undefined) return projects;
+    projects.push(project);
+    // Every [project, hash] key sorts before [project + "\0", ""].
+    start = [`${project}\u0000`, ''];
+  }
+}
+
+/** Reads what a refresh needs from a read-only store and notes, instead of writing, which projects have new signals. */
+class ReadOnlySink implements GitSignalSink {
+  readonly moved = new Set<string>();
+  constructor(
+    private readonly store: Store,
+    private readonly cacheKey: (project: string) => string,
+  ) {}
+  trackedCommits(project: string): CommitRecord[] {
+    const found: CommitRecord[] = [];
+    for (const { key, value } of this.store.tables.commits.getRange({ start: [project, ''] })) {
+      if (key[0] !== project) break;
+      found.push(value);
+    }
+    return found;
+  }
+  gitSignalCache(project: string): GitSignalCache | undefined {
+    return this.store.tables.meta.get(this.cacheKey(project)) as GitSignalCache | undefined;
+  }
+  recordGitSignals(project: string): void {
+    this.moved.add(project);
+  }
+}
+
+/**
+ * Refreshes the git signals of `projects` (default: every project with tracked commits). Opens the
+ * database read-only to look, and for writing only when a project's HEAD moved since its signals were
+ * cached. A path with no database has nothing to refresh.
+ */
+export async function refreshProjectGitSignals(config: TrackerConfig, projects?: Iterable<string>): Promise<void> {
+  const moved = await withStore(
+    config,
+    async (store) => {
+      // A folder that is gone has no signal: git (and its module) is not even loaded for it.
+      const present = [...new Set(projects ?? projectsWithCommits(store))].filter((project) => fs.existsSync(project));
+      if (present.length === 0) return [];
+      const outcomes = await import('../core/outcomes/git-outcomes.js');
+      const sink = new ReadOnlySink(store, gitSignalCacheKey);
+      for (const project of present) await outcomes.refreshGitSignals(sink, project);
+      return [...sink.moved];
+    },
+    'read',
+  );
+  if (moved.length === 0) return;
+  const [outcomes, { TrackingService }] = await Promise.all([import('../core/outcomes/git-outcomes.js'), import('../core/tracking/service.js')]);
+  await withStore(config, async (store) => {
+    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+    for (const project of moved) await outcomes.refreshGitSignals(service, project);
+    const outcome = service.flush('git signals');
+    if (!outcome.ok) throw outcome.error;
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * The plugin's background import of OpenCode's history, run as a child process (node, or OpenCode's
+ * own binary as Bun with BUN_BE_BUN=1) by background-import.ts: sql.js, its WASM heap and the
+ * store's pages then never grow OpenCode's process (WASM memory is never given back), and the
+ * session's own process does none of the reading or replaying. The child opens the tracker database
+ * itself (lmdb serves several processes; replayed events are written once, whoever writes first)
+ * and writes through TrackingService's flush, as the in-process import did.
+ *
+ * Input: the job (import-job.ts) as JSON in the environment variable IMPORT_JOB_ENV. Output: one JSON line,
+ * `{"ok":true,"sessions":N,"source":"..."}` or `{"ok":false,"message":"..."}`.
+ */
+import { silentLogger } from '../../core/logger.js';
+import { termIndexer } from '../../core/query/indexer.js';
+import { Store } from '../../core/store/store.js';
+import { TrackingService } from '../../core/tracking/service.js';
+import { importHistory } from './import.js';
+import { decodeJob, IMPORT_JOB_ENV } from './import-job.js';
+import type { ImportChildResult } from './import-job.js';
+import { NoHistoryError } from './locate.js';
+
+/** The stored-text masker the plugin uses, built here: env files of the project and the known projects, scanned once. */
+async function storedTextMasker(store: Store, project: string): Promise<(text: string) => string> {
+  const [{ ProjectSecrets }, { STORED_TEXT_LIMITS, StoredTextMasker }, { getAllProjects }] = await Promise.all([
+    import('../guards/project-secrets.js'),
+    import('../guards/stored-text.js'),
+    import('../../core/projects/profiles.js'),
+  ]);
+  const secrets = new ProjectSecrets(project, silentLogger);
+  await secrets.scan();
+  const masker = new StoredTextMasker(secrets, silentLogger);
+  await masker.addKnownProjects(() => getAllProjects(store, STORED_TEXT_LIMITS.maxOtherProjects + 1).map((profile) => profile.path), project);
+  return (text) => masker.mask(text);
+}
+
+async function runJob(): Promise<ImportChildResult> {
+  const job = decodeJob(process.env[IMPORT_JOB_ENV]);
+  const store = Store.open({ path: job.config.databasePath, maxDatabaseSize: job.config.maxDatabaseSize, indexer: termIndexer });
+  try {
+    // What it stores is masked like live tracking's: with the values of every known project's env files.
+    const maskText = job.config.protectEnvFiles ? await storedTextMasker(store, job.project) : undefined;
+    const service = new TrackingService({ store, config: job.config, logger: silentLogger, project: job.project, ...(maskText ? { maskText } : {}) });
+    const outcome = await importHistory(service, job.location, { createdBefore: job.createdBefore });
+    return outcome.upToDate ? { ok: true, sessions: 0 } : { ok: true, sessions: outcome.summary.sessions, source: outcome.summary.source };
+  } catch (error) {
+    if (error instanceof NoHistoryError) return { ok: true, sessions: 0 };
+    throw error;
+  } finally {
+    store.close();
+  }
+}
+
+let result: ImportChildResult;
+try {
+  result = await runJob();
+} catch (error) {
+  result = { ok: false, message: (error as Error).message };
+}
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,140 @@
+/**
+ * OpenCode's SQLite history read with the SQLite engine built into Bun (`bun:sqlite`), where the
+ * tracker runs on Bun: the plugin's import child, started as OpenCode's own binary. Native SQLite
+ * reads the store in place, without sql.js's WASM heap or a page-by-page copy. Read-only, in one read
+ * transaction: in WAL mode that is one consistent snapshot while OpenCode goes on writing, so a store
+ * that changes while it is read, a WAL being written or a half-written session are seen as of the
+ * moment the read began. Anything it cannot open (no Bun, a locked or foreign file) is thrown, and the
+ * caller falls back to sql.js (sqlite-store.ts), which always works.
+ */
+import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableSession } from '../../core/backfill/history.js';
+import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
+import { isInside } from './json-store.js';
+import { num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
+import { REQUIRED_COLUMNS } from './sqlite-store.js';
+
+type Row = Record<string, unknown>;
+
+/** The part of bun:sqlite's API used here. */
+interface BunStatement {
+  all(...params: unknown[]): Row[];
+  iterate(...params: unknown[]): IterableIterator<Row>;
+}
+interface BunDatabase {
+  query(sql: string): BunStatement;
+  exec(sql: string): void;
+  close(): void;
+}
+interface BunSqlite {
+  Database: new (file: string, options: { readonly: boolean }) => BunDatabase;
+}
+
+/** Parts that can be tool calls: only those leave SQLite (as in sqlite-store.ts). */
+const TOOL_PART = `instr(data, '"tool"') > 0`;
+
+function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** bun:sqlite, or an error saying this runtime has none. */
+async function loadBunSqlite(): Promise<BunSqlite> {
+  if (!process.versions.bun) throw new Error('not running on Bun');
+  const specifier = 'bun:sqlite';
+  return (await import(specifier)) as BunSqlite;
+}
+
+export class NativeSqliteHistorySource implements HistorySource {
+  readonly description: string;
+  private readonly db: BunDatabase;
+
+  private constructor(db: BunDatabase, databasePath: string) {
+    this.db = db;
+    this.description = `OpenCode's database at ${databasePath}`;
+  }
+
+  /**
+   * Opens the database read-only and starts the read transaction every query below shares.
+   * @throws UnknownHistoryLayoutError for tables it does not know; any other error when it cannot open or read the file.
+   */
+  static async open(databasePath: string): Promise<NativeSqliteHistorySource> {
+    const { Database } = await loadBunSqlite();
+    const db = new Database(databasePath, { readonly: true });
+    try {
+      db.exec('BEGIN');
+      const missing: string[] = [];
+      for (const [table, needed] of Object.entries(REQUIRED_COLUMNS)) {
+        const columns = new Set(db.query(`PRAGMA table_info(${table})`).all().map((row) => String(row.name)));
+        if (columns.size === 0) missing.push(`no table "${table}"`);
+        else for (const column of needed) if (!columns.has(column)) missing.push(`no column ${table}.${column}`);
+      }
+      if (missing.length > 0) throw new UnknownHistoryLayoutError(`${databasePath} has a layout this version does not know: ${missing.join(', ')}`);
+      return new NativeSqliteHistorySource(db, databasePath);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  count(query: HistoryQuery): number {
+    const [row] = this.db.query('SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?').all(...bounds(query));
+    return num(row?.n) ?? 0;
+  }
+
+  /** Sessions oldest update first, each read with indexed queries (one session's rows in memory at a time). */
+  async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
+    const heads = this.db
+      .query('SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id')
+      .iterate(...bounds(query));
+    const messagesOf = this.db.query('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
+    const partsOf = this.db.query(`SELECT message_id, data FROM part WHERE session_id = ? AND ${TOOL_PART}`);
+    for (const head of heads) {
+      const id = str(head.id);
+      const directory = str(head.directory);
+      if (!id || !directory) {
+        yield { unreadable: 'session row without id or directory' };
+        continue;
+      }
+      const messages: (HostMessage & { root?: string })[] = [];
+      const byId = new Map<string, HostMessage>();
+      for (const row of messagesOf.iterate(id)) {
+        const message = parseMessage(String(row.id), parseJson(row.data), num(row.time_created));
+        if (!message) continue;
+        messages.push(message);
+        byId.set(message.id, message);
+      }
+      for (const row of partsOf.iterate(id)) {
+        const call = parseToolPart(parseJson(row.data));
+        if (call) byId.get(String(row.message_id))?.tools.push(call);
+      }
+      const parentId = str(head.parent_id);
+      const createdAt = num(head.time_created) ?? 0;
+      const session: HostSession = {
+        id,
+        ...(parentId ? { parentId } : {}),
+        directory: sessionFolder(directory, messages),
+        title: str(head.title) ?? '',
+        createdAt,
+        updatedAt: num(head.time_updated) ?? createdAt,
+        messages,
+      };
+      if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
+    }
+  }
+
+  close(): void {
+    try {
+      this.db.exec('ROLLBACK');
+    } finally {
+      this.db.close();
+    }
+  }
+}
+
+function bounds(query: HistoryQuery): [number, number, number] {
+  return [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER];
+}

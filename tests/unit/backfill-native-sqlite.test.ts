@@ -1,0 +1,88 @@
+/**
+ * The native reader of OpenCode's SQLite history (bun:sqlite, where the tracker runs on Bun: the
+ * plugin's import child under OpenCode's own binary) reads exactly what the portable sql.js reader
+ * reads, from the same store, including a WAL with a committed and a half-written transaction.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import type { HostSession } from '../../src/core/backfill/history.js';
+import { openHistory } from '../../src/opencode/history/locate.js';
+import { asWalMode, sqliteHistoryImage, writeWal } from '../helpers/opencode-history.js';
+import type { FixtureSession } from '../helpers/opencode-history.js';
+import { OPENCODE_BIN, ROOT } from '../helpers/sandbox.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const tempDir = useTempDirs('agent-tracker-native-sqlite-');
+const T0 = Date.UTC(2025, 2, 1);
+
+function session(index: number, directory: string): FixtureSession {
+  const id = `ses_${index}`;
+  return {
+    id,
+    directory,
+    created: T0 + index * 1000,
+    updated: T0 + index * 1000 + 500,
+    messages: [
+      { id: `${id}_u`, role: 'user', created: T0 + index * 1000 },
+      {
+        id: `${id}_a`, role: 'assistant', agent: index % 2 ? 'plan' : 'build', providerID: 'anthropic', modelID: 'claude', cost: 0.25 * index,
+        tokens: { input: 10 * index, output: 3, reasoning: 1, cache: { read: 2, write: 1 } }, created: T0 + index * 1000 + 100,
+        tools: [
+          { callId: `${id}_c1`, tool: 'bash', status: 'completed', command: 'git commit -am "x"', output: `[main ${String(index).padStart(7, 'a')}] x\n`, exit: 0 },
+          { callId: `${id}_c2`, tool: 'read', status: 'error' },
+        ],
+      },
+    ],
+  };
+}
+
+/** What the reader in this process (Node: sql.js) reads. */
+async function readHere(dataDir: string): Promise<{ description: string; sessions: unknown[] }> {
+  const source = await openHistory(dataDir);
+  const sessions: unknown[] = [];
+  try {
+    for await (const item of source.sessions({})) sessions.push(item);
+  } finally {
+    source.close();
+  }
+  return { description: source.description, sessions };
+}
+
+/** What the same reader reads under the Bun inside the `opencode` binary (bun:sqlite). */
+function readUnderBun(dataDir: string): { description: string; sessions: HostSession[] } {
+  const script = path.join(tempDir(), 'read.mjs');
+  const locate = path.join(ROOT, 'dist', 'opencode', 'history', 'locate.js');
+  fs.writeFileSync(
+    script,
+    `const { openHistory } = await import(${JSON.stringify(locate)});
+const source = await openHistory(process.argv[2]);
+const sessions = [];
+for await (const item of source.sessions({})) sessions.push(item);
+source.close();
+console.log(JSON.stringify({ description: source.description, sessions }));`,
+  );
+  const result = spawnSync(OPENCODE_BIN, [script, dataDir], { env: { PATH: process.env.PATH, HOME: path.dirname(script), BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`bun read failed: ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as { description: string; sessions: HostSession[] };
+}
+
+describe('reading OpenCode history with bun:sqlite', () => {
+  it('reads the same sessions as sql.js, committed WAL frames included and a half-written transaction left out', async () => {
+    const dataDir = tempDir();
+    const project = tempDir();
+    const database = path.join(dataDir, 'opencode.db');
+    fs.writeFileSync(database, asWalMode(await sqliteHistoryImage([session(1, project), session(2, project)])));
+    writeWal(`${database}-wal`, [
+      { image: await sqliteHistoryImage([session(1, project), session(2, project), session(3, project)]), committed: true },
+      { image: await sqliteHistoryImage([session(1, project), session(2, project), session(3, project), session(4, project)]), committed: false },
+    ]);
+    const here = await readHere(dataDir);
+    const bun = readUnderBun(dataDir);
+    expect(bun.sessions.map((s) => s.id)).toEqual(['ses_1', 'ses_2', 'ses_3']);
+    expect(bun.sessions).toEqual(here.sessions);
+    // The native path opened it: no fallback line in the description.
+    expect(bun.description).toBe(`OpenCode's database at ${database}`);
+  });
+});
