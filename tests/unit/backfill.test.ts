@@ -181,7 +181,8 @@ describe('live and backfilled records of one session', () => {
     const live = tracker.service;
     live.noteSession('ses_a', { project });
     live.noteModelRequest('ses_a', 'build', 'anthropic/claude');
-    // Live saw the first message half-streamed, and one tool call.
+    // Live saw the first message half-streamed, and one tool call (recorded, as older versions did,
+    // under the provider's call id).
     live.recordAssistantMessage('ses_a', 'msg_a1', { agent: 'build', model: 'anthropic/claude' }, { input: 100, output: 5, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, 0.1);
     live.recordToolCall('ses_a', 'c2', 'read', false);
     expect(live.endTurn('ses_a').ok).toBe(true);
@@ -193,11 +194,21 @@ describe('live and backfilled records of one session', () => {
 
     // Live goes on reporting the finished message: nothing more.
     live.recordAssistantMessage('ses_a', 'msg_a1', { agent: 'build', model: 'anthropic/claude' }, { input: 100, output: 20, reasoning: 5, cacheRead: 300, cacheWrite: 40 }, 0.25);
-    live.recordToolCall('ses_a', 'c1', 'bash', true);
+    // Now by the host's own id, the tool part's, as the backfill does.
+    live.recordToolCall('ses_a', partIdOf(session, 'c1'), 'bash', true);
     live.flush('test');
     expect(find(usage(tracker), 'ses_a', 'build')).toMatchObject({ messages: 2, tokensOutput: 30, toolCalls: 4 });
   });
 });
+
+/** The part id the fixture gives the tool call `callId` (tests/helpers/opencode-history.ts). */
+function partIdOf(session: FixtureSession, callId: string): string {
+  for (const message of session.messages) {
+    const index = (message.tools ?? []).findIndex((tool) => tool.callId === callId);
+    if (index >= 0) return `${message.id}-p${index + 1}`;
+  }
+  throw new Error(`no tool call ${callId} in the fixture`);
+}
 
 describe('stores the backfill does not understand', () => {
   it('names what it found and writes nothing for an unknown SQLite layout', async () => {

@@ -6,7 +6,10 @@ import type { TokenCounts } from '../types.js';
 
 /** A finished or unfinished tool call of an assistant message. */
 export interface HostToolCall {
+  /** The host's own id of the call (OpenCode: the tool part id). */
   callId: string;
+  /** The model provider's id of the call, which older versions of the tracker keyed calls by. */
+  providerCallId?: string;
   tool: string;
   /** `completed` and `error` are finished; anything else (pending, running) is not counted. */
   status: string;

@@ -91,7 +91,7 @@ export class NativeSqliteHistorySource implements HistorySource {
       .query('SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id')
       .iterate(...bounds(query));
     const messagesOf = this.db.query('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
-    const partsOf = this.db.query(`SELECT message_id, data FROM part WHERE session_id = ? AND ${TOOL_PART}`);
+    const partsOf = this.db.query(`SELECT message_id, data, id FROM part WHERE session_id = ? AND ${TOOL_PART}`);
     for (const head of heads) {
       const id = str(head.id);
       const directory = str(head.directory);
@@ -108,7 +108,7 @@ export class NativeSqliteHistorySource implements HistorySource {
         byId.set(message.id, message);
       }
       for (const row of partsOf.iterate(id)) {
-        const call = parseToolPart(parseJson(row.data));
+        const call = parseToolPart(parseJson(row.data), str(row.id));
         if (call) byId.get(String(row.message_id))?.tools.push(call);
       }
       const parentId = str(head.parent_id);

@@ -56,8 +56,13 @@ export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): 
   };
 }
 
-/** A tool part; undefined for every other kind of part (text, step-start, step-finish, patch, ...). */
-export function parseToolPart(data: unknown): HostToolCall | undefined {
+/**
+ * A tool part; undefined for every other kind of part (text, step-start, step-finish, patch, ...).
+ * Its id is OpenCode's own part id (the row's `id`, else the record's), never the provider's call id,
+ * which some providers restart in every response; the provider's is kept to find what older versions
+ * recorded under it.
+ */
+export function parseToolPart(data: unknown, partId?: string): HostToolCall | undefined {
   if (!isDict(data) || data.type !== 'tool') return undefined;
   const state = dict(data.state);
   const input = dict(state.input);
@@ -67,8 +72,10 @@ export function parseToolPart(data: unknown): HostToolCall | undefined {
   const output = str(state.output) ?? str(metadata.output);
   const exit = num(metadata.exit);
   const endedAt = num(time.end) ?? num(time.start);
+  const providerCallId = str(data.callID);
   return {
-    callId: str(data.callID) ?? '',
+    callId: partId ?? str(data.id) ?? providerCallId ?? '',
+    ...(providerCallId ? { providerCallId } : {}),
     tool: str(data.tool) ?? '',
     status: str(state.status) ?? '',
     ...(command ? { command } : {}),

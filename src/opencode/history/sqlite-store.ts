@@ -183,7 +183,7 @@ interface Passes {
 function openPasses(db: SqlDatabase, first: string): Passes {
   return {
     messages: tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id >= ? ORDER BY session_id, time_created, id', [first]),
-    parts: tuples(db, `SELECT session_id, message_id, data FROM part WHERE session_id >= ? AND ${TOOL_PART} ORDER BY session_id`, [first]),
+    parts: tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id >= ? AND ${TOOL_PART} ORDER BY session_id`, [first]),
     pending: {},
   };
 }
@@ -305,7 +305,7 @@ export class SqliteHistorySource implements HistorySource {
   private readSession(id: string, head: Row, directory: string, passes: Passes | undefined): HostSession {
     const db = this.open.db;
     const messageRows = passes ? takeWhile(passes.messages, passes.pending, 'message', id) : tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]);
-    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data FROM part WHERE session_id = ? AND ${TOOL_PART}`, [id]);
+    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id = ? AND ${TOOL_PART}`, [id]);
     const messages: (HostMessage & { root?: string })[] = [];
     const byId = new Map<string, HostMessage>();
     for (const [, messageId, createdAt, data] of messageRows) {
@@ -314,9 +314,9 @@ export class SqliteHistorySource implements HistorySource {
       messages.push(message);
       byId.set(message.id, message);
     }
-    for (const [, messageId, data] of partRows) {
+    for (const [, messageId, data, partId] of partRows) {
       if (typeof data !== 'string') continue;
-      const call = parseToolPart(parseJson(data));
+      const call = parseToolPart(parseJson(data), str(partId));
       if (call) byId.get(String(messageId))?.tools.push(call);
     }
     const parentId = str(head.parent_id);
