@@ -11,7 +11,7 @@ import type { ProjectProfile } from '../../src/core/types.js';
 import { call, say } from '../helpers/fake-model.js';
 import type { ChatRequest } from '../helpers/fake-model.js';
 import { useFakeOpencode } from '../helpers/fake-opencode.js';
-import { cliJson, makeRepo, runOpencode } from '../helpers/sandbox.js';
+import { cliJson, makeRepo, runCli, runOpencode } from '../helpers/sandbox.js';
 import type { DoctorJson } from '../helpers/sandbox.js';
 
 jest.setTimeout(300_000);
@@ -39,7 +39,8 @@ describe('project profiles in real OpenCode sessions', () => {
     const repo = makeRepo(world.sandbox, 'fresh-shop');
     fs.writeFileSync(path.join(repo, 'package.json'), JSON.stringify({ dependencies: { express: '^4.19.0', pg: '^8.11.0' } }));
     fs.writeFileSync(path.join(repo, 'AGENTS.md'), '# Shop\n\n- **Scope**: API\n');
-    expect(cliJson<DoctorJson>(world.sandbox, ['doctor']).counts.projects ?? 0).toBe(0);
+    // Nothing recorded yet: the reader says so and creates no database.
+    expect(runCli(world.sandbox, ['doctor']).stderr).toMatch(/no agent-tracker database at .*: nothing is recorded there yet/);
 
     const run = await runOpencode(world.sandbox, repo, 'HELLO-TURN: say hello');
     expect(run.code).toBe(0);

@@ -99,7 +99,8 @@ describe('red team: the record cannot be gamed', () => {
   it('route 2: thirty empty commits are recorded but earn nothing', () => {
     expect(git(repoA, ['rev-list', '--count', 'HEAD']).trim()).toBe('32');
     const build = cliJson<StatusJson>(sandbox, ['status']).agents.find((agent) => agent.id === 'build');
-    expect(build).toMatchObject({ sp: DEFAULT_RULES.initialSp, commits: 0 });
+    // Recorded (the same count as report), credited none.
+    expect(build).toMatchObject({ sp: DEFAULT_RULES.initialSp, commits: 30, creditedCommits: 0 });
     const doctor = cliJson<{ counts: Record<string, number> }>(sandbox, ['doctor']);
     expect(doctor.counts.commits).toBe(30);
   });
@@ -164,14 +165,14 @@ describe('red team: the record cannot be gamed', () => {
     expect(output).toContain('project project-a');
   });
 
-  it("route 7: report --html through a symlink replaces the link and leaves the user's file alone", () => {
+  it("route 7: report --html onto a planted symlink is refused in one line; the link and the user's file stay as they were", () => {
     const link = path.join(sandbox.root, 'report.html');
     fs.symlinkSync(bashrc, link);
     const result = runCli(sandbox, ['report', '--html', link]);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(fs.readFileSync(bashrc, 'utf8')).toBe('export PATH=/usr/bin\n');
-    expect(fs.lstatSync(link).isSymbolicLink()).toBe(false);
-    expect(fs.readFileSync(link, 'utf8')).toContain('<html');
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
   });
 
   it('leaves what the user owns unchanged: the global config and the project config', () => {

@@ -127,7 +127,7 @@ describe('agent state in a real OpenCode session', () => {
     for (const agent of legacy.agents) {
       expect(byId(status, agent.id)).toMatchObject({
         sp: agent.skill_points, xp: agent.experience_points, cs: agent.communication_score,
-        commits: agent.total_commits, bugs: agent.total_bugs, halted: !agent.active,
+        creditedCommits: agent.total_commits, bugs: agent.total_bugs, halted: !agent.active,
       });
     }
     const doctor = cliJson<DoctorJson>(sandbox, ['doctor']);

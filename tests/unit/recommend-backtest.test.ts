@@ -6,6 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import { BACKTEST_MIN_SESSIONS, BACKTEST_WARMUP, backtestRecommendations, sessionOutcome } from '../../src/core/report/recommend-backtest.js';
 import { formatBacktest, run } from '../../src/cli/commands/recommend.js';
 import type { UsageRecord } from '../../src/core/types.js';
+import { Store } from '../../src/core/store/store.js';
 import { profile } from '../helpers/synthetic-history.js';
 import { usageRecord } from '../helpers/usage-record.js';
 
@@ -65,6 +66,8 @@ describe('recommend --backtest', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-backtest-'));
     try {
       const printed: string[] = [];
+      // An empty database: readers create none.
+      Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 1 << 24 }).close();
       await run(['--backtest', '--json', '--db', path.join(dir, 'db.lmdb')], { out: (text) => printed.push(text), err: (text) => printed.push(text) });
       const parsed = JSON.parse(printed.join('\n')) as { backtest: { judged: number; difference: unknown; verdict: string } };
       expect(parsed.backtest).toMatchObject({ judged: 0, difference: null });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/program.js';
+import { Store } from '../../src/core/store/store.js';
 
 let dir: string;
 const savedConfigHome = process.env.XDG_CONFIG_HOME;
@@ -14,6 +15,8 @@ const savedConfigHome = process.env.XDG_CONFIG_HOME;
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-empty-report-'));
   process.env.XDG_CONFIG_HOME = path.join(dir, 'config');
+  // An empty database: readers create none.
+  Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 1 << 24 }).close();
 });
 afterAll(() => {
   if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;

@@ -12,6 +12,7 @@ import { createContext } from '../../src/setup/context.js';
 import { installPluginFolder, PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { treeHash } from '../helpers/compare-files.js';
+import { Store } from '../../src/core/store/store.js';
 
 describe('the plugin folder', () => {
   let home: string;
@@ -50,6 +51,8 @@ describe('the plugin folder', () => {
     expect(seen).toMatchObject({ keys: ['default'], server: 'function' });
     expect(seen.lmdb.startsWith(folder)).toBe(true);
 
+    // An empty database to read (readers create none).
+    Store.open({ path: path.join(home, '.config', 'opencode', 'agent-tracker.lmdb'), maxDatabaseSize: 1 << 24 }).close();
     const status = spawnSync(process.execPath, [path.join(folder, 'dist', 'cli', 'main.js'), 'status', '--json'], { cwd: home, env, encoding: 'utf8', timeout: 60_000 });
     expect({ code: status.status, stderr: status.stderr }).toEqual({ code: 0, stderr: '' });
     expect(JSON.parse(status.stdout)).toEqual({ agents: [] });
