@@ -4,19 +4,8 @@
  */
 import type { TokenCounts } from '../core/types.js';
 
-type Dict = Record<string, unknown>;
-
-function isDict(value: unknown): value is Dict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
+import { count as num, isDict, str } from '../core/narrow.js';
+import type { Dict } from '../core/narrow.js';
 
 export interface BusEvent {
   type: string;

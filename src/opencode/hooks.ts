@@ -58,7 +58,7 @@ const DONE: Promise<void> = Promise.resolve();
  * Wraps a handler so a failure is logged and never reaches the host, except a refusal. A handler
  * that finishes synchronously (most do) costs no promise of its own.
  */
-function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Handler<A>): (...args: A) => Promise<void> {
+export function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Handler<A>): (...args: A) => Promise<void> {
   const failed = (error: unknown): Promise<void> => {
     if (error instanceof RefusalError) return Promise.reject(error);
     logger.error(`agent-tracker: ${name} failed: ${(error as Error).message}`);
@@ -78,7 +78,7 @@ function guarded<A extends unknown[]>(logger: Logger, name: string, handler: Han
  * Runs the checks that protect (refusals, argument narrowing) so that they fail CLOSED: a check that
  * throws refuses the call with one line instead of letting it run unchecked.
  */
-function protect(check: () => void): void {
+export function protect(check: () => void): void {
   try {
     check();
   } catch (error) {

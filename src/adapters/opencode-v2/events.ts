@@ -4,19 +4,7 @@
  */
 import type { TokenCounts } from '../../core/types.js';
 
-type Dict = Record<string, unknown>;
-
-function isDict(value: unknown): value is Dict {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function num(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
-}
+import { count as num, isDict, str } from '../../core/narrow.js';
 
 /** Event types that end a turn: the session's execution finished, one way or another. */
 export const TURN_END_EVENTS: ReadonlySet<string> = new Set(['session.execution.succeeded', 'session.execution.failed', 'session.execution.interrupted']);

@@ -8,7 +8,7 @@ import type { Logger } from '../../core/logger.js';
 import { commitsSince, mentionsGit, readHead, runsGitPush } from '../../core/projects/git.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import type { CommitRecord } from '../../core/types.js';
-import { RefusalError } from '../../opencode/hooks.js';
+import { guarded, protect, RefusalError } from '../../opencode/hooks.js';
 import type { ToolOutput } from '../../opencode/guards/output-mask.js';
 import { exitCode, isDict, promptText, str, toolCallKey } from './events.js';
 import type { V2ModelRequest, V2Prompt, V2ToolAfter, V2ToolBefore } from './host-types.js';
@@ -43,25 +43,6 @@ export interface V2Handlers {
   'execute.after': (input: V2ToolAfter) => Promise<void>;
   'model.request': (input: V2ModelRequest) => Promise<void>;
   prompt: (input: V2Prompt) => Promise<void>;
-}
-
-const DONE: Promise<void> = Promise.resolve();
-
-/** A handler whose failure is logged and never reaches the host, except a refusal. */
-function guarded<A>(logger: Logger, name: string, handler: (input: A) => void | Promise<void>): (input: A) => Promise<void> {
-  const failed = (error: unknown): Promise<void> => {
-    if (error instanceof RefusalError) return Promise.reject(error);
-    logger.error(`agent-tracker: ${name} failed: ${(error as Error).message}`);
-    return DONE;
-  };
-  return (input) => {
-    try {
-      const pending = handler(input);
-      return pending ? pending.catch(failed) : DONE;
-    } catch (error) {
-      return failed(error);
-    }
-  };
 }
 
 function stringInput(input: unknown, name: string): string | undefined {
@@ -113,16 +94,19 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   return {
     'execute.before': guarded(logger, 'execute.before', (input: V2ToolBefore) => {
       if (ctx.ownTools.has(input.tool)) return undefined;
-      for (const guard of ctx.guards ?? []) {
-        const reason = guard(input.tool, input.input);
-        if (reason) throw new RefusalError(reason);
-      }
-      for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, input.input);
-      const halt = haltMessage(input.sessionID);
-      if (halt) {
-        if (service.config.haltBlocksTools) throw new RefusalError(halt);
-        logger.warn(halt);
-      }
+      // As in version 1: the checks that protect fail closed.
+      protect(() => {
+        for (const guard of ctx.guards ?? []) {
+          const reason = guard(input.tool, input.input);
+          if (reason) throw new RefusalError(reason);
+        }
+        for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, input.input);
+        const halt = haltMessage(input.sessionID);
+        if (halt) {
+          if (service.config.haltBlocksTools) throw new RefusalError(halt);
+          logger.warn(halt);
+        }
+      });
       const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
       if (!command || !mentionsGit(command)) return undefined;
       const key = toolCallKey(input.messageID, input.id);
