@@ -87,8 +87,12 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   grade: {
     args: 'COMMIT N',
     about: 'your own grade (-1 bad, 1 neutral, 2 good, 5 excellence) of a commit a tracked session made; COMMIT: a hash, a short hash, HEAD or HEAD~N',
-    options: [{ name: 'note', value: 'TEXT', default: 'none', about: 'why, in a few words' }, PROJECT],
-    examples: ['agent-tracker grade HEAD 5', 'agent-tracker grade HEAD~2 -1 --note "broke the build"', 'agent-tracker grade 1a2b3c4 2'],
+    options: [
+      { name: 'note', value: 'TEXT', default: 'none', about: 'why, in a few words' },
+      PROJECT,
+      { name: 'replace', default: 'off', about: 'correct your earlier grade of the commit (the later one counts; the journal keeps both)' },
+    ],
+    examples: ['agent-tracker grade HEAD 5', 'agent-tracker grade HEAD~2 -1 --note "broke the build"', 'agent-tracker grade 1a2b3c4 2', 'agent-tracker grade 1a2b3c4 -1 --replace'],
     load: () => import('./commands/grade.js'),
   },
   revive: {

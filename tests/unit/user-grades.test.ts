@@ -132,6 +132,20 @@ describe("the user's grade", () => {
     expect(t.store.tables.agents.get('build')?.cs).toBe(DEFAULT_RULES.initialCs + 2);
   });
 
+  it('corrects a grade with replace: the later one counts everywhere, the journal keeps both', () => {
+    t = tempTracker();
+    made('s1', 'build', 'fake/a', gitCommit(1));
+    t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: 5, via: 'cli' });
+    expect(() => t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: -1, via: 'cli' })).toThrow(/already graded .* 5; to correct it, grade it again with --replace/);
+    t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: -1, note: 'it broke checkout', via: 'cli', replace: true });
+    expect(t.store.tables.userGrades.get([PROJECT, hash(1)])).toMatchObject({ grade: -1, note: 'it broke checkout' });
+    // One graded commit, its grade now -1; CS moved by 5 then by -6.
+    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: -1, csDelta: -1 });
+    expect(t.store.tables.agents.get('build')?.cs).toBe(DEFAULT_RULES.initialCs - 1);
+    const grades = [...t.store.tables.communication.getRange()].map((e) => e.value).filter((e) => e.source === 'user').map((e) => e.grade);
+    expect(grades).toEqual([5, -1]);
+  });
+
   it('keeps the self-grade and the user grade apart on one record', () => {
     t = tempTracker();
     made('s1', 'build', 'fake/a', gitCommit(1));

@@ -30,7 +30,7 @@ const MINUS_ONE = '-1';
 const MINUS_ONE_STAND_IN = '\u0000minus-one';
 
 export async function run(args: string[], output: Output): Promise<void> {
-  const parsed = parseCommandArgs(args.map((arg) => (arg === MINUS_ONE ? MINUS_ONE_STAND_IN : arg)), { note: { type: 'string' }, project: { type: 'string' } });
+  const parsed = parseCommandArgs(args.map((arg) => (arg === MINUS_ONE ? MINUS_ONE_STAND_IN : arg)), { note: { type: 'string' }, project: { type: 'string' }, replace: { type: 'boolean', default: false } });
   const values = parsed.values;
   const positionals = parsed.positionals.map((arg) => (arg === MINUS_ONE_STAND_IN ? MINUS_ONE : arg));
   if (positionals.length !== 2) throw new CliError('expects a COMMIT and a grade N (-1, 1, 2 or 5), e.g. agent-tracker grade HEAD 5 --note "clean fix"');
@@ -43,7 +43,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const provenance = confirmUserOnly('grade', { store, project });
     const service = new TrackingService({ store, config, logger: silentLogger, project });
     try {
-      const graded = service.gradeAsUser({ project, commit, grade, note: values.note, via: 'cli' });
+      const graded = service.gradeAsUser({ project, commit, grade, note: values.note, via: 'cli', replace: values.replace });
       service.recordUserAction({ agent: graded.grade.agent, project, summary: `User graded ${graded.grade.commit.slice(0, 12)} ${graded.grade.grade} (${provenance.via})`, provenance });
       const outcome = service.flush('user action');
       if (!outcome.ok) throw outcome.error;

@@ -10,6 +10,7 @@ import type {
   CommunicationEvent,
   CounterDeltas,
   CounterName,
+  Grade,
   MigrationRecord,
   ProjectProfile,
   RetrospectiveEntry,
@@ -34,8 +35,12 @@ export type RetrospectiveDraft = Omit<RetrospectiveEntry, 'score_before' | 'scor
 export type AgentMutationOp =
   | AgentOp
   | { kind: 'grade'; delta: number; retrospective: RetrospectiveDraft }
-  /** The user's grade: written once per [project, commit] with its CS change, or dropped whole. */
-  | { kind: 'grade'; delta: number; userGrade: UserGradeRecord };
+  /**
+   * The user's grade: written once per [project, commit] with its CS change, or dropped whole. With
+   * `replaces` (the user's `grade --replace`), it is written over the stored grade only while that is
+   * still the grade it replaces; the journal keeps both.
+   */
+  | { kind: 'grade'; delta: number; userGrade: UserGradeRecord; replaces?: Grade };
 
 export type SessionInit = Omit<UsageRecord, CounterName | 'lastAt'>;
 

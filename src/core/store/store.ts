@@ -459,7 +459,8 @@ export class Store {
           } else if (op.kind === 'grade' && 'userGrade' in op) {
             // The user grades a commit once: a second grade (another process, a retry) is dropped whole.
             const key: [string, string] = [op.userGrade.project, op.userGrade.commit];
-            if (t.userGrades.doesExist(key)) continue;
+            const stored = t.userGrades.get(key);
+            if (stored && (op.replaces === undefined || stored.grade !== op.replaces)) continue;
             applyAgentOp(agent, op, rules);
             t.userGrades.putSync(key, op.userGrade);
           } else {

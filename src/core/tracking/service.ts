@@ -78,6 +78,8 @@ export interface UserGradeInput {
   grade: unknown;
   note?: unknown;
   via: UserGradeRecord['via'];
+  /** Correct an earlier grade of the same commit: the later one counts, the journal keeps both. */
+  replace?: boolean;
 }
 
 export interface ActivityInput {
@@ -600,8 +602,11 @@ export class TrackingService implements Recorder {
     const grade = valid.grade(input.grade, 'grade');
     const note = valid.text(input.note, 'note');
     const made = input.commit === undefined || input.commit === '' ? this.latestUserUngraded(input.project) : this.trackedCommit(input.project, valid.commitHash(input.commit));
-    if (this.isUserGraded(made.project, made.hash)) {
-      throw new InputError(`you already graded commit ${made.hash.slice(0, SHORT_HASH_LENGTH)} (${made.agent}, ${made.model}); a commit gets one grade from you`);
+    const previous = this.userGradeOf(made.project, made.hash);
+    if (previous && !input.replace) {
+      throw new InputError(
+        `you already graded commit ${made.hash.slice(0, SHORT_HASH_LENGTH)} (${made.agent}, ${made.model}) ${previous.grade}; to correct it, grade it again with --replace`,
+      );
     }
     const record: UserGradeRecord = {
       commit: made.hash,
@@ -616,7 +621,8 @@ export class TrackingService implements Recorder {
       via: input.via,
     };
     const before = this.getAgentStatus(made.agent);
-    this.buffer.addAgentOp(made.agent, { kind: 'grade', delta: grade, userGrade: record });
+    // A correction moves CS and the sums by the difference; the count of graded commits stays.
+    this.buffer.addAgentOp(made.agent, previous ? { kind: 'grade', delta: grade - previous.grade, userGrade: record, replaces: previous.grade } : { kind: 'grade', delta: grade, userGrade: record });
     const after = this.getAgentStatus(made.agent);
     this.buffer.put({
       table: 'communication',
@@ -624,8 +630,8 @@ export class TrackingService implements Recorder {
       value: { agent: made.agent, commit: made.hash, project: made.project, source: 'user', provenance: 'user', grade, timestamp: record.timestamp },
     });
     this.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, {
-      userGradedCommits: 1,
-      userGradeSum: grade,
+      userGradedCommits: previous ? 0 : 1,
+      userGradeSum: grade - (previous?.grade ?? 0),
       csDelta: after.cs - before.cs,
     });
     const outcome = this.flush('user grade');
@@ -930,8 +936,17 @@ export class TrackingService implements Recorder {
   }
 
   private isUserGraded(project: string, commit: string): boolean {
-    if (this.store.tables.userGrades.doesExist([project, commit])) return true;
-    return this.buffer.mutations().some((m) => m.table === 'agents' && m.ops.some((op) => op.kind === 'grade' && 'userGrade' in op && op.userGrade.project === project && op.userGrade.commit === commit));
+    return this.userGradeOf(project, commit) !== undefined;
+  }
+
+  /** The user's grade of a commit as it stands: the latest in the buffer, else the stored one. */
+  private userGradeOf(project: string, commit: string): UserGradeRecord | undefined {
+    let pending: UserGradeRecord | undefined;
+    for (const m of this.buffer.mutations()) {
+      if (m.table !== 'agents') continue;
+      for (const op of m.ops) if (op.kind === 'grade' && 'userGrade' in op && op.userGrade.project === project && op.userGrade.commit === commit) pending = op.userGrade;
+    }
+    return pending ?? this.store.tables.userGrades.get([project, commit]);
   }
 
   private isGraded(agent: string, commit: string): boolean {
