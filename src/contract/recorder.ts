@@ -17,8 +17,8 @@ export interface Recorder {
   noteModelRequest(sessionId: string, agent: string, model: string): void;
   /** The user's prompt that opens a turn (with the host's message id when known). */
   noteTurnTask(sessionId: string, prompt: string, messageId?: string): void;
-  /** A finished tool call, keyed by the host's own id of the call (OpenCode: the tool part id). */
-  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event?: HostEvent): void;
+  /** A finished tool call, keyed by the host's own id of the call (OpenCode: the tool part id); `command` for a shell call. */
+  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event?: HostEvent & { command?: string }): void;
   /** A shell command and its exit code (test runs are recognised from it). */
   recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void;
   /** A slash command run in the session. */

@@ -154,7 +154,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
     if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
     const eventId = hostCallId(input.sessionID, input.callID);
-    service.recordToolCall(input.sessionID, eventId, input.tool, ok);
+    const command = input.tool === 'bash' ? stringArg(input.args, 'command') : undefined;
+    service.recordToolCall(input.sessionID, eventId, input.tool, ok, command === undefined ? {} : { command });
     if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringArg(input.args, 'command') ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);

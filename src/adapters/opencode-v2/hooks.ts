@@ -80,7 +80,8 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
     // A completed bash call without an exit code in its metadata exited 0; a failed one says so in the error's metadata.
     const exit = input.status === 'completed' ? (exitCode(input.result.metadata) ?? (input.tool === 'bash' ? 0 : undefined)) : exitCode(input.error.metadata);
     const ok = input.status === 'completed' && (exit === undefined || exit === 0);
-    service.recordToolCall(input.sessionID, key, input.tool, ok);
+    const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
+    service.recordToolCall(input.sessionID, key, input.tool, ok, command === undefined ? {} : { command });
     if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringInput(input.input, 'command') ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringInput(input.input, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);

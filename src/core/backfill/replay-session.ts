@@ -83,7 +83,11 @@ export function replaySession(service: TrackingService | undefined, session: Hos
       }
       const ok = call.status === 'completed' && (call.exit === undefined || call.exit === 0);
       const callAt = call.endedAt === undefined ? at : iso(call.endedAt);
-      service?.recordToolCall(session.id, call.callId, call.tool, ok, { at: callAt, ...(call.providerCallId && call.providerCallId !== call.callId ? { legacyEventId: call.providerCallId } : {}) });
+      service?.recordToolCall(session.id, call.callId, call.tool, ok, {
+        at: callAt,
+        ...(call.providerCallId && call.providerCallId !== call.callId ? { legacyEventId: call.providerCallId } : {}),
+        ...(call.command !== undefined ? { command: call.command } : {}),
+      });
       result.toolCalls += 1;
       if (call.tool !== 'bash' || !ok || !call.command) continue;
       const git = bashGitFacts(call.command, call.exit, call.output ?? '');

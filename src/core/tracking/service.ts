@@ -16,6 +16,7 @@ import { latestUngradedCommit, pickTrackedCommit, SHORT_HASH_LENGTH } from '../o
 import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import { replayDelta } from '../store/replay.js';
 import { judgeBugReport } from '../integrity/bug-evidence.js';
+import { isNoOpCommand } from '../integrity/tool-credit.js';
 import { classifyTaskKind, TASK_KIND_COUNTERS } from '../outcomes/task-kind.js';
 import type { BugReportVerdict } from '../integrity/bug-evidence.js';
 import { StoreNotWritableError } from '../store/store.js';
@@ -308,7 +309,7 @@ export class TrackingService implements Recorder {
    * never by the provider's call id, which some providers restart in every response. A failure is
    * counted once per call, whichever event reports it, and a replay of the same call (backfill) adds nothing.
    */
-  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event: HostEvent = {}): void {
+  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event: HostEvent & { command?: string } = {}): void {
     let counted = this.countedCalls.get(sessionId);
     if (!counted) this.countedCalls.set(sessionId, (counted = new Set()));
     if (counted.has(callId)) return;
@@ -318,7 +319,9 @@ export class TrackingService implements Recorder {
     turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
     const legacy = event.legacyEventId === undefined ? undefined : `tool:${event.legacyEventId}`;
     if (ok) {
-      const xp = this.ownTools.has(tool) ? [] : [{ kind: 'xp' as const, amount: this.config.rules.xpPerToolCall }];
+      // The tracker's own tools and shell commands that do nothing earn no XP (src/core/integrity/tool-credit.ts).
+      const earns = !this.ownTools.has(tool) && !(event.command !== undefined && isNoOpCommand(event.command));
+      const xp = earns ? [{ kind: 'xp' as const, amount: this.config.rules.xpPerToolCall }] : [];
       this.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at, legacy);
     } else {
       turn.failures += 1;
