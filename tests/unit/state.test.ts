@@ -101,12 +101,17 @@ describe('grading a commit', () => {
     expect(t.store.tables.agents.get('build')?.cs).toBe(cs);
   });
 
-  it('credits the agent that made the commit, not the one grading it, on the maker\'s usage record', () => {
+  it("refuses a grade of another agent's commit (it would pass for the maker's self-grade and block it); the maker still grades it", () => {
     t = tempTracker();
     working('build', 's1');
     t.service.recordCommits('s1', [gitCommit(5)]);
     working('plan', 's2');
-    const entry = t.service.gradeCommit({ sessionId: 's2', agent: 'plan', project: PROJECT, commit: hash(5), agentGrade: 2 });
+    const pending = t.service.pendingMutations;
+    expect(() => t.service.gradeCommit({ sessionId: 's2', agent: 'plan', project: PROJECT, commit: hash(5), agentGrade: -1 })).toThrow(
+      /was made by build, not plan: an agent grades only its own commits/,
+    );
+    expect(t.service.pendingMutations).toBe(pending);
+    const entry = t.service.gradeCommit({ sessionId: 's1', agent: 'build', project: PROJECT, commit: hash(5), agentGrade: 2 });
     expect(entry.agent).toBe('build');
     t.service.flush('test');
     expect(t.store.tables.sessions.get(['s1', 'build', 'fake/model'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 2 });

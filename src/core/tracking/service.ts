@@ -561,6 +561,11 @@ export class TrackingService implements Recorder {
       );
     }
     const agent = made.agent !== UNKNOWN ? made.agent : caller;
+    // A self-grade is an agent's word on its own work: another agent (a subagent, say) grading it
+    // would be stored as the maker's self-grade and take the maker's own grade away.
+    if (agent !== caller) {
+      throw new InputError(`commit ${made.hash.slice(0, 12)} was made by ${agent}, not ${caller}: an agent grades only its own commits (use report-bug with the commit for a problem in it; nothing was written)`);
+    }
     const fullHash = made?.hash ?? commit;
     if (this.isGraded(agent, fullHash)) throw new InputError(`commit ${fullHash.slice(0, 12)} was already graded for ${agent}`);
 
