@@ -46,3 +46,30 @@ describe('tool-call credit', () => {
     expect(t.store.tables.agents.get('build')).toMatchObject({ xp: 2 * DEFAULT_RULES.xpPerToolCall, sp: DEFAULT_RULES.initialSp });
   });
 });
+
+describe('commit credit per turn', () => {
+  const commit = (n: number) => ({ hash: n.toString(16).padStart(40, 'c'), message: `work ${n}`, files: [`f${n}.txt`], insertions: 1, deletions: 0, timestamp: '2025-01-01T00:00:00.000Z' });
+
+  it("counts subagents' commits in the root session's turn: two subagents with six commits each earn five in all", () => {
+    t = tempTracker();
+    t.service.noteSession('root', {});
+    t.service.noteModelRequest('root', 'build', 'fake/a');
+    for (const [child, first] of [['sub1', 0], ['sub2', 100]] as const) {
+      t.service.noteSession(child, { parentId: 'root' });
+      t.service.noteModelRequest(child, 'general', 'fake/a');
+      t.service.recordCommits(child, Array.from({ length: 6 }, (_, i) => commit(first + i)));
+      expect(t.service.endTurn(child).ok).toBe(true);
+    }
+    t.service.flush('test');
+    // Every commit is recorded; five earn (the limit of one turn).
+    expect(t.store.tables.commits.getKeysCount()).toBe(12);
+    expect(t.store.tables.agents.get('general')).toMatchObject({ commits: 5 });
+    // The user's next turn earns again.
+    expect(t.service.endTurn('root').ok).toBe(true);
+    t.service.noteSession('sub3', { parentId: 'root' });
+    t.service.noteModelRequest('sub3', 'general', 'fake/a');
+    t.service.recordCommits('sub3', [commit(200)]);
+    t.service.flush('test');
+    expect(t.store.tables.agents.get('general')).toMatchObject({ commits: 6 });
+  });
+});

@@ -108,6 +108,9 @@ interface TurnState {
   files: Set<string>;
 }
 
+/** Subagents nest; a chain longer than this is not followed further (a loop in bad data ends here). */
+const MAX_SUBAGENT_DEPTH = 16;
+
 export interface TrackingOptions {
   store: Store;
   config: TrackerConfig;
@@ -351,6 +354,8 @@ export class TrackingService implements Recorder {
     const setup = this.setupOf(sessionId);
     const recorded: CommitRecord[] = [];
     const turn = this.turn(sessionId);
+    // The per-turn limit is the user's turn: a subagent's commits count in its root session's turn.
+    const credit = this.turn(this.rootSession(sessionId));
     // Every commit is a recorded fact; only work earns (src/core/integrity/commit-credit.ts).
     let earned = 0;
     for (const commit of commits) {
@@ -362,21 +367,21 @@ export class TrackingService implements Recorder {
       const denial = commitCreditDenial(
         // A commit replayed from the host's history has no file list: that check cannot be made.
         { filesChanged: event.at !== undefined && fact.files.length === 0 ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
-        { earnedThisTurn: turn.earned, revertsOwnCommit: revertOf !== undefined && this.findCommit(setup.project, revertOf)?.agent === setup.agent },
+        { earnedThisTurn: credit.earned, revertsOwnCommit: revertOf !== undefined && this.findCommit(setup.project, revertOf)?.agent === setup.agent },
       );
       this.buffer.put({ table: 'commits', key, value });
       if (denial === undefined) {
         earned += 1;
-        turn.earned += 1;
+        credit.earned += 1;
       }
       if (!event.eventId) this.count(sessionId, setup, { commits: 1 }, event.at);
       turn.commits.push(commit.hash);
       recorded.push(value);
     }
     // Commits a replayed call made that git printed no hash for earn within the turn's limit.
-    for (let unnamed = (event.count ?? 0) - commits.length; unnamed > 0 && turn.earned < EARNING_COMMITS_PER_TURN; unnamed -= 1) {
+    for (let unnamed = (event.count ?? 0) - commits.length; unnamed > 0 && credit.earned < EARNING_COMMITS_PER_TURN; unnamed -= 1) {
       earned += 1;
-      turn.earned += 1;
+      credit.earned += 1;
     }
     const ops: AgentOp[] = earned > 0 ? [{ kind: 'commits', amount: earned }, { kind: 'xp', amount: this.config.rules.xpPerCommit * earned }] : [];
     const made = Math.max(event.count ?? 0, commits.length);
@@ -885,6 +890,17 @@ export class TrackingService implements Recorder {
       this.heldEvents = { sessionId, held };
     }
     return this.heldEvents.held.get(eventId);
+  }
+
+  /** The session at the top of a subagent chain (the user's own session), as far as this process knows it. */
+  private rootSession(sessionId: string): string {
+    let id = sessionId;
+    for (let depth = 0; depth < MAX_SUBAGENT_DEPTH; depth += 1) {
+      const parent = this.sessions.get(id)?.parentId;
+      if (!parent) return id;
+      id = parent;
+    }
+    return id;
   }
 
   /** Whether an abbreviated hash (as `git commit` prints it) names a commit already stored for the project. */
