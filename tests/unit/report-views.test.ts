@@ -74,7 +74,7 @@ describe('report views', () => {
       ['new', 'plan', 'fake/b', 'plan the billing page'],
       ['old', 'build', 'fake/a', 'fix the login redirect'],
     ]);
-    expect(reportToTable({ by: answer.by, rows: answer.rows, totals: answer.totals }).split('\n')[0]).toMatch(/^session\s+task\s+agent\s+model\s+sessions/);
+    expect(reportToTable({ by: answer.by, rows: answer.rows, totals: answer.totals }).split('\n')[0]).toMatch(/^session\s+task\s+agent\s+model\s+fail%/);
   });
 
   it('fits the default table in 100 columns however long the names, cutting them with an ellipsis', () => {

@@ -183,7 +183,9 @@ function cut(text: string, width: number): string {
  */
 export function reportToTable(report: Report, options: { wide?: boolean } = {}): string {
   const dimensions = [...(report.rows.some((row) => row.period !== null) ? (['period'] as const) : []), ...SHOWN_DIMENSIONS[report.by]];
-  const columns = [...dimensions.map((name) => DIMENSION_COLUMNS[name]), ...METRIC_COLUMNS.filter((column) => options.wide || !column.wide)];
+  // One session a row: its session count says nothing.
+  const metrics = METRIC_COLUMNS.filter((column) => (options.wide || !column.wide) && !(report.by === 'session' && column.title === 'sessions'));
+  const columns = [...dimensions.map((name) => DIMENSION_COLUMNS[name]), ...metrics];
   const lines = report.rows.map((row) => columns.map((column) => column.value(row)));
   if (report.rows.length > 1) {
     const totals = columns.map((column, i) => (i === 0 ? 'total' : column.numeric ? column.value(report.totals) : ''));
