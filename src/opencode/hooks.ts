@@ -23,7 +23,7 @@ export class RefusalError extends Error {
 /** The agent name OpenCode uses for title generation: not work, not tracked. */
 const TITLE_AGENT = 'title';
 /** Tools whose `filePath` argument names a file they change. */
-const EDITING_TOOLS = new Set(['edit', 'write', 'patch', 'multiedit']);
+export const EDITING_TOOLS: ReadonlySet<string> = new Set(['edit', 'write', 'patch', 'multiedit']);
 
 export interface HookContext {
   service: TrackingService;

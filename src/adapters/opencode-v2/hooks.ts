@@ -4,39 +4,19 @@
  * Every handler fails open (logged, never a failed tool call) except a deliberate refusal and the
  * output masking, which fails closed.
  */
-import type { Logger } from '../../core/logger.js';
 import { commitsSince, mentionsGit, readHead, runsGitPush } from '../../core/projects/git.js';
-import type { TrackingService } from '../../core/tracking/service.js';
 import type { CommitRecord } from '../../core/types.js';
-import { guarded, protect, RefusalError } from '../../opencode/hooks.js';
-import type { ToolOutput } from '../../opencode/guards/output-mask.js';
+import { EDITING_TOOLS, guarded, protect, RefusalError } from '../../opencode/hooks.js';
+import type { HookContext } from '../../opencode/hooks.js';
 import { exitCode, isDict, promptText, str, toolCallKey } from './events.js';
 import type { V2ModelRequest, V2Prompt, V2ToolAfter, V2ToolBefore } from './host-types.js';
 import { maskToolResult } from './mask-result.js';
 
 /** Request kinds that are not an agent's work (version 1: the `title` agent). */
 const NOT_WORK: ReadonlySet<string> = new Set(['title', 'compaction']);
-/** Tools whose `filePath` input names a file they change. */
-const EDITING_TOOLS = new Set(['edit', 'write', 'patch', 'multiedit']);
 
-export interface V2HookContext {
-  service: TrackingService;
-  logger: Logger;
-  /** The project folder git runs in. */
-  directory: string;
-  /** The tracker's own tools: never refused, even for a halted agent. */
-  ownTools: ReadonlySet<string>;
-  /** Checks run before a tool call; a returned string refuses the call with that reason. */
-  guards?: ((tool: string, args: unknown) => string | undefined)[];
-  /** Run after the guards pass: may narrow the input the host runs the call with. */
-  argumentRewriters?: ((tool: string, args: unknown) => void)[];
-  /** Version 1's output masking (maskToolOutput bound to the project's secrets); fails closed. */
-  maskOutput?: (output: ToolOutput) => void | Promise<void>;
-  /** Whether a tool call edits what configures the tracker. */
-  editsTrackerFiles?: (tool: string, args: unknown) => boolean;
-  /** Called after commits were recorded and after a push. */
-  onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
-}
+/** The same context as version 1's hooks (the `/grade` command comes through the tool transform here). */
+export type V2HookContext = Omit<HookContext, 'onGradeCommand'>;
 
 export interface V2Handlers {
   'execute.before': (input: V2ToolBefore) => Promise<void>;
