@@ -87,6 +87,38 @@ export function protect(check: () => void): void {
   }
 }
 
+/** Why the session's agent may not work, when it is halted. */
+export function haltMessage(service: TrackingService, sessionId: string): string | undefined {
+  const agent = service.setupOf(sessionId).agent;
+  if (!service.isHalted(agent)) return undefined;
+  const status = service.getAgentStatus(agent);
+  return (
+    `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
+    `Ask the user to review the work and run: agent-tracker revive ${agent}`
+  );
+}
+
+/**
+ * The checks before a tool call runs, for either host's adapter: the guards (a reason refuses), the
+ * argument rewriters, and the halt (refused, or a warning with `haltBlocksTools: false`). They fail
+ * CLOSED; the tracker's own tools are never checked.
+ */
+export function checkToolCall(ctx: Pick<HookContext, 'service' | 'logger' | 'ownTools' | 'guards' | 'argumentRewriters'>, sessionId: string, tool: string, args: unknown): void {
+  if (ctx.ownTools.has(tool)) return;
+  protect(() => {
+    for (const guard of ctx.guards ?? []) {
+      const reason = guard(tool, args);
+      if (reason) throw new RefusalError(reason);
+    }
+    for (const rewrite of ctx.argumentRewriters ?? []) rewrite(tool, args);
+    const halt = haltMessage(ctx.service, sessionId);
+    if (halt) {
+      if (ctx.service.config.haltBlocksTools) throw new RefusalError(halt);
+      ctx.logger.warn(halt);
+    }
+  });
+}
+
 function stringArg(args: unknown, name: string): string | undefined {
   if (typeof args !== 'object' || args === null) return undefined;
   const value = (args as Record<string, unknown>)[name];
@@ -115,16 +147,6 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     return partId ?? callId;
   };
 
-  /** Why the session's agent may not work, when it is halted. */
-  const haltMessage = (sessionId: string): string | undefined => {
-    const agent = service.setupOf(sessionId).agent;
-    if (!service.isHalted(agent)) return undefined;
-    const status = service.getAgentStatus(agent);
-    return (
-      `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
-      `Ask the user to review the work and run: agent-tracker revive ${agent}`
-    );
-  };
 
   /** The commits and push a bash call that mentioned git made, read from git after it ran. */
   const recordGitEffects = async (input: ToolAfterInput, eventId: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
@@ -151,12 +173,12 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     const exit = typeof metadata.exit === 'number' ? metadata.exit : undefined;
     const ok = exit === undefined || exit === 0;
     // With haltBlocksTools off the call ran; the warning rides along in its output so the model sees it.
-    const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(input.sessionID);
+    const halt = ctx.ownTools.has(input.tool) || service.config.haltBlocksTools ? undefined : haltMessage(service, input.sessionID);
     if (halt && typeof output.output === 'string') output.output = `${output.output}\n\n[agent-tracker warning] ${halt}`;
     const eventId = hostCallId(input.sessionID, input.callID);
     const command = input.tool === 'bash' ? stringArg(input.args, 'command') : undefined;
     service.recordToolCall(input.sessionID, eventId, input.tool, ok, command === undefined ? {} : { command });
-    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringArg(input.args, 'command') ?? '', exit);
+    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, command ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
     if (ctx.editsTrackerFiles?.(input.tool, input.args)) service.noteTrackerFileEdit(input.sessionID);
@@ -182,18 +204,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
 
     'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) => {
       if (ctx.ownTools.has(input.tool)) return undefined;
-      protect(() => {
-        for (const guard of ctx.guards ?? []) {
-          const reason = guard(input.tool, output.args);
-          if (reason) throw new RefusalError(reason);
-        }
-        for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, output.args);
-        const halt = haltMessage(input.sessionID);
-        if (halt) {
-          if (service.config.haltBlocksTools) throw new RefusalError(halt);
-          logger.warn(halt);
-        }
-      });
+      checkToolCall(ctx, input.sessionID, input.tool, output.args);
       const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
       return command && mentionsGit(command) ? noteHeadBefore(input.callID) : undefined;
     }),

@@ -6,7 +6,7 @@
  */
 import { commitsSince, mentionsGit, readHead, runsGitPush } from '../../core/projects/git.js';
 import type { CommitRecord } from '../../core/types.js';
-import { EDITING_TOOLS, guarded, protect, RefusalError } from '../../opencode/hooks.js';
+import { checkToolCall, EDITING_TOOLS, guarded } from '../../opencode/hooks.js';
 import type { HookContext } from '../../opencode/hooks.js';
 import { exitCode, isDict, promptText, str, toolCallKey } from './events.js';
 import type { V2ModelRequest, V2Prompt, V2ToolAfter, V2ToolBefore } from './host-types.js';
@@ -34,15 +34,6 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   /** HEAD noted before a bash call that mentions git, by call key, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
 
-  const haltMessage = (sessionId: string): string | undefined => {
-    const agent = service.setupOf(sessionId).agent;
-    if (!service.isHalted(agent)) return undefined;
-    const status = service.getAgentStatus(agent);
-    return (
-      `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
-      `Ask the user to review the work and run: agent-tracker revive ${agent}`
-    );
-  };
 
   const recordGitEffects = async (input: V2ToolAfter, key: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
     const head = await readHead(ctx.directory);
@@ -62,7 +53,7 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
     const ok = input.status === 'completed' && (exit === undefined || exit === 0);
     const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
     service.recordToolCall(input.sessionID, key, input.tool, ok, command === undefined ? {} : { command });
-    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, stringInput(input.input, 'command') ?? '', exit);
+    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, command ?? '', exit);
     const file = EDITING_TOOLS.has(input.tool) ? stringInput(input.input, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
     if (ctx.editsTrackerFiles?.(input.tool, input.input)) service.noteTrackerFileEdit(input.sessionID);
@@ -75,19 +66,8 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   return {
     'execute.before': guarded(logger, 'execute.before', (input: V2ToolBefore) => {
       if (ctx.ownTools.has(input.tool)) return undefined;
-      // As in version 1: the checks that protect fail closed.
-      protect(() => {
-        for (const guard of ctx.guards ?? []) {
-          const reason = guard(input.tool, input.input);
-          if (reason) throw new RefusalError(reason);
-        }
-        for (const rewrite of ctx.argumentRewriters ?? []) rewrite(input.tool, input.input);
-        const halt = haltMessage(input.sessionID);
-        if (halt) {
-          if (service.config.haltBlocksTools) throw new RefusalError(halt);
-          logger.warn(halt);
-        }
-      });
+      // The same checks as version 1's, failing closed.
+      checkToolCall(ctx, input.sessionID, input.tool, input.input);
       const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
       if (!command || !mentionsGit(command)) return undefined;
       const key = toolCallKey(input.messageID, input.id);
