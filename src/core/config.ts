@@ -72,7 +72,7 @@ const KNOWN_OPTIONS = [
   'importHistory',
   'flushMaxMutations',
   'flushMaxAgeMs',
-  // Resolved on its own (core/telemetry/settings.ts): a bad telemetry setting turns off telemetry, not tracking.
+  // Resolved on its own (adapters/telemetry/settings.ts): a bad telemetry setting turns off telemetry, not tracking.
   'telemetry',
   'selfProvision',
   'testCommands',

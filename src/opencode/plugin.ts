@@ -86,7 +86,7 @@ function migrateGradesOf(modules: WriteModules, store: Store, logger: Logger): v
   }
 }
 
-/** Whether the settings ask for telemetry at all (telemetry.ts resolves and checks them). */
+/** Whether the settings ask for telemetry at all (adapters/telemetry/start.ts resolves and checks them). */
 function telemetryAsked(option: unknown): boolean {
   return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
@@ -182,7 +182,7 @@ const server: Plugin = async (input, options) => {
   service.onFlushed(maintainer.onFlushed);
   // Telemetry's settings and exporter load only when it is asked for (option or AGENT_TRACKER_TELEMETRY=1).
   const telemetry = telemetryAsked(options?.telemetry)
-    ? (await import('./telemetry.js')).startTelemetry({ option: options?.telemetry, logger, store, service })
+    ? (await import('../adapters/telemetry/start.js')).startTelemetry({ option: options?.telemetry, logger, store, service })
     : undefined;
 
   // OpenCode's past sessions, imported in the background once the database is open for writing.

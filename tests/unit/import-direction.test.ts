@@ -77,7 +77,7 @@ describe('import direction', () => {
   });
 
   it('keeps core host-agnostic: nothing in core imports an adapter, provisioning or an OpenCode package', () => {
-    expect(breaking((item) => under(item.from, 'core') && (item.local ? under(item.to, 'cli', 'mcp', 'opencode', 'setup', 'telemetry', 'adapters') : item.to.startsWith('@opencode-ai/')))).toEqual([]);
+    expect(breaking((item) => under(item.from, 'core') && (item.local ? under(item.to, 'cli', 'mcp', 'opencode', 'setup', 'adapters') : item.to.startsWith('@opencode-ai/')))).toEqual([]);
   });
 
   it('lets the store own persistence only: it imports no recorder, reader, search or answer', () => {
@@ -95,5 +95,10 @@ describe('import direction', () => {
   it('has one importer of lmdb (the store) and one of simple-git (core/projects/git.ts)', () => {
     expect(breaking((item) => !item.local && item.to === 'lmdb' && !under(item.from, 'core/store'))).toEqual([]);
     expect(breaking((item) => !item.local && item.to === 'simple-git' && item.from !== 'core/projects/git.ts')).toEqual([]);
+  });
+
+  it('keeps telemetry in one folder: only adapters/telemetry imports OpenTelemetry, and only lazily from the plugin', () => {
+    expect(breaking((item) => !item.local && item.to.startsWith('@opentelemetry/') && !under(item.from, 'adapters/telemetry'))).toEqual([]);
+    expect(imports.filter((item) => item.local && under(item.to, 'adapters/telemetry') && !under(item.from, 'adapters/telemetry')).map((item) => item.from)).toEqual(['opencode/plugin.ts']);
   });
 });

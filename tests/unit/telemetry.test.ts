@@ -5,10 +5,10 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { Mutation } from '../../src/core/store/mutations.js';
-import { projectId, translateFlush } from '../../src/core/telemetry/measurements.js';
-import type { TranslateOptions } from '../../src/core/telemetry/measurements.js';
-import { parseHeaderList, resolveTelemetry, TelemetrySettingsError } from '../../src/core/telemetry/settings.js';
-import { TelemetryExporter } from '../../src/telemetry/exporter.js';
+import { projectId, translateFlush } from '../../src/adapters/telemetry/measurements.js';
+import type { TranslateOptions } from '../../src/adapters/telemetry/measurements.js';
+import { parseHeaderList, resolveTelemetry, TelemetrySettingsError } from '../../src/adapters/telemetry/settings.js';
+import { TelemetryExporter } from '../../src/adapters/telemetry/exporter.js';
 import { latestPoints, startOtlpReceiver, total } from '../helpers/otlp-receiver.js';
 import type { OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { recordingLogger } from '../helpers/temp-store.js';

@@ -3,12 +3,12 @@
  * OpenTelemetry is loaded. A bad setting is one clear line in the log: tracking goes on without
  * telemetry. The exporter loads in the background; flushes before it is ready are kept and sent.
  */
-import type { Logger } from '../core/logger.js';
-import type { Mutation } from '../core/store/mutations.js';
-import type { Store } from '../core/store/store.js';
-import { resolveTelemetry } from '../core/telemetry/settings.js';
-import type { TrackingService } from '../core/tracking/service.js';
-import { packageVersion } from '../setup/package-root.js';
+import type { Logger } from '../../core/logger.js';
+import type { Mutation } from '../../core/store/mutations.js';
+import type { Store } from '../../core/store/store.js';
+import { resolveTelemetry } from './settings.js';
+import type { TrackingService } from '../../core/tracking/service.js';
+import { packageVersion } from '../../setup/package-root.js';
 
 export interface TelemetryHandle {
   /** Emits the session-end events and sends what is pending (bounded wait). */
@@ -27,7 +27,7 @@ export function startTelemetry(input: { option: unknown; logger: Logger; store: 
   const chosen = settings;
   const waiting: (readonly Mutation[])[] = [];
   let exporter: { recordFlush(mutations: readonly Mutation[]): void; shutdown(): Promise<void> } | undefined;
-  const loading = import('../telemetry/exporter.js')
+  const loading = import('./exporter.js')
     .then(({ TelemetryExporter }) => {
       exporter = new TelemetryExporter({
         settings: chosen,

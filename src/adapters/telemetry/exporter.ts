@@ -1,5 +1,5 @@
 /**
- * The OpenTelemetry exporter: ships what core/telemetry/measurements.ts makes of every flush as OTLP
+ * The OpenTelemetry exporter: ships what measurements.ts makes of every flush as OTLP
  * metrics, and graded commits and session ends as OTLP log events, with the official SDK. Loaded
  * (dynamic import) only when telemetry is on, so a session without it never loads OpenTelemetry.
  *
@@ -19,11 +19,11 @@ import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs
 import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import type { Logger } from '../core/logger.js';
-import type { Mutation } from '../core/store/mutations.js';
-import { INSTRUMENTS, setupAttributes, translateFlush } from '../core/telemetry/measurements.js';
-import type { TelemetryEvent, TranslateOptions } from '../core/telemetry/measurements.js';
-import type { TelemetrySettings } from '../core/telemetry/settings.js';
+import type { Logger } from '../../core/logger.js';
+import type { Mutation } from '../../core/store/mutations.js';
+import { INSTRUMENTS, setupAttributes, translateFlush } from './measurements.js';
+import type { TelemetryEvent, TranslateOptions } from './measurements.js';
+import type { TelemetrySettings } from './settings.js';
 
 export const SERVICE_NAME = 'agent-tracker';
 /** How long an export may take before it counts as failed. */

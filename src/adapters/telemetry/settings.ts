@@ -2,7 +2,7 @@
  * Whether and where to send OpenTelemetry metrics and events, from the plugin option `telemetry` or
  * the standard OTEL_* variables (those only together with AGENT_TRACKER_TELEMETRY=1, so a collector
  * set up for other programs does not receive this by surprise). Off unless one of them says on.
- * Pure: the exporter that uses it lives in src/telemetry and is loaded only when this returns settings.
+ * Pure: the exporter that uses it (exporter.ts) and is loaded only when this returns settings.
  */
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';

@@ -6,9 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Mutation } from '../store/mutations.js';
-import type { CounterName, ProjectProfile } from '../types.js';
-import { UNKNOWN } from '../types.js';
+import type { Mutation } from '../../core/store/mutations.js';
+import type { CounterName, ProjectProfile } from '../../core/types.js';
+import { UNKNOWN } from '../../core/types.js';
 
 export type Attributes = Record<string, string>;
 
