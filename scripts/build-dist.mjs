@@ -16,7 +16,7 @@ function layout(root) {
   return {
     sources: path.join(root, 'src'),
     buildConfig: path.join(root, 'tsconfig.build.json'),
-    setupEntry: path.join(root, 'dist', 'setup', 'index.js'),
+    setupEntry: path.join(root, 'dist', 'provisioning', 'index.js'),
     tsc: path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
     bundlePlugin: path.join(root, 'scripts', 'bundle-plugin.mjs'),
   };

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * npm postinstall: sets up OpenCode for agent-tracker (plugin folder, its entry in the global
- * opencode.json, skills, agents, AGENTS.md) through dist/setup. It never fails the install: every
+ * opencode.json, skills, agents, AGENTS.md) through dist/provisioning. It never fails the install: every
  * problem is reported on stderr and the exit code is always 0. `AGENT_TRACKER_SKIP_SETUP=1` skips it.
  *
  * In this repository's own checkout npm runs postinstall BEFORE prepare, so when the sources are
@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SETUP_ENTRY = path.join(ROOT, 'dist', 'setup', 'index.js');
+const SETUP_ENTRY = path.join(ROOT, 'dist', 'provisioning', 'index.js');
 const BUILD_DIST = path.join(ROOT, 'scripts', 'build-dist.mjs');
 
 async function main() {
@@ -36,7 +36,7 @@ async function main() {
     return;
   }
   const setup = await import(pathToFileURL(SETUP_ENTRY).href);
-  const report = setup.runSetup({ root: ROOT });
+  const report = setup.provision({ root: ROOT });
   const { out, err } = setup.formatReport(report, setup.isInteractive());
   if (out) console.log(out);
   if (err) console.error(`${err}\nThe install itself succeeded; fix the above and run "agent-tracker setup".`);

@@ -11,7 +11,7 @@ import type { TrackerConfig } from '../core/config.js';
 import { neutralizeControls } from '../core/report/terminal-text.js';
 import type { Store } from '../core/store/store.js';
 import { pinnedPluginOptions } from '../opencode/option-trust.js';
-import { readPluginOptions } from '../setup/opencode-json.js';
+import { readPluginOptions } from '../provisioning/opencode-json.js';
 import { closest } from './suggest.js';
 
 /** A failure the user caused or can fix: printed as one line, exit code 1. */

@@ -8,7 +8,7 @@ import { CliError, processOutput } from './context.js';
 import type { Output } from './context.js';
 import { commandHelp, shortHelp } from './help.js';
 import { closest } from './suggest.js';
-import { packageVersion } from '../setup/package-root.js';
+import { packageVersion } from '../provisioning/package-root.js';
 
 export type { CommandRun as Command } from './command-specs.js';
 

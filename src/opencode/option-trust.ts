@@ -8,7 +8,7 @@ import { opencodeConfigDir } from '../core/config.js';
 import { applyPins, mismatchLines, pinsPath, readPins } from '../core/integrity/option-pins.js';
 import { trustedOptions } from '../core/integrity/trusted-options.js';
 import type { TrustedOptions } from '../core/integrity/trusted-options.js';
-import { parseJsonc, pluginOptionsIn, readPluginOptions } from '../setup/opencode-json.js';
+import { parseJsonc, pluginOptionsIn, readPluginOptions } from '../provisioning/opencode-json.js';
 
 /** The options the user owns: the global config's, overlaid by `OPENCODE_CONFIG_CONTENT`'s (an environment variable). */
 export function ownedPluginOptions(env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {

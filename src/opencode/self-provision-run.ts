@@ -61,7 +61,7 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
   const { service, logger } = deps;
   try {
     const configDir = deps.configDir ?? opencodeConfigDir();
-    const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../setup/presence.js'), import('../setup/package-root.js')]);
+    const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../provisioning/presence.js'), import('../provisioning/package-root.js')]);
     const root = deps.root ?? packageRoot();
     const before = inspectItems(configDir, root);
     const recorded = service.provisionedItems(configDir);
@@ -79,8 +79,8 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
 
     // The first provisioning says it is starting: after OpenCode's own silent install, this is the plugin's first word.
     if (recorded.length === 0) logger.info(`agent-tracker: first start in ${configDir}: setting up its ${plan.provision.join(', ')} (once; a toast says what was added)`);
-    const setup = await import('../setup/index.js');
-    const report = setup.runSetup({ configDir, root, contentOnly: true, skipItems: new Set(plan.removedByUser) });
+    const setup = await import('../provisioning/index.js');
+    const report = setup.provision({ configDir, root, contentOnly: true, skipItems: new Set(plan.removedByUser) });
     const wanted = new Set(plan.provision);
     const added = inspectItems(configDir, root).filter((item) => item.present && wanted.has(item.id));
     service.recordProvisioned(configDir, added.map((item) => item.id));

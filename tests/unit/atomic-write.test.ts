@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureOwnFolder, openAtomic, writeFileAtomic } from '../../src/core/fs/atomic-write.js';
-import { createContext, writeText } from '../../src/setup/context.js';
+import { createContext, writeText } from '../../src/provisioning/context.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-atomic-');

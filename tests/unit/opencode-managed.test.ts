@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeProvisioning, inspectProvisioning } from '../../src/setup/inspect.js';
+import { describeProvisioning, inspectProvisioning } from '../../src/provisioning/inspect.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

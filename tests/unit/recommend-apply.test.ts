@@ -11,9 +11,9 @@ import type { ApplyOptions, Prompt } from '../../src/cli/commands/recommend-appl
 import { CliError } from '../../src/cli/context.js';
 import { recommendSetups } from '../../src/core/report/recommend.js';
 import type { Recommendation } from '../../src/core/report/recommend.js';
-import { lineDiff, planAgentModels } from '../../src/setup/agent-models.js';
-import { replaceFile } from '../../src/setup/replace-file.js';
-import { backupPath, listBackups } from '../../src/setup/backups.js';
+import { lineDiff, planAgentModels } from '../../src/provisioning/agent-models.js';
+import { replaceFile } from '../../src/provisioning/replace-file.js';
+import { backupPath, listBackups } from '../../src/provisioning/backups.js';
 import { profile } from '../helpers/synthetic-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { usageRecord } from '../helpers/usage-record.js';

@@ -5,8 +5,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BEGIN_MARKER, END_MARKER, installAgentsMd, mergeSection, renderSection, TRACK_AGENTS_FILE } from '../../src/setup/agents-md.js';
-import { createContext } from '../../src/setup/context.js';
+import { BEGIN_MARKER, END_MARKER, installAgentsMd, mergeSection, renderSection, TRACK_AGENTS_FILE } from '../../src/provisioning/agents-md.js';
+import { createContext } from '../../src/provisioning/context.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

@@ -6,8 +6,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readManifest, resolvePackageDir, runtimeClosure } from '../../src/setup/dependency-closure.js';
-import type { PackageCopy } from '../../src/setup/dependency-closure.js';
+import { readManifest, resolvePackageDir, runtimeClosure } from '../../src/provisioning/dependency-closure.js';
+import type { PackageCopy } from '../../src/provisioning/dependency-closure.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GRADE_COMMAND_FILE, installCommands } from '../../src/setup/commands.js';
-import { createContext } from '../../src/setup/context.js';
+import { GRADE_COMMAND_FILE, installCommands } from '../../src/provisioning/commands.js';
+import { createContext } from '../../src/provisioning/context.js';
 
 let dir: string;
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

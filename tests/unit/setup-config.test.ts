@@ -6,11 +6,11 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readShippedAgents } from '../../src/setup/agents.js';
-import { installAgents } from '../../src/setup/agents.js';
-import { assertInsideConfig, createContext } from '../../src/setup/context.js';
-import { parseJsonc } from '../../src/setup/opencode-json.js';
-import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
+import { readShippedAgents } from '../../src/provisioning/agents.js';
+import { installAgents } from '../../src/provisioning/agents.js';
+import { assertInsideConfig, createContext } from '../../src/provisioning/context.js';
+import { parseJsonc } from '../../src/provisioning/opencode-json.js';
+import { PLUGIN_SPEC, registerPlugin } from '../../src/provisioning/plugin-entry.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { treeHash, withoutValues } from '../helpers/compare-files.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';

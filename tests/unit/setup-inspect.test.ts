@@ -2,13 +2,13 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { installAgentsMd, renderSection } from '../../src/setup/agents-md.js';
-import { installAgents } from '../../src/setup/agents.js';
-import { createContext } from '../../src/setup/context.js';
-import { describeProvisioning, inspectProvisioning } from '../../src/setup/inspect.js';
-import { PLUGIN_SPEC, registerPlugin } from '../../src/setup/plugin-entry.js';
-import { PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
-import { installSkills } from '../../src/setup/skills.js';
+import { installAgentsMd, renderSection } from '../../src/provisioning/agents-md.js';
+import { installAgents } from '../../src/provisioning/agents.js';
+import { createContext } from '../../src/provisioning/context.js';
+import { describeProvisioning, inspectProvisioning } from '../../src/provisioning/inspect.js';
+import { PLUGIN_SPEC, registerPlugin } from '../../src/provisioning/plugin-entry.js';
+import { PLUGIN_FOLDER } from '../../src/provisioning/plugin-folder.js';
+import { installSkills } from '../../src/provisioning/skills.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

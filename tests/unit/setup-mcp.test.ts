@@ -7,8 +7,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseJsonc } from '../../src/setup/opencode-json.js';
-import { MCP_ENTRY_NAME, registerMcpServer } from '../../src/setup/mcp-clients.js';
+import { parseJsonc } from '../../src/provisioning/opencode-json.js';
+import { MCP_ENTRY_NAME, registerMcpServer } from '../../src/provisioning/mcp-clients.js';
 import { treeHash } from '../helpers/compare-files.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 

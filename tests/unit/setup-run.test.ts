@@ -8,11 +8,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createContext } from '../../src/setup/context.js';
-import { formatReport, isInteractive } from '../../src/setup/index.js';
-import type { SetupReport } from '../../src/setup/index.js';
-import { PLUGIN_FOLDER } from '../../src/setup/plugin-folder.js';
-import { installSkills } from '../../src/setup/skills.js';
+import { createContext } from '../../src/provisioning/context.js';
+import { formatReport, isInteractive } from '../../src/provisioning/index.js';
+import type { ProvisionReport } from '../../src/provisioning/index.js';
+import { PLUGIN_FOLDER } from '../../src/provisioning/plugin-folder.js';
+import { installSkills } from '../../src/provisioning/skills.js';
 import { ROOT } from '../helpers/sandbox.js';
 
 const BROKEN_CONFIG = '{ "plugin": [ "a", }  not json';
@@ -57,7 +57,7 @@ function postinstall(root: string, homeDir: string, env: NodeJS.ProcessEnv = {})
 }
 
 describe('a setup run', () => {
-  const report: SetupReport = {
+  const report: ProvisionReport = {
     configDir: '/home/me/.config/opencode',
     packageRoot: '/pkg',
     dryRun: false,
@@ -141,7 +141,7 @@ describe('scripts/postinstall.mjs', () => {
     const { home: homeDir, configDir } = home('no-dist-home');
     const run = postinstall(broken, homeDir);
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/dist\/setup\/index\.js is missing.*npm run build.*agent-tracker setup/);
+    expect(run.stderr).toMatch(/dist\/provisioning\/index\.js is missing.*npm run build.*agent-tracker setup/);
     expect(fs.readdirSync(configDir)).toEqual([]);
   });
 
@@ -151,17 +151,17 @@ describe('scripts/postinstall.mjs', () => {
     const run = postinstall(checkout, homeDir, { CI: 'true' });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/6 changed, 0 unchanged, 0 failed/);
-    expect(fs.existsSync(path.join(checkout, 'dist', 'setup', 'index.js'))).toBe(true);
-    expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'setup', 'index.js'))).toBe(true);
+    expect(fs.existsSync(path.join(checkout, 'dist', 'provisioning', 'index.js'))).toBe(true);
+    expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'provisioning', 'index.js'))).toBe(true);
     // The plugin folder got the bundled entry (scripts/bundle-plugin.mjs), with its chunks beside it.
     const installedEntry = path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode');
     expect(fs.readFileSync(path.join(installedEntry, 'plugin.js'), 'utf8').startsWith('// @bun\n')).toBe(true);
     expect(fs.readdirSync(installedEntry).some((file) => file.startsWith('chunk-') && file.endsWith('.js'))).toBe(true);
     // npm runs prepare right after postinstall: it finds dist current and does not build it twice.
-    const built = fs.statSync(path.join(checkout, 'dist', 'setup', 'index.js')).mtimeMs;
+    const built = fs.statSync(path.join(checkout, 'dist', 'provisioning', 'index.js')).mtimeMs;
     const prepare = spawnSync(process.execPath, [path.join(checkout, 'scripts', 'build-dist.mjs'), '--if-stale'], { cwd: checkout, encoding: 'utf8', timeout: SCRIPT_TIMEOUT_MS });
     expect({ code: prepare.status, stdout: prepare.stdout.trim() }).toEqual({ code: 0, stdout: 'agent-tracker: dist/ is already built from the current sources.' });
-    expect(fs.statSync(path.join(checkout, 'dist', 'setup', 'index.js')).mtimeMs).toBe(built);
+    expect(fs.statSync(path.join(checkout, 'dist', 'provisioning', 'index.js')).mtimeMs).toBe(built);
   });
 
   it('is what npm runs as prepare, so an install builds dist once', () => {

@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { csLabel, DEFAULT_RULES, trustTier } from '../../src/core/rules.js';
 import { GRADES } from '../../src/core/types.js';
-import { TRACK_AGENTS_FILE } from '../../src/setup/agents-md.js';
-import { readShippedAgents } from '../../src/setup/agents.js';
-import { shippedSkills, SKILL_FILE, SKILLS_FOLDER } from '../../src/setup/skills.js';
+import { TRACK_AGENTS_FILE } from '../../src/provisioning/agents-md.js';
+import { readShippedAgents } from '../../src/provisioning/agents.js';
+import { shippedSkills, SKILL_FILE, SKILLS_FOLDER } from '../../src/provisioning/skills.js';
 import { ROOT } from '../helpers/sandbox.js';
 
 /** The YAML frontmatter's `key: value` lines (the skills use only plain one-line values). */

@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/core/logger.js';
 import { REVIVE_SP } from '../../src/core/rules.js';
 import { MAX_TEXT_LENGTH } from '../../src/core/validation.js';
 import { stateTools } from '../../src/opencode/tools/state.js';
-import { cliCommand } from '../../src/setup/cli-location.js';
+import { cliCommand } from '../../src/provisioning/cli-location.js';
 import { git, makeRepo, makeSandbox, removeSandbox, ROOT } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';

@@ -8,7 +8,7 @@ import type { Mutation } from '../../core/store/mutations.js';
 import type { Store } from '../../core/store/store.js';
 import { resolveTelemetry } from './settings.js';
 import type { TrackingService } from '../../core/tracking/service.js';
-import { packageVersion } from '../../setup/package-root.js';
+import { packageVersion } from '../../provisioning/package-root.js';
 
 export interface TelemetryHandle {
   /** Emits the session-end events and sends what is pending (bounded wait). */

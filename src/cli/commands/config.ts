@@ -10,7 +10,7 @@ import { opencodeConfigDir, resolveConfig } from '../../core/config.js';
 import { writeFileAtomic, UnsafeWriteError } from '../../core/fs/atomic-write.js';
 import { applyPins, canonicalJson, pinsPath, readPins, writePins } from '../../core/integrity/option-pins.js';
 import { RESTRAINING_OPTIONS } from '../../core/integrity/trusted-options.js';
-import { configFileForEdit, editJsonc, isOurPluginSpec, newConfigText, parseJsonc, readPluginOptions } from '../../setup/opencode-json.js';
+import { configFileForEdit, editJsonc, isOurPluginSpec, newConfigText, parseJsonc, readPluginOptions } from '../../provisioning/opencode-json.js';
 import { CliError, parseCommandArgs } from '../context.js';
 import type { Output } from '../context.js';
 import { refuseUnderAgent } from '../user-only.js';

@@ -3,15 +3,15 @@ import fs from 'node:fs';
 import { opencodeConfigDir } from '../../core/config.js';
 import { opencodeDataDir } from '../../opencode/history/locate.js';
 import { describeHistoryLayout } from '../../opencode/history/v2-open.js';
-import { cliCommand } from '../../setup/cli-location.js';
+import { cliCommand } from '../../provisioning/cli-location.js';
 import { describeCapacity, remainingCapacity, usageWarning } from '../../core/store/size-limit.js';
 import { snapshotsOf } from '../../core/store/snapshot.js';
 import { pendingSpills } from '../../core/store/spill.js';
-import { describeProvisioning, inspectProvisioning } from '../../setup/inspect.js';
-import { backupFolder, listBackups } from '../../setup/backups.js';
+import { describeProvisioning, inspectProvisioning } from '../../provisioning/inspect.js';
+import { backupFolder, listBackups } from '../../provisioning/backups.js';
 import path from 'node:path';
-import { packageRoot } from '../../setup/package-root.js';
-import { inspectItems } from '../../setup/presence.js';
+import { packageRoot } from '../../provisioning/package-root.js';
+import { inspectItems } from '../../provisioning/presence.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 
@@ -63,7 +63,7 @@ export async function run(args: string[], output: Output): Promise<void> {
       })),
     };
   }, 'read');
-  // What setup has put in place in the OpenCode config folder (src/setup/inspect.ts).
+  // What setup has put in place in the OpenCode config folder (src/provisioning/inspect.ts).
   const provisioning = inspectProvisioning(configDir);
   const history = await describeHistoryLayout(opencodeDataDir());
   // The old text of every config file the tracker replaced (setup, recommend --apply).

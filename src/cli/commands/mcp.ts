@@ -4,7 +4,7 @@
  * Register it with `agent-tracker setup --mcp opencode|claude-code`.
  */
 import path from 'node:path';
-import { packageVersion } from '../../setup/package-root.js';
+import { packageVersion } from '../../provisioning/package-root.js';
 import { CliError, parseCommandArgs } from '../context.js';
 import type { Output } from '../context.js';
 

@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Recommendation, RoleRecommendation } from '../../core/report/recommend.js';
 import { describeConfidence } from '../../core/report/recommend-text.js';
-import { lineDiff, planAgentModels } from '../../setup/agent-models.js';
-import type { AgentModelChange, AgentSectionKey } from '../../setup/agent-models.js';
-import { decideShape, opencodeMajorVersion } from '../../setup/host-version.js';
-import { findConfigFile, isJsonObject, newConfigText, parseJsonc } from '../../setup/opencode-json.js';
-import { replaceFile } from '../../setup/replace-file.js';
+import { lineDiff, planAgentModels } from '../../provisioning/agent-models.js';
+import type { AgentModelChange, AgentSectionKey } from '../../provisioning/agent-models.js';
+import { decideShape, opencodeMajorVersion } from '../../provisioning/host-version.js';
+import { findConfigFile, isJsonObject, newConfigText, parseJsonc } from '../../provisioning/opencode-json.js';
+import { replaceFile } from '../../provisioning/replace-file.js';
 import { CliError } from '../context.js';
 
 export interface ApplyOptions {

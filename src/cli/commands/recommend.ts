@@ -22,7 +22,7 @@ import { InputError } from '../../core/validation.js';
 import { applyRecommendation, describeOutcome } from './recommend-apply.js';
 import { confirmUserOnly } from '../user-only.js';
 import type { ApplyResult, Prompt } from './recommend-apply.js';
-import { backupFolder } from '../../setup/backups.js';
+import { backupFolder } from '../../provisioning/backups.js';
 
 /** Said before `--apply --global` asks: the picks were made from one project's history. */
 export function globalApplyWarning(project: string): string {

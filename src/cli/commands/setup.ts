@@ -3,12 +3,12 @@
  * `agent-tracker setup --mcp opencode|claude-code [--dry-run]`: registers the MCP server with that client instead.
  */
 import { opencodeConfigDir } from '../../core/config.js';
-import { formatReport, isInteractive, runSetup } from '../../setup/index.js';
+import { formatReport, isInteractive, provision } from '../../provisioning/index.js';
 import { CliError, parseCommandArgs } from '../context.js';
 import type { Output } from '../context.js';
 
 async function registerMcp(client: string, dryRun: boolean, json: boolean, output: Output): Promise<void> {
-  const { MCP_CLIENTS, registerMcpServer } = await import('../../setup/mcp-clients.js');
+  const { MCP_CLIENTS, registerMcpServer } = await import('../../provisioning/mcp-clients.js');
   const known = (MCP_CLIENTS as readonly string[]).includes(client);
   if (!known) throw new CliError(`--mcp must be one of ${MCP_CLIENTS.join(', ')}, got "${client}"`);
   let registration;
@@ -23,7 +23,7 @@ async function registerMcp(client: string, dryRun: boolean, json: boolean, outpu
 export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, { 'dry-run': { type: 'boolean', default: false }, mcp: { type: 'string' } }, false);
   if (values.mcp !== undefined) return registerMcp(values.mcp, values['dry-run'], values.json, output);
-  const report = runSetup({ dryRun: values['dry-run'] });
+  const report = provision({ dryRun: values['dry-run'] });
   if (values.json) {
     output.out(JSON.stringify(report, null, 2));
   } else {

@@ -10,7 +10,7 @@ const EDITING_TOOLS: ReadonlySet<string> = new Set(['edit', 'write', 'patch', 'm
 /** Sub-folders of the OpenCode config folder that setup provisions or OpenCode loads code from. */
 const PROVISIONED_FOLDERS = ['agents', 'agent', 'skills', 'skill', 'command', 'commands', 'plugins', 'plugin'];
 const CONFIG_FILE = /(^|\/)(opencode\.jsonc?|\.opencode\/[^\s'"]+)$/;
-/** Marks the tracker's AGENTS.md section (see src/setup/agents-md.ts). */
+/** Marks the tracker's AGENTS.md section (see src/provisioning/agents-md.ts). */
 const TRACKER_SECTION_MARK = 'opencode-agent-tracker';
 /** Shell commands that change files. */
 const WRITING_COMMAND = /(^|[\s;&|(])(rm|mv|cp|truncate|tee|ln|sed\s+-i|perl|python3?|node)(\s|$)|>/;

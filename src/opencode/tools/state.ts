@@ -9,7 +9,7 @@ import * as valid from '../../core/validation.js';
 import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
 import type { AgentStatus, Grade } from '../../core/types.js';
-import { cliHint } from '../../setup/cli-location.js';
+import { cliHint } from '../../provisioning/cli-location.js';
 import { defineTool } from './define.js';
 import { formatNumber } from '../../core/report/numbers.js';
 import type { ToolContextDeps } from './deps.js';

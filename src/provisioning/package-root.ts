@@ -1,6 +1,6 @@
 /**
  * Where this package's shipped files are: the folder holding its package.json, `dist/`, `skills/`
- * and `agents/`. Compiled code lives in `dist/setup/`, sources in `src/setup/`, the bundled plugin entry and its
+ * and `agents/`. Compiled code lives in `dist/provisioning/`, sources in `src/provisioning/`, the bundled plugin entry and its
  * chunks in `dist/opencode/` (scripts/bundle-plugin.mjs): all two levels down.
  */
 import fs from 'node:fs';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removedByUser, replaceFolder } from './context.js';
 import { skillItem } from './items.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import type { StepResult } from './step.js';
 
 /** Where skills are shipped (package root) and installed (config folder). */
@@ -31,7 +31,7 @@ export function userHasSkill(configDir: string, name: string): boolean {
 }
 
 /** Copies each shipped skill the user does not have yet. */
-export function installSkills(context: SetupContext, root: string): StepResult {
+export function installSkills(context: ProvisionContext, root: string): StepResult {
   const messages: string[] = [];
   let changed = false;
   for (const name of shippedSkills(root)) {

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import { openGlobalConfig, saveGlobalConfig } from './global-config.js';
 import { editJsonc, isJsonObject, isOurPluginSpec } from './opencode-json.js';
 import { PACKAGE_NAME } from './package-root.js';
@@ -81,7 +81,7 @@ function v1OptionsOf(plugins: unknown, configDir: string): { v1Options?: Record<
 }
 
 /** Makes the provisioned folder the one entry for this plugin in the global config, in the shape the user's OpenCode reads. */
-export function registerPlugin(context: SetupContext): StepResult {
+export function registerPlugin(context: ProvisionContext): StepResult {
   const editable = openGlobalConfig(context);
   // OpenCode 2 reads "plugins" ({ package, options }); version 1 reads "plugin" ([spec, options]).
   const decision = context.configShape ? { shape: context.configShape, because: 'the running OpenCode says so' } : decideShape(editable.config, opencodeMajorVersion());

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { replaceFolder } from './context.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import { runtimeClosure } from './dependency-closure.js';
 import type { PartialPackage } from './dependency-closure.js';
 import { PLUGIN_NAME } from './opencode-json.js';
@@ -110,7 +110,7 @@ function writePlanned(folder: string, planned: readonly PlannedFile[]): void {
 }
 
 /** Installs or replaces the plugin folder from the package at `root`. */
-export function installPluginFolder(context: SetupContext, root: string): StepResult {
+export function installPluginFolder(context: ProvisionContext, root: string): StepResult {
   const folder = path.join(context.configDir, PLUGIN_FOLDER);
   const planned = planPluginFolder(root);
   if (folderMatches(folder, planned)) {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readText, removedByUser, writeText } from './context.js';
 import { AGENTS_MD_ITEM } from './items.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import type { StepResult } from './step.js';
 
 /** Shipped section text, relative to the package root. */
@@ -61,7 +61,7 @@ export function mergeSection(existing: string | undefined, body: string): { text
 }
 
 /** Puts the shipped scoring rules into `<config>/AGENTS.md`. */
-export function installAgentsMd(context: SetupContext, root: string): StepResult {
+export function installAgentsMd(context: ProvisionContext, root: string): StepResult {
   const body = fs.readFileSync(path.join(root, TRACK_AGENTS_FILE), 'utf8');
   const file = path.join(context.configDir, AGENTS_MD);
   if (fs.existsSync(file) && !fs.statSync(file).isFile()) {

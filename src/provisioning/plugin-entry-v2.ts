@@ -4,7 +4,7 @@
  * any of them, or the version-1 `"plugin"` entry of it, are kept on that entry. The version-1 list is
  * left as it is: OpenCode 2 does not read it.
  */
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import type { EditableConfig } from './global-config.js';
 import { saveGlobalConfig } from './global-config.js';
 import { editJsonc, isJsonObject } from './opencode-json.js';
@@ -31,7 +31,7 @@ export interface V2EntryRules {
   because: string;
 }
 
-export function registerPluginV2(context: SetupContext, editable: EditableConfig, rules: V2EntryRules): StepResult {
+export function registerPluginV2(context: ProvisionContext, editable: EditableConfig, rules: V2EntryRules): StepResult {
   const plugins = editable.config.plugins;
   if (plugins !== undefined && !Array.isArray(plugins)) {
     throw new Error(`"plugins" in ${editable.file} is not a list; it was left untouched. Make it a list, then run "agent-tracker setup".`);

@@ -1,6 +1,6 @@
 /** The global config file as one step edits it: found (or started), parsed, and written back. */
 import { readText, writeText } from './context.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import { configFileForEdit, isJsonObject, newConfigText, parseJsonc } from './opencode-json.js';
 
 export interface EditableConfig {
@@ -11,7 +11,7 @@ export interface EditableConfig {
 }
 
 /** The config to edit; throws (and nothing is written) when the file does not parse or is not an object. */
-export function openGlobalConfig(context: SetupContext): EditableConfig {
+export function openGlobalConfig(context: ProvisionContext): EditableConfig {
   const file = configFileForEdit(context.configDir);
   const text = readText(context, file) ?? newConfigText();
   let config: unknown;
@@ -25,7 +25,7 @@ export function openGlobalConfig(context: SetupContext): EditableConfig {
 }
 
 /** Writes the edited text back (backup first, atomic); no edit writes nothing, not even a new file. */
-export function saveGlobalConfig(context: SetupContext, editable: EditableConfig, text: string): boolean {
+export function saveGlobalConfig(context: ProvisionContext, editable: EditableConfig, text: string): boolean {
   if (text === editable.text) return false;
   return writeText(context, editable.file, text);
 }

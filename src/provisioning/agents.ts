@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { removedByUser } from './context.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import { openGlobalConfig, saveGlobalConfig } from './global-config.js';
 import { agentItem } from './items.js';
 import { editJsonc, isJsonObject } from './opencode-json.js';
@@ -40,7 +40,7 @@ export function userHasAgent(config: Record<string, unknown>, configDir: string,
 }
 
 /** Adds each shipped agent the user does not have yet. */
-export function installAgents(context: SetupContext, root: string): StepResult {
+export function installAgents(context: ProvisionContext, root: string): StepResult {
   const agents = readShippedAgents(root);
   const editable = openGlobalConfig(context);
   if (editable.config.agent !== undefined && !isJsonObject(editable.config.agent)) {

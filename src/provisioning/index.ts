@@ -8,7 +8,7 @@ import { opencodeConfigDir } from '../core/config.js';
 import { installAgentsMd } from './agents-md.js';
 import { installAgents } from './agents.js';
 import { createContext } from './context.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import { packageRoot } from './package-root.js';
 import { cliCommand } from './cli-location.js';
 import { registerPlugin } from './plugin-entry.js';
@@ -19,7 +19,7 @@ import type { StepName, StepResult } from './step.js';
 
 export type { StepName, StepResult, StepStatus } from './step.js';
 
-export interface SetupOptions {
+export interface ProvisionOptions {
   /** Defaults to `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */
   configDir?: string;
   /** The package to install from; defaults to the one this code belongs to. */
@@ -32,7 +32,7 @@ export interface SetupOptions {
   skipItems?: ReadonlySet<string>;
 }
 
-export interface SetupReport {
+export interface ProvisionReport {
   configDir: string;
   packageRoot: string;
   dryRun: boolean;
@@ -41,7 +41,7 @@ export interface SetupReport {
   backups: { file: string; backup: string }[];
 }
 
-const STEPS: readonly [StepName, (context: SetupContext, root: string) => StepResult][] = [
+const STEPS: readonly [StepName, (context: ProvisionContext, root: string) => StepResult][] = [
   ['plugin-folder', installPluginFolder],
   ['plugin-entry', (context) => registerPlugin(context)],
   ['skills', installSkills],
@@ -59,7 +59,7 @@ export function isInteractive(env: NodeJS.ProcessEnv = process.env, stdinIsTTY =
 }
 
 /** Runs every step; never throws for a step's failure (it is in the report). */
-export function runSetup(options: SetupOptions = {}): SetupReport {
+export function provision(options: ProvisionOptions = {}): ProvisionReport {
   const configDir = path.resolve(options.configDir ?? opencodeConfigDir());
   const root = options.root ?? packageRoot();
   const context = createContext(configDir, {
@@ -85,7 +85,7 @@ function tryNext(root: string): string {
 }
 
 /** The report for people: full detail when someone is watching, a summary line otherwise; failures go to `err`. */
-export function formatReport(report: SetupReport, interactive: boolean): { out: string; err: string } {
+export function formatReport(report: ProvisionReport, interactive: boolean): { out: string; err: string } {
   const failed = report.steps.filter((step) => step.status === 'failed');
   const changed = report.steps.filter((step) => step.status === 'changed').length;
   const err = failed.map((step) => `agent-tracker setup: ${step.step} failed: ${step.messages.join('; ')}`).join('\n');

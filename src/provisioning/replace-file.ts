@@ -1,6 +1,6 @@
 /**
  * Replacing a config file safely: a backup of the old text first (in the backups folder, never
- * beside the file: src/setup/backups.ts), then the new text written to a
+ * beside the file: src/provisioning/backups.ts), then the new text written to a
  * fresh temporary file in the same folder and renamed over the target. Every file this creates is
  * opened exclusively (`wx`), so a planted file or symlink at a temporary or backup name makes the
  * write fail instead of writing through it; and the rename replaces a symlink at the target rather

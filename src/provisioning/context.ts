@@ -11,7 +11,7 @@ import type { ConfigShape } from './host-version.js';
 import { backupFolder, backupPath } from './backups.js';
 
 /** Shared by the steps of one setup run. */
-export interface SetupContext {
+export interface ProvisionContext {
   /** The OpenCode config folder; nothing is ever written outside it. */
   configDir: string;
   /** When set, steps report what they would do and write nothing. */
@@ -31,7 +31,7 @@ export interface SetupContext {
 }
 
 /** A fresh context for one run. */
-export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date; skipItems?: ReadonlySet<string>; configShape?: ConfigShape } = {}): SetupContext {
+export function createContext(configDir: string, options: { dryRun?: boolean; now?: Date; skipItems?: ReadonlySet<string>; configShape?: ConfigShape } = {}): ProvisionContext {
   return {
     configDir: path.resolve(configDir),
     dryRun: options.dryRun ?? false,
@@ -50,7 +50,7 @@ export function removedByUser(what: string): string {
 }
 
 /** Refuses any path outside the config folder (the one place setup may write). */
-export function assertInsideConfig(context: SetupContext, target: string): void {
+export function assertInsideConfig(context: ProvisionContext, target: string): void {
   const relative = path.relative(context.configDir, path.resolve(target));
   if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) {
     throw new Error(`refusing to write ${target}: it is outside the OpenCode config folder ${context.configDir}`);
@@ -88,7 +88,7 @@ function realPathOfExisting(folder: string): string {
 }
 
 /** A file's text as this run sees it (dry-run writes included), or undefined when it does not exist. */
-export function readText(context: SetupContext, file: string): string | undefined {
+export function readText(context: ProvisionContext, file: string): string | undefined {
   const pending = context.pendingText.get(file);
   if (pending !== undefined) return pending;
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
@@ -99,7 +99,7 @@ export function readText(context: SetupContext, file: string): string | undefine
  * the backups folder),
  * then an atomic replace. Unchanged text writes nothing. Returns whether the file changed.
  */
-export function writeText(context: SetupContext, file: string, text: string): boolean {
+export function writeText(context: ProvisionContext, file: string, text: string): boolean {
   assertInsideConfig(context, file);
   const before = readText(context, file);
   if (before === text) return false;
@@ -125,7 +125,7 @@ export function writeText(context: SetupContext, file: string, text: string): bo
  * what was there. The old folder is moved aside first and removed after the swap, so `target`
  * is never half-written.
  */
-export function replaceFolder(context: SetupContext, target: string, fill: (folder: string) => void): void {
+export function replaceFolder(context: ProvisionContext, target: string, fill: (folder: string) => void): void {
   assertInsideConfig(context, target);
   if (context.dryRun) return;
   const parent = path.dirname(target);

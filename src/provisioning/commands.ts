@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { readText, writeText } from './context.js';
-import type { SetupContext } from './context.js';
+import type { ProvisionContext } from './context.js';
 import type { StepResult } from './step.js';
 
 export const COMMANDS_FOLDER = 'commands';
@@ -27,7 +27,7 @@ export const GRADE_COMMAND_FILE = [
 ].join('\n');
 
 /** Writes `commands/grade.md` unless the user has a grade command of their own. */
-export function installCommands(context: SetupContext): StepResult {
+export function installCommands(context: ProvisionContext): StepResult {
   const target = path.join(context.configDir, COMMANDS_FOLDER, `${GRADE_COMMAND_NAME}.md`);
   const legacy = path.join(context.configDir, LEGACY_COMMANDS_FOLDER, `${GRADE_COMMAND_NAME}.md`);
   const existing = readText(context, target);
