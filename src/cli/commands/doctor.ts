@@ -1,12 +1,10 @@
 /** `agent-tracker doctor [--json]`: where the database is, how big it may get, what it holds. */
-import fs from 'node:fs';
 import { opencodeConfigDir } from '../../core/config.js';
 import { opencodeDataDir } from '../../opencode/history/locate.js';
 import { describeHistoryLayout } from '../../opencode/history/v2-open.js';
 import { cliCommand } from '../../provisioning/cli-location.js';
-import { describeCapacity, remainingCapacity, usageWarning } from '../../core/store/size-limit.js';
-import { snapshotsOf } from '../../core/store/snapshot.js';
-import { pendingSpills } from '../../core/store/spill.js';
+import { databaseHealthAnswer } from '../../core/answers/doctor.js';
+import { describeCapacity } from '../../core/store/size-limit.js';
 import { describeProvisioning, inspectProvisioning } from '../../provisioning/inspect.js';
 import { backupFolder, listBackups } from '../../provisioning/backups.js';
 import path from 'node:path';
@@ -30,39 +28,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, {}, false);
   const config = loadConfig(values.db);
   const configDir = opencodeConfigDir();
-  const now = Date.now();
-  const report = await withStore(config, (store) => {
-    const meta = store.meta();
-    const recorded = new Set(store.provisionedItems(configDir));
-    const fileSize = fs.statSync(store.path).size;
-    const counts = store.counts();
-    const usedBytes = store.bytesInUse();
-    return {
-      databasePath: store.path,
-      maxDatabaseSize: config.maxDatabaseSize,
-      fileSize,
-      schemaVersion: meta.schemaVersion,
-      flushes: meta.flushes,
-      lastFlushAt: meta.lastFlushAt || null,
-      counts,
-      capacity: remainingCapacity({
-        fileBytes: fileSize,
-        ...(usedBytes === undefined ? {} : { usedBytes }),
-        limit: config.maxDatabaseSize,
-        entries: counts.commits + counts.activities + counts.retrospectives,
-      }),
-      removedByUser: removedByUser(configDir, recorded),
-      sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() }) ?? null,
-      readOnlyBecause: store.refusal ?? null,
-      spilled: pendingSpills(store.path),
-      snapshots: snapshotsOf(store.path).map((snapshot) => ({
-        file: snapshot.file,
-        takenAt: snapshot.takenAt.toISOString(),
-        ageHours: Math.round(((now - snapshot.takenAt.getTime()) / 3_600_000) * 10) / 10,
-        size: snapshot.size,
-      })),
-    };
-  }, 'read');
+  const { recordedItems, ...health } = await withStore(config, (store) => databaseHealthAnswer(store, config, configDir, Date.now()), 'read');
+  const report = { ...health, removedByUser: removedByUser(configDir, new Set(recordedItems)) };
   // What setup has put in place in the OpenCode config folder (src/provisioning/inspect.ts).
   const provisioning = inspectProvisioning(configDir);
   const history = await describeHistoryLayout(opencodeDataDir());
