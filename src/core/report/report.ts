@@ -4,7 +4,8 @@
  */
 import type { History } from './history.js';
 import { commitGradeSum, totalTokens } from './history.js';
-import { gradedCommitCount } from '../outcomes/counters.js';
+import { gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
+import type { GradeEvidence } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
 import type { OutcomeFields, OutcomeSums } from './outcome-columns.js';
 import type { UsageRecord, UsageSource } from '../types.js';
@@ -156,6 +157,7 @@ function finish(accumulator: Accumulator): ReportRow {
 
 /** What one usage record adds to a row beyond its own counters. */
 interface RecordFigures {
+  grades: GradeEvidence;
   tokens: number;
   gradedCommits: number;
   gradeSum: number;
@@ -179,7 +181,7 @@ function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigure
   row.tokens += added.tokens;
   row.cost += record.cost;
   row.gradedCommits += added.gradedCommits;
-  addOutcomes(target.outcomes, record);
+  addOutcomes(target.outcomes, record, added.grades);
   row.csChange += record.csDelta;
   row.trackerFileEdits += record.trackerFileEdits ?? 0;
   target.gradeSum += added.gradeSum;
@@ -216,7 +218,8 @@ export function buildReport(history: History, by: ReportGrouping = 'setup', opti
   // What a record adds is worked out once and added to its group and to the totals: a report runs
   // once per process, so this loop runs mostly unoptimized and its cost is the work it does.
   for (const record of history.usage) {
-    const added: RecordFigures = { tokens: totalTokens(record), gradedCommits: gradedCommitCount(record), gradeSum: commitGradeSum(record) };
+    const grades = gradeEvidence(record);
+    const added: RecordFigures = { grades, tokens: totalTokens(record), gradedCommits: gradedCommitCount(record, grades), gradeSum: commitGradeSum(record, grades) };
     addRecord(groupOf(record), record, added);
     addRecord(totals, record, added);
   }
