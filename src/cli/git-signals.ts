@@ -58,24 +58,21 @@ class ReadOnlySink implements GitSignalSink {
 }
 
 /**
- * Refreshes the git signals of `projects` (default: every project with tracked commits). Opens the
- * database read-only to look, and for writing only when a project's HEAD moved since its signals were
- * cached. A path with no database has nothing to refresh.
+ * The projects among `projects` (default: every project with tracked commits) whose git signals are
+ * older than their HEAD, looked at in a store open for reading: nothing is written.
  */
-export async function refreshProjectGitSignals(config: TrackerConfig, projects?: Iterable<string>): Promise<void> {
-  const moved = await withStore(
-    config,
-    async (store) => {
-      // A folder that is gone has no signal: git (and its module) is not even loaded for it.
-      const present = [...new Set(projects ?? projectsWithCommits(store))].filter((project) => fs.existsSync(project));
-      if (present.length === 0) return [];
-      const outcomes = await import('../core/outcomes/git-outcomes.js');
-      const sink = new ReadOnlySink(store, gitSignalCacheKey);
-      for (const project of present) await outcomes.refreshGitSignals(sink, project);
-      return [...sink.moved];
-    },
-    'read',
-  );
+export async function projectsWithMovedSignals(store: Store, projects?: Iterable<string>): Promise<string[]> {
+  // A folder that is gone has no signal: git (and its module) is not even loaded for it.
+  const present = [...new Set(projects ?? projectsWithCommits(store))].filter((project) => fs.existsSync(project));
+  if (present.length === 0) return [];
+  const outcomes = await import('../core/outcomes/git-outcomes.js');
+  const sink = new ReadOnlySink(store, gitSignalCacheKey);
+  for (const project of present) await outcomes.refreshGitSignals(sink, project);
+  return [...sink.moved];
+}
+
+/** Writes the new git signals of `moved` (projects whose HEAD moved), through TrackingService's flush. */
+export async function writeGitSignals(config: TrackerConfig, moved: readonly string[]): Promise<void> {
   if (moved.length === 0) return;
   const [outcomes, { TrackingService }] = await Promise.all([import('../core/outcomes/git-outcomes.js'), import('../core/tracking/service.js')]);
   await withStore(config, async (store) => {
@@ -84,4 +81,13 @@ export async function refreshProjectGitSignals(config: TrackerConfig, projects?:
     const outcome = service.flush('git signals');
     if (!outcome.ok) throw outcome.error;
   });
+}
+
+/**
+ * Refreshes the git signals of `projects` (default: every project with tracked commits). Opens the
+ * database read-only to look, and for writing only when a project's HEAD moved since its signals were
+ * cached. A path with no database has nothing to refresh.
+ */
+export async function refreshProjectGitSignals(config: TrackerConfig, projects?: Iterable<string>): Promise<void> {
+  await writeGitSignals(config, await withStore(config, (store) => projectsWithMovedSignals(store, projects), 'read'));
 }

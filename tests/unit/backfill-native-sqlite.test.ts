@@ -11,6 +11,8 @@ import type { HostSession } from '../../src/core/backfill/history.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
 import { asWalMode, sqliteHistoryImage, writeWal } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
+import { writeV2History } from '../helpers/opencode-v2-store.js';
+import type { V2FixtureSession } from '../helpers/opencode-v2-store.js';
 import { OPENCODE_BIN, ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -84,5 +86,34 @@ describe('reading OpenCode history with bun:sqlite', () => {
     expect(bun.sessions).toEqual(here.sessions);
     // The native path opened it: no fallback line in the description.
     expect(bun.description).toBe(`OpenCode's database at ${database}`);
+  });
+
+  it('leaves a database with version 2 tables (alone or beside version 1) to the version-2 reader, as in Node', async () => {
+    const project = tempDir();
+    const v2: V2FixtureSession[] = [1, 2].map((index) => ({
+      id: `ses_v2_${index}`,
+      directory: project,
+      created: T0 + index * 1000,
+      updated: T0 + index * 1000 + 500,
+      prompt: 'work',
+      steps: [
+        {
+          id: `msg_v2_${index}`, agent: 'build', model: { providerID: 'anthropic', id: 'claude' }, created: T0 + index * 1000 + 100,
+          tokens: { input: 7 * index, output: 2, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.5,
+          tools: [{ id: 'call_0', name: 'bash', status: 'completed', input: { command: 'ls' }, text: 'a', exit: 0 }],
+        },
+      ],
+    }));
+    const alone = tempDir();
+    await writeV2History(alone, v2);
+    const both = tempDir();
+    await writeV2History(both, v2, await sqliteHistoryImage([session(3, project)]));
+    for (const [dataDir, ids] of [[alone, ['ses_v2_1', 'ses_v2_2']], [both, ['ses_3', 'ses_v2_1', 'ses_v2_2']]] as const) {
+      const here = await readHere(dataDir);
+      const bun = readUnderBun(dataDir);
+      expect(bun.sessions.map((s) => s.id).sort()).toEqual([...ids]);
+      expect(bun.sessions).toEqual(here.sessions);
+      expect(bun.description).toBe(here.description);
+    }
   });
 });

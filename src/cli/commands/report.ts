@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { reportAnswerFrom, reportHistory } from '../../core/answers/report.js';
-import type { ReportRequest } from '../../core/answers/report.js';
+import type { ReportAnswer, ReportRequest } from '../../core/answers/report.js';
 import type { Store } from '../../core/store/store.js';
-import { refreshProjectGitSignals } from '../git-signals.js';
+import { projectsWithMovedSignals, writeGitSignals } from '../git-signals.js';
 import { parseGrouping, parsePeriod, parseSince, parseTimeZone } from '../report-args.js';
 import type { Recommendation } from '../../core/report/recommend.js';
 import { InputError } from '../../core/validation.js';
@@ -82,28 +82,39 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
-  await refreshProjectGitSignals(config, request.project ? [request.project] : undefined);
-  const { answer, page } = await withStore(
+  const answerFrom = async (store: Store): Promise<{ answer: ReportAnswer; page: string | undefined }> => {
+    const history = reportHistory(store, request);
+    const answer = reportAnswerFrom(store, history, request);
+    if (htmlFile === undefined) return { answer, page: undefined };
+    // The page opens with the recommendation for the project asked for (the current folder by default).
+    const recommendation = await recommendationForPage(store, request.project ?? process.cwd());
+    const [{ renderHtmlReport }, { activityOverTime }] = await Promise.all([import('../../core/report/html.js'), import('../../core/report/activity.js')]);
+    const setups = request.by === 'setup' ? answer : reportAnswerFrom(store, history, { ...request, by: 'setup' });
+    const page = renderHtmlReport({
+      report: { by: setups.by, rows: setups.rows, totals: setups.totals },
+      activity: activityOverTime(history),
+      filter: { ...(request.project ? { project: request.project } : {}), ...(request.since ? { since: request.since } : {}), ...(request.source ? { source: request.source } : {}) },
+      generatedAt: new Date().toISOString(),
+      ...(recommendation ? { recommendation } : {}),
+    });
+    return { answer, page };
+  };
+  // The git signals are looked at in the store the report then reads (one open, the usual case);
+  // only when a project's HEAD moved are they written first and the store opened again.
+  const projects = request.project ? [request.project] : undefined;
+  let read = await withStore(
     config,
     async (store) => {
-      const history = reportHistory(store, request);
-      const answer = reportAnswerFrom(store, history, request);
-      if (htmlFile === undefined) return { answer, page: undefined };
-      // The page opens with the recommendation for the project asked for (the current folder by default).
-      const recommendation = await recommendationForPage(store, request.project ?? process.cwd());
-      const [{ renderHtmlReport }, { activityOverTime }] = await Promise.all([import('../../core/report/html.js'), import('../../core/report/activity.js')]);
-      const setups = request.by === 'setup' ? answer : reportAnswerFrom(store, history, { ...request, by: 'setup' });
-      const page = renderHtmlReport({
-        report: { by: setups.by, rows: setups.rows, totals: setups.totals },
-        activity: activityOverTime(history),
-        filter: { ...(request.project ? { project: request.project } : {}), ...(request.since ? { since: request.since } : {}), ...(request.source ? { source: request.source } : {}) },
-        generatedAt: new Date().toISOString(),
-        ...(recommendation ? { recommendation } : {}),
-      });
-      return { answer, page };
+      const moved = await projectsWithMovedSignals(store, projects);
+      return moved.length > 0 ? { moved } : await answerFrom(store);
     },
     'read',
   );
+  if ('moved' in read) {
+    await writeGitSignals(config, read.moved);
+    read = await withStore(config, answerFrom, 'read');
+  }
+  const { answer, page } = read;
 
   if (htmlFile !== undefined && page !== undefined) writeFileAtomic(htmlFile, page);
   if (values.json) {

@@ -55,14 +55,12 @@ export function gradeEvidence(record: GradedRecord): GradeEvidence {
  * Commits with at least one grade. A commit gets at most one grade of each provenance, so the largest
  * count is the best lower bound without the per-commit join.
  */
-export function gradedCommitCount(record: GradedRecord): number {
-  const grades = gradeEvidence(record);
+export function gradedCommitCount(record: GradedRecord, grades: GradeEvidence = gradeEvidence(record)): number {
   return Math.max(grades.user.commits, grades.self.commits, grades.agentReported.commits);
 }
 
 /** Every grade of a record, whatever its provenance: how many and their sum. */
-export function allGrades(record: GradedRecord): GradeTally {
-  const grades = gradeEvidence(record);
+export function allGrades(record: GradedRecord, grades: GradeEvidence = gradeEvidence(record)): GradeTally {
   return {
     commits: grades.user.commits + grades.self.commits + grades.agentReported.commits,
     sum: grades.user.sum + grades.self.sum + grades.agentReported.sum,

@@ -6,7 +6,8 @@
  */
 import { totalTokens } from '../../contract/counters.js';
 import type { Store } from '../store/store.js';
-import { allGrades, gradedCommitCount } from '../outcomes/counters.js';
+import { allGrades, gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
+import type { GradeEvidence } from '../outcomes/counters.js';
 import type { UsageRecord, UsageSource } from '../types.js';
 
 export interface HistoryFilter {
@@ -47,9 +48,9 @@ export function loadHistory(store: Store, filter: HistoryFilter = {}): History {
  * The sum of a record's commit grades on the grade scale, scaled to graded commits: the mean of all its
  * grades (user, self, agent-reported) times its graded commits.
  */
-export function commitGradeSum(record: UsageRecord): number {
-  const all = allGrades(record);
-  return all.commits > 0 ? (all.sum / all.commits) * gradedCommitCount(record) : 0;
+export function commitGradeSum(record: UsageRecord, grades: GradeEvidence = gradeEvidence(record)): number {
+  const all = allGrades(record, grades);
+  return all.commits > 0 ? (all.sum / all.commits) * gradedCommitCount(record, grades) : 0;
 }
 
 /** Total tokens of a usage record, all kinds together. */

@@ -4,7 +4,7 @@
  * means and rates; a rate without evidence is null, never 0.
  */
 import { gradeEvidence, rate } from '../outcomes/counters.js';
-import type { GradedRecord } from '../outcomes/counters.js';
+import type { GradedRecord, GradeEvidence } from '../outcomes/counters.js';
 
 /** What a report row says about how a setup's work turned out. */
 export interface OutcomeFields {
@@ -60,9 +60,8 @@ export function emptyOutcomeSums(): OutcomeSums {
   };
 }
 
-/** Adds one usage record's outcome counters to a row's sums. */
-export function addOutcomes(sums: OutcomeSums, record: GradedRecord): void {
-  const grades = gradeEvidence(record);
+/** Adds one usage record's outcome counters to a row's sums (`grades`: the record's, when already read). */
+export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: GradeEvidence = gradeEvidence(record)): void {
   sums.user.commits += grades.user.commits;
   sums.user.sum += grades.user.sum;
   sums.self.commits += grades.self.commits;

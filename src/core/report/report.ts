@@ -4,10 +4,11 @@
  */
 import type { History } from './history.js';
 import { commitGradeSum, totalTokens } from './history.js';
-import { gradedCommitCount } from '../outcomes/counters.js';
+import { gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
+import type { GradeEvidence } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
 import type { OutcomeFields, OutcomeSums } from './outcome-columns.js';
-import type { UsageSource } from '../types.js';
+import type { UsageRecord, UsageSource } from '../types.js';
 import { localTimeZone, periodLabeller } from './periods.js';
 import type { Period } from './periods.js';
 
@@ -154,6 +155,39 @@ function finish(accumulator: Accumulator): ReportRow {
   return row;
 }
 
+/** What one usage record adds to a row beyond its own counters. */
+interface RecordFigures {
+  grades: GradeEvidence;
+  tokens: number;
+  gradedCommits: number;
+  gradeSum: number;
+}
+
+function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigures): void {
+  const row = target.row;
+  target.sessionIds.add(record.sessionId);
+  target.sourceIds[record.source ?? 'live'].add(record.sessionId);
+  row.messages += record.messages;
+  row.toolCalls += record.toolCalls;
+  row.toolFailures += record.toolFailures;
+  row.commits += record.commits;
+  row.pushes += record.pushes;
+  row.bugs += record.bugs;
+  row.tokensInput += record.tokensInput;
+  row.tokensOutput += record.tokensOutput;
+  row.tokensReasoning += record.tokensReasoning;
+  row.tokensCacheRead += record.tokensCacheRead;
+  row.tokensCacheWrite += record.tokensCacheWrite;
+  row.tokens += added.tokens;
+  row.cost += record.cost;
+  row.gradedCommits += added.gradedCommits;
+  addOutcomes(target.outcomes, record, added.grades);
+  row.csChange += record.csDelta;
+  row.trackerFileEdits += record.trackerFileEdits ?? 0;
+  target.gradeSum += added.gradeSum;
+  widen(row, record.firstAt, record.lastAt);
+}
+
 /**
  * Aggregates the history into report rows: by period first when asked (oldest first), then by agent,
  * model and project; sessions newest first. A session's work counts in the period it began.
@@ -164,49 +198,30 @@ export function buildReport(history: History, by: ReportGrouping = 'setup', opti
   const totals: Accumulator = newAccumulator(emptyRow(null, null, null));
   const periodOf = options.period ? periodLabeller(options.period, options.timeZone ?? localTimeZone()) : undefined;
 
-  const groupOf = (record: History['usage'][number]): Accumulator => {
-    const parts = {
-      period: periodOf ? periodOf(record.firstAt) : null,
-      session: dimensions.includes('session') ? record.sessionId : null,
-      agent: dimensions.includes('agent') ? record.agent : null,
-      model: dimensions.includes('model') ? record.model : null,
-      project: dimensions.includes('project') ? record.project : null,
-    };
-    const key = [parts.period, parts.session, parts.agent, parts.model, parts.project].map((part) => part ?? '').join('\u0000');
+  const split = { session: dimensions.includes('session'), agent: dimensions.includes('agent'), model: dimensions.includes('model'), project: dimensions.includes('project') };
+
+  const groupOf = (record: UsageRecord): Accumulator => {
+    const period = periodOf ? periodOf(record.firstAt) : null;
+    const session = split.session ? record.sessionId : null;
+    const agent = split.agent ? record.agent : null;
+    const model = split.model ? record.model : null;
+    const project = split.project ? record.project : null;
+    const key = `${period ?? ''}\u0000${session ?? ''}\u0000${agent ?? ''}\u0000${model ?? ''}\u0000${project ?? ''}`;
     let group = groups.get(key);
     if (!group) {
-      group = newAccumulator(emptyRow(parts.agent, parts.model, parts.project, parts.period, parts.session));
+      group = newAccumulator(emptyRow(agent, model, project, period, session));
       groups.set(key, group);
     }
     return group;
   };
 
+  // What a record adds is worked out once and added to its group and to the totals: a report runs
+  // once per process, so this loop runs mostly unoptimized and its cost is the work it does.
   for (const record of history.usage) {
-    const tokens = totalTokens(record);
-    for (const target of [groupOf(record), totals]) {
-      const row = target.row;
-      target.sessionIds.add(record.sessionId);
-      target.sourceIds[record.source ?? 'live'].add(record.sessionId);
-      row.messages += record.messages;
-      row.toolCalls += record.toolCalls;
-      row.toolFailures += record.toolFailures;
-      row.commits += record.commits;
-      row.pushes += record.pushes;
-      row.bugs += record.bugs;
-      row.tokensInput += record.tokensInput;
-      row.tokensOutput += record.tokensOutput;
-      row.tokensReasoning += record.tokensReasoning;
-      row.tokensCacheRead += record.tokensCacheRead;
-      row.tokensCacheWrite += record.tokensCacheWrite;
-      row.tokens += tokens;
-      row.cost += record.cost;
-      row.gradedCommits += gradedCommitCount(record);
-      addOutcomes(target.outcomes, record);
-      row.csChange += record.csDelta;
-      row.trackerFileEdits += record.trackerFileEdits ?? 0;
-      target.gradeSum += commitGradeSum(record);
-      widen(row, record.firstAt, record.lastAt);
-    }
+    const grades = gradeEvidence(record);
+    const added: RecordFigures = { grades, tokens: totalTokens(record), gradedCommits: gradedCommitCount(record, grades), gradeSum: commitGradeSum(record, grades) };
+    addRecord(groupOf(record), record, added);
+    addRecord(totals, record, added);
   }
 
   const rows = [...groups.values()].map(finish).sort(compareRows);

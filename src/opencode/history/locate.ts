@@ -37,27 +37,27 @@ export async function openHistory(location: string): Promise<HistorySource> {
 }
 
 /**
- * On Bun (the plugin's import child), Bun's own SQLite reads the file in place; elsewhere, or when it
- * cannot open the file, sql.js, which always works: the fallback is said in the source's description,
- * so the summary line carries it.
+ * On Bun (the plugin's import child), Bun's own SQLite tells the layout and reads version 1's tables
+ * in place, and sql.js is never loaded; elsewhere, for version 2's tables, or when bun:sqlite cannot
+ * open the file, sql.js, which always works: the fallback is said in the source's description, so
+ * the summary line carries it.
  */
 async function openDatabase(file: string): Promise<HistorySource> {
-  // Version 2's tables (alone or beside version 1's) are read by the version-2 reader (v2-open.ts).
-  const { databaseLayout, openSqliteHistory } = await import('./v2-open.js');
-  const layout = await databaseLayout(file);
-  if (layout === 'v2' || layout === 'v1+v2') return openSqliteHistory(file);
   let fallback = '';
   if (process.versions.bun) {
     const { NativeSqliteHistorySource } = await import('./native-sqlite-store.js');
     try {
-      return await NativeSqliteHistorySource.open(file);
+      const native = await NativeSqliteHistorySource.open(file);
+      if (native) return native;
     } catch (error) {
       if (error instanceof UnknownHistoryLayoutError) throw error;
       fallback = ` (read with sql.js: bun:sqlite could not open it: ${(error as Error).message.split('\n')[0]})`;
     }
   }
-  const { SqliteHistorySource } = await import('./sqlite-store.js');
-  const source = await SqliteHistorySource.open(file);
+  // Version 2's tables (alone or beside version 1's) are read by the version-2 reader (v2-open.ts).
+  const { databaseLayout, openSqliteHistory } = await import('./v2-open.js');
+  const layout = await databaseLayout(file);
+  const source = layout === 'v2' || layout === 'v1+v2' ? await openSqliteHistory(file) : await (await import('./sqlite-store.js')).SqliteHistorySource.open(file);
   return fallback ? Object.assign(source, { description: `${source.description}${fallback}` }) : source;
 }
 

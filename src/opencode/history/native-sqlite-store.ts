@@ -12,6 +12,7 @@ import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
 import { num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
 import { REQUIRED_COLUMNS } from './sqlite-store.js';
+import { V2_REQUIRED_COLUMNS } from './v2-store.js';
 
 type Row = Record<string, unknown>;
 
@@ -58,20 +59,23 @@ export class NativeSqliteHistorySource implements HistorySource {
   }
 
   /**
-   * Opens the database read-only and starts the read transaction every query below shares.
+   * Opens the database read-only and starts the read transaction every query below shares. The
+   * layout is told here, natively, so that reading version 1's tables never loads sql.js (its WASM
+   * heap is most of the import child's memory); undefined when version 2's tables are there, which
+   * the version-2 reader (v2-open.ts) reads.
    * @throws UnknownHistoryLayoutError for tables it does not know; any other error when it cannot open or read the file.
    */
-  static async open(databasePath: string): Promise<NativeSqliteHistorySource> {
+  static async open(databasePath: string): Promise<NativeSqliteHistorySource | undefined> {
     const { Database } = await loadBunSqlite();
     const db = new Database(databasePath, { readonly: true });
     try {
       db.exec('BEGIN');
-      const missing: string[] = [];
-      for (const [table, needed] of Object.entries(REQUIRED_COLUMNS)) {
-        const columns = new Set(db.query(`PRAGMA table_info(${table})`).all().map((row) => String(row.name)));
-        if (columns.size === 0) missing.push(`no table "${table}"`);
-        else for (const column of needed) if (!columns.has(column)) missing.push(`no column ${table}.${column}`);
+      if (missingColumns(db, V2_REQUIRED_COLUMNS).length === 0) {
+        db.exec('ROLLBACK');
+        db.close();
+        return undefined;
       }
+      const missing = missingColumns(db, REQUIRED_COLUMNS);
       if (missing.length > 0) throw new UnknownHistoryLayoutError(`${databasePath} has a layout this version does not know: ${missing.join(', ')}`);
       return new NativeSqliteHistorySource(db, databasePath);
     } catch (error) {
@@ -133,6 +137,17 @@ export class NativeSqliteHistorySource implements HistorySource {
       this.db.close();
     }
   }
+}
+
+/** What `db` lacks of the `required` tables and columns, one phrase each; empty when it has them all. */
+function missingColumns(db: BunDatabase, required: Readonly<Record<string, readonly string[]>>): string[] {
+  const missing: string[] = [];
+  for (const [table, needed] of Object.entries(required)) {
+    const columns = new Set(db.query(`PRAGMA table_info(${table})`).all().map((row) => String(row.name)));
+    if (columns.size === 0) missing.push(`no table "${table}"`);
+    else for (const column of needed) if (!columns.has(column)) missing.push(`no column ${table}.${column}`);
+  }
+  return missing;
 }
 
 function bounds(query: HistoryQuery): [number, number, number] {
