@@ -33,8 +33,17 @@ export interface SuspectUserAction {
   /** The agent the action was about (revive), when there is one. */
   agent?: string;
   project?: string;
+  /** A revive that lifted nothing: confirming it lifts the halt. */
+  heldRevive?: boolean;
+  /** Why it is suspect, as its provenance says. */
+  signs?: string[];
   /** Present once the user reviewed it. */
   review?: SuspectReview;
+}
+
+/** The journal summary of a suspect revive that was held (the halt stays until the user confirms it). */
+export function heldReviveSummary(agent: string, via: UserActionProvenance['via']): string {
+  return `Revive of ${agent} held for review (${via})`;
 }
 
 /** The id of a record from its table and key: the same on every read. */
@@ -60,7 +69,18 @@ export function suspectUserActions(store: Store, options: { includeReviewed?: bo
     found.push(review ? { ...entry, review } : entry);
   };
   for (const { key, value } of store.tables.activities.getRange({})) {
-    if (value.userAction?.suspect) add({ id: suspectId('activities', key), action: value.userAction.action, at: value.timestamp, agent: value.agent, project: value.project });
+    const provenance = value.userAction;
+    if (!provenance?.suspect) continue;
+    const held = provenance.action === 'revive' && value.task === heldReviveSummary(value.agent, provenance.via);
+    add({
+      id: suspectId('activities', key),
+      action: provenance.action,
+      at: value.timestamp,
+      agent: value.agent,
+      project: value.project,
+      ...(held ? { heldRevive: true } : {}),
+      ...(provenance.signs ? { signs: provenance.signs } : {}),
+    });
   }
   for (const { key, value } of store.tables.migrations.getRange({ start: 'import:', end: 'import;' })) {
     const provenance = (value as { userAction?: UserActionProvenance }).userAction;
