@@ -30,6 +30,7 @@ import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { startSelfProvisioning } from './self-provision.js';
+import { chainTailNotice } from '../core/integrity/chain-check.js';
 import { endSession, indexMaintainer, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
 import { pinnedPluginOptions, trustPluginOptions } from './option-trust.js';
 import { createStatusSheets, showStartWarnings } from './toast.js';
@@ -114,6 +115,9 @@ const server: Plugin = async (input, options) => {
     void Promise.all([indexed, wiring]).then(
       ([modules]) => {
         if (!config || !modules) return;
+        // Before this process writes: a later write would re-seal the chain over a change made around it.
+        const chainBreak = chainTailNotice(opened.tables);
+        if (chainBreak) notify(chainBreak);
         mergeSpilledSessions(opened, config, logger);
         migrateLegacyIn(modules, opened, input.directory, logger);
         migrateGradesOf(modules, opened, logger);
