@@ -113,13 +113,14 @@ export function sessionProvenanceSigns(ancestry: Ancestry, spans: readonly Sessi
 }
 
 /**
- * The signs that this host process (an OpenCode running the plugin) was itself started from an
- * agent session: a nested `opencode run` the agent's bash started. Its own starting environment
- * counts here, unlike a CLI's (which refuses on it), since the host is OpenCode by definition.
+ * The signs that this process was itself started from an agent session: a nested `opencode run`
+ * the agent's bash started, or a script writing through the tracker's modules. Its own starting
+ * environment counts here (the CLI refuses on it instead); its own name does not, since the host
+ * is OpenCode by definition.
  */
 export function nestedHostSigns(ancestry: Ancestry = readAncestry(process.pid)): string[] {
   const self = ancestry.chain[0];
-  const own = self && self.sessionVariables.length > 0 ? [`this OpenCode was started with ${self.sessionVariables.join(', ')} (from inside another session)`] : [];
+  const own = self && self.sessionVariables.length > 0 ? [`${label(self)} was started with ${self.sessionVariables.join(', ')} (from inside an agent session)`] : [];
   return [...own, ...ancestorSigns(ancestry)];
 }
 
