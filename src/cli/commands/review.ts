@@ -1,6 +1,6 @@
 /**
- * `agent-tracker review [--confirm ID | --drop ID] [--json]`: the suspect user-only records (made
- * without a terminal while a session of the project ran) and the user's decision on each. A
+ * `agent-tracker review [--confirm ID | --drop ID] [--json]`: the suspect user-only records (made the
+ * way an agent could: user-only.ts and provenance.ts say which) and the user's decision on each. A
  * confirmed or dropped record stops warning in every later report; the record itself stays.
  * Confirming a held revive (one that came the way an agent's would) lifts the halt it left.
  * Without a flag it lists them, and asks about each when stdin and stdout are a terminal.

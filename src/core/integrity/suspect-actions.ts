@@ -1,8 +1,9 @@
 /**
- * The user-only records stored as suspect (made without a terminal while a tracked session of the
- * same project was running), for `report` and `recommend` to show apart and for `review` to settle.
- * Read from the revive journal entries (`ActivityEntry.userAction`) and the import records
- * (`ImportRecord.userAction`). A report already reads every usage record; this reads the journal
+ * The user-only records stored as suspect (made the way an agent could: see user-only.ts and
+ * provenance.ts), for `report`, `status`, `doctor` and `recommend` to show apart and for `review`
+ * to settle. Read from the user-only journal entries (`ActivityEntry.userAction`), the import
+ * records (`ImportRecord.userAction`) and the record chain's entries written from inside an agent
+ * session (record-chain.ts). A report already reads every usage record; this reads the journal
  * once more, in the CLI only. The records themselves are never changed: the user's review is a
  * write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
  */
