@@ -112,12 +112,12 @@ const server: Plugin = async (input, options) => {
   let wired = (): void => undefined;
   const wiring = new Promise<void>((resolve) => (wired = resolve));
   const ready = (opened: Store): void => {
+    // Before this process writes: a later write would re-seal the chain over a change made around it.
+    const chainBreak = chainTailNotice(opened.tables);
+    if (chainBreak) notify(chainBreak);
     void Promise.all([indexed, wiring]).then(
       ([modules]) => {
         if (!config || !modules) return;
-        // Before this process writes: a later write would re-seal the chain over a change made around it.
-        const chainBreak = chainTailNotice(opened.tables);
-        if (chainBreak) notify(chainBreak);
         mergeSpilledSessions(opened, config, logger);
         migrateLegacyIn(modules, opened, input.directory, logger);
         migrateGradesOf(modules, opened, logger);
