@@ -2,8 +2,8 @@
  * The CLI's gate for user-only actions (revive, the user's grade, import, repair, deletion): it
  * refuses when it can tell an agent runs it, and otherwise says how the request came, so the record
  * stays tamper-evident when a determined model gets past the refusal: suspect when it came without
- * a terminal while a session of the project (or of the agent revived) ran, or when its process
- * ancestry leads into an agent session (provenance.ts).
+ * a terminal while a session of the project ran, or when its process ancestry leads into an agent
+ * session (provenance.ts), a detached process planted during one included.
  *
  * Called by `revive`, `import`, `grade` and `recommend --apply`:
  *   const provenance = confirmUserOnly('revive', { store, project });
@@ -29,17 +29,16 @@ export function currentProcessFacts(): ProcessFacts {
   };
 }
 
-/** A tracked session's span, with what it was about. */
+/** A tracked session's span, with its project. */
 interface TrackedSpan extends SessionSpan {
   project: string;
-  agent: string;
 }
 
 /** The spans of the tracked (not backfilled) sessions: a rare user action, so a bounded scan is fine. */
 function trackedSessionSpans(store: Store): TrackedSpan[] {
   const spans: TrackedSpan[] = [];
-  for (const { key, value } of store.tables.sessions.getRange({})) {
-    if (value.source !== 'backfill') spans.push({ firstAt: value.firstAt, lastAt: value.lastAt, project: value.project, agent: key[1] });
+  for (const { value } of store.tables.sessions.getRange({})) {
+    if (value.source !== 'backfill') spans.push({ firstAt: value.firstAt, lastAt: value.lastAt, project: value.project });
   }
   return spans;
 }
@@ -52,8 +51,6 @@ export function trackedSessionRunning(store: Store, project: string, now: Date =
 export interface UserOnlyOptions {
   store: Store;
   project: string;
-  /** The agent the action is about (revive): its running sessions count like the project's. */
-  agent?: string;
   facts?: ProcessFacts;
   now?: Date;
 }
@@ -78,8 +75,7 @@ export function confirmUserOnly(action: string, options: UserOnlyOptions): UserA
   const via = terminalVia(facts);
   const now = options.now ?? new Date();
   const spans = trackedSessionSpans(options.store);
-  const concerned = spans.filter((span) => span.project === options.project || (options.agent !== undefined && span.agent === options.agent));
-  const running = via === 'terminal-no-tty' && concerned.some((span) => sessionRunning(span.lastAt, now));
+  const running = via === 'terminal-no-tty' && spans.some((span) => span.project === options.project && sessionRunning(span.lastAt, now));
   const signs = facts.ancestry ? sessionProvenanceSigns(facts.ancestry, spans) : [];
   return { action, via, suspect: isSuspectUserAction(via, running) || signs.length > 0, ...(signs.length > 0 ? { signs } : {}) };
 }

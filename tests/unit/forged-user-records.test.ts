@@ -108,7 +108,7 @@ beforeEach(() => {
 afterEach(() => removeSandbox(sandbox));
 
 describe('forged user records', () => {
-  it('a) a faked terminal (script -qec) under the agent shell, variables stripped: the grade is stored as suspect', () => {
+  it('a) a faked terminal (script -qec) under the agent shell, variables stripped: the grade is stored as suspect, and cannot be confirmed that way', () => {
     const cli = [process.execPath, CLI, 'grade', commit, '5', '--db', dbPath].map(shellWord).join(' ');
     // Two commands, so bash stays the parent (a lone command is exec'ed in its place), as the tool's shell does.
     const attack = `env -u OPENCODE_PID -u OPENCODE -u AGENT script -qec ${shellWord(cli)} /dev/null; exit $?`;
@@ -117,7 +117,15 @@ describe('forged user records', () => {
     const [grade] = userActions();
     expect(grade).toMatchObject({ action: 'grade', via: 'terminal-tty', suspect: true });
     expect(grade?.signs).toEqual(expect.arrayContaining([expect.stringMatching(/\(bash\) among its parents carries OPENCODE_PID, OPENCODE, AGENT/), expect.stringMatching(/terminal was made by process \d+ \(script\)/)]));
-    expect(suspectList()).toEqual([expect.objectContaining({ action: 'grade', agent: 'build' })]);
+    const [listed] = suspectList();
+    expect(listed).toEqual(expect.objectContaining({ action: 'grade', agent: 'build' }));
+
+    // The same faked terminal cannot settle its own record: the review is refused and nothing changes.
+    const confirm = [process.execPath, CLI, 'review', '--confirm', (listed as { id: string }).id, '--db', dbPath].map(shellWord).join(' ');
+    const settle = spawnSync('bash', ['-c', `env -u OPENCODE_PID -u OPENCODE -u AGENT script -qec ${shellWord(confirm)} /dev/null; exit $?`], { cwd: repo, env: { ...sandbox.env, ...AGENT_ENV }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
+    expect(settle.status).toBe(1);
+    expect(settle.stdout).toMatch(/a review settles suspect records, so it is refused when it comes the way an agent's would \(.*carries OPENCODE_PID/);
+    expect(suspectList()).toEqual([listed]);
   });
 
   it('an ordinary process outside any session, with no session running, grades clean', () => {

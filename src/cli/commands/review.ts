@@ -33,11 +33,14 @@ const terminalAsk: AskDecision = async (action) => {
   }
 };
 
-/** A review settles suspicion, so it must not be suspect itself: only from a terminal, never under an agent. */
+/** A review settles suspicion, so it must not be suspect itself: only from a terminal, never under an agent or from a session's processes. */
 function reviewerProvenance(store: Store, facts: ProcessFacts): UserActionProvenance {
   const provenance = confirmUserOnly('review', { store, project: process.cwd(), facts });
   if (provenance.via !== 'terminal-tty') {
     throw new CliError('a review settles suspect records, so it is taken only in a terminal window (stdin and stdout a terminal); nothing was changed');
+  }
+  if (provenance.suspect) {
+    throw new CliError(`a review settles suspect records, so it is refused when it comes the way an agent's would (${(provenance.signs ?? []).join('; ')}); nothing was changed. Run it in a terminal window outside OpenCode`);
   }
   return provenance;
 }

@@ -29,7 +29,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   const config = loadConfig(values.db);
   const result = await withStore(config, (store): ReviveResult => {
     const project = process.cwd();
-    const provenance = confirmUserOnly('revive', { store, project, agent: positionals[0] });
+    const provenance = confirmUserOnly('revive', { store, project });
     const service = new TrackingService({ store, config, logger: silentLogger, project });
     try {
       if (provenance.suspect) {
