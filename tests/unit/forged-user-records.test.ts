@@ -77,10 +77,10 @@ function agent(id: string): AgentRecord | undefined {
   }
 }
 
-function suspectList(): { action: string; agent?: string; signs?: string[] }[] {
+function suspectList(): { id: string; action: string; agent?: string; signs?: string[] }[] {
   const result = runCli(sandbox, ['report', '--json', '--db', dbPath], {}, repo);
   expect(result.code).toBe(0);
-  return (JSON.parse(result.stdout) as { suspectUserActions: { action: string; agent?: string; signs?: string[] }[] }).suspectUserActions;
+  return (JSON.parse(result.stdout) as { suspectUserActions: { id: string; action: string; agent?: string; signs?: string[] }[] }).suspectUserActions;
 }
 
 /** A shell word for `script -c`, which takes one command string (the attack's own shape). */
@@ -121,7 +121,7 @@ describe('forged user records', () => {
     expect(listed).toEqual(expect.objectContaining({ action: 'grade', agent: 'build' }));
 
     // The same faked terminal cannot settle its own record: the review is refused and nothing changes.
-    const confirm = [process.execPath, CLI, 'review', '--confirm', (listed as { id: string }).id, '--db', dbPath].map(shellWord).join(' ');
+    const confirm = [process.execPath, CLI, 'review', '--confirm', listed?.id ?? '', '--db', dbPath].map(shellWord).join(' ');
     const settle = spawnSync('bash', ['-c', `env -u OPENCODE_PID -u OPENCODE -u AGENT script -qec ${shellWord(confirm)} /dev/null; exit $?`], { cwd: repo, env: { ...sandbox.env, ...AGENT_ENV }, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
     expect(settle.status).toBe(1);
     expect(settle.stdout).toMatch(/a review settles suspect records, so it is refused when it comes the way an agent's would \(.*carries OPENCODE_PID/);

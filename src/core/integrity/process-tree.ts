@@ -37,20 +37,24 @@ export interface ProcessInfo {
   startedAtMs: number | undefined;
 }
 
+/** A /proc file is read in chunks of this size (most are far smaller; an environment may be larger). */
+const CHUNK_BYTES = 16 * 1024;
+
 function readBounded(file: string): Buffer | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, 'r');
-    const buffer = Buffer.alloc(MAX_PROC_FILE_BYTES);
+    const chunks: Buffer[] = [];
     let length = 0;
     // /proc files report size 0: read until the end or the cap.
-    for (;;) {
-      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
+    while (length < MAX_PROC_FILE_BYTES) {
+      const chunk = Buffer.alloc(Math.min(CHUNK_BYTES, MAX_PROC_FILE_BYTES - length));
+      const read = fs.readSync(fd, chunk, 0, chunk.length, null);
       if (read === 0) break;
+      chunks.push(chunk.subarray(0, read));
       length += read;
-      if (length === buffer.length) break;
     }
-    return buffer.subarray(0, length);
+    return Buffer.concat(chunks, length);
   } catch {
     return undefined;
   } finally {
