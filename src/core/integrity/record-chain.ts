@@ -52,13 +52,16 @@ export interface ChainHead {
   startedAt: string;
 }
 
-export const CHAIN_HEAD_KEY = 'chain:head';
+const CHAIN_HEAD_KEY = 'chain:head';
 const CHAIN_ENTRY_PREFIX = 'chain:entry:';
+/** The last digest of each chained record, so a write can tell whether the record changed around it. */
+const LAST_DIGEST_PREFIX = 'chain:last:';
 /** Sequence numbers are zero-padded so the entries sort in order as meta keys. */
 const SEQ_DIGITS = 12;
 /** The digest the first entry links to. */
 export const CHAIN_GENESIS = createHash('sha256').update('agent-tracker record chain 1').digest('hex');
 
+/** The meta key of entry `seq`. */
 export function chainEntryKey(seq: number): string {
   return `${CHAIN_ENTRY_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
 }
@@ -77,6 +80,7 @@ export function linkDigest(previous: string, entry: Omit<ChainEntry, 'digest'>):
   return sha256(`${previous}\n${canonicalJson(entry)}`);
 }
 
+/** A chained record as stored now (undefined when absent). */
 export function storedRecord(tables: Tables, table: ChainedTable, key: StoreKey): unknown {
   return (tables[table] as unknown as { get(key: StoreKey): unknown }).get(key);
 }
@@ -84,7 +88,7 @@ export function storedRecord(tables: Tables, table: ChainedTable, key: StoreKey)
 let writerOfThisProcess: ChainWriter | undefined;
 
 /** This process as a writer, judged once: its ancestry does not change while it runs. */
-export function currentWriter(): ChainWriter {
+function currentWriter(): ChainWriter {
   if (!writerOfThisProcess) {
     const signs = nestedHostSigns(readAncestry(process.pid));
     writerOfThisProcess = { pid: process.pid, suspect: signs.length > 0, ...(signs.length > 0 ? { signs } : {}) };
@@ -108,12 +112,11 @@ export function chainedRefsOf(mutations: readonly Mutation[]): ChainedRef[] {
   return refs;
 }
 
+/** The chain's head, or undefined before the first entry (or when it is not a head). */
 export function chainHead(tables: Tables): ChainHead | undefined {
   const head = tables.meta.get(CHAIN_HEAD_KEY) as ChainHead | undefined;
   return head && Number.isSafeInteger(head.seq) && typeof head.digest === 'string' ? head : undefined;
 }
-
-const LAST_DIGEST_PREFIX = 'chain:last:';
 
 interface LastDigest {
   digest: string;
