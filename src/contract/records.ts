@@ -173,13 +173,16 @@ export type UserOnlyVia = 'slash-command' | 'terminal-tty' | 'terminal-no-tty';
 
 /**
  * The provenance stored on a user-only record. `suspect`: it came without a terminal while a
- * tracked session of the same project was running, the trace an agent getting past the checks
- * leaves; report and recommend show such records apart.
+ * tracked session of the same project was running, or its process came from an agent session
+ * (`signs`): the trace an agent getting past the checks leaves; report and recommend show such
+ * records apart until the user reviews them.
  */
 export interface UserActionProvenance {
   action: string;
   via: UserOnlyVia;
   suspect: boolean;
+  /** Why it is suspect, when its process ancestry says so (an OpenCode parent, a faked terminal…). */
+  signs?: string[];
 }
 
 /** A project's classification (R12.1). */

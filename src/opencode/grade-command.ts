@@ -8,6 +8,7 @@ import { parseGradeArguments } from '../core/outcomes/grade-command.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { GRADE_LABELS } from '../core/types.js';
 import { InputError } from '../core/validation.js';
+import { recordSlashGrade } from '../core/integrity/slash-grade.js';
 
 const GRADE_TOAST_DURATION_MS = 8000;
 const SHORT_HASH_LENGTH = 7;
@@ -31,6 +32,7 @@ export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: stri
     try {
       const parsed = parseGradeArguments(argumentsText);
       const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
+      recordSlashGrade(deps.service, deps.project, grade);
       const message = `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})`;
       // `opencode run` shows no toast: the log line is where its user sees which commit was graded.
       deps.logger.info(`agent-tracker: /grade recorded: ${message}`);

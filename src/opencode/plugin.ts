@@ -30,6 +30,7 @@ import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { startSelfProvisioning } from './self-provision.js';
+import { chainTailNotice } from '../core/integrity/chain-check.js';
 import { endSession, indexMaintainer, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
 import { pinnedPluginOptions, trustPluginOptions } from './option-trust.js';
 import { createStatusSheets, showStartWarnings } from './toast.js';
@@ -111,6 +112,9 @@ const server: Plugin = async (input, options) => {
   let wired = (): void => undefined;
   const wiring = new Promise<void>((resolve) => (wired = resolve));
   const ready = (opened: Store): void => {
+    // Before this process writes: a later write would re-seal the chain over a change made around it.
+    const chainBreak = chainTailNotice(opened.tables);
+    if (chainBreak) notify(chainBreak);
     void Promise.all([indexed, wiring]).then(
       ([modules]) => {
         if (!config || !modules) return;

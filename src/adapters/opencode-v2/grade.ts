@@ -6,6 +6,7 @@ import type { Logger } from '../../core/logger.js';
 import { GRADE_COMMAND_NAME, parseGradeArguments } from '../../core/outcomes/grade-command.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import { InputError } from '../../core/validation.js';
+import { recordSlashGrade } from '../../core/integrity/slash-grade.js';
 import { promptText } from './events.js';
 import type { V2CommandDefinition } from './host-types.js';
 
@@ -16,7 +17,8 @@ export function createGradeCommandV2(deps: { service: TrackingService; logger: L
     execute: (invocation) => {
       try {
         const parsed = parseGradeArguments(promptText(invocation.prompt));
-        deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
+        const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
+        recordSlashGrade(deps.service, deps.project, grade);
       } catch (error) {
         if (!(error instanceof InputError)) deps.logger.error(`agent-tracker: /grade failed: ${(error as Error).message}`);
         else deps.logger.warn(`agent-tracker: /grade recorded nothing: ${error.message}`);

@@ -4,6 +4,7 @@
  * hooks, the event reader, the tracker's tools and `/grade` through the context's domains. A bad
  * setting or a store that cannot be opened is logged once and leaves the session untracked.
  */
+import { chainTailNotice } from '../../core/integrity/chain-check.js';
 import { opencodeConfigDir, resolveConfig } from '../../core/config.js';
 import type { TrackerConfig } from '../../core/config.js';
 import { trackerFileEditCheck } from '../../core/integrity/tracker-files.js';
@@ -79,7 +80,12 @@ export function createSetup(setupOptions: V2SetupOptions = {}): (ctx: V2Context)
       store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
         openChecked(storeOptions, {
           problem: (problem) => logger.warn(`agent-tracker: ${problem.message}`),
-          ready: () => void indexed.done?.then(() => service.storeAttached()),
+          ready: (opened) => {
+            // Before this process writes: a later write would re-seal the chain over a change made around it.
+            const chainBreak = chainTailNotice(opened.tables);
+            if (chainBreak) logger.warn(chainBreak);
+            void indexed.done?.then(() => service.storeAttached());
+          },
         }),
       );
       indexed.done = attachIndexer(store, logger);

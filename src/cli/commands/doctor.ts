@@ -10,6 +10,8 @@ import { backupFolder, listBackups } from '../../provisioning/backups.js';
 import path from 'node:path';
 import { packageRoot } from '../../provisioning/package-root.js';
 import { inspectItems } from '../../provisioning/presence.js';
+import { describeChainCheck, verifyChain } from '../../core/integrity/chain-check.js';
+import { formatSuspectUserActions } from '../../core/integrity/suspect-actions.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 
@@ -47,6 +49,8 @@ export async function run(args: string[], output: Output): Promise<void> {
     `flushes         ${report.flushes}${report.lastFlushAt ? ` (last at ${report.lastFlushAt})` : ''}`,
     ...(report.sizeWarning ? [`warning         ${report.sizeWarning}`] : []),
     ...(report.readOnlyBecause ? [`read-only       ${report.readOnlyBecause}`] : []),
+    `record chain    ${describeChainCheck(report.recordChain)}`,
+    ...(report.suspectUserActions.length > 0 ? [formatSuspectUserActions(report.suspectUserActions)] : []),
     ...(report.spilled.files > 0 ? [`waiting         ${report.spilled.mutations} change(s) in ${report.spilled.files} spill file(s), merged at the next OpenCode start`] : []),
     `snapshots       ${report.snapshots.length === 0 ? 'none yet (one is taken at the end of a session, at most once a day)' : ''}`,
     ...report.snapshots.map((snapshot) => `  ${snapshot.file}  ${snapshot.ageHours} h old, ${snapshot.size} bytes`),

@@ -1,7 +1,8 @@
 /**
- * `agent-tracker review [--confirm ID | --drop ID] [--json]`: the suspect user-only records (made
- * without a terminal while a session of the project ran) and the user's decision on each. A
+ * `agent-tracker review [--confirm ID | --drop ID] [--json]`: the suspect user-only records (made the
+ * way an agent could: user-only.ts and provenance.ts say which) and the user's decision on each. A
  * confirmed or dropped record stops warning in every later report; the record itself stays.
+ * Confirming a held revive (one that came the way an agent's would) lifts the halt it left.
  * Without a flag it lists them, and asks about each when stdin and stdout are a terminal.
  */
 import { createInterface } from 'node:readline/promises';
@@ -10,6 +11,9 @@ import type { ReviewDecision, SuspectUserAction } from '../../core/integrity/sus
 import type { Store } from '../../core/store/store.js';
 import type { ProcessFacts } from '../../core/integrity/user-only.js';
 import type { UserActionProvenance } from '../../core/types.js';
+import type { TrackerConfig } from '../../core/config.js';
+import { silentLogger } from '../../core/logger.js';
+import { TrackingService } from '../../core/tracking/service.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { confirmUserOnly, currentProcessFacts } from '../user-only.js';
@@ -29,21 +33,30 @@ const terminalAsk: AskDecision = async (action) => {
   }
 };
 
-/** A review settles suspicion, so it must not be suspect itself: only from a terminal, never under an agent. */
+/** A review settles suspicion, so it must not be suspect itself: only from a terminal, never under an agent or from a session's processes. */
 function reviewerProvenance(store: Store, facts: ProcessFacts): UserActionProvenance {
   const provenance = confirmUserOnly('review', { store, project: process.cwd(), facts });
   if (provenance.via !== 'terminal-tty') {
     throw new CliError('a review settles suspect records, so it is taken only in a terminal window (stdin and stdout a terminal); nothing was changed');
   }
+  if (provenance.suspect) {
+    throw new CliError(`a review settles suspect records, so it is refused when it comes the way an agent's would (${(provenance.signs ?? []).join('; ')}); nothing was changed. Run it in a terminal window outside OpenCode`);
+  }
   return provenance;
 }
 
-function decide(store: Store, id: string, decision: ReviewDecision, via: UserActionProvenance['via']): SuspectUserAction {
+/** Records the decision; confirming a held revive lifts the halt it left in place. */
+function decide(store: Store, config: TrackerConfig, id: string, decision: ReviewDecision, via: UserActionProvenance['via']): SuspectUserAction {
+  let reviewed: SuspectUserAction;
   try {
-    return reviewSuspectAction(store, id, { decision, at: new Date().toISOString(), via });
+    reviewed = reviewSuspectAction(store, id, { decision, at: new Date().toISOString(), via });
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+  if (decision === 'confirmed' && reviewed.heldRevive && reviewed.agent) {
+    new TrackingService({ store, config, logger: silentLogger, project: reviewed.project ?? process.cwd() }).revive(reviewed.agent);
+  }
+  return reviewed;
 }
 
 /** What the command asks the terminal; tests hand their own. */
@@ -63,7 +76,7 @@ export async function run(args: string[], output: Output, deps: ReviewDeps = { a
   const result = await withStore(config, async (store) => {
     if (chosen) {
       const { via } = reviewerProvenance(store, deps.facts);
-      return { reviewed: [decide(store, chosen.id, chosen.decision, via)], open: suspectUserActions(store) };
+      return { reviewed: [decide(store, config, chosen.id, chosen.decision, via)], open: suspectUserActions(store) };
     }
     const open = suspectUserActions(store);
     if (!deps.facts.hasTty || open.length === 0 || values.json) return { reviewed: [], open };
@@ -71,7 +84,7 @@ export async function run(args: string[], output: Output, deps: ReviewDeps = { a
     const reviewed: SuspectUserAction[] = [];
     for (const action of open) {
       const decision = await deps.ask(action);
-      if (decision) reviewed.push(decide(store, action.id, decision, via));
+      if (decision) reviewed.push(decide(store, config, action.id, decision, via));
     }
     return { reviewed, open: suspectUserActions(store) };
   });
@@ -80,7 +93,11 @@ export async function run(args: string[], output: Output, deps: ReviewDeps = { a
     output.out(JSON.stringify(result, null, 2));
     return;
   }
-  const lines = result.reviewed.map((action) => `${action.id} ${action.action}${action.agent ? ` ${action.agent}` : ''} (${action.at.slice(0, 19)}): ${action.review?.decision}; it no longer warns.`);
+  const lines = result.reviewed.map(
+    (action) =>
+      `${action.id} ${action.action}${action.agent ? ` ${action.agent}` : ''} (${action.at.slice(0, 19)}): ${action.review?.decision}; it no longer warns.` +
+      (action.heldRevive && action.review?.decision === 'confirmed' ? ` ${action.agent} is revived.` : ''),
+  );
   if (result.open.length === 0) lines.push('No suspect user-only records are waiting for review.');
   else lines.push(formatSuspectUserActions(result.open), '', 'Settle one with: agent-tracker review --confirm ID (you made it) or --drop ID (you did not).');
   output.out(lines.join('\n'));

@@ -3,6 +3,7 @@
  * each worked with; the figures are the status answer's (src/core/answers/status.ts).
  */
 import { statusAnswer } from '../../core/answers/status.js';
+import { formatSuspectUserActions, suspectUserActions } from '../../core/integrity/suspect-actions.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 
@@ -11,7 +12,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (positionals.length > 1) throw new CliError('expects at most one AGENT name');
   const agent = positionals[0];
   const config = loadConfig(values.db);
-  const answer = await withStore(config, (store) => statusAnswer(store, config.rules, agent), 'read');
+  // Suspect user-only records (a held revive among them) are named under the sheet until reviewed.
+  const { answer, suspect } = await withStore(config, (store) => ({ answer: statusAnswer(store, config.rules, agent), suspect: suspectUserActions(store) }), 'read');
   if (agent && answer.agents.length === 0) throw new CliError(`no agent named "${agent}" has been tracked yet`);
   if (values.json) {
     output.out(JSON.stringify(answer, null, 2));
@@ -23,5 +25,6 @@ export async function run(args: string[], output: Output): Promise<void> {
   }
   // The sheet (figlet and its fonts) loads only for the text output.
   const { formatHealthStatus } = await import('../../core/report/sheet.js');
-  output.out(answer.agents.map((summary) => formatHealthStatus(summary, { models: summary.models })).join('\n\n'));
+  const footer = formatSuspectUserActions(suspect);
+  output.out(answer.agents.map((summary) => formatHealthStatus(summary, { models: summary.models })).join('\n\n') + (footer ? `\n\n${footer}` : ''));
 }

@@ -6,6 +6,10 @@
  */
 import fs from 'node:fs';
 import type { TrackerConfig } from '../config.js';
+import { verifyChain } from '../integrity/chain-check.js';
+import type { ChainCheck } from '../integrity/chain-check.js';
+import { suspectUserActions } from '../integrity/suspect-actions.js';
+import type { SuspectUserAction } from '../integrity/suspect-actions.js';
 import { remainingCapacity, usageWarning } from '../store/size-limit.js';
 import type { Capacity } from '../store/size-limit.js';
 import { snapshotsOf } from '../store/snapshot.js';
@@ -33,6 +37,10 @@ export interface DatabaseHealthAnswer {
   recordedItems: string[];
   sizeWarning: string | null;
   readOnlyBecause: string | null;
+  /** Writes around the tracker's door break the chained digest over user-only and credit records. */
+  recordChain: ChainCheck;
+  /** User-only records that came a way an agent could drive, waiting for the user's review. */
+  suspectUserActions: SuspectUserAction[];
   spilled: ReturnType<typeof pendingSpills>;
   snapshots: SnapshotSummary[];
 }
@@ -59,6 +67,8 @@ export function databaseHealthAnswer(store: Store, config: TrackerConfig, config
     recordedItems: store.provisionedItems(configDir),
     sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() }) ?? null,
     readOnlyBecause: store.refusal ?? null,
+    recordChain: verifyChain(store.tables),
+    suspectUserActions: suspectUserActions(store),
     spilled: pendingSpills(store.path),
     snapshots: snapshotsOf(store.path).map((snapshot) => ({
       file: snapshot.file,

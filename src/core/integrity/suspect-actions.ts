@@ -1,13 +1,16 @@
 /**
- * The user-only records stored as suspect (made without a terminal while a tracked session of the
- * same project was running), for `report` and `recommend` to show apart and for `review` to settle.
- * Read from the revive journal entries (`ActivityEntry.userAction`) and the import records
- * (`ImportRecord.userAction`). A report already reads every usage record; this reads the journal
+ * The user-only records stored as suspect (made the way an agent could: see user-only.ts and
+ * provenance.ts), for `report`, `status`, `doctor` and `recommend` to show apart and for `review`
+ * to settle. Read from the user-only journal entries (`ActivityEntry.userAction`), the import
+ * records (`ImportRecord.userAction`) and the record chain's entries written from inside an agent
+ * session (record-chain.ts). A report already reads every usage record; this reads the journal
  * once more, in the CLI only. The records themselves are never changed: the user's review is a
  * write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
  */
 import { createHash } from 'node:crypto';
 import type { StoreKey } from '../store/tables.js';
+import { chainEntries, openChainEntry } from './record-chain.js';
+import type { ChainEntry } from './record-chain.js';
 import type { Store } from '../store/store.js';
 import type { UserActionProvenance } from '../types.js';
 
@@ -33,8 +36,17 @@ export interface SuspectUserAction {
   /** The agent the action was about (revive), when there is one. */
   agent?: string;
   project?: string;
+  /** A revive that lifted nothing: confirming it lifts the halt. */
+  heldRevive?: boolean;
+  /** Why it is suspect, as its provenance says. */
+  signs?: string[];
   /** Present once the user reviewed it. */
   review?: SuspectReview;
+}
+
+/** The journal summary of a suspect revive that was held (the halt stays until the user confirms it). */
+export function heldReviveSummary(agent: string, via: UserActionProvenance['via']): string {
+  return `Revive of ${agent} held for review (${via})`;
 }
 
 /** The id of a record from its table and key: the same on every read. */
@@ -49,6 +61,33 @@ function reviewOf(store: Store, id: string): SuspectReview | undefined {
 }
 
 /**
+ * The writes through the tracker's own modules by a process inside an agent session (record-chain.ts),
+ * one per process: those of a process that also recorded its user-only action are listed by that
+ * record already (the CLI's gate), the rest went around the CLI.
+ */
+function suspectWrites(store: Store): Omit<SuspectUserAction, 'review'>[] {
+  const byWriter = new Map<number, { entry: ChainEntry; agents: Set<string>; recordedAction: boolean }>();
+  for (const entry of chainEntries(store.tables)) {
+    if (!entry.writer.suspect) continue;
+    const seen = byWriter.get(entry.writer.pid) ?? { entry, agents: new Set<string>(), recordedAction: false };
+    for (const [table, key] of entry.records) {
+      if (table === 'activities') seen.recordedAction = true;
+      if (table === 'agents') seen.agents.add(JSON.parse(key) as string);
+    }
+    byWriter.set(entry.writer.pid, seen);
+  }
+  return [...byWriter.values()]
+    .filter((writer) => !writer.recordedAction)
+    .map(({ entry, agents }) => ({
+      id: suspectId('chain', entry.seq),
+      action: 'direct write',
+      at: entry.at,
+      ...(agents.size > 0 ? { agent: [...agents].join(',') } : {}),
+      ...(entry.writer.signs ? { signs: entry.writer.signs } : {}),
+    }));
+}
+
+/**
  * Every suspect user-only record, oldest first. Reviewed ones are left out (they no longer warn)
  * unless `includeReviewed`.
  */
@@ -60,12 +99,24 @@ export function suspectUserActions(store: Store, options: { includeReviewed?: bo
     found.push(review ? { ...entry, review } : entry);
   };
   for (const { key, value } of store.tables.activities.getRange({})) {
-    if (value.userAction?.suspect) add({ id: suspectId('activities', key), action: value.userAction.action, at: value.timestamp, agent: value.agent, project: value.project });
+    const provenance = value.userAction;
+    if (!provenance?.suspect) continue;
+    const held = provenance.action === 'revive' && value.task === heldReviveSummary(value.agent, provenance.via);
+    add({
+      id: suspectId('activities', key),
+      action: provenance.action,
+      at: value.timestamp,
+      agent: value.agent,
+      project: value.project,
+      ...(held ? { heldRevive: true } : {}),
+      ...(provenance.signs ? { signs: provenance.signs } : {}),
+    });
   }
   for (const { key, value } of store.tables.migrations.getRange({ start: 'import:', end: 'import;' })) {
     const provenance = (value as { userAction?: UserActionProvenance }).userAction;
     if (provenance?.suspect) add({ id: suspectId('migrations', key), action: provenance.action, at: value.at });
   }
+  for (const write of suspectWrites(store)) add(write);
   return found.sort((a, b) => a.at.localeCompare(b.at));
 }
 
@@ -80,7 +131,10 @@ export function reviewSuspectAction(store: Store, id: string, review: SuspectRev
   if (!target) throw new Error(`no suspect record has the id "${id}"; "agent-tracker review" lists them`);
   if (target.review) throw new Error(`record ${target.id} was already ${target.review.decision} at ${target.review.at}; a review is kept once`);
   store.transaction(() => {
-    store.tables.meta.putSync(`${REVIEW_KEY_PREFIX}${target.id}`, review);
+    const key = `${REVIEW_KEY_PREFIX}${target.id}`;
+    const chain = openChainEntry(store.tables, [{ table: 'meta', key }]);
+    store.tables.meta.putSync(key, review);
+    chain.close(review.at);
   });
   return { ...target, review };
 }
@@ -90,7 +144,7 @@ export function formatSuspectUserActions(actions: readonly SuspectUserAction[]):
   if (actions.length === 0) return '';
   const lines = actions.map((a) => `  ${a.id}  ${a.at.slice(0, 19)}  ${a.action}${a.agent && a.agent !== 'unknown' ? ` ${a.agent}` : ''}`);
   return [
-    `Suspect user-only actions (${actions.length}): made without a terminal while an agent session of the project was running.`,
+    `Suspect user-only actions (${actions.length}): made without a terminal while an agent session of the project was running, or by a process an agent session started.`,
     'Check you made them yourself, then settle each with "agent-tracker review" (confirmed ones stop warning):',
     ...lines,
   ].join('\n');

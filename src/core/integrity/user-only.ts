@@ -7,6 +7,7 @@
  * variables and fake a terminal. That is why each user-only record also stores how it came.
  */
 import path from 'node:path';
+import type { Ancestry } from './provenance.js';
 import type { UserOnlyVia } from '../types.js';
 
 /** CLI sub-commands only the user may run. */
@@ -109,6 +110,8 @@ export interface ProcessFacts {
   hasTty: boolean;
   /** Whether an `opencode` process is among the ancestors. */
   opencodeAncestor: boolean;
+  /** The process and its ancestors as /proc tells them (provenance.ts judges them); absent: not examined. */
+  ancestry?: Ancestry;
 }
 
 /** The signs that an agent runs this process, as short phrases; empty when there are none. */

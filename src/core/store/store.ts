@@ -2,6 +2,7 @@
  * The only module that imports lmdb. Opens the central database with its named sub-databases,
  * applies a batch of buffered mutations in ONE synchronous transaction, and offers typed reads.
  */
+import { chainedRefsOf, chainedRefsOfRecords, openChainEntry } from '../integrity/record-chain.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
@@ -358,6 +359,7 @@ export class Store {
   mergeAbsent(records: Iterable<MergeRecord>): MergeCounts {
     const counts: MergeCounts = { added: 0, skipped: 0, addedByTable: {} };
     const written: WrittenDocument[] = [];
+    const added: MergeRecord[] = [];
     for (const record of records) {
       const table = this.tables[record.table] as unknown as Table<unknown, Key>;
       if (table.doesExist(record.key)) {
@@ -369,7 +371,9 @@ export class Store {
       counts.addedByTable[record.table] = (counts.addedByTable[record.table] ?? 0) + 1;
       const kind = DOCUMENT_KIND_OF[record.table];
       if (kind) written.push({ kind, key: record.key, value: record.value } as WrittenDocument);
+      added.push(record);
     }
+    openChainEntry(this.tables, chainedRefsOfRecords(added)).close(new Date().toISOString());
     this.indexDocuments(written);
     return counts;
   }
@@ -427,6 +431,7 @@ export class Store {
     this.ensureFits(mutations);
     const cache: BatchCache = { agents: new Map(), sessions: new Map(), counted: [], freshEventSessions: new Map() };
     this.transaction(() => {
+      const chain = openChainEntry(this.tables, chainedRefsOf(mutations));
       const written: WrittenDocument[] = [];
       this.findFreshEventSessions(mutations, cache.freshEventSessions);
       for (const mutation of mutations) this.applyOne(mutation, rules, now, written, cache);
@@ -436,6 +441,7 @@ export class Store {
       const meta = this.tables.meta;
       meta.putSync('flushes', Number(meta.get('flushes') ?? 0) + 1);
       meta.putSync('lastFlushAt', now);
+      chain.close(now);
       this.indexDocuments(written);
     });
     return { mutations: mutations.length, durationMs: performance.now() - started, counted: cache.counted };

@@ -658,9 +658,9 @@ export class TrackingService implements Recorder {
     this.afterRecord();
   }
 
-  /** The record of a user-only action (how it came, whether suspect); the caller flushes. */
-  recordUserAction(input: { agent: string; project: string; summary: string; provenance: UserActionProvenance }): void {
-    this.addActivity({
+  /** The record of a user-only action (how it came, whether suspect); the caller flushes. Returns its key. */
+  recordUserAction(input: { agent: string; project: string; summary: string; provenance: UserActionProvenance }): JournalKey {
+    return this.addActivity({
       timestamp: this.now().toISOString(),
       task: this.maskText(input.summary).slice(0, valid.MAX_TEXT_LENGTH),
       actions: '',
@@ -912,9 +912,11 @@ export class TrackingService implements Recorder {
     return false;
   }
 
-  private addActivity(entry: ActivityEntry): void {
+  private addActivity(entry: ActivityEntry): JournalKey {
     const masked = { ...entry, task: this.maskText(entry.task), actions: this.maskText(entry.actions), outcome: this.maskText(entry.outcome), decisions: this.maskText(entry.decisions) };
-    this.buffer.put({ table: 'activities', key: this.journalKey(entry.agent, entry.timestamp), value: masked });
+    const key = this.journalKey(entry.agent, entry.timestamp);
+    this.buffer.put({ table: 'activities', key, value: masked });
+    return key;
   }
 
   /** [agent, time, suffix]: the suffix (process, random, sequence) keeps keys of one instant apart. */

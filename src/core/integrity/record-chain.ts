@@ -1,0 +1,179 @@
+/**
+ * A chained digest over the records that restrain or credit agents: every agent record (XP, SP,
+ * CS, halt), the user's grades, the journal records of user-only actions and the user's reviews.
+ * Each write of such records through the tracker appends one entry to the meta table: the
+ * digest of each record as stored, who wrote it (the writer's provenance), and the digest of the
+ * previous entry's digest plus this entry. `doctor` recomputes the chain and names the first
+ * record that breaks it; the plugin checks the tail at start.
+ *
+ * What it is not: a seal. The agent runs as the same OS user and can read this file; a model that
+ * knows the scheme can recompute the chain after editing the database. The point is that a write
+ * around the tracker's door (lmdb opened directly, a copied file, a restored backup) leaves
+ * evidence unless it is done with this scheme in mind, and that a write through the tracker's own
+ * modules from a process inside an agent session is stored with that provenance, as suspect.
+ */
+import { createHash } from 'node:crypto';
+import type { Mutation } from '../store/mutations.js';
+import type { StoreKey, Tables } from '../store/tables.js';
+import { canonicalJson } from './option-pins.js';
+import { nestedHostSigns, readAncestry } from './provenance.js';
+
+/** The tables whose records the chain covers (meta: only the user's reviews). */
+export type ChainedTable = 'agents' | 'userGrades' | 'activities' | 'meta';
+export interface ChainedRef {
+  table: ChainedTable;
+  key: StoreKey;
+}
+
+/** Who wrote a chain entry: the process, and whether its ancestry leads into an agent session. */
+export interface ChainWriter {
+  pid: number;
+  suspect: boolean;
+  signs?: string[];
+}
+
+/** [table, key as canonical JSON, digest of the stored record ('' when absent)]. */
+export type ChainedRecordDigest = [ChainedTable, string, string];
+
+export interface ChainEntry {
+  seq: number;
+  at: string;
+  writer: ChainWriter;
+  records: ChainedRecordDigest[];
+  /** Records ("table key") found changed since their last entry when this write began. */
+  changedAround?: string[];
+  digest: string;
+}
+
+export interface ChainHead {
+  seq: number;
+  digest: string;
+  /** When the first entry was written: records written after it must be in the chain. */
+  startedAt: string;
+}
+
+const CHAIN_HEAD_KEY = 'chain:head';
+const CHAIN_ENTRY_PREFIX = 'chain:entry:';
+/** The last digest of each chained record, so a write can tell whether the record changed around it. */
+const LAST_DIGEST_PREFIX = 'chain:last:';
+/** Sequence numbers are zero-padded so the entries sort in order as meta keys. */
+const SEQ_DIGITS = 12;
+/** The digest the first entry links to. */
+export const CHAIN_GENESIS = createHash('sha256').update('agent-tracker record chain 1').digest('hex');
+
+/** The meta key of entry `seq`. */
+export function chainEntryKey(seq: number): string {
+  return `${CHAIN_ENTRY_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The digest of a record as stored ('' for a missing one: a deletion is a change too). */
+export function recordDigest(value: unknown): string {
+  return value === undefined ? '' : sha256(canonicalJson(value));
+}
+
+/** The digest linking an entry to the one before it. */
+export function linkDigest(previous: string, entry: Omit<ChainEntry, 'digest'>): string {
+  return sha256(`${previous}\n${canonicalJson(entry)}`);
+}
+
+/** A chained record as stored now (undefined when absent). */
+export function storedRecord(tables: Tables, table: ChainedTable, key: StoreKey): unknown {
+  return (tables[table] as unknown as { get(key: StoreKey): unknown }).get(key);
+}
+
+let writerOfThisProcess: ChainWriter | undefined;
+
+/** This process as a writer, judged once: its ancestry does not change while it runs. */
+function currentWriter(): ChainWriter {
+  if (!writerOfThisProcess) {
+    const signs = nestedHostSigns(readAncestry(process.pid));
+    writerOfThisProcess = { pid: process.pid, suspect: signs.length > 0, ...(signs.length > 0 ? { signs } : {}) };
+  }
+  return writerOfThisProcess;
+}
+
+/** The chained records a batch of mutations writes. */
+export function chainedRefsOf(mutations: readonly Mutation[]): ChainedRef[] {
+  const refs: ChainedRef[] = [];
+  for (const mutation of mutations) {
+    if (mutation.table === 'agents') {
+      refs.push({ table: 'agents', key: mutation.key });
+      for (const op of mutation.ops) if ('userGrade' in op) refs.push({ table: 'userGrades', key: [op.userGrade.project, op.userGrade.commit] });
+    } else if (mutation.table === 'events') {
+      for (const { agent } of mutation.agentOps) refs.push({ table: 'agents', key: agent });
+    } else if (mutation.table === 'activities' && mutation.value.userAction) {
+      refs.push({ table: 'activities', key: mutation.key });
+    }
+  }
+  return refs;
+}
+
+/** The chain's head, or undefined before the first entry (or when it is not a head). */
+export function chainHead(tables: Tables): ChainHead | undefined {
+  const head = tables.meta.get(CHAIN_HEAD_KEY) as ChainHead | undefined;
+  return head && Number.isSafeInteger(head.seq) && typeof head.digest === 'string' ? head : undefined;
+}
+
+interface LastDigest {
+  digest: string;
+  seq: number;
+}
+
+function lastDigestKey(table: ChainedTable, keyJson: string): string {
+  return `${LAST_DIGEST_PREFIX}${table} ${keyJson}`;
+}
+
+/** An entry being written: the records as they were before the write, then `close` after it. */
+export interface PendingChainEntry {
+  close(at: string, writer?: ChainWriter): void;
+}
+
+/**
+ * Starts the entry for a write of `refs`: call inside the write transaction BEFORE the records are
+ * written. A record that differs from its last chained digest was changed around the tracker
+ * since; the entry says so, so a later write through the tracker does not launder the change.
+ * `close` (after the records are written, in the same transaction) appends the entry.
+ */
+export function openChainEntry(tables: Tables, refs: readonly ChainedRef[]): PendingChainEntry {
+  const unique = new Map<string, ChainedRef & { keyJson: string }>();
+  for (const ref of refs) {
+    const keyJson = canonicalJson(ref.key);
+    unique.set(`${ref.table} ${keyJson}`, { ...ref, keyJson });
+  }
+  const changedAround: string[] = [];
+  for (const ref of unique.values()) {
+    const last = tables.meta.get(lastDigestKey(ref.table, ref.keyJson)) as LastDigest | undefined;
+    if (last && last.digest !== recordDigest(storedRecord(tables, ref.table, ref.key))) changedAround.push(`${ref.table} ${ref.keyJson}`);
+  }
+  return {
+    close(at, writer = currentWriter()) {
+      if (unique.size === 0) return;
+      const records: ChainedRecordDigest[] = [...unique.values()].map((ref) => [ref.table, ref.keyJson, recordDigest(storedRecord(tables, ref.table, ref.key))]);
+      const head = chainHead(tables);
+      const body = { seq: (head?.seq ?? 0) + 1, at, writer, records, ...(changedAround.length > 0 ? { changedAround } : {}) };
+      const digest = linkDigest(head?.digest ?? CHAIN_GENESIS, body);
+      tables.meta.putSync(chainEntryKey(body.seq), { ...body, digest });
+      tables.meta.putSync(CHAIN_HEAD_KEY, { seq: body.seq, digest, startedAt: head?.startedAt ?? at } satisfies ChainHead);
+      for (const [table, keyJson, recorded] of records) tables.meta.putSync(lastDigestKey(table, keyJson), { digest: recorded, seq: body.seq } satisfies LastDigest);
+    },
+  };
+}
+
+/** Every chain entry, oldest first (a read of the meta table's chain range). */
+export function* chainEntries(tables: Tables): Generator<ChainEntry> {
+  for (const { value } of tables.meta.getRange({ start: CHAIN_ENTRY_PREFIX, end: `${CHAIN_ENTRY_PREFIX}~` })) yield value as ChainEntry;
+}
+
+/** The chained records among records merged as they are (an import, a migration). */
+export function chainedRefsOfRecords(records: readonly { table: string; key: unknown; value: unknown }[]): ChainedRef[] {
+  const refs: ChainedRef[] = [];
+  for (const { table, key, value } of records) {
+    if (table === 'agents' || table === 'userGrades') refs.push({ table, key: key as StoreKey });
+    else if (table === 'activities' && (value as { userAction?: unknown }).userAction) refs.push({ table, key: key as StoreKey });
+  }
+  return refs;
+}
