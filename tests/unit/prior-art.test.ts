@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { RECORDED_NOTES_PREFACE, MAX_QUOTED_CHARS } from '../../src/core/query/quote.js';
-import { formatPriorArt } from '../../src/core/query/format.js';
-import { DEFAULT_MAX_RESULTS, QueryService, RELEVANCE_THRESHOLD } from '../../src/core/query/service.js';
-import { extractKeywords, STOP_WORDS, tokenize } from '../../src/core/query/tokenizer.js';
-import type { PatternMatch, PriorArtResult } from '../../src/core/query/types.js';
+import { RECORDED_NOTES_PREFACE, MAX_QUOTED_CHARS } from '../../src/core/search/quote.js';
+import { formatPriorArt } from '../../src/core/search/format.js';
+import { DEFAULT_MAX_RESULTS, QueryService, RELEVANCE_THRESHOLD } from '../../src/core/search/service.js';
+import { extractKeywords, STOP_WORDS, tokenize } from '../../src/core/search/tokenizer.js';
+import type { PatternMatch, PriorArtResult } from '../../src/core/search/types.js';
 import { InputError } from '../../src/core/validation.js';
 import { DEFAULT_PROJECT, priorArtStore, profile } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';

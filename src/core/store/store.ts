@@ -29,7 +29,7 @@ import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
  * as milliseconds (stored-form.ts).
  * An older tracker would misread such records, so it opens the file read-only and says to update.
  * A file of an earlier version is stamped at its first writable open (its records stay as they
- * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by
+ * are and read the same); an index of an earlier layout is rebuilt once (search/reindex.ts) by
  * `agent-tracker prior-art` or the first prior-art search.
  */
 export const SCHEMA_VERSION = 4;
@@ -97,7 +97,7 @@ export class StoreOpenError extends Error {
 
 /**
  * Keeps an index in step with the documents a write adds, inside that write's transaction. The
- * store persists and does not know what an index means: query/term-index.ts gives the term index's
+ * store persists and does not know what an index means: search/term-index.ts gives the term index's
  * (`termIndexer`), and every writer passes it (or `addIndexer` it before its first document).
  */
 export type DocumentIndexer = ((tables: Tables, documents: WrittenDocument[]) => void) & {
