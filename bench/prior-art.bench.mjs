@@ -294,7 +294,7 @@ export default async function run({ quick = false } = {}) {
   const { extractKeywords, tokenize, STOP_WORDS } = await dist('core/search/tokenizer.js');
   const { searchableText } = await dist('core/search/documents.js');
   const { rebuildStaleTermIndex } = await dist('core/search/reindex.js');
-  const { TermIndexReader } = await dist('core/search/term-index.js');
+  const { TermIndexReader } = await dist('core/search/index/reader.js');
   const m = { extractKeywords, tokenize, searchableText, RELEVANCE_THRESHOLD };
   const rows = [{ name: 'prior-art machine load', metric: 'load average (1 min) at start', value: os.loadavg()[0], unit: '' }];
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PluginInput, ToolContext } from '@opencode-ai/plugin';
 import { QueryService } from '../../src/core/search/service.js';
-import { TermIndexReader } from '../../src/core/search/term-index.js';
+import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import { Store } from '../../src/core/store/store.js';
 import plugin from '../../src/opencode/plugin.js';
 import { MAINTENANCE_DELAY_MS } from '../../src/opencode/store-health.js';

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
 import { QueryService } from '../../src/core/search/service.js';
-import { TermIndexReader } from '../../src/core/search/term-index.js';
+import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
 import { NO_INDEXER, Store, StoreNotWritableError } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';

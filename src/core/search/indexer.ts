@@ -5,7 +5,8 @@
  * Its deferred work, merging the runs flushes write, is `maintain` (Store.maintainIndexes).
  */
 import type { DocumentIndexer } from '../store/store.js';
-import { indexWrittenDocuments, mergeTermRuns } from './term-index.js';
+import { mergeTermRuns } from './index/runs.js';
+import { indexWrittenDocuments } from './index/writer.js';
 
 export const termIndexer: DocumentIndexer = Object.assign((tables: Parameters<DocumentIndexer>[0], documents: Parameters<DocumentIndexer>[1]) => indexWrittenDocuments(tables.terms, documents), {
   maintain: (tables: Parameters<DocumentIndexer>[0]) => mergeTermRuns(tables.terms),

@@ -29,8 +29,10 @@ import type { ActivityEntry, CommitRecord, Grade, GradeProvenance, Retrospective
 import { InputError } from '../validation.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
 import { scopeOfProject } from './scope.js';
-import { METADATA_WORDS, TermIndexReader, decodePostings, gradeOfShape, kindOfShape } from './term-index.js';
-import type { DocumentRef } from './term-index.js';
+import { decodePostings } from './index/codec.js';
+import { gradeOfShape, kindOfShape, METADATA_WORDS } from './index/metadata.js';
+import { TermIndexReader } from './index/reader.js';
+import type { DocumentRef } from './index/layout.js';
 import type { EntryKind } from './documents.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
 import { analyzeQuery } from './query-terms.js';

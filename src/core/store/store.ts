@@ -22,7 +22,7 @@ import { diskFull, newerSchema } from './problems.js';
 import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
 
 /**
- * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
+ * The layout of the stored data. 2: the prior-art index's packed layout (search/index/, index
  * version 3); an older tracker must not append its own layout to it, so it opens such a file
  * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds.
  * 4: they are stored as arrays in a fixed field order, without their field names, and their times
@@ -97,7 +97,7 @@ export class StoreOpenError extends Error {
 
 /**
  * Keeps an index in step with the documents a write adds, inside that write's transaction. The
- * store persists and does not know what an index means: search/term-index.ts gives the term index's
+ * store persists and does not know what an index means: search/indexer.ts gives the term index's
  * (`termIndexer`), and every writer passes it (or `addIndexer` it before its first document).
  */
 export type DocumentIndexer = ((tables: Tables, documents: WrittenDocument[]) => void) & {
