@@ -195,11 +195,6 @@ export class TermIndexReader {
     return typeof stored === 'number' ? stored : 1;
   }
 
-  /** Whether any document was ever indexed. */
-  isEmpty(): boolean {
-    return readNumber(this.table, ['s', 'nextDocument']) === 0;
-  }
-
   /** Whether this version can read the index (it is empty or of this version; else it waits for its rebuild). */
   isCurrent(): boolean {
     return indexIsCurrent(this.table);
