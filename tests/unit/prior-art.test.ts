@@ -217,6 +217,25 @@ describe('QueryService.searchPriorArt', () => {
     expect(tasks(result.positivePatterns)).toEqual(['flaky test quarantine and more words here']);
   });
 
+  it('still fills maxResults when every category is full of better matches before it and the local ones are all skipped', () => {
+    t = priorArtStore();
+    // maxResults 1 keeps nine candidates per category (one and the allowance for skipped commits):
+    // nine each here, all scoring above the one commit that should be found.
+    const nine = Array.from({ length: 9 }, (_, i) => i);
+    const skipped = nine.map((i): Seed => ({ kind: 'commit', id: `s${i}`, message: 'flaky flaky flaky test' }));
+    t.write([
+      ...skipped,
+      ...nine.map((i): Seed => ({ kind: 'activity', id: `x${i}`, task: 'flaky flaky flaky test', project: '/projects/beta' })),
+      ...nine.map((i): Seed => ({ kind: 'retrospective', id: `m${i}`, task: 'flaky flaky flaky test', userGrade: -1 })),
+    ]);
+    t.write([{ kind: 'commit', id: 'kept', message: 'flaky quarantine for the slow suite' }]);
+    t.write(skipped.map((seed): Seed => ({ kind: 'retrospective', id: seed.id, task: 'neutral', userGrade: 1 })));
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'flaky', scope: DEFAULT_PROJECT, maxResults: 1 });
+    expect(tasks(result.positivePatterns)).toEqual(['flaky quarantine for the slow suite']);
+    expect(result.crossScopePatterns).toEqual([]);
+    expect(tasks(result.mistakes)).toEqual(['flaky flaky flaky test']);
+  });
+
   it('reads only the entries it returns, never ranges over the entry tables', () => {
     const seeds: Seed[] = Array.from({ length: 60 }, (_, i): Seed => ({ kind: 'activity', id: `e${i}`, task: `parser entry ${i}` }));
     const service = seeded(seeds);
