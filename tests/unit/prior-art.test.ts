@@ -289,6 +289,7 @@ describe('formatPriorArt', () => {
     expect(text).toContain('- self-graded bad (-1) retrospective');
     expect(text).toContain('  > notes: User note: hung the CI');
     expect(formatPriorArt({ ...result, positivePatterns: [match({ gradedBy: 'user' })] })).toContain('- user-graded excellence (5) retrospective');
+    expect(formatPriorArt({ ...result, positivePatterns: [match({ grade: 2, gradedBy: 'agent-reported' })] })).toContain('- agent-relayed good (2) retrospective');
   });
 
   it('quotes stored text as inert data: no headings, links, images, markup or control characters, length-capped, projects by name', () => {
