@@ -129,6 +129,13 @@ describe('QueryService.searchPriorArt', () => {
     expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
   });
 
+  it('counts no entry as scope-local for an agent that never recorded any', () => {
+    const service = seeded([{ kind: 'activity', id: 'b', task: 'cache warmup build', agent: 'build' }]);
+    const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: DEFAULT_PROJECT, agentId: 'nobody' });
+    expect(result.positivePatterns).toEqual([]);
+    expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
+  });
+
   it('limits the cross-scope pass to the given projects when crossScopeProjects is set', () => {
     const service = seeded([
       { kind: 'activity', id: 's', task: 'oauth refresh similar', project: '/p/similar' },
