@@ -1,7 +1,7 @@
 /**
  * The term index as the store's indexer. Every writer opens its store with it (`indexer` in
  * StoreOptions), so entries and their postings are written in the same transaction; the store
- * itself does not import the query code (the plugin loads it just after start, see plugin.ts).
+ * itself does not import the search code (the plugin loads it just after start, see plugin.ts).
  * Its deferred work, merging the runs flushes write, is `maintain` (Store.maintainIndexes).
  */
 import type { DocumentIndexer } from '../store/store.js';

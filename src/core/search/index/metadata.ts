@@ -11,6 +11,7 @@ import type { TermTable } from './layout.js';
 
 /** 32-bit words of metadata per document: seconds, project id, agent id, length + kind and grade. */
 export const METADATA_WORDS = 4;
+/** Where each of those words sits in a document's slot. */
 export const METADATA_SECONDS = 0;
 export const METADATA_PROJECT = 1;
 export const METADATA_AGENT = 2;

@@ -24,7 +24,7 @@ import { appendDecoded, appendPostings, runBlock } from './postings.js';
 export const MERGE_SHARE = 8;
 /** Terms a slice merges at least: the last few runs go in one step, not in a long tail of small ones. */
 export const MIN_MERGE_TERMS = 256;
-/** Runs left waiting after which a flush merges a slice itself (see indexWrittenDocuments). */
+/** Runs left waiting after which a flush merges a slice itself (see writer.ts). */
 export const MAX_RUNS = 32;
 
 /**
