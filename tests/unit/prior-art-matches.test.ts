@@ -81,11 +81,12 @@ describe('a prior-art query', () => {
 });
 
 describe('getAllCommits', () => {
-  it('takes pages of up to 10,000 entries and refuses a bigger one with the size it got', () => {
+  it('takes pages of 1 to 10,000 entries and refuses a bigger one with the size it got', () => {
     t = priorArtStore();
-    t.write([{ kind: 'commit', id: 'c', message: 'one' }]);
+    t.write([{ kind: 'commit', id: 'c', message: 'one' }, { kind: 'commit', id: 'd', message: 'two' }]);
     const store = t.store;
-    expect(getAllCommits(store, { limit: 10_000 }).entries).toHaveLength(1);
+    expect(getAllCommits(store, { limit: 1 }).entries).toHaveLength(1);
+    expect(getAllCommits(store, { limit: 10_000 }).entries).toHaveLength(2);
     expect(() => getAllCommits(store, { limit: 10_001 })).toThrow('the page size must be a whole number from 1 to 10000, got 10001');
   });
 });
