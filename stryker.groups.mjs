@@ -11,7 +11,7 @@ export const GROUPS = {
     mutate: ['src/core/outcomes/counters.ts', 'src/core/outcomes/test-runs.ts', 'src/core/outcomes/undo.ts', 'src/core/outcomes/git-signals.ts', 'src/core/outcomes/grades.ts'],
     tests: ['outcome', 'git-signals', 'user-grades'],
   },
-  query: { mutate: ['src/core/query/**/*.ts'], tests: ['prior-art', 'relevance'] },
+  search: { mutate: ['src/core/search/**/*.ts'], tests: ['prior-art', 'relevance'] },
   'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form'] },
   tracking: {
     mutate: ['src/core/tracking/service.ts', 'src/core/integrity/bug-evidence.ts', 'src/core/outcomes/task-kind.ts'],

@@ -44,7 +44,7 @@ process.on('exit', () => {
 async function seedDatabase(dbPath, project) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const config = resolveConfig({ options: {}, env: { AGENT_TRACKER_DB_PATH: dbPath } });
   const store = Store.open({ path: dbPath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });

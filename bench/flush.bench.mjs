@@ -37,11 +37,11 @@ const NEVER = 1_000_000_000;
 async function modules() {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const { compressionOf } = await dist('core/store/compression.js');
-  const { tokenize } = await dist('core/query/tokenizer.js');
-  const { searchableText } = await dist('core/query/documents.js');
+  const { tokenize } = await dist('core/search/tokenizer.js');
+  const { searchableText } = await dist('core/search/documents.js');
   const { storedValue } = await dist('core/store/stored-form.js');
   return { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue };
 }

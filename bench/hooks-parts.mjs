@@ -23,7 +23,7 @@ const now = () => process.hrtime.bigint();
 async function runOnce(dir, name, drop, timed) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const { createHooks } = await dist('opencode/hooks.js');
   const project = path.join(dir, name);

@@ -50,7 +50,7 @@ function sleepSync(ms) {
 const dir = tempDir('hooks-tail');
 const { resolveConfig } = await dist('core/config.js');
 const { Store } = await dist('core/store/store.js');
-const { termIndexer } = await dist('core/query/indexer.js');
+const { termIndexer } = await dist('core/search/indexer.js');
 const { TrackingService } = await dist('core/tracking/service.js');
 const { createHooks } = await dist('opencode/hooks.js');
 const config = resolveConfig({ options: { databasePath: path.join(dir, 'tail.lmdb') }, env: {}, home: dir });

@@ -73,7 +73,7 @@ export function eventPlan(count) {
 async function trackerIn(dir, name) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const config = resolveConfig({ options: { databasePath: path.join(dir, `${name}.lmdb`) }, env: {}, home: dir });
   const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });

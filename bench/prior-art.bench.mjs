@@ -288,13 +288,13 @@ function time(action) {
 
 export default async function run({ quick = false } = {}) {
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { DEFAULT_RULES } = await dist('core/rules.js');
-  const { QueryService, RELEVANCE_THRESHOLD } = await dist('core/query/service.js');
-  const { extractKeywords, tokenize, STOP_WORDS } = await dist('core/query/tokenizer.js');
-  const { searchableText } = await dist('core/query/documents.js');
-  const { rebuildStaleTermIndex } = await dist('core/query/reindex.js');
-  const { TermIndexReader } = await dist('core/query/term-index.js');
+  const { QueryService, RELEVANCE_THRESHOLD } = await dist('core/search/service.js');
+  const { extractKeywords, tokenize, STOP_WORDS } = await dist('core/search/tokenizer.js');
+  const { searchableText } = await dist('core/search/documents.js');
+  const { rebuildStaleTermIndex } = await dist('core/search/reindex.js');
+  const { TermIndexReader } = await dist('core/search/index/reader.js');
   const m = { extractKeywords, tokenize, searchableText, RELEVANCE_THRESHOLD };
   const rows = [{ name: 'prior-art machine load', metric: 'load average (1 min) at start', value: os.loadavg()[0], unit: '' }];
 

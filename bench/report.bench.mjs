@@ -135,7 +135,7 @@ async function time(runs, action) {
 
 export default async function run({ quick }) {
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { resolveConfig } = await dist('core/config.js');
   const { loadHistory } = await dist('core/report/history.js');
   const { buildReport } = await dist('core/report/report.js');

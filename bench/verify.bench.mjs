@@ -40,7 +40,7 @@ export default async function run({ quick }) {
   const entries = quick ? QUICK_ENTRIES : ENTRIES;
   const runs = quick ? QUICK_RUNS : RUNS;
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { DEFAULT_RULES } = await dist('core/rules.js');
   const { verifySync, isVerified, recordVerified } = await dist('core/store/verify.js');
   const { TABLE_NAMES } = await dist('core/store/table-names.js');

@@ -113,7 +113,7 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
   const [{ openCheckedSync }, { termIndexer }] = await Promise.all([
     import('../core/store/open-checked.js'),
     // Only a writer keeps the term index in step; a reader never loads it.
-    readOnly ? Promise.resolve({ termIndexer: undefined }) : import('../core/query/indexer.js'),
+    readOnly ? Promise.resolve({ termIndexer: undefined }) : import('../core/search/indexer.js'),
   ]);
   let store: Store;
   try {

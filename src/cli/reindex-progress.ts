@@ -1,5 +1,5 @@
 /** The CLI's progress line while the prior-art index is rebuilt after an upgrade. */
-import type { ReindexProgress } from '../core/query/reindex.js';
+import type { ReindexProgress } from '../core/search/reindex.js';
 import type { Output } from './context.js';
 
 /** A rebuild shorter than this shows nothing. */

@@ -61,7 +61,7 @@ const freshSignals = (project?: string) => (config: TrackerConfig) => refreshPro
 
 /** A prior-art index left by an earlier version is rebuilt first, in a write of its own, as the CLI does. */
 async function currentIndex(config: TrackerConfig): Promise<void> {
-  const { rebuildStaleTermIndex, termIndexIsCurrent } = await import('../core/query/reindex.js');
+  const { rebuildStaleTermIndex, termIndexIsCurrent } = await import('../core/search/reindex.js');
   if (!(await withStore(config, termIndexIsCurrent, 'read'))) await withStore(config, (store) => rebuildStaleTermIndex(store));
 }
 

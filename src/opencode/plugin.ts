@@ -42,7 +42,7 @@ function projectOf(input: PluginInput): string {
 }
 
 /**
- * What the store's writes need but the start does not: the term indexer (query/, the largest part
+ * What the store's writes need but the start does not: the term indexer (search/, the largest part
  * of the code a flush runs) and the one-off migrations. Loaded once per process, just after the
  * first `server()` returns: until the indexer is given, the store refuses writes that add entries
  * (they wait in memory, store.ts NO_INDEXER), so no entry is ever written unindexed.
@@ -57,7 +57,7 @@ let writeModules: Promise<WriteModules> | undefined;
 
 function loadWriteModules(): Promise<WriteModules> {
   writeModules ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
-    .then(() => Promise.all([import('../core/query/indexer.js'), import('../core/store/legacy.js'), import('../core/outcomes/legacy-grades.js')]))
+    .then(() => Promise.all([import('../core/search/indexer.js'), import('../core/store/legacy.js'), import('../core/outcomes/legacy-grades.js')]))
     .then(([indexer, legacy, grades]) => ({
       termIndexer: indexer.termIndexer,
       migrateLegacy: legacy.migrateLegacy,

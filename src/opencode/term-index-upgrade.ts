@@ -5,7 +5,7 @@
  * the rebuild indexes every entry.
  */
 import type { Logger } from '../core/logger.js';
-import { rebuildStaleTermIndex } from '../core/query/reindex.js';
+import { rebuildStaleTermIndex } from '../core/search/reindex.js';
 import type { Store } from '../core/store/store.js';
 
 /** Rebuilds a stale term index (one read when it is current); a failure is logged, never fatal. */

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { lmdbTreeProblem } from '../../src/core/store/lmdb-walk.js';
 import { SALVAGED_TABLES } from '../../src/core/store/salvage.js';
 import { Store } from '../../src/core/store/store.js';

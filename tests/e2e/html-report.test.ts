@@ -12,7 +12,7 @@ import { Store } from '../../src/core/store/store.js';
 import { makeSandbox, removeSandbox, ROOT, runBounded, runCli } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const OUTPUT = path.join(ROOT, 'tests', 'e2e', 'output');
 const CHROMIUM_TIMEOUT_MS = 60_000;

@@ -14,7 +14,7 @@ import type { ChatRequest, FakeModel, Step } from '../helpers/fake-model.js';
 import { makeRepo, makeSandbox, opencodeConfig, removeSandbox, runCli, runOpencode } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 jest.setTimeout(300_000);
 

@@ -13,7 +13,7 @@ import type { CounterDeltas, UsageRecord } from '../../src/core/types.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { usageRecord } from '../helpers/usage-record.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const COUNTER_NAMES = new Set([
   'toolCalls', 'toolFailures', 'commands', 'commits', 'pushes', 'bugs', 'gradedCommits', 'gradeSum', 'csDelta', 'messages',

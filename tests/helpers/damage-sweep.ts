@@ -10,7 +10,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolveConfig } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { ROOT } from './sandbox.js';

@@ -2,8 +2,8 @@
  * Runs the prior-art evaluation set through the real QueryService over a real temporary LMDB
  * (entries written by the flush path) and computes MRR@10 and recall@5 per query group.
  */
-import { QueryService } from '../../src/core/query/service.js';
-import type { PatternMatch } from '../../src/core/query/types.js';
+import { QueryService } from '../../src/core/search/service.js';
+import type { PatternMatch } from '../../src/core/search/types.js';
 import { priorArtStore } from './prior-art-store.js';
 import type { Seed } from './prior-art-store.js';
 import { EVAL_ENTRIES, EVAL_QUERIES } from './prior-art-eval-corpus.js';

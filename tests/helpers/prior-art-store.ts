@@ -10,7 +10,7 @@ import { DEFAULT_RULES } from '../../src/core/rules.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
 import { Store } from '../../src/core/store/store.js';
 import type { Grade, ProjectProfile } from '../../src/core/types.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 export type Seed =
   /** `userGrade` is the grade an agent relayed as the user's (old records); without it the retrospective is self-graded only. */

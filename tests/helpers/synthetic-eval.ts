@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveConfig } from '../../src/core/config.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { importExport } from '../../src/core/store/transfer.js';
 import { run as recommendCommand } from '../../src/cli/commands/recommend.js';

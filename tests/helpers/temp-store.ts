@@ -7,7 +7,7 @@ import type { TrackerConfig } from '../../src/core/config.js';
 import type { Logger } from '../../src/core/logger.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 export interface TempTracker {
   dir: string;

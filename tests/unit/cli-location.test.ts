@@ -10,7 +10,7 @@ import { cliCommand, cliHint } from '../../src/provisioning/cli-location.js';
 import { shippedSkills } from '../../src/provisioning/skills.js';
 import { makeSandbox, removeSandbox, ROOT, runCli } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const tempDir = useTempDirs('agent-tracker-cli-location-');
 

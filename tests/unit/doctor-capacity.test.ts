@@ -7,7 +7,7 @@ import { Store } from '../../src/core/store/store.js';
 import { mutationOf } from '../helpers/prior-art-store.js';
 import type { Seed } from '../helpers/prior-art-store.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 describe('the room left under the size limit', () => {
   it.each([

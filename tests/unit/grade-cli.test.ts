@@ -9,7 +9,7 @@ import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 let sandbox: Sandbox;
 let repo: string;

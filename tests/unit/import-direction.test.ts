@@ -81,7 +81,7 @@ describe('import direction', () => {
   });
 
   it('lets the store own persistence only: it imports no recorder, reader, search or answer', () => {
-    expect(breaking((item) => item.local && under(item.from, 'core/store') && under(item.to, 'core/tracking', 'core/answers', 'core/report', 'core/projects', 'core/backfill', 'core/query'))).toEqual([]);
+    expect(breaking((item) => item.local && under(item.from, 'core/store') && under(item.to, 'core/tracking', 'core/answers', 'core/report', 'core/projects', 'core/backfill', 'core/search'))).toEqual([]);
   });
 
   it('keeps the recorder below the readers: tracking imports no answer, report or backfill', () => {

@@ -3,7 +3,7 @@
  * flush at a turn's end only writes a run; a step a moment later, in its own transaction, merges it.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { TermIndexReader } from '../../src/core/query/term-index.js';
+import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import type { DocumentIndexer } from '../../src/core/store/store.js';
 import { indexMaintainer } from '../../src/opencode/store-health.js';
 import { priorArtStore, type PriorArtStore } from '../helpers/prior-art-store.js';

@@ -15,7 +15,7 @@ import { CLI, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory } from '../helpers/synthetic-history.js';
 import { treeHash } from '../helpers/compare-files.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 // Each tool call runs a CLI command in the server: on a loaded machine that takes seconds.
 jest.setTimeout(120_000);

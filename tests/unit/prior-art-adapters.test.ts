@@ -10,7 +10,7 @@ import { cliJson, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const MINE = '/projects/mine';
 const OTHER = '/projects/other';

@@ -1,13 +1,17 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { getAllActivities, getAllCommits, getAllRetrospectives } from '../../src/core/query/entries.js';
-import { QueryService } from '../../src/core/query/service.js';
-import { rebuildStaleTermIndex } from '../../src/core/query/reindex.js';
-import { BLOCK_BYTES, CHUNK_BYTES, compareTerms, decodePostings, DOCUMENTS_PER_BLOCK, MAX_RUNS, MERGE_SHARE, MIN_MERGE_TERMS, REFS_PER_BLOCK, TERM_INDEX_VERSION, TermIndexReader } from '../../src/core/query/term-index.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { getAllActivities, getAllCommits, getAllRetrospectives } from '../../src/core/search/entries.js';
+import { QueryService } from '../../src/core/search/service.js';
+import { rebuildStaleTermIndex } from '../../src/core/search/reindex.js';
+import { CHUNK_BYTES } from '../../src/core/search/index/chunks.js';
+import { compareTerms, decodePostings } from '../../src/core/search/index/codec.js';
+import { BLOCK_BYTES, DOCUMENTS_PER_BLOCK, REFS_PER_BLOCK, TERM_INDEX_VERSION } from '../../src/core/search/index/layout.js';
+import { TermIndexReader } from '../../src/core/search/index/reader.js';
+import { MAX_RUNS, MERGE_SHARE, MIN_MERGE_TERMS } from '../../src/core/search/index/runs.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
-import type { DocumentRef } from '../../src/core/query/term-index.js';
-import { tokenize } from '../../src/core/query/tokenizer.js';
+import type { DocumentRef } from '../../src/core/search/index/layout.js';
+import { tokenize } from '../../src/core/search/tokenizer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
 import type { CommitKey, JournalKey, Mutation } from '../../src/core/store/mutations.js';
 import { DEFAULT_PROJECT, mutationOf, priorArtStore } from '../helpers/prior-art-store.js';
@@ -153,15 +157,24 @@ describe('the term index and the entries never disagree', () => {
     t.write(seeds.slice(DOCUMENTS_PER_BLOCK + 1));
     const [term = ''] = tokenize('blocky');
     const reader = new TermIndexReader(t.store.tables.terms);
-    const { blocks, count } = reader.postings(term);
-    expect(count).toBe(total);
-    expect(blocks.length).toBeGreaterThan(1);
-    const documents = blocks.flatMap((block) => {
+    const documentsOf = (block: Uint8Array) => {
       const numbers = new Uint32Array(block.length);
       const decoded = decodePostings(block, numbers, new Uint32Array(block.length), new Uint32Array(block.length));
       return Array.from(numbers.subarray(0, decoded));
-    });
-    expect(documents).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    };
+    const { blocks, count } = reader.postings(term);
+    expect(count).toBe(total);
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(blocks.flatMap(documentsOf)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    // Once the runs are merged, the postings close blocks: each posting here is three one-byte
+    // numbers (gap 1, frequency 1, length 3), so a block closes at its ceil(BLOCK_BYTES / 3)th.
+    while (t.store.maintainIndexes());
+    const merged = reader.postings(term);
+    const perBlock = Math.ceil(BLOCK_BYTES / 3);
+    expect(merged.count).toBe(total);
+    expect(merged.blocks).toHaveLength(Math.ceil(total / perBlock));
+    expect(documentsOf(merged.blocks[0] as Uint8Array)).toEqual(Array.from({ length: perBlock }, (_, i) => i + 1));
+    expect(merged.blocks.flatMap(documentsOf)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     expect(sortedRefs([...reader.documentRefs()])).toEqual(sortedRefs(entryRefs(t.store)));
     expect(reader.documentMetadata(total)).toMatchObject({ kind: 'activity', documentLength: 3, grade: undefined });
     const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'blocky', scope: DEFAULT_PROJECT, maxResults: 3 });

@@ -4,13 +4,13 @@
  * analyzer's rules on the examples its doc comment gives.
  */
 import { describe, expect, it } from '@jest/globals';
-import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedTermFrequency } from '../../src/core/query/bm25.js';
-import { buildExpansionTable, EXPANSION_WEIGHT } from '../../src/core/query/expansions.js';
-import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/query/fuzzy.js';
-import { analyzeQuery } from '../../src/core/query/query-terms.js';
-import { projectName, quoteNote } from '../../src/core/query/quote.js';
-import { TopK } from '../../src/core/query/top-k.js';
-import { prefixKeywords, tokenize } from '../../src/core/query/tokenizer.js';
+import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedTermFrequency } from '../../src/core/search/bm25.js';
+import { buildExpansionTable, EXPANSION_WEIGHT } from '../../src/core/search/expansions.js';
+import { isCorrectable, isFuzzyWord, withinOneEdit } from '../../src/core/search/fuzzy.js';
+import { analyzeQuery } from '../../src/core/search/query-terms.js';
+import { projectName, quoteNote } from '../../src/core/search/quote.js';
+import { TopK } from '../../src/core/search/top-k.js';
+import { prefixKeywords, tokenize } from '../../src/core/search/tokenizer.js';
 
 describe('one typo away', () => {
   it.each([

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { RECORDED_NOTES_PREFACE, MAX_QUOTED_CHARS } from '../../src/core/query/quote.js';
-import { formatPriorArt } from '../../src/core/query/format.js';
-import { DEFAULT_MAX_RESULTS, QueryService, RELEVANCE_THRESHOLD } from '../../src/core/query/service.js';
-import { extractKeywords, STOP_WORDS, tokenize } from '../../src/core/query/tokenizer.js';
-import type { PatternMatch, PriorArtResult } from '../../src/core/query/types.js';
+import { RECORDED_NOTES_PREFACE, MAX_QUOTED_CHARS } from '../../src/core/search/quote.js';
+import { formatPriorArt } from '../../src/core/search/format.js';
+import { DEFAULT_MAX_RESULTS, QueryService, RELEVANCE_THRESHOLD } from '../../src/core/search/service.js';
+import { extractKeywords, STOP_WORDS, tokenize } from '../../src/core/search/tokenizer.js';
+import type { PatternMatch, PriorArtResult } from '../../src/core/search/types.js';
 import { InputError } from '../../src/core/validation.js';
 import { DEFAULT_PROJECT, priorArtStore, profile } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
@@ -129,6 +129,13 @@ describe('QueryService.searchPriorArt', () => {
     expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
   });
 
+  it('counts no entry as scope-local for an agent that never recorded any', () => {
+    const service = seeded([{ kind: 'activity', id: 'b', task: 'cache warmup build', agent: 'build' }]);
+    const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: DEFAULT_PROJECT, agentId: 'nobody' });
+    expect(result.positivePatterns).toEqual([]);
+    expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
+  });
+
   it('limits the cross-scope pass to the given projects when crossScopeProjects is set', () => {
     const service = seeded([
       { kind: 'activity', id: 's', task: 'oauth refresh similar', project: '/p/similar' },
@@ -217,6 +224,25 @@ describe('QueryService.searchPriorArt', () => {
     expect(tasks(result.positivePatterns)).toEqual(['flaky test quarantine and more words here']);
   });
 
+  it('still fills maxResults when every category is full of better matches before it and the local ones are all skipped', () => {
+    t = priorArtStore();
+    // maxResults 1 keeps nine candidates per category (one and the allowance for skipped commits):
+    // nine each here, all scoring above the one commit that should be found.
+    const nine = Array.from({ length: 9 }, (_, i) => i);
+    const skipped = nine.map((i): Seed => ({ kind: 'commit', id: `s${i}`, message: 'flaky flaky flaky test' }));
+    t.write([
+      ...skipped,
+      ...nine.map((i): Seed => ({ kind: 'activity', id: `x${i}`, task: 'flaky flaky flaky test', project: '/projects/beta' })),
+      ...nine.map((i): Seed => ({ kind: 'retrospective', id: `m${i}`, task: 'flaky flaky flaky test', userGrade: -1 })),
+    ]);
+    t.write([{ kind: 'commit', id: 'kept', message: 'flaky quarantine for the slow suite' }]);
+    t.write(skipped.map((seed): Seed => ({ kind: 'retrospective', id: seed.id, task: 'neutral', userGrade: 1 })));
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'flaky', scope: DEFAULT_PROJECT, maxResults: 1 });
+    expect(tasks(result.positivePatterns)).toEqual(['flaky quarantine for the slow suite']);
+    expect(result.crossScopePatterns).toEqual([]);
+    expect(tasks(result.mistakes)).toEqual(['flaky flaky flaky test']);
+  });
+
   it('reads only the entries it returns, never ranges over the entry tables', () => {
     const seeds: Seed[] = Array.from({ length: 60 }, (_, i): Seed => ({ kind: 'activity', id: `e${i}`, task: `parser entry ${i}` }));
     const service = seeded(seeds);
@@ -270,6 +296,7 @@ describe('formatPriorArt', () => {
     expect(text).toContain('- self-graded bad (-1) retrospective');
     expect(text).toContain('  > notes: User note: hung the CI');
     expect(formatPriorArt({ ...result, positivePatterns: [match({ gradedBy: 'user' })] })).toContain('- user-graded excellence (5) retrospective');
+    expect(formatPriorArt({ ...result, positivePatterns: [match({ grade: 2, gradedBy: 'agent-reported' })] })).toContain('- agent-relayed good (2) retrospective');
   });
 
   it('quotes stored text as inert data: no headings, links, images, markup or control characters, length-capped, projects by name', () => {

@@ -7,7 +7,7 @@ import type { Logger } from '../../src/core/logger.js';
 import { getProject } from '../../src/core/projects/profiles.js';
 import { Store } from '../../src/core/store/store.js';
 import { backgroundProfiler } from '../../src/opencode/project-profile.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-autoprofile-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));

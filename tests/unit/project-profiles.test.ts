@@ -7,7 +7,7 @@ import { hashAgentsMd } from '../../src/core/projects/classifier.js';
 import { initProject, profileIfMissing } from '../../src/core/projects/init-project.js';
 import { getAllProjects, getProject, putProject } from '../../src/core/projects/profiles.js';
 import { Store } from '../../src/core/store/store.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 describe('project profiles', () => {
   let dir: string;

@@ -9,7 +9,7 @@ import { putProject } from '../../src/core/projects/profiles.js';
 import { findSimilarProjects, scoreSimilarity, SIMILARITY_THRESHOLD, SIMILARITY_WEIGHTS } from '../../src/core/projects/similarity.js';
 import { Store } from '../../src/core/store/store.js';
 import type { ProjectProfile } from '../../src/core/types.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const W = SIMILARITY_WEIGHTS;
 

@@ -11,9 +11,9 @@
  * random generator, the same for both rankers.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { searchableText } from '../../src/core/query/documents.js';
-import { QueryService, RELEVANCE_THRESHOLD } from '../../src/core/query/service.js';
-import { extractKeywords, tokenize } from '../../src/core/query/tokenizer.js';
+import { searchableText } from '../../src/core/search/documents.js';
+import { QueryService, RELEVANCE_THRESHOLD } from '../../src/core/search/service.js';
+import { extractKeywords, tokenize } from '../../src/core/search/tokenizer.js';
 import type { Grade } from '../../src/core/types.js';
 import { DEFAULT_PROJECT, priorArtStore } from '../helpers/prior-art-store.js';
 import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { Store } from '../../src/core/store/store.js';
 import { ROOT } from '../helpers/sandbox.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const STORE_MODULE = pathToFileURL(path.join(ROOT, 'dist', 'core', 'store', 'store.js')).href;
 const SIZE = 16 * 1024 * 1024;

@@ -18,7 +18,7 @@ import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { CLI, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 jest.setTimeout(300_000);
 

@@ -13,7 +13,7 @@ import { mergeSpills, spillFilesOf } from '../../src/core/store/spill.js';
 import { DatabaseFullError, Store } from '../../src/core/store/store.js';
 import { finalFlush } from '../../src/core/tracking/final-flush.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const TINY_SIZE = 1 * MIB;
 const LARGER_SIZE = 64 * MIB;

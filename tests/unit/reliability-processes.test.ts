@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { DEFAULT_RULES, applyAgentOp, newAgent } from '../../src/core/rules.js';
 import { Store } from '../../src/core/store/store.js';
 import { ROOT } from '../helpers/sandbox.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 jest.setTimeout(120_000);
 

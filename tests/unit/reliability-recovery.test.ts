@@ -22,7 +22,7 @@ import { TrackingService } from '../../src/core/tracking/service.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 // Child processes on a loaded machine: generous, and every child is bounded by VERIFY_TIMEOUT_MS.
 jest.setTimeout(180_000);

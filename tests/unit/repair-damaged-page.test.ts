@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { lmdbTreeProblem } from '../../src/core/store/lmdb-walk.js';
 import { repairDatabase } from '../../src/core/store/repair.js';
 import type { RepairReport } from '../../src/core/store/repair.js';

@@ -13,7 +13,7 @@ import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { block, recordHistory, totalCommits } from '../helpers/synthetic-history.js';
 import type { WorkBlock } from '../helpers/synthetic-history.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 
 const A = { agent: 'build', model: 'anthropic/claude-sonnet' };
 const B = { agent: 'build', model: 'openai/gpt-5' };

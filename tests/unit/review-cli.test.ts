@@ -13,7 +13,7 @@ import { formatSuspectUserActions, suspectUserActions } from '../../src/core/int
 import type { SuspectUserAction } from '../../src/core/integrity/suspect-actions.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 

@@ -1,6 +1,6 @@
 /**
  * The store keeps the prior-art index in step only through the indexer its writer gives it
- * (query/indexer.ts). Without one, a write that adds entries is refused whole, so no entry is ever
+ * (search/indexer.ts). Without one, a write that adds entries is refused whole, so no entry is ever
  * stored unindexed; the plugin gives it just after its start, and what waited is written then.
  */
 import fs from 'node:fs';
@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
-import { QueryService } from '../../src/core/query/service.js';
-import { TermIndexReader } from '../../src/core/query/term-index.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
+import { QueryService } from '../../src/core/search/service.js';
+import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
 import { NO_INDEXER, Store, StoreNotWritableError } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';

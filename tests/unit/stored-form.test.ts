@@ -6,7 +6,7 @@ import { open } from 'lmdb';
 import fc from 'fast-check';
 import { pack, unpack } from 'msgpackr';
 import type { Key } from 'lmdb';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
 import { compressionOf } from '../../src/core/store/compression.js';
 import type { Mutation } from '../../src/core/store/mutations.js';

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resolveConfig } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { scheduleHistoryImport } from '../../src/opencode/background-import.js';

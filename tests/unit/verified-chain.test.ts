@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/logger.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { lmdbTreeProblem } from '../../src/core/store/lmdb-walk.js';
 import { openCheckedSync } from '../../src/core/store/open-checked.js';
 import type { StoreProblem } from '../../src/core/store/problems.js';

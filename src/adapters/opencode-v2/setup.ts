@@ -42,7 +42,7 @@ function optionsOf(ctx: V2Context): Record<string, unknown> {
 
 /** Loads the term indexer (what a flush needs to write entries) off the start path, as version 1 does. */
 function attachIndexer(store: Store, logger: Logger): Promise<void> {
-  return import('../../core/query/indexer.js').then(
+  return import('../../core/search/indexer.js').then(
     (indexer) => store.addIndexer(indexer.termIndexer),
     (error: unknown) => logger.error(`agent-tracker: loading the prior-art index failed; entries wait in memory: ${(error as Error).message}`),
   );

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { priorArtAnswer } from '../../core/answers/prior-art.js';
 import { formatCrossProjectPriorArt } from '../../core/projects/cross-project-search.js';
-import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../core/query/reindex.js';
+import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../core/search/reindex.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';

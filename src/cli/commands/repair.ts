@@ -5,7 +5,7 @@
  */
 import type { TrackerConfig } from '../../core/config.js';
 import { silentLogger } from '../../core/logger.js';
-import { termIndexer } from '../../core/query/indexer.js';
+import { termIndexer } from '../../core/search/indexer.js';
 import { repairDatabase } from '../../core/store/repair.js';
 import type { RefillStep, RepairReport } from '../../core/store/repair.js';
 import { TrackingService } from '../../core/tracking/service.js';

@@ -2,7 +2,7 @@
  * The answer to "what worked and what failed before on work like this?", the same for the CLI, its
  * `--json`, the MCP `prior_art` tool and the `prior-art` agent tool: the project's scope first, then
  * similar projects, then their git history (src/core/projects/cross-project-search.ts). A read: an
- * index left by an earlier version is rebuilt before, in a write of its own (query/reindex.ts).
+ * index left by an earlier version is rebuilt before, in a write of its own (search/reindex.ts).
  */
 import { searchPriorArtAcrossProjects } from '../projects/cross-project-search.js';
 import type { CrossProjectPriorArt, CrossProjectQuery } from '../projects/cross-project-search.js';

@@ -4,12 +4,12 @@
  * when the database has no match at all. Every result names the project it came from
  * (`projectPath` on patterns, on git matches).
  */
-import { formatPriorArt } from '../query/format.js';
-import { projectName, quoteNote } from '../query/quote.js';
-import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../query/service.js';
-import { scopeOfProject } from '../query/scope.js';
-import { prefixKeywords } from '../query/tokenizer.js';
-import type { PriorArtQuery, PriorArtResult } from '../query/types.js';
+import { formatPriorArt } from '../search/format.js';
+import { projectName, quoteNote } from '../search/quote.js';
+import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../search/service.js';
+import { scopeOfProject } from '../search/scope.js';
+import { prefixKeywords } from '../search/tokenizer.js';
+import type { PriorArtQuery, PriorArtResult } from '../search/types.js';
 import type { Store } from '../store/store.js';
 import { classifyProject } from './classifier.js';
 import { searchGitLog } from './git-log-search.js';

@@ -46,7 +46,7 @@ export interface RepairOptions {
   /** Refill steps, run in order on the fresh database (none by default). */
   refill?: readonly RefillStep[];
   now?: Date;
-  /** Keeps the fresh file's term index in step with what is merged into it (query/indexer.ts). */
+  /** Keeps the fresh file's term index in step with what is merged into it (search/indexer.ts). */
   indexer: DocumentIndexer;
 }
 

@@ -23,14 +23,14 @@ import { diskFull, newerSchema } from './problems.js';
 import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
 
 /**
- * The layout of the stored data. 2: the prior-art index's packed layout (term-index.ts, index
+ * The layout of the stored data. 2: the prior-art index's packed layout (search/index/, index
  * version 3); an older tracker must not append its own layout to it, so it opens such a file
  * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds.
  * 4: they are stored as arrays in a fixed field order, without their field names, and their times
  * as milliseconds (stored-form.ts).
  * An older tracker would misread such records, so it opens the file read-only and says to update.
  * A file of an earlier version is stamped at its first writable open (its records stay as they
- * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by
+ * are and read the same); an index of an earlier layout is rebuilt once (search/reindex.ts) by
  * `agent-tracker prior-art` or the first prior-art search.
  */
 export const SCHEMA_VERSION = 4;
@@ -98,7 +98,7 @@ export class StoreOpenError extends Error {
 
 /**
  * Keeps an index in step with the documents a write adds, inside that write's transaction. The
- * store persists and does not know what an index means: query/term-index.ts gives the term index's
+ * store persists and does not know what an index means: search/indexer.ts gives the term index's
  * (`termIndexer`), and every writer passes it (or `addIndexer` it before its first document).
  */
 export type DocumentIndexer = ((tables: Tables, documents: WrittenDocument[]) => void) & {

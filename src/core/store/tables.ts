@@ -20,7 +20,7 @@ import type { ReplayKey } from './mutations.js';
 /** Any key of a table: what lmdb sorts (text, numbers, and arrays of them). */
 export type StoreKey = Key;
 
-/** A key of the prior-art term index (layout in query/term-index.ts). */
+/** A key of the prior-art term index (layout in search/index/layout.ts). */
 export type TermIndexKey = (string | number)[];
 
 /** A read/write view of one named sub-database, free of lmdb's own types for callers. */
@@ -54,7 +54,7 @@ export interface Tables {
   userGrades: Table<UserGradeRecord, [string, string]>;
   /** Host events already counted, [hostSessionId, eventId] -> the totals counted for it (see ReplayMutation). */
   events: Table<CounterDeltas, ReplayKey>;
-  /** The prior-art term index (postings, document frequencies, document refs); layout in query/term-index.ts. */
+  /** The prior-art term index (postings, document frequencies, document refs); layout in search/index/layout.ts. */
   terms: Table<unknown, TermIndexKey>;
   meta: Table<unknown, string>;
 }

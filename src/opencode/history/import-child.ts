@@ -10,7 +10,7 @@
  * `{"ok":true,"sessions":N,"source":"..."}` or `{"ok":false,"message":"..."}`.
  */
 import { silentLogger } from '../../core/logger.js';
-import { termIndexer } from '../../core/query/indexer.js';
+import { termIndexer } from '../../core/search/indexer.js';
 import { Store } from '../../core/store/store.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import { importHistory } from './import.js';

@@ -4,7 +4,7 @@
  */
 import type { ToolDefinition } from '@opencode-ai/plugin';
 // The limits only: the search itself loads on first use.
-import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/query/types.js';
+import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from '../../core/search/types.js';
 import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
 

@@ -31,7 +31,7 @@ const dist = (relative) => import(new URL(`../../../dist/${relative}`, import.me
 async function tracker(dbPath, flushMaxMutations) {
   const { resolveConfig } = await dist('core/config.js');
   const { Store } = await dist('core/store/store.js');
-  const { termIndexer } = await dist('core/query/indexer.js');
+  const { termIndexer } = await dist('core/search/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const config = resolveConfig({
     options: { databasePath: dbPath, flushMaxMutations, flushMaxAgeMs: NEVER_BY_AGE_MS },

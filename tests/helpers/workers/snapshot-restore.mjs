@@ -24,7 +24,7 @@ setTimeout(() => process.exit(3), SELF_EXIT_MS).unref();
 
 const dist = (relative) => import(new URL(`../../../dist/${relative}`, import.meta.url).href);
 const { Store } = await dist('core/store/store.js');
-const { termIndexer } = await dist('core/query/indexer.js');
+const { termIndexer } = await dist('core/search/indexer.js');
 const { DEFAULT_RULES } = await dist('core/rules.js');
 const { snapshotIfDue } = await dist('core/store/snapshot.js');
 // The benchmark's synthetic history: commits, journal entries and graded retrospectives of made-up words.

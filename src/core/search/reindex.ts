@@ -5,7 +5,8 @@
  * waited for the lock finds the index current and does nothing).
  */
 import type { Store, WrittenDocument } from '../store/store.js';
-import { TermIndexReader, indexWrittenDocuments } from './term-index.js';
+import { TermIndexReader } from './index/reader.js';
+import { indexWrittenDocuments } from './index/writer.js';
 
 /**
  * Entries indexed per step (progress is reported between steps). Large, because each step rewrites

@@ -1,6 +1,6 @@
 /**
  * Renders prior art as markdown sections an agent can paste into a brainstorm or plan. Recorded
- * text is quoted data under a preface (src/core/query/quote.ts), never markup the model reads as
+ * text is quoted data under a preface (src/core/search/quote.ts), never markup the model reads as
  * instructions; another project appears by name, not by path.
  */
 import { GRADE_LABELS } from '../types.js';

@@ -25,15 +25,20 @@
  *   and notes (a commit graded bad must not show up as a positive pattern too).
  */
 import type { Store } from '../store/store.js';
-import type { ActivityEntry, CommitRecord, Grade, GradeProvenance, RetrospectiveEntry } from '../types.js';
+import type { Grade, RetrospectiveEntry } from '../types.js';
 import { InputError } from '../validation.js';
+import { Accumulators, KEPT_AGENT, KEPT_PROJECT, KEPT_SECONDS, KEPT_SHAPE, KEPT_WORDS } from './accumulators.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
-import { scopeOfProject } from './scope.js';
-import { METADATA_WORDS, TermIndexReader, decodePostings, gradeOfShape, kindOfShape } from './term-index.js';
-import type { DocumentRef } from './term-index.js';
 import type { EntryKind } from './documents.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
+import { decodePostings } from './index/codec.js';
+import { gradeOfShape, kindOfShape } from './index/metadata.js';
+import { TermIndexReader } from './index/reader.js';
+import { matchOf } from './matches.js';
 import { analyzeQuery } from './query-terms.js';
+import { byRank, scoreOfCandidate, UNJUDGED } from './ranking.js';
+import type { Candidate, Judgement } from './ranking.js';
+import { scopeOfProject } from './scope.js';
 import { TopK } from './top-k.js';
 import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './types.js';
 import type { PatternMatch, PriorArtQuery, PriorArtResult } from './types.js';
@@ -48,27 +53,6 @@ const MISTAKE_GRADE: Grade = -1;
 const SKIP_ALLOWANCE = 8;
 /** How much more to keep when the allowance ran out. */
 const CAPACITY_GROWTH = 4;
-/** Listed files of a commit in its notes. */
-const FILES_SHOWN = 5;
-/** Ungraded entries rank below graded ones on ties; as a number it sorts between -1 and 1. */
-const UNGRADED_RANK = 0;
-
-/** The grade that judges an entry, who gave it, and the user's note with it. */
-interface Judgement {
-  grade: Grade | undefined;
-  gradedBy?: GradeProvenance;
-  userNote?: string;
-}
-
-const UNJUDGED: Judgement = { grade: undefined };
-
-interface Candidate extends Judgement {
-  document: number;
-  score: number;
-  matched: number;
-  seconds: number;
-  projectId: number;
-}
 
 type Category = 'local' | 'cross' | 'mistake';
 
@@ -78,70 +62,6 @@ interface TermList {
   count: number;
   weight: number;
   keyword: number;
-}
-
-function byRank(a: Candidate, b: Candidate): number {
-  return (
-    b.score - a.score ||
-    (b.grade ?? UNGRADED_RANK) - (a.grade ?? UNGRADED_RANK) ||
-    b.seconds - a.seconds ||
-    b.document - a.document
-  );
-}
-
-const scoreOfCandidate = (candidate: Candidate): number => candidate.score;
-
-/** Metadata words kept per candidate document while scoring (time, project, agent, length with kind and grade). */
-const KEPT_WORDS = METADATA_WORDS;
-const KEPT_SECONDS = 0;
-const KEPT_PROJECT = 1;
-const KEPT_AGENT = 2;
-const KEPT_SHAPE = 3;
-
-/**
- * Per-document accumulators reused across queries (indexed by document number), so a query over
- * thousands of postings allocates nothing per posting. Only the slots a query touched are reset.
- */
-class Accumulators {
-  scores = new Float64Array(0);
-  matched = new Uint16Array(0);
-  /** The last keyword (index + 1) counted as matched per document, so a keyword counts once. */
-  lastKeyword = new Uint16Array(0);
-  kept = new Uint32Array(0);
-  touched = new Uint32Array(0);
-  touchedCount = 0;
-  /** One decoded postings block. */
-  blockDocuments = new Uint32Array(0);
-  blockFrequencies = new Uint32Array(0);
-  blockLengths = new Uint32Array(0);
-
-  /** Room for a block's postings (each takes at least three bytes). */
-  prepareBlock(bytes: number): void {
-    if (this.blockDocuments.length >= bytes) return;
-    this.blockDocuments = new Uint32Array(bytes);
-    this.blockFrequencies = new Uint32Array(bytes);
-    this.blockLengths = new Uint32Array(bytes);
-  }
-
-  prepare(documents: number): void {
-    if (this.scores.length >= documents) return;
-    const size = Math.max(documents, this.scores.length * 2);
-    this.scores = new Float64Array(size);
-    this.matched = new Uint16Array(size);
-    this.lastKeyword = new Uint16Array(size);
-    this.kept = new Uint32Array(size * KEPT_WORDS);
-    this.touched = new Uint32Array(size);
-  }
-
-  reset(): void {
-    for (let i = 0; i < this.touchedCount; i += 1) {
-      const document = this.touched[i] as number;
-      this.scores[document] = 0;
-      this.matched[document] = 0;
-      this.lastKeyword[document] = 0;
-    }
-    this.touchedCount = 0;
-  }
 }
 
 /** Checks a query; a bad one gets an InputError saying what to pass instead. */
@@ -155,22 +75,6 @@ export function validatePriorArtQuery(query: PriorArtQuery): Required<Pick<Prior
     throw new InputError(`the maximum number of results must be a whole number from 1 to ${MAX_RESULTS_LIMIT}, got ${String(query.maxResults)}`);
   }
   return { ...query, scope: query.scope.trim(), maxResults };
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-function labelled(parts: [string, string][]): string {
-  return parts
-    .filter(([, text]) => oneLine(text) !== '')
-    .map(([label, text]) => `${label}: ${oneLine(text)}`)
-    .join(' ');
-}
-
-/** A match's grade fields from its judgement: none when nobody graded it. */
-function gradeOf(judgement: Judgement): Pick<PatternMatch, 'grade' | 'gradedBy'> {
-  return judgement.grade === undefined || judgement.gradedBy === undefined ? {} : { grade: judgement.grade, gradedBy: judgement.gradedBy };
 }
 
 /** Searches prior art in the store's term index. Synchronous: LMDB reads are memory-mapped. */
@@ -387,65 +291,9 @@ export class QueryService {
     for (const candidate of ranked) {
       if (matches.length === wanted) break;
       const ref = this.index.documentRef(candidate.document);
-      const match = ref && this.toMatch(ref, candidate, keywordCount, scopes);
+      const match = ref && matchOf(this.store.tables, ref, candidate, candidate.matched / keywordCount, this.scopeOf(candidate.projectId, scopes));
       if (match) matches.push(match);
     }
     return { matches, short: matches.length < wanted };
-  }
-
-  private toMatch(ref: DocumentRef, candidate: Candidate, keywordCount: number, scopes: Map<number, string>): PatternMatch | undefined {
-    const t = this.store.tables;
-    const relevanceScore = candidate.matched / keywordCount;
-    const scope = this.scopeOf(candidate.projectId, scopes);
-    switch (ref[0]) {
-      case 'retrospective': {
-        const entry: RetrospectiveEntry | undefined = t.retrospectives.get([ref[1], ref[2]]);
-        if (!entry) return undefined;
-        return {
-          source: 'retrospective',
-          task: oneLine(entry.task) || `commit ${entry.commit.slice(0, 12)}`,
-          notes: labelled([['Agent note', entry.agent_note], ['User note', candidate.userNote || entry.user_note]]),
-          ...gradeOf(candidate),
-          agentId: entry.agent,
-          scope,
-          timestamp: entry.timestamp,
-          relevanceScore,
-          projectPath: entry.project,
-        };
-      }
-      case 'activity': {
-        const entry: ActivityEntry | undefined = t.activities.get([ref[1], ref[2], ref[3]]);
-        if (!entry) return undefined;
-        return {
-          source: 'activity',
-          task: oneLine(entry.task),
-          notes: labelled([['Outcome', entry.outcome], ['Decisions', entry.decisions]]),
-          agentId: entry.agent,
-          scope,
-          timestamp: entry.timestamp,
-          relevanceScore,
-          projectPath: entry.project,
-        };
-      }
-      case 'commit': {
-        const entry: CommitRecord | undefined = t.commits.get([ref[1], ref[2]]);
-        if (!entry || t.retrospectives.doesExist([entry.agent, entry.hash])) return undefined;
-        const [subject = '', ...body] = entry.message.split('\n');
-        const files = entry.files.length > FILES_SHOWN
-          ? `${entry.files.slice(0, FILES_SHOWN).join(', ')} (+${entry.files.length - FILES_SHOWN} more)`
-          : entry.files.join(', ');
-        return {
-          source: 'commit',
-          task: oneLine(subject),
-          notes: labelled([['Message', body.join(' ')], ['Files', files], ['User note', candidate.userNote ?? '']]),
-          ...gradeOf(candidate),
-          agentId: entry.agent,
-          scope,
-          timestamp: entry.timestamp,
-          relevanceScore,
-          projectPath: entry.project,
-        };
-      }
-    }
   }
 }

@@ -1,0 +1,41 @@
+/**
+ * How prior-art candidates compare: the grade that judges an entry, a scored candidate, and the
+ * order inside a category (BM25 score, then grade with ungraded entries between bad and neutral,
+ * then recency, then the later document).
+ */
+import type { Grade, GradeProvenance } from '../types.js';
+
+/** Ungraded entries rank below graded ones on ties; as a number it sorts between -1 and 1. */
+const UNGRADED_RANK = 0;
+
+/** The grade that judges an entry, who gave it, and the user's note with it. */
+export interface Judgement {
+  grade: Grade | undefined;
+  gradedBy?: GradeProvenance;
+  userNote?: string;
+}
+
+/** The judgement of an entry nobody graded. */
+export const UNJUDGED: Judgement = { grade: undefined };
+
+/** A document that matched enough keywords, with its score and what it is ranked and shown by. */
+export interface Candidate extends Judgement {
+  document: number;
+  score: number;
+  matched: number;
+  seconds: number;
+  projectId: number;
+}
+
+/** Best first: by score, then grade, then recency, then the later document. */
+export function byRank(a: Candidate, b: Candidate): number {
+  return (
+    b.score - a.score ||
+    (b.grade ?? UNGRADED_RANK) - (a.grade ?? UNGRADED_RANK) ||
+    b.seconds - a.seconds ||
+    b.document - a.document
+  );
+}
+
+/** The score a category's board keeps the best of. */
+export const scoreOfCandidate = (candidate: Candidate): number => candidate.score;
