@@ -15,7 +15,7 @@ import { compressionOf } from '../../src/core/store/compression.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { resolveConfig } from '../../src/core/config.js';
 import { DEFAULT_RULES } from '../../src/core/rules.js';
-import { termIndexer } from '../../src/core/query/indexer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import type { ActivityEntry, AgentRecord } from '../../src/core/types.js';
@@ -152,7 +152,7 @@ describe('forged user records', () => {
       const { TrackingService } = await import(process.env.DIST + '/core/tracking/service.js');
       const { resolveConfig } = await import(process.env.DIST + '/core/config.js');
       const { silentLogger } = await import(process.env.DIST + '/core/logger.js');
-      const { termIndexer } = await import(process.env.DIST + '/core/query/indexer.js');
+      const { termIndexer } = await import(process.env.DIST + '/core/search/indexer.js');
       const { DEFAULT_RULES } = await import(process.env.DIST + '/core/rules.js');
       const store = Store.open({ path: process.env.DB, maxDatabaseSize: 1 << 26, indexer: termIndexer });
       const config = resolveConfig({ options: { databasePath: process.env.DB }, env: {}, home: process.env.HOME });
