@@ -79,9 +79,7 @@ export function reviewSuspectAction(store: Store, id: string, review: SuspectRev
   const target = suspectUserActions(store, { includeReviewed: true }).find((action) => action.id === wanted);
   if (!target) throw new Error(`no suspect record has the id "${id}"; "agent-tracker review" lists them`);
   if (target.review) throw new Error(`record ${target.id} was already ${target.review.decision} at ${target.review.at}; a review is kept once`);
-  store.transaction(() => {
-    store.tables.meta.putSync(`${REVIEW_KEY_PREFIX}${target.id}`, review);
-  });
+  store.putRecords([{ table: 'meta', key: `${REVIEW_KEY_PREFIX}${target.id}`, value: review }]);
   return { ...target, review };
 }
 

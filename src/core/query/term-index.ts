@@ -33,7 +33,7 @@
  * postings always come in document order. The postings of a term found in 20,000 entries are
  * about 50 KB in a few dozen blocks.
  */
-import type { Table, TermIndexKey, WrittenDocument } from '../store/tables.js';
+import type { Table, TermIndexKey, WritableTable, WrittenDocument } from '../store/tables.js';
 import { isoMillis, isoText } from '../iso-time.js';
 import type { Grade } from '../types.js';
 import { searchableText } from './documents.js';
@@ -144,9 +144,11 @@ export interface PostingList {
   count: number;
 }
 
-type TermTable = Table<unknown, TermIndexKey>;
+/** The term index as a flush or a rebuild writes it; readers get `TermReadTable`. */
+type TermTable = WritableTable<unknown, TermIndexKey>;
+type TermReadTable = Table<unknown, TermIndexKey>;
 
-function readNumber(table: TermTable, key: TermIndexKey): number {
+function readNumber(table: TermReadTable, key: TermIndexKey): number {
   const value = table.get(key);
   return typeof value === 'number' ? value : 0;
 }
@@ -366,7 +368,7 @@ function secondsOf(timestamp: string): number {
 }
 
 /** Whether the index was built by this version (an empty index is: it is built from its first document on). */
-function indexIsCurrent(table: TermTable): boolean {
+function indexIsCurrent(table: TermReadTable): boolean {
   if (readNumber(table, ['s', 'nextDocument']) === 0) return true;
   const version = table.get(VERSION_KEY);
   return version === TERM_INDEX_VERSION || version === COMPATIBLE_VERSION;
@@ -462,7 +464,7 @@ export function indexWrittenDocuments(table: TermTable, documents: readonly Writ
 }
 
 /** The live runs, oldest first, as flat pairs: run number, terms it still holds. */
-function liveRuns(table: TermTable): number[] {
+function liveRuns(table: TermReadTable): number[] {
   const stored = table.get(RUNS_KEY);
   return Array.isArray(stored) ? stored.filter((value): value is number => typeof value === 'number') : [];
 }
@@ -859,10 +861,10 @@ interface MetadataCache {
   generation: unknown;
   blocks: Map<number, Uint32Array>;
 }
-const metadataCaches = new WeakMap<TermTable, MetadataCache>();
+const metadataCaches = new WeakMap<TermReadTable, MetadataCache>();
 
 /** Each run's chunk keys (their last terms, in order), per index generation and table. */
-const runDirectoryCaches = new WeakMap<TermTable, { generation: unknown; runs: Map<number, string[]> }>();
+const runDirectoryCaches = new WeakMap<TermReadTable, { generation: unknown; runs: Map<number, string[]> }>();
 /** Run directories kept per table, at most (a few hundred bytes each, for small runs). */
 const CACHED_RUN_DIRECTORIES = 4 * MAX_RUNS;
 
@@ -875,7 +877,7 @@ export class TermIndexReader {
   private lastBlock = -1;
   private lastWords: Uint32Array | undefined;
 
-  constructor(private readonly table: TermTable) {}
+  constructor(private readonly table: TermReadTable) {}
 
   statistics(): IndexStatistics {
     return { documents: readNumber(this.table, ['s', 'documents']), totalLength: readNumber(this.table, ['s', 'totalLength']) };
