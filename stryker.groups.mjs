@@ -18,8 +18,8 @@ export const GROUPS = {
     tests: ['tracking', 'state', 'host-call-ids', 'outcome-tracking', 'task-kind', 'user-grades'],
   },
   store: {
-    mutate: ['src/core/store/store.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/contract/git-signal-cache.ts'],
-    tests: ['store', 'transfer', 'import', 'reliability-map'],
+    mutate: ['src/core/store/store.ts', 'src/core/store/apply-batch.ts', 'src/core/store/batch-room.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/contract/git-signal-cache.ts'],
+    tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'host-call-ids'],
   },
   answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['report', 'transfer-roundtrip', 'prior-art'] },
 };

@@ -165,7 +165,7 @@ export function pluginOpenScript(file: string): string {
       problem: (problem) => done({ problem: problem.message }),
       ready: (opened) => {
         const counts = readAll(opened);
-        opened.transaction(() => opened.tables.meta.putSync('damage-sweep', 'written'));
+        opened.write((tables) => tables.meta.putSync('damage-sweep', 'written'));
         done({ counts });
       },
     });

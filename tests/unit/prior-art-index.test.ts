@@ -141,7 +141,7 @@ describe('the term index and the entries never disagree', () => {
       ...[...store.tables.activities.getRange()].map(({ key, value }) => ({ table: 'activities' as const, key, value })),
       ...[...store.tables.commits.getRange()].map(({ key, value }) => ({ table: 'commits' as const, key, value })),
     ];
-    expect(store.transaction(() => store.mergeAbsent(records))).toMatchObject({ added: 0, skipped: 2 });
+    expect(store.write(() => store.mergeAbsent(records))).toMatchObject({ added: 0, skipped: 2 });
     expect({ stats: new TermIndexReader(store.tables.terms).statistics(), keys: termKeys(store) }).toEqual(before);
     expect(sortedRefs([...new TermIndexReader(store.tables.terms).documentRefs()])).toEqual(sortedRefs(entryRefs(store)));
   });
@@ -279,7 +279,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
             const flushed = terms.map((term) => postingsOf(new TermIndexReader(store.tables.terms), term));
             expect(flushed.every(({ ordered }) => ordered)).toBe(true);
             // The rebuild writes every posting straight into the terms' blocks, with no run.
-            store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+            store.write((tables) => tables.terms.putSync(['s', 'version'], 1));
             expect(rebuildStaleTermIndex(store).rebuilt).toBe(true);
             expect(runTerms(store)).toBe(0);
             const rebuilt = terms.map((term) => postingsOf(new TermIndexReader(store.tables.terms), term));
@@ -418,7 +418,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     t.write([{ kind: 'activity', id: 'a', task: 'thumbnail cache warmup' }]);
     expect(tasks('thumbnail')).toEqual(['thumbnail cache warmup']);
     // A rebuild (here of an index marked stale) starts again from empty: new generation, run 1 anew.
-    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+    store.write((tables) => tables.terms.putSync(['s', 'version'], 1));
     expect(rebuildStaleTermIndex(store).rebuilt).toBe(true);
     t.write([{ kind: 'activity', id: 'b', task: 'zebra crossing thumbnail' }]);
     expect(new TermIndexReader(store.tables.terms).pendingRuns().runs).toBe(1);
@@ -447,7 +447,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     t = priorArtStore();
     t.write([{ kind: 'activity', id: 'a', task: 'thumbnail cache warmup' }]);
     const store = t.store;
-    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+    store.write((tables) => tables.terms.putSync(['s', 'version'], 1));
     const keys = store.tables.terms.getKeysCount();
     expect(store.maintainIndexes()).toBe(false);
     expect(store.tables.terms.getKeysCount()).toBe(keys);
@@ -487,7 +487,7 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     t = priorArtStore();
     t.write([{ kind: 'activity', id: 'old', task: 'thumbnail cache warmup' }]);
     const store = t.store;
-    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 3));
+    store.write((tables) => tables.terms.putSync(['s', 'version'], 3));
     const reader = new TermIndexReader(store.tables.terms);
     expect(reader.isCurrent()).toBe(true);
     expect(rebuildStaleTermIndex(store).rebuilt).toBe(false);

@@ -111,7 +111,7 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
     seeded = priorArtStore();
     seeded.write([{ kind: 'activity', id: 'before', task: 'thumbnail cache warmup' }]);
     const store = seeded.store;
-    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 2));
+    store.write((tables) => tables.terms.putSync(['s', 'version'], 2));
     const keysBefore = store.tables.terms.getKeysCount();
     const tasks = (text: string) => new QueryService(store).searchPriorArt({ taskDescription: text, scope: DEFAULT_PROJECT }).positivePatterns.map((match) => match.task).sort();
     expect(tasks('thumbnail')).toEqual([]);
@@ -127,7 +127,7 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
     seeded.write(seeds);
     const store = seeded.store;
     // An index of another version: the rebuild must run.
-    store.transaction(() => store.tables.terms.putSync(['s', 'version'], 1));
+    store.write((tables) => tables.terms.putSync(['s', 'version'], 1));
     const keysBefore = store.tables.terms.getKeysCount();
     const batches: ReindexProgress[] = [];
     expect(() =>

@@ -65,8 +65,8 @@ describe('a damaged database file', () => {
   it('refuses a real database that was cut short', () => {
     const file = path.join(dir, 'tracker.lmdb');
     const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
-    store.transaction(() => {
-      for (let i = 0; i < 2_000; i += 1) store.tables.meta.putSync(`key-${i}`, randomBytes(200).toString('hex'));
+    store.write((tables) => {
+      for (let i = 0; i < 2_000; i += 1) tables.meta.putSync(`key-${i}`, randomBytes(200).toString('hex'));
     });
     store.close();
     fs.truncateSync(file, Math.floor(fs.statSync(file).size / 3));

@@ -151,7 +151,7 @@ describe('several processes and crashes, one database', () => {
       expect(store.tables.sessions.get(['ses-rounds', AGENT, MODEL])).toMatchObject({ toolCalls: rounds * roundEvents });
       expect(store.meta().flushes).toBe(rounds);
       // Still writable after the crash.
-      store.transaction(() => store.tables.meta.putSync('afterCrash', true));
+      store.write((tables) => tables.meta.putSync('afterCrash', true));
       expect(store.tables.meta.get('afterCrash')).toBe(true);
     } finally {
       store.close();

@@ -129,7 +129,7 @@ function writeNewLayout(file: string, overrides: Partial<CommitRecord> = {}): St
     { table: 'activities', key: ['build', activity.timestamp, 'a1'], value: activity },
   ];
   store.applyBatch(mutations, DEFAULT_RULES, NOW);
-  store.transaction(() => store.tables.retrospectives.putSync(['build', HASH], retrospective));
+  store.write((tables) => tables.retrospectives.putSync(['build', HASH], retrospective));
   return store;
 }
 
@@ -168,10 +168,10 @@ describe('how an entry is stored', () => {
     const file = tempFile();
     const store = writeNewLayout(file);
     const withExtra = { ...commit, hash: 'b'.repeat(40), reviewer: 'ana' } as CommitRecord;
-    store.transaction(() => store.tables.commits.putSync([PROJECT, withExtra.hash], withExtra));
+    store.write((tables) => tables.commits.putSync([PROJECT, withExtra.hash], withExtra));
     const bare: ActivityEntry = { ...activity, timestamp: '2026-11-25T11:00:00.000Z', sessionId: undefined };
     delete bare.sessionId;
-    store.transaction(() => store.tables.activities.putSync(['build', bare.timestamp, 'a2'], bare));
+    store.write((tables) => tables.activities.putSync(['build', bare.timestamp, 'a2'], bare));
     try {
       expect(JSON.stringify(store.tables.commits.get([PROJECT, withExtra.hash]))).toBe(JSON.stringify(withExtra));
       const read = store.tables.activities.get(['build', bare.timestamp, 'a2']);

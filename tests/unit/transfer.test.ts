@@ -80,7 +80,7 @@ describe('export and import', () => {
     const agentLine = recordLines(text).find((line) => line.startsWith('{"kind":"agents"'));
     const agent = JSON.parse(agentLine ?? '{}') as { key: string };
     const local = { ...target.service.getAgentStatus(agent.key), cs: 99 };
-    target.store.transaction(() => target.store.tables.agents.putSync(agent.key, local));
+    target.store.write((tables) => tables.agents.putSync(agent.key, local));
     importExport(target.store, text, 'merge.ndjson');
     expect(target.store.tables.agents.get(agent.key)?.cs).toBe(99);
     expect(target.store.tables.sessions.getKeysCount()).toBe(source.store.tables.sessions.getKeysCount());

@@ -176,7 +176,7 @@ describe('grades from before provenance', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.recordCommits('s1', [gitCommit(1)]);
     t.service.flush('test');
-    t.store.transaction(() => t.store.tables.retrospectives.putSync(['build', hash(1)], old()));
+    t.store.write((tables) => tables.retrospectives.putSync(['build', hash(1)], old()));
     expect(migrateGradeProvenance(t.store)).toEqual({ counted: 1 });
     expect(migrateGradeProvenance(t.store)).toEqual({ counted: 0 });
     expect(migrateGradeProvenance(t.store, { force: true })).toEqual({ counted: 0 });

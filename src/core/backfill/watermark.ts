@@ -29,9 +29,10 @@ export function readWatermark(store: Store, location: string): Watermark | undef
 
 /** Records how far the store at `location` was imported (never moves back). */
 export function writeWatermark(store: Store, location: string, watermark: Watermark): void {
-  store.transaction(() => {
+  // Read and written in one transaction: a second backfill finishing meanwhile is never moved back.
+  store.write(() => {
     const held = readWatermark(store, location);
     const updatedAt = Math.max(held?.updatedAt ?? 0, watermark.updatedAt);
-    store.tables.meta.putSync(`${KEY_PREFIX}${location}`, { ...watermark, updatedAt });
+    store.putRecords([{ table: 'meta', key: `${KEY_PREFIX}${location}`, value: { ...watermark, updatedAt } }]);
   });
 }

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Mutation } from '../store/mutations.js';
-import type { StoreKey, Tables } from '../store/tables.js';
+import type { StoreKey, Tables, WritableTables } from '../store/tables.js';
 import { canonicalJson } from './option-pins.js';
 import { nestedHostSigns, readAncestry } from './provenance.js';
 
@@ -97,6 +97,9 @@ function currentWriter(): ChainWriter {
 }
 
 /** The chained records a batch of mutations writes. */
+/** The meta key prefix of the user's reviews of suspect records (suspect-actions.ts): chained like the records they settle. */
+export const REVIEW_KEY_PREFIX = 'review:';
+
 export function chainedRefsOf(mutations: readonly Mutation[]): ChainedRef[] {
   const refs: ChainedRef[] = [];
   for (const mutation of mutations) {
@@ -138,7 +141,7 @@ export interface PendingChainEntry {
  * since; the entry says so, so a later write through the tracker does not launder the change.
  * `close` (after the records are written, in the same transaction) appends the entry.
  */
-export function openChainEntry(tables: Tables, refs: readonly ChainedRef[]): PendingChainEntry {
+export function openChainEntry(tables: WritableTables, refs: readonly ChainedRef[]): PendingChainEntry {
   const unique = new Map<string, ChainedRef & { keyJson: string }>();
   for (const ref of refs) {
     const keyJson = canonicalJson(ref.key);
@@ -174,6 +177,7 @@ export function chainedRefsOfRecords(records: readonly { table: string; key: unk
   for (const { table, key, value } of records) {
     if (table === 'agents' || table === 'userGrades') refs.push({ table, key: key as StoreKey });
     else if (table === 'activities' && (value as { userAction?: unknown }).userAction) refs.push({ table, key: key as StoreKey });
+    else if (table === 'meta' && typeof key === 'string' && key.startsWith(REVIEW_KEY_PREFIX)) refs.push({ table, key });
   }
   return refs;
 }

@@ -9,14 +9,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { StoreKey } from '../store/tables.js';
-import { chainEntries, openChainEntry } from './record-chain.js';
+import { chainEntries, REVIEW_KEY_PREFIX } from './record-chain.js';
 import type { ChainEntry } from './record-chain.js';
 import type { Store } from '../store/store.js';
 import type { UserActionProvenance } from '../types.js';
 
 /** Hex digits of a suspect record's id: short to type, and unique among a user's few suspect records. */
 export const SUSPECT_ID_LENGTH = 8;
-const REVIEW_KEY_PREFIX = 'review:';
 
 export type ReviewDecision = 'confirmed' | 'dropped';
 export const REVIEW_DECISIONS: readonly ReviewDecision[] = ['confirmed', 'dropped'];
@@ -130,12 +129,8 @@ export function reviewSuspectAction(store: Store, id: string, review: SuspectRev
   const target = suspectUserActions(store, { includeReviewed: true }).find((action) => action.id === wanted);
   if (!target) throw new Error(`no suspect record has the id "${id}"; "agent-tracker review" lists them`);
   if (target.review) throw new Error(`record ${target.id} was already ${target.review.decision} at ${target.review.at}; a review is kept once`);
-  store.transaction(() => {
-    const key = `${REVIEW_KEY_PREFIX}${target.id}`;
-    const chain = openChainEntry(store.tables, [{ table: 'meta', key }]);
-    store.tables.meta.putSync(key, review);
-    chain.close(review.at);
-  });
+  // Through the door, which chains the review like every user-only record.
+  store.putRecords([{ table: 'meta', key: `${REVIEW_KEY_PREFIX}${target.id}`, value: review }]);
   return { ...target, review };
 }
 

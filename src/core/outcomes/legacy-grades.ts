@@ -37,10 +37,9 @@ export interface GradeMigrationResult {
  * since the last run (`force` scans anyway, e.g. after an import).
  */
 export function migrateGradeProvenance(store: Store, options: { force?: boolean } = {}): GradeMigrationResult {
-  const t = store.tables;
-  const total = t.retrospectives.getKeysCount();
-  if (!options.force && Number(t.meta.get(META_KEY) ?? -1) === total) return { counted: 0 };
-  return store.transaction(() => {
+  const total = store.tables.retrospectives.getKeysCount();
+  if (!options.force && Number(store.tables.meta.get(META_KEY) ?? -1) === total) return { counted: 0 };
+  return store.write((t) => {
     let counted = 0;
     for (const { key, value } of t.retrospectives.getRange()) {
       const deltas = legacyGradeDeltas(value);

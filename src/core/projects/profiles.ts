@@ -1,7 +1,7 @@
 /**
  * Project profiles in the `projects` sub-database, keyed by absolute path.
  *
- * A profile is written in its own small transaction rather than through the TrackingService
+ * A profile is written in its own small transaction (store.putRecords) rather than through the TrackingService
  * buffer: it is written rarely (once per project, again only when it changed), never on a hook's
  * path (classification is async and runs after the hook returned), the CLI has no buffer, and the
  * caller shows the stored profile right away, so it must be durable and readable at once.
@@ -23,7 +23,7 @@ export function getProject(store: Store, projectPath: string): ProjectProfile | 
 /** Stores (or replaces) a profile under its path, durably, in one transaction. */
 export function putProject(store: Store, profile: ProjectProfile): void {
   const stored: ProjectProfile = { ...profile, path: projectKey(profile.path), dependencies: [...profile.dependencies] };
-  store.transaction(() => store.tables.projects.putSync(stored.path, stored));
+  store.putRecords([{ table: 'projects', key: stored.path, value: stored }]);
 }
 
 /** Every stored profile in path order, at most `limit` of them. */

@@ -53,10 +53,9 @@ export function rebuildStaleTermIndex(
 ): ReindexResult {
   const started = performance.now();
   if (termIndexIsCurrent(store)) return { rebuilt: false, documents: 0, durationMs: performance.now() - started };
-  return store.transaction(() => {
+  return store.write((t) => {
     // Checked again under the write lock: another process may have rebuilt it meanwhile.
     if (termIndexIsCurrent(store)) return { rebuilt: false, documents: 0, durationMs: performance.now() - started };
-    const t = store.tables;
     const total = t.retrospectives.getKeysCount() + t.activities.getKeysCount() + t.commits.getKeysCount();
     store.clearTable('terms');
     let done = 0;

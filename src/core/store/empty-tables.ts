@@ -3,14 +3,14 @@
  * checked out of process. Recording goes on in the write buffer meanwhile; nothing touches lmdb.
  */
 import type { Key } from 'lmdb';
-import type { Table, Tables } from './tables.js';
+import type { WritableTable, WritableTables } from './tables.js';
 
 function refuseWrite(): never {
   throw new Error('the agent-tracker database is not open yet');
 }
 
 /** A table with nothing in it; a write is a programming error (writes go through the store's transaction). */
-function emptyTable<V, K extends Key>(): Table<V, K> {
+function emptyTable<V, K extends Key>(): WritableTable<V, K> {
   return {
     get: () => undefined,
     doesExist: () => false,
@@ -23,7 +23,7 @@ function emptyTable<V, K extends Key>(): Table<V, K> {
 }
 
 /** One empty table per named sub-database. */
-export function emptyTables(): Tables {
+export function emptyTables(): WritableTables {
   return {
     agents: emptyTable(),
     sessions: emptyTable(),

@@ -246,8 +246,7 @@ export function migrateLegacy(store: Store, source: string, options: MigrateOpti
   const { records, unrecognized } = mapLegacyEntries(readLegacyEntries(absolute));
   result.unrecognized = unrecognized;
   const at = (options.now?.() ?? new Date()).toISOString();
-  const t = store.tables;
-  store.transaction(() => {
+  store.write((t) => {
     const merged = store.mergeAbsent(records.map((record) => ({ table: record.kind, key: record.key, value: record.value })));
     result.added = merged.added;
     result.skipped = merged.skipped;

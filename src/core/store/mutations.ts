@@ -91,6 +91,9 @@ export type TableName =
   | 'terms'
   | 'meta';
 
+/** Local state that needs no scoring rule: a project profile, provisioned items, a meta value (`store.putRecords`). */
+export type StateMutation = Extract<Mutation, { table: 'projects' | 'provisioned' | 'meta' }>;
+
 /** Counter deltas on one session record (a usage record). */
 export type SessionsMutation = Extract<Mutation, { table: 'sessions' }>;
 

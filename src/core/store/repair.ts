@@ -130,10 +130,10 @@ export async function repairDatabase(options: RepairOptions): Promise<RepairRepo
   const fresh = `${database}.repair-${stampOf(now)}`;
   const store = Store.open({ path: fresh, maxDatabaseSize: options.maxDatabaseSize, indexer: options.indexer });
   try {
-    store.transaction(() => {
+    store.write((t) => {
       const history: MergeRecord[] = [];
       for (const [table, records] of merged) {
-        if (table === 'migrations') for (const record of records) store.tables.migrations.putSync(record.key as string, record.value as never);
+        if (table === 'migrations') for (const record of records) t.migrations.putSync(record.key as string, record.value as never);
         else for (const record of records) history.push({ table: table as HistoryTable, key: record.key, value: record.value });
       }
       store.mergeAbsent(history);

@@ -139,9 +139,9 @@ export function mergeSpills(store: Store, rules: ScoringRules, now: Date = new D
     }
     const marker = `${MARKER_PREFIX}${spill.id}`;
     try {
-      const applied = store.transaction(() => {
-        if (store.tables.meta.doesExist(marker)) return false;
-        store.tables.meta.putSync(marker, now.toISOString());
+      const applied = store.write((t) => {
+        if (t.meta.doesExist(marker)) return false;
+        t.meta.putSync(marker, now.toISOString());
         store.applyBatch(spill.mutations, rules, now.toISOString());
         return true;
       });

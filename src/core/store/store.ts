@@ -1,26 +1,29 @@
 /**
- * The only module that imports lmdb. Opens the central database with its named sub-databases,
- * applies a batch of buffered mutations in ONE synchronous transaction, and offers typed reads.
+ * The only module that opens the central database for writing, and its one door for writes: every
+ * write runs in `write`, one synchronous transaction that hands out the writable tables. Everyone
+ * else reads `tables`, typed read-only. Flushes (`applyBatch`) and local state (`putRecords`) go
+ * through that door too; what they write is in apply-batch.ts.
  */
-import { chainedRefsOf, chainedRefsOfRecords, openChainEntry } from '../integrity/record-chain.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { open } from 'lmdb';
-import type { Database, Key, RootDatabase } from 'lmdb';
-import { applyAgentOp, newAgent } from '../rules.js';
+import type { Key, RootDatabase } from 'lmdb';
 import type { ScoringRules } from '../rules.js';
-import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord } from '../types.js';
-import type { FlushResult, Mutation, SessionsMutation, TableName } from './mutations.js';
-import { addUsage, replayDelta } from './replay.js';
-import { lmdbFileProblem } from './lmdb-file-check.js';
-import { lmdbTreeProblem } from './lmdb-walk.js';
+import type { FlushResult, Mutation, StateMutation, TableName } from './mutations.js';
+import { applyMutations, applyStateMutation, provisionedItemsIn } from './apply-batch.js';
+import { ensureBatchFits, PAGE_SIZE } from './batch-room.js';
 import { afterOwnWrite, beforeOwnWrite } from './verify.js';
-import { compressionOf } from './compression.js';
-import { hasStoredForm, restoredValue, storedValue } from './stored-form.js';
 import { emptyTables } from './empty-tables.js';
-import { freeBytes, preflight } from './preflight.js';
-import { diskFull, newerSchema } from './problems.js';
-import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
+import { tablesOf } from './open-tables.js';
+import { preflight } from './preflight.js';
+import { newerSchema } from './problems.js';
+import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
+import { chainedRefsOf, chainedRefsOfRecords, openChainEntry } from '../integrity/record-chain.js';
+
+export { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
+export { ZERO_COUNTERS } from './apply-batch.js';
+export { readLegacyEntries } from './legacy-read.js';
+export type { LegacyEntry } from './legacy-read.js';
 
 /**
  * The layout of the stored data. 2: the prior-art index's packed layout (search/index/, index
@@ -30,13 +33,11 @@ import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
  * as milliseconds (stored-form.ts).
  * An older tracker would misread such records, so it opens the file read-only and says to update.
  * A file of an earlier version is stamped at its first writable open (its records stay as they
- * are and read the same); an index of an earlier layout is rebuilt once (search/reindex.ts) by
+ * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by
  * `agent-tracker prior-art` or the first prior-art search.
  */
 export const SCHEMA_VERSION = 4;
 const MAX_NAMED_DATABASES = 16;
-/** lmdb's page size on the platforms lmdb-js ships for (the OS page size). */
-const PAGE_SIZE = 4096;
 /** The two meta pages at the start of every lmdb file. */
 const META_PAGES = 2;
 
@@ -47,8 +48,8 @@ interface LmdbTreeStats {
   overflowPages: number;
 }
 
-export type { HistoryTable, MetaValues, Table, Tables, TermIndexKey, WrittenDocument } from './tables.js';
-import type { HistoryTable, MetaValues, Table, Tables, WrittenDocument } from './tables.js';
+export type { HistoryTable, MetaValues, Table, Tables, TermIndexKey, WritableTable, WritableTables, WrittenDocument } from './tables.js';
+import type { HistoryTable, MetaValues, Table, Tables, WritableTable, WritableTables, WrittenDocument } from './tables.js';
 
 /** One record to merge: where it goes, its key and its stored value. */
 export interface MergeRecord {
@@ -70,44 +71,19 @@ const DOCUMENT_KIND_OF: Partial<Record<HistoryTable, WrittenDocument['kind']>> =
   retrospectives: 'retrospective',
 };
 
-/** The put option that writes a record only when its key is absent (lmdb's MDB_NOOVERWRITE). */
-const WRITE_ONCE = { noOverwrite: true } as const;
-
-/** Records read once and written once per batch, whatever number of mutations touch them. */
-interface BatchCache {
-  agents: Map<string, AgentRecord>;
-  sessions: Map<string, { key: [string, string, string]; record: UsageRecord }>;
-  /** The session counters replayable events added (see FlushResult.counted). */
-  counted: SessionsMutation[];
-  /** Host sessions with many events in the batch and none held before it -> their event ids written so far. */
-  freshEventSessions: Map<string, Set<string>>;
-}
-
-/** Events of one host session in a batch from which one probe for any held event pays (a backfill's whole session). */
-const PROBE_EVENTS_FROM = 16;
-
-/** Raised when the database cannot take more data; the message says which setting to raise. */
-export class DatabaseFullError extends Error {
-  override name = 'DatabaseFullError';
-}
-
-/** Raised when the database cannot be opened; the message names the path and the cause. */
-export class StoreOpenError extends Error {
-  override name = 'StoreOpenError';
-}
-
 /**
- * Keeps an index in step with the documents a write adds, inside that write's transaction. The
- * store persists and does not know what an index means: search/indexer.ts gives the term index's
- * (`termIndexer`), and every writer passes it (or `addIndexer` it before its first document).
+ * Keeps an index in step with the documents a write adds, inside that write's transaction (the
+ * only code besides the store handed writable tables). The store persists and does not know what
+ * an index means: search/indexer.ts gives the term index's (`termIndexer`), and every writer
+ * passes it (or `addIndexer` it before its first document).
  */
-export type DocumentIndexer = ((tables: Tables, documents: WrittenDocument[]) => void) & {
+export type DocumentIndexer = ((tables: WritableTables, documents: WrittenDocument[]) => void) & {
   /**
    * Work a write leaves for later (the term index merges its runs), one bounded step inside the
    * caller's transaction; returns whether any is left. Kept out of the writes themselves so a
    * flush at a turn's end does not wait for it.
    */
-  maintain?: (tables: Tables) => boolean;
+  maintain?: (tables: WritableTables) => boolean;
 };
 
 export interface StoreOptions {
@@ -121,101 +97,18 @@ export interface StoreOptions {
 /** The refusal of a write that adds documents to a store no indexer was given (yet): nothing of it is written. */
 export const NO_INDEXER = 'the prior-art index is not loaded yet, so entries are not written; what is recorded waits in memory';
 
-/** Raised by writes to a store that is not (yet) open for writing: still being checked, damaged, or newer. */
-export class StoreNotWritableError extends Error {
-  override name = 'StoreNotWritableError';
-}
-
-/**
- * One entry table whose values are stored in a form of their own (stored-form.ts): written in
- * it, read whole. Everything else lmdb offers (stats, clear) passes through.
- */
-function storedFormTable<V, K extends Key>(db: Database<V, K>, name: TableName): Table<V, K> {
-  const restore = (key: K, value: V | undefined): V | undefined => (value === undefined ? value : (restoredValue(name, key, value) as V));
-  // lmdb's typings say putSync returns nothing; it returns whether it wrote (false under noOverwrite when the key is there).
-  const raw = db as unknown as Table<V, K>;
-  const table: Table<V, K> & Pick<Database<V, K>, 'getStats' | 'clearSync'> = {
-    get: (key) => restore(key, db.get(key)),
-    doesExist: (key) => db.doesExist(key),
-    getRange: (options) => db.getRange(options).map(({ key, value }) => ({ key, value: restore(key, value) as V })),
-    getKeysCount: (options) => db.getKeysCount(options),
-    getKeys: (options) => db.getKeys(options),
-    putSync: (key, value, options) => raw.putSync(key, storedValue(name, key, value) as V, options),
-    removeSync: (key) => db.removeSync(key),
-    getStats: () => db.getStats(),
-    clearSync: () => db.clearSync(),
-  };
-  return table;
-}
-
-/** Names the tables of an open root database, each with the compression that pays for it (compression.ts). */
-function tablesOf(root: RootDatabase): Tables {
-  const table = <V, K extends Key>(name: TableName): Table<V, K> => {
-    const db = root.openDB<V, K>({ name, compression: compressionOf(name) });
-    return hasStoredForm(name) ? storedFormTable(db, name) : (db as unknown as Table<V, K>);
-  };
-  return {
-    agents: table('agents'),
-    sessions: table('sessions'),
-    commits: table('commits'),
-    communication: table('communication'),
-    retrospectives: table('retrospectives'),
-    activities: table('activities'),
-    projects: table('projects'),
-    migrations: table('migrations'),
-    userGrades: table('userGrades'),
-    events: table('events'),
-    terms: table('terms'),
-    meta: table('meta'),
-  };
-}
-
-/** The documents a mutation writes, for the size bound: indexed records count their text twice. */
-const DOCUMENT_TABLES: ReadonlySet<Mutation['table']> = new Set(['commits', 'activities']);
-
-/** Every usage counter at zero: a usage record's start. */
-export const ZERO_COUNTERS: Readonly<UsageCounters> = zeroCounters();
-
-/** A fresh object of every usage counter at zero (an object literal: see `newUsageRecord`). */
-function zeroCounters(): UsageCounters {
-  return {
-    toolCalls: 0,
-    toolFailures: 0,
-    commands: 0,
-    commits: 0,
-    pushes: 0,
-    bugs: 0,
-    gradedCommits: 0,
-    gradeSum: 0,
-    csDelta: 0,
-    messages: 0,
-    tokensInput: 0,
-    tokensOutput: 0,
-    tokensReasoning: 0,
-    tokensCacheRead: 0,
-    tokensCacheWrite: 0,
-    cost: 0,
-  };
-}
-
-/**
- * A session's first usage record: counters at zero, then what the session is, then its end time
- * (the key order records have always had). Built from a literal: V8 (Node 20) takes about 10 µs for
- * `{ ...ZERO_COUNTERS, ...init, lastAt }`, half a flush's time for a batch of new sessions.
- */
-function newUsageRecord(init: Omit<UsageRecord, CounterName | 'lastAt'>, lastAt: string): UsageRecord {
-  return Object.assign(zeroCounters(), init, { lastAt });
-}
-
-/** The meta key holding what setup provisioned into one config folder. */
-function provisionedKey(configDir: string): string {
-  return `provisioned:${configDir}`;
-}
+/** The refusal of a write helper called outside `store.write`: it would write in a transaction of its own. */
+const OUTSIDE_WRITE = 'a store write ran outside store.write';
 
 export class Store {
   readonly path: string;
   readonly maxDatabaseSize: number;
+  /** Every table, read-only: writes go through `write`. */
   readonly tables: Tables;
+  /** The same tables, writable: handed out only inside `write`. */
+  private readonly writable: WritableTables;
+  /** Whether a `write` transaction is running (a nested `write` joins it). */
+  private writing = false;
   private root: RootDatabase | undefined;
   private options: StoreOptions;
   private closed = false;
@@ -229,7 +122,8 @@ export class Store {
     this.options = options;
     this.path = options.path;
     this.maxDatabaseSize = options.maxDatabaseSize;
-    this.tables = root ? tablesOf(root) : emptyTables();
+    this.writable = root ? tablesOf(root) : emptyTables();
+    this.tables = this.writable;
     // Every writer keeps the term index in step, inside its flush transaction (plugin, import, migrate).
     if (options.indexer) this.addIndexer(options.indexer);
   }
@@ -264,7 +158,7 @@ export class Store {
     const problem = preflight({ path: this.path, ...(this.options.readOnly ? { readOnly: true } : {}) });
     if (problem) throw problem;
     this.root = Store.openRoot(this.options);
-    Object.assign(this.tables, tablesOf(this.root));
+    Object.assign(this.writable, tablesOf(this.root));
     this.writeRefusal = undefined;
     this.settleSchema();
   }
@@ -310,7 +204,7 @@ export class Store {
       return;
     }
     if ((stored === undefined || Number(stored) < SCHEMA_VERSION) && !this.options.readOnly) {
-      this.transaction(() => this.tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
+      this.write((tables) => tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
     }
   }
 
@@ -338,30 +232,32 @@ export class Store {
     if (!this.root || this.writeRefusal !== undefined || this.options.readOnly === true) return false;
     const steps = this.indexers.filter((indexer) => indexer.maintain !== undefined);
     if (steps.length === 0) return false;
-    return this.transaction(() => steps.map((indexer) => indexer.maintain?.(this.tables) === true).includes(true));
+    return this.write((tables) => steps.map((indexer) => indexer.maintain?.(tables) === true).includes(true));
   }
 
   /**
-   * Runs the indexers on documents written outside `applyBatch`; call inside `transaction`. With no
+   * Runs the indexers on documents written outside `applyBatch`; call inside `write`. With no
    * indexer, throws (the transaction, documents included, is not written): an entry missing from
    * the index would never be found by prior-art.
    */
   indexDocuments(documents: WrittenDocument[]): void {
+    const tables = this.writableTables();
     if (documents.length === 0) return;
     if (this.indexers.length === 0) throw new StoreNotWritableError(NO_INDEXER);
-    for (const indexer of this.indexers) indexer(this.tables, documents);
+    for (const indexer of this.indexers) indexer(tables, documents);
   }
 
   /**
    * The additive merge of migrations and imports: writes each record whose key is absent, keeps
-   * every record already there, and indexes the documents written. Call inside `transaction`.
+   * every record already there, and indexes the documents written. Call inside `write`.
    */
   mergeAbsent(records: Iterable<MergeRecord>): MergeCounts {
     const counts: MergeCounts = { added: 0, skipped: 0, addedByTable: {} };
     const written: WrittenDocument[] = [];
+    const tables = this.writableTables();
     const added: MergeRecord[] = [];
     for (const record of records) {
-      const table = this.tables[record.table] as unknown as Table<unknown, Key>;
+      const table = tables[record.table] as unknown as WritableTable<unknown, Key>;
       if (table.doesExist(record.key)) {
         counts.skipped += 1;
         continue;
@@ -373,14 +269,20 @@ export class Store {
       if (kind) written.push({ kind, key: record.key, value: record.value } as WrittenDocument);
       added.push(record);
     }
-    openChainEntry(this.tables, chainedRefsOfRecords(added)).close(new Date().toISOString());
+    openChainEntry(tables, chainedRefsOfRecords(added)).close(new Date().toISOString());
     this.indexDocuments(written);
     return counts;
   }
 
-  /** Empties one sub-database, for a rebuild of derived data (the term index). Call inside `transaction`. */
+  /** Empties one sub-database, for a rebuild of derived data (the term index). Call inside `write`. */
   clearTable(name: TableName): void {
-    (this.tables[name] as unknown as { clearSync(): void }).clearSync();
+    (this.writableTables()[name] as unknown as { clearSync(): void }).clearSync();
+  }
+
+  /** The writable tables, for the helpers that must run inside `write`; a call outside it is refused. */
+  private writableTables(): WritableTables {
+    if (!this.writing) throw new StoreNotWritableError(OUTSIDE_WRITE);
+    return this.writable;
   }
 
   meta(): MetaValues {
@@ -394,17 +296,23 @@ export class Store {
 
   /** What setup has provisioned into this OpenCode config folder so far (item ids), as stored. */
   provisionedItems(configDir: string): string[] {
-    const stored: unknown = this.tables.meta.get(provisionedKey(configDir));
-    return Array.isArray(stored) ? stored.filter((item): item is string => typeof item === 'string') : [];
+    return provisionedItemsIn(this.tables, configDir);
   }
 
-  /** Runs `action` in one synchronous write transaction; a full map becomes a DatabaseFullError. */
-  transaction<T>(action: () => T): T {
-    if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
+  /**
+   * The one door for writes: runs `action` in one synchronous write transaction and hands it the
+   * writable tables; all of it is written or nothing. A `write` inside another joins its
+   * transaction. A full map becomes a DatabaseFullError.
+   * @throws StoreNotWritableError while the store refuses writes (pending, damaged, newer, read-only).
+   */
+  write<T>(action: (tables: WritableTables) => T): T {
+    const root = this.openForWrites();
+    if (this.writing) return action(this.writable);
     try {
       // The chain of own writes (verify.ts): only a file changed by this process's commits alone stays verified.
       beforeOwnWrite(this.path);
-      const result = this.root.transactionSync(action);
+      this.writing = true;
+      const result = root.transactionSync(() => action(this.writable));
       afterOwnWrite(this.path);
       return result;
     } catch (error) {
@@ -416,6 +324,8 @@ export class Store {
         );
       }
       throw error;
+    } finally {
+      this.writing = false;
     }
   }
 
@@ -427,146 +337,38 @@ export class Store {
    */
   applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
     const started = performance.now();
-    if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
-    this.ensureFits(mutations);
-    const cache: BatchCache = { agents: new Map(), sessions: new Map(), counted: [], freshEventSessions: new Map() };
-    this.transaction(() => {
-      const chain = openChainEntry(this.tables, chainedRefsOf(mutations));
-      const written: WrittenDocument[] = [];
-      this.findFreshEventSessions(mutations, cache.freshEventSessions);
-      for (const mutation of mutations) this.applyOne(mutation, rules, now, written, cache);
-      // Records touched many times in one batch (a backfill) are read and written once each.
-      for (const [agent, record] of cache.agents) this.tables.agents.putSync(agent, record);
-      for (const { key, record } of cache.sessions.values()) this.tables.sessions.putSync(key, record);
-      const meta = this.tables.meta;
-      meta.putSync('flushes', Number(meta.get('flushes') ?? 0) + 1);
-      meta.putSync('lastFlushAt', now);
+    this.openForWrites();
+    ensureBatchFits(this.path, this.maxDatabaseSize, mutations);
+    const counted = this.write((tables) => {
+      const chain = openChainEntry(tables, chainedRefsOf(mutations));
+      const applied = applyMutations(tables, mutations, rules, now);
+      tables.meta.putSync('flushes', Number(tables.meta.get('flushes') ?? 0) + 1);
+      tables.meta.putSync('lastFlushAt', now);
       chain.close(now);
-      this.indexDocuments(written);
+      this.indexDocuments(applied.written);
+      return applied.counted;
     });
-    return { mutations: mutations.length, durationMs: performance.now() - started, counted: cache.counted };
-  }
-
-  private applyOne(mutation: Mutation, rules: ScoringRules, now: string, written: WrittenDocument[], cache: BatchCache): void {
-    const t = this.tables;
-    switch (mutation.table) {
-      case 'agents': {
-        const agent = cache.agents.get(mutation.key) ?? t.agents.get(mutation.key) ?? newAgent(mutation.key, now, rules);
-        for (const op of mutation.ops) {
-          if (op.kind === 'grade' && 'retrospective' in op) {
-            // A commit is graded once: when another process graded it first, this grade is dropped whole.
-            const key: [string, string] = [mutation.key, op.retrospective.commit];
-            if (t.retrospectives.doesExist(key)) continue;
-            const before = agent.cs;
-            applyAgentOp(agent, op, rules);
-            const value: RetrospectiveEntry = { ...op.retrospective, score_before: before, score_after: agent.cs };
-            t.retrospectives.putSync(key, value);
-            written.push({ kind: 'retrospective', key, value });
-          } else if (op.kind === 'grade' && 'userGrade' in op) {
-            // The user grades a commit once: a second grade (another process, a retry) is dropped whole.
-            const key: [string, string] = [op.userGrade.project, op.userGrade.commit];
-            const stored = t.userGrades.get(key);
-            if (stored && (op.replaces === undefined || stored.grade !== op.replaces)) continue;
-            applyAgentOp(agent, op, rules);
-            t.userGrades.putSync(key, op.userGrade);
-          } else {
-            applyAgentOp(agent, op, rules);
-          }
-        }
-        agent.updatedAt = now;
-        cache.agents.set(mutation.key, agent);
-        break;
-      }
-      case 'sessions': {
-        this.addSessionCounters(cache, mutation.key, mutation.init, mutation.counters, mutation.lastAt);
-        break;
-      }
-      case 'events': {
-        // Counted once per host event: only what the store does not hold yet is added.
-        // A session that held no event before the batch holds only what the batch wrote: no read each.
-        const fresh = cache.freshEventSessions.get(mutation.key[0]);
-        const held = fresh && !fresh.has(mutation.key[1]) ? undefined : t.events.get(mutation.key);
-        const { delta, totals, changed } = replayDelta(held, mutation.totals);
-        if (held !== undefined && !changed) break;
-        const { key, init, at } = mutation.session;
-        if (changed || held === undefined) this.addSessionCounters(cache, key, init, delta, at);
-        if (Object.keys(delta).length > 0) cache.counted.push({ table: 'sessions', key, init, counters: delta, lastAt: at });
-        if (held === undefined) {
-          for (const { agent, ops } of mutation.agentOps) this.applyOne({ table: 'agents', key: agent, ops }, rules, now, written, cache);
-        }
-        t.events.putSync(mutation.key, totals);
-        fresh?.add(mutation.key[1]);
-        break;
-      }
-      // Write-once records: a put that leaves a stored key alone, instead of a read and then a put.
-      case 'commits':
-        if (t.commits.putSync(mutation.key, mutation.value, WRITE_ONCE)) written.push({ kind: 'commit', key: mutation.key, value: mutation.value });
-        break;
-      case 'activities':
-        if (t.activities.putSync(mutation.key, mutation.value, WRITE_ONCE)) written.push({ kind: 'activity', key: mutation.key, value: mutation.value });
-        break;
-      case 'communication':
-        t.communication.putSync(mutation.key, mutation.value, WRITE_ONCE);
-        break;
-      case 'projects':
-        t.projects.putSync(mutation.key, mutation.value);
-        break;
-      case 'provisioned': {
-        const items = new Set([...this.provisionedItems(mutation.key), ...mutation.items]);
-        t.meta.putSync(provisionedKey(mutation.key), [...items].sort());
-        break;
-      }
-      case 'meta':
-        t.meta.putSync(mutation.key, mutation.value);
-        break;
-    }
-  }
-
-  /** Adds to `fresh` the host sessions with many events in `mutations` and none held (one range read each). */
-  private findFreshEventSessions(mutations: readonly Mutation[], fresh: Map<string, Set<string>>): void {
-    const perSession = new Map<string, number>();
-    for (const mutation of mutations) if (mutation.table === 'events') perSession.set(mutation.key[0], (perSession.get(mutation.key[0]) ?? 0) + 1);
-    for (const [sessionId, events] of perSession) {
-      if (events < PROBE_EVENTS_FROM) continue;
-      let held = false;
-      for (const { key } of this.tables.events.getRange({ start: [sessionId, ''], limit: 1 })) held = key[0] === sessionId;
-      if (!held) fresh.set(sessionId, new Set());
-    }
-  }
-
-  private addSessionCounters(cache: BatchCache, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
-    // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
-    const id = key.join('\u0000');
-    const record: UsageRecord = cache.sessions.get(id)?.record ?? this.tables.sessions.get(key) ?? newUsageRecord(init, lastAt);
-    addUsage(record, counters, lastAt);
-    cache.sessions.set(id, { key, record });
+    return { mutations: mutations.length, durationMs: performance.now() - started, counted };
   }
 
   /**
-   * lmdb-js grows its map on demand, so the size limit is enforced here, hard: a batch is refused
-   * unless the file plus an upper bound of what it can add stays within maxDatabaseSize, and the
-   * disk has room for that bound (size-limit.ts says why the bound holds).
+   * Writes local state (a project profile, a backfill mark, a review) in one transaction, durable
+   * at once: the batch path without a flush's count, for callers with no write buffer (the CLI).
    */
-  private ensureFits(mutations: readonly Mutation[]): void {
-    let size = 0;
-    try {
-      size = fs.statSync(this.path).size;
-    } catch {
-      return;
-    }
-    const values = mutations.map((mutation) => ({
-      bytes: encodedBytesBound(mutation),
-      document: DOCUMENT_TABLES.has(mutation.table) || (mutation.table === 'agents' && mutation.ops.some((op) => 'retrospective' in op)),
-    }));
-    const growth = maxGrowthBytes({ values, fileBytes: size, pageSize: PAGE_SIZE });
-    if (!fitsWithin(size, growth, this.maxDatabaseSize)) {
-      throw new DatabaseFullError(
-        `the agent-tracker database at ${this.path} is full (${size} bytes, maxDatabaseSize ${this.maxDatabaseSize}). ` +
-          'Raise the "maxDatabaseSize" plugin option (at most 2 GiB); nothing is lost: what waits is kept in memory and, at the end of the session, in a spill file beside the database.',
-      );
-    }
-    const free = freeBytes(path.dirname(this.path));
-    if (free !== undefined && free < growth) throw diskFull(path.dirname(this.path), free, growth);
+  putRecords(records: readonly StateMutation[]): void {
+    this.openForWrites();
+    ensureBatchFits(this.path, this.maxDatabaseSize, records);
+    this.write((tables) => {
+      const chain = openChainEntry(tables, chainedRefsOfRecords(records.map((record) => ({ table: record.table, key: record.key, value: 'value' in record ? record.value : undefined }))));
+      for (const record of records) applyStateMutation(tables, record);
+      chain.close(new Date().toISOString());
+    });
+  }
+
+  /** The open root, unless writes are refused. */
+  private openForWrites(): RootDatabase {
+    if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
+    return this.root;
   }
 
   /** Entry counts per sub-database, for `doctor`. */
@@ -599,33 +401,3 @@ export class Store {
   }
 }
 
-/** One entry of a legacy (single root database) agent-tracker file. */
-export interface LegacyEntry {
-  key: string;
-  value: unknown;
-}
-
-/**
- * Reads every entry of a legacy database read-only: the old layout kept all records in the root
- * database under string keys, msgpack values with compression on. Nothing is ever written there.
- * @throws StoreOpenError when the file cannot be opened.
- */
-export function* readLegacyEntries(legacyPath: string): Generator<LegacyEntry> {
-  // lmdb crashes the process on a malformed file (and this runs inside OpenCode, on a file in the
-  // project): its header and every page its trees reference are checked with plain reads first.
-  const problem = lmdbFileProblem(legacyPath) ?? lmdbTreeProblem(legacyPath);
-  if (problem) throw new StoreOpenError(`cannot read the legacy database at ${legacyPath}: ${problem}`);
-  let root: RootDatabase;
-  try {
-    root = open({ path: legacyPath, readOnly: true, compression: true });
-  } catch (error) {
-    throw new StoreOpenError(`cannot open the legacy database at ${legacyPath}: ${(error as Error).message}`);
-  }
-  try {
-    for (const { key, value } of root.getRange()) {
-      if (typeof key === 'string') yield { key, value: value as unknown };
-    }
-  } finally {
-    void root.close();
-  }
-}

@@ -23,13 +23,20 @@ export type StoreKey = Key;
 /** A key of the prior-art term index (layout in search/index/layout.ts). */
 export type TermIndexKey = (string | number)[];
 
-/** A read/write view of one named sub-database, free of lmdb's own types for callers. */
+/**
+ * A read view of one named sub-database, free of lmdb's own types for callers. What everyone outside
+ * the store is given: writes go through `store.write` (WritableTable) and nowhere else.
+ */
 export interface Table<V, K extends Key = Key> {
   get(key: K): V | undefined;
   doesExist(key: K): boolean;
   getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
   getKeysCount(options?: { start?: K; end?: K }): number;
   getKeys(options?: { start?: K; end?: K }): Iterable<K>;
+}
+
+/** One table as `store.write` hands it out, inside its transaction: reads plus writes. */
+export interface WritableTable<V, K extends Key = Key> extends Table<V, K> {
   /** With `noOverwrite`, writes only when the key is absent (one B-tree descent): false when it was there. */
   putSync(key: K, value: V, options?: { noOverwrite: true }): boolean;
   removeSync(key: K): boolean;
@@ -41,23 +48,30 @@ export interface MetaValues {
   lastFlushAt: string;
 }
 
-export interface Tables {
-  agents: Table<AgentRecord, string>;
-  sessions: Table<UsageRecord, [string, string, string]>;
-  commits: Table<CommitRecord, [string, string]>;
-  communication: Table<CommunicationEvent, [string, string, string]>;
-  retrospectives: Table<RetrospectiveEntry, [string, string]>;
-  activities: Table<ActivityEntry, [string, string, string]>;
-  projects: Table<ProjectProfile, string>;
-  migrations: Table<MigrationRecord, string>;
+/** Every named sub-database, writable: what `store.write` hands its action (and the indexers) inside the transaction. */
+export interface WritableTables {
+  agents: WritableTable<AgentRecord, string>;
+  sessions: WritableTable<UsageRecord, [string, string, string]>;
+  commits: WritableTable<CommitRecord, [string, string]>;
+  communication: WritableTable<CommunicationEvent, [string, string, string]>;
+  retrospectives: WritableTable<RetrospectiveEntry, [string, string]>;
+  activities: WritableTable<ActivityEntry, [string, string, string]>;
+  projects: WritableTable<ProjectProfile, string>;
+  migrations: WritableTable<MigrationRecord, string>;
   /** The user's grades, keyed [project, commit hash]. */
-  userGrades: Table<UserGradeRecord, [string, string]>;
+  userGrades: WritableTable<UserGradeRecord, [string, string]>;
   /** Host events already counted, [hostSessionId, eventId] -> the totals counted for it (see ReplayMutation). */
-  events: Table<CounterDeltas, ReplayKey>;
+  events: WritableTable<CounterDeltas, ReplayKey>;
   /** The prior-art term index (postings, document frequencies, document refs); layout in search/index/layout.ts. */
-  terms: Table<unknown, TermIndexKey>;
-  meta: Table<unknown, string>;
+  terms: WritableTable<unknown, TermIndexKey>;
+  meta: WritableTable<unknown, string>;
 }
+
+/** Every named sub-database, read-only: `store.tables`, for everyone. */
+export type Tables = { readonly [Name in keyof WritableTables]: ReadOnlyTable<WritableTables[Name]> };
+
+/** The read view of a writable table. */
+type ReadOnlyTable<T> = T extends WritableTable<infer V, infer K> ? Table<V, K> : never;
 
 /** A document written in a flush, for indexes kept inside the same transaction. */
 export type WrittenDocument =

@@ -457,7 +457,7 @@ export function importExport(
   const previous = firstImport(store, digest);
   const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
   const at = now().toISOString();
-  store.transaction(() => {
+  store.write((t) => {
     const merged = store.mergeAbsent(records.map((record) => ({ table: record.kind, key: record.key, value: record.value })));
     result.added = merged.added;
     result.skipped = merged.skipped;
@@ -465,7 +465,7 @@ export function importExport(
     // What the imported usage records already count of each project's reverts and follow-up fixes.
     for (const { key: project, value } of gitSignals) {
       const key = gitSignalCacheKey(project);
-      store.tables.meta.putSync(key, mergeGitSignalCaches(store.tables.meta.get(key) as GitSignalCache | undefined, value));
+      t.meta.putSync(key, mergeGitSignalCaches(t.meta.get(key) as GitSignalCache | undefined, value));
     }
     if (result.added > 0 || !previous) {
       const entry: ImportRecord = {
@@ -477,7 +477,7 @@ export function importExport(
         addedByKind: result.addedByKind,
         ...(provenance ? { userAction: provenance } : {}),
       };
-      store.tables.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
+      t.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
     }
   });
   // Old retrospectives (of this file or from before) count into their usage records once.

@@ -25,7 +25,7 @@
  * postings.ts (a term's blocks), chunks.ts and runs.ts (runs and their merge), writer.ts (a flush),
  * reader.ts (queries).
  */
-import type { Table, TermIndexKey } from '../../store/tables.js';
+import type { Table, WritableTable, TermIndexKey } from '../../store/tables.js';
 
 /**
  * The version of the index: of the analyzer that gives an entry's terms (tokenizer.ts) and of the
@@ -58,7 +58,10 @@ export const OPEN_BLOCK = 0;
 export type { TermIndexKey };
 
 /** The `terms` sub-database as the index uses it. */
-export type TermTable = Table<unknown, TermIndexKey>;
+/** The term index as a flush or a rebuild writes it (inside the store's write door). */
+export type TermTable = WritableTable<unknown, TermIndexKey>;
+/** The term index as readers see it. */
+export type TermReadTable = Table<unknown, TermIndexKey>;
 
 /** Which entry a document number stands for: its kind and its key in that kind's table. */
 export type DocumentRef =
@@ -89,7 +92,7 @@ export interface PostingList {
 }
 
 /** A number statistic; 0 when it was never written. */
-export function readNumber(table: TermTable, key: TermIndexKey): number {
+export function readNumber(table: TermReadTable, key: TermIndexKey): number {
   const value = table.get(key);
   return typeof value === 'number' ? value : 0;
 }
@@ -100,14 +103,14 @@ export function toBytes(value: unknown): Uint8Array | undefined {
 }
 
 /** Whether the index was built by this version (an empty index is: it is built from its first document on). */
-export function indexIsCurrent(table: TermTable): boolean {
+export function indexIsCurrent(table: TermReadTable): boolean {
   if (readNumber(table, ['s', 'nextDocument']) === 0) return true;
   const version = table.get(VERSION_KEY);
   return version === TERM_INDEX_VERSION || version === COMPATIBLE_VERSION;
 }
 
 /** The live runs, oldest first, as flat pairs: run number, terms it still holds. */
-export function liveRuns(table: TermTable): number[] {
+export function liveRuns(table: TermReadTable): number[] {
   const stored = table.get(RUNS_KEY);
   return Array.isArray(stored) ? stored.filter((value): value is number => typeof value === 'number') : [];
 }

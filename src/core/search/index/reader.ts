@@ -8,7 +8,7 @@ import { wordTerm } from '../tokenizer.js';
 import { blockInChunk } from './chunks.js';
 import { blockHeader, ByteWriter, compareTerms, postingCount, textEncoder } from './codec.js';
 import { DOCUMENTS_PER_BLOCK, GENERATION_KEY, indexIsCurrent, LAST_KEY_NUMBER, liveRuns, OPEN_BLOCK, readNumber, REFS_PER_BLOCK, RUN_PREFIX, toBytes, VERSION_KEY } from './layout.js';
-import type { Dictionary, DocumentRef, IndexStatistics, PostingList, TermTable } from './layout.js';
+import type { Dictionary, DocumentRef, IndexStatistics, PostingList, TermReadTable } from './layout.js';
 import { METADATA_WORDS, metadataOf, toWords } from './metadata.js';
 import type { DocumentMetadata } from './metadata.js';
 import { headDictionary, unpackPart } from './refs.js';
@@ -22,10 +22,10 @@ interface MetadataCache {
   generation: unknown;
   blocks: Map<number, Uint32Array>;
 }
-const metadataCaches = new WeakMap<TermTable, MetadataCache>();
+const metadataCaches = new WeakMap<TermReadTable, MetadataCache>();
 
 /** Each run's chunk keys (their last terms, in order), per index generation and table. */
-const runDirectoryCaches = new WeakMap<TermTable, { generation: unknown; runs: Map<number, string[]> }>();
+const runDirectoryCaches = new WeakMap<TermReadTable, { generation: unknown; runs: Map<number, string[]> }>();
 /** Run directories kept per table, at most (a few hundred bytes each, for small runs). */
 const CACHED_RUN_DIRECTORIES = 4 * MAX_RUNS;
 
@@ -38,7 +38,7 @@ export class TermIndexReader {
   private lastBlock = -1;
   private lastWords: Uint32Array | undefined;
 
-  constructor(private readonly table: TermTable) {}
+  constructor(private readonly table: TermReadTable) {}
 
   statistics(): IndexStatistics {
     return { documents: readNumber(this.table, ['s', 'documents']), totalLength: readNumber(this.table, ['s', 'totalLength']) };
