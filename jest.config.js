@@ -1,4 +1,10 @@
-/** Unit tests run in-process; e2e tests drive the real opencode binary and are slower. */
+/**
+ * Three projects: unit tests run in-process; integration tests start processes of their own (the
+ * built CLI, worker scripts, the plugin in a child, the opencode binary as a script runner); e2e
+ * tests drive the real opencode binary and are the slowest.
+ */
+import os from 'node:os';
+
 export const shared = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -9,9 +15,18 @@ export const shared = {
 
 export const unit = { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] };
 
+export const integration = { ...shared, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'] };
+
 export default {
+  // Jest's default is one worker per core less one: on two cores, one worker, and the whole suite in
+  // band. Much of a test's time is spent waiting on the processes it starts, so two workers on two
+  // cores keep both busy.
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
+  // Longest files first (recorded in tests/durations.json), so the workers end together.
+  testSequencer: '<rootDir>/scripts/test-sequencer.mjs',
   projects: [
     unit,
+    integration,
     // Before any e2e test: rg and chromium on PATH, installed from Debian's packages when missing.
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'], globalSetup: '<rootDir>/scripts/test-prerequisites.mjs' },
   ],
