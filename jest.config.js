@@ -5,12 +5,20 @@
  */
 import os from 'node:os';
 
+/**
+ * Jest's 5 s default fails tests that run git or the CLI a few dozen times when two workers share a
+ * loaded 2-core machine; a hang is still caught, and each child process has its own timeout as well.
+ * Set for each project (a run of one project, as Stryker's) and for the whole run.
+ */
+const TEST_TIMEOUT_MS = 30_000;
+
 export const shared = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testTimeout: TEST_TIMEOUT_MS,
 };
 
 export const unit = { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] };
@@ -18,6 +26,7 @@ export const unit = { ...shared, displayName: 'unit', testMatch: ['<rootDir>/tes
 export const integration = { ...shared, displayName: 'integration', testMatch: ['<rootDir>/tests/integration/**/*.test.ts'] };
 
 export default {
+  testTimeout: TEST_TIMEOUT_MS,
   // Jest's default is one worker per core less one: on two cores, one worker, and the whole suite in
   // band. Much of a test's time is spent waiting on the processes it starts, so two workers on two
   // cores keep both busy.
