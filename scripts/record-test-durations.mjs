@@ -4,7 +4,7 @@
  * test files first (scripts/test-sequencer.mjs). Record from an idle machine:
  *   node --experimental-vm-modules node_modules/jest/bin/jest.js --json --outputFile=/tmp/jest.json
  *   node scripts/record-test-durations.mjs /tmp/jest.json
- * Files of the old table the report does not cover keep their time.
+ * Files of the old table the report does not cover keep their time; files gone are dropped.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,7 +29,8 @@ if (!Array.isArray(results)) {
   console.error(`record-test-durations: ${report} is not a jest --json report`);
   process.exit(1);
 }
-const table = fs.existsSync(DURATIONS_FILE) ? JSON.parse(fs.readFileSync(DURATIONS_FILE, 'utf8')) : {};
+const old = fs.existsSync(DURATIONS_FILE) ? JSON.parse(fs.readFileSync(DURATIONS_FILE, 'utf8')) : {};
+const table = Object.fromEntries(Object.entries(old).filter(([file]) => fs.existsSync(path.join(ROOT, file))));
 for (const result of results) {
   const file = path.relative(ROOT, result.name).split(path.sep).join('/');
   table[file] = Math.round((result.endTime - result.startTime) / 100) / 10;

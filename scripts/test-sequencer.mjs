@@ -1,10 +1,11 @@
 /**
  * The order jest starts test files in: longest first, so that the two workers of a 2-core machine
- * finish together instead of one running a long e2e file alone at the end. Jest's own sequencer
- * already sorts by the durations it cached on this machine; a clean clone (CI) has no cache, so a
- * file with no cached time takes the one recorded in tests/durations.json (seconds, written by
- * `node scripts/record-test-durations.mjs <jest --json output>`). Files in neither run first, as
- * jest runs any file it knows nothing about.
+ * finish together instead of one running a long e2e file alone at the end. The durations come from
+ * tests/durations.json (seconds, recorded on an idle machine by `node scripts/record-test-durations.mjs
+ * <jest --json output>`), the same on every machine and in a clean clone (CI), where jest has no cache.
+ * Times of one run are all on one scale, which a cache filled under changing load is not; a file the
+ * table does not name yet takes jest's cached time, and a file in neither runs first, as jest runs any
+ * file it knows nothing about.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,9 +28,7 @@ export default class LongestFirst extends Sequencer {
 
   /** Milliseconds, as jest's cache holds them. */
   time(test) {
-    const cached = super.time(test);
-    if (cached !== undefined) return cached;
     const seconds = this.recorded[path.relative(ROOT, test.path).split(path.sep).join('/')];
-    return typeof seconds === 'number' ? seconds * 1000 : undefined;
+    return typeof seconds === 'number' ? seconds * 1000 : super.time(test);
   }
 }
