@@ -24,7 +24,7 @@ export default {
     enableFindRelatedTests: false,
   },
   coverageAnalysis: 'perTest',
-  // Some unit tests run the built CLI (dist/) in a child process.
+  // A group's integration tests run the built CLI (dist/) in a child process.
   buildCommand: 'npm run build',
   mutate: group.mutate,
   ignorePatterns: ['dist', 'coverage', '.tmp', 'reports', 'bench/results'],
