@@ -12,6 +12,19 @@ import os from 'node:os';
  */
 const TEST_TIMEOUT_MS = 30_000;
 
+/**
+ * Jest's default is one worker per core less one: on two cores, one worker, and the whole suite in
+ * band. Much of a test's time is spent waiting on the processes it starts, so two workers on two
+ * cores keep both busy. On a machine already busy with other work (load above its cores) a second
+ * worker gains little and doubles the wait of each opencode run (two e2e files side by side ran
+ * into their 150 s bound at a load of 30), so the run goes in band. `--maxWorkers` overrides both.
+ */
+function workers() {
+  const cores = os.availableParallelism();
+  if (os.loadavg()[0] > cores) return 1;
+  return Math.max(2, cores - 1);
+}
+
 export const shared = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -27,10 +40,7 @@ export const integration = { ...shared, displayName: 'integration', testMatch: [
 
 export default {
   testTimeout: TEST_TIMEOUT_MS,
-  // Jest's default is one worker per core less one: on two cores, one worker, and the whole suite in
-  // band. Much of a test's time is spent waiting on the processes it starts, so two workers on two
-  // cores keep both busy.
-  maxWorkers: Math.max(2, os.availableParallelism() - 1),
+  maxWorkers: workers(),
   // Longest files first (recorded in tests/durations.json), so the workers end together.
   testSequencer: '<rootDir>/scripts/test-sequencer.mjs',
   projects: [
