@@ -3,9 +3,9 @@
  * (scripts/mutate.mjs prints one score per group); `npm run mutate -- rules` runs one group.
  * Not part of CI: a full run takes long on two cores.
  *
- * Each group runs only the unit tests that aim at its files: a static mutant (a module-level
- * constant) must be tested by a whole run of the selected tests, and the whole unit suite takes a
- * minute, the selected files seconds.
+ * Each group runs only the unit and integration tests that aim at its files: a static mutant (a
+ * module-level constant) must be tested by a whole run of the selected tests, and the whole unit
+ * suite takes a minute, the selected files seconds.
  */
 import { GROUPS } from './stryker.groups.mjs';
 
@@ -19,11 +19,12 @@ export default {
   jest: {
     projectType: 'custom',
     configFile: 'stryker.jest.config.mjs',
-    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/unit/${test}*.test.ts`) },
+    // A group's tests may be unit or integration tests (those start the built CLI or workers).
+    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/{unit,integration}/${test}*.test.ts`) },
     enableFindRelatedTests: false,
   },
   coverageAnalysis: 'perTest',
-  // Some unit tests run the built CLI (dist/) in a child process.
+  // A group's integration tests run the built CLI (dist/) in a child process.
   buildCommand: 'npm run build',
   mutate: group.mutate,
   ignorePatterns: ['dist', 'coverage', '.tmp', 'reports', 'bench/results'],

@@ -1,6 +1,6 @@
 /**
- * The groups `npm run mutate` runs: the files each mutates and the unit test files (names under
- * tests/unit/, a prefix) that aim at them. See stryker.config.mjs.
+ * The groups `npm run mutate` runs: the files each mutates and the test files (names under
+ * tests/unit/ or tests/integration/, a prefix) that aim at them. See stryker.config.mjs.
  */
 export const GROUPS = {
   rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
