@@ -17,6 +17,7 @@ import {
   SPARSE_PARAMETERS,
   userGradeBaseline,
 } from '../helpers/synthetic-eval.js';
+import { MIX_HELD_OUT_OPTIONS, taskMixWorld } from '../helpers/synthetic-eval-kinds.js';
 import type { EvalWorld, RecommendJson, WorldParameters } from '../helpers/synthetic-eval.js';
 
 /** Cases where the best model has at least this many commits on the target's family are scored. */
@@ -150,5 +151,17 @@ describe('recommend on the evaluation set (written through import, read through 
     expect(figures.cases).toBe(30);
     // The rest are worlds where the user's own grades put the self-inflating model ahead by chance.
     expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.8);
+  }, EVAL_TIMEOUT_MS);
+
+  it('task mix: the model handed the hard bug fixes, best within every kind, beats one that did the docs', async () => {
+    const figures = await score(range(1, 30).map((seed) => taskMixWorld(seed, EVAL_PARAMETERS)));
+    print('task mix seeds 1-30', figures);
+    expect(figures.cases).toBe(30);
+  }, EVAL_TIMEOUT_MS);
+
+  it('task mix, held-out worlds', async () => {
+    const figures = await score(range(9001, 30).map((seed) => taskMixWorld(seed, HELD_OUT_PARAMETERS, MIX_HELD_OUT_OPTIONS)));
+    print('task mix held-out seeds 9001-9030', figures);
+    expect(figures.cases).toBe(30);
   }, EVAL_TIMEOUT_MS);
 });
