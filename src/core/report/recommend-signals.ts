@@ -225,3 +225,48 @@ export function pooledShare(signal: Signal, pool: Tally): number | null {
   const trials = signal.trials(pool);
   return trials > 0 ? signal.good(pool) / trials : null;
 }
+
+/**
+ * What to add to each signal's share so work of one mix of tasks reads as work of the reference mix
+ * (recommend-kinds.ts): for the setup's own work and for the role's pool (its prior).
+ */
+export interface MixShifts {
+  setup: Partial<Record<SignalName, { amount: number; variance: number }>>;
+  pool: Partial<Record<SignalName, { amount: number; variance: number }>>;
+}
+const NO_SHIFT: MixShifts = { setup: {}, pool: {} };
+/** A shifted prior stays a share strictly inside 0..1. */
+const MIN_SHARE = 0.001;
+const MAX_SHARE = 0.999;
+
+/**
+ * Every signal's posterior for a setup's tally against its role's pool (both with self-grades already
+ * corrected). A signal nobody in the role varies on (no revert ever recorded, no turn ever undone)
+ * tells the setups nothing apart; kept in, it would only squeeze every score toward the middle.
+ */
+export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts = NO_SHIFT): SignalEstimate[] {
+  const estimates: SignalEstimate[] = [];
+  for (const signal of SIGNALS) {
+    const pooled = pooledShare(signal, rolePool);
+    if (pooled === null || pooled === 0 || pooled === 1) continue;
+    const prior = Math.min(MAX_SHARE, Math.max(MIN_SHARE, pooled + (shifts.pool[signal.name]?.amount ?? 0)));
+    const trials = signal.trials(setup);
+    const shift = shifts.setup[signal.name];
+    const good = Math.min(trials, Math.max(0, signal.good(setup) + (shift?.amount ?? 0) * trials));
+    const { mean, variance } = posterior(good, trials, prior, signal.credibility);
+    // The shift weighs as much as the setup's own evidence does in the posterior mean.
+    const shiftVariance = shift ? (trials / (trials + signal.credibility)) ** 2 * shift.variance : 0;
+    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance: variance + shiftVariance });
+  }
+  return estimates;
+}
+
+/** The weighted mean of the signals and its variance; with no signal at all (nothing measurable) the middle, 0.5. */
+export function combineEstimates(estimates: readonly SignalEstimate[]): { quality: number; variance: number } {
+  const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
+  if (totalWeight <= 0) return { quality: 0.5, variance: 0 };
+  return {
+    quality: estimates.reduce((sum, e) => sum + e.weight * e.mean, 0) / totalWeight,
+    variance: estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * e.variance, 0),
+  };
+}
