@@ -1,0 +1,115 @@
+/**
+ * Like with like: setups compared within the kinds of task they were handed, weighted by the user's
+ * mix (or the target project's), and "not comparable yet" when two never did the same kind of task.
+ * Expected values are worked out by hand in the comments, never with the code under test.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { recommendSetups } from '../../src/core/report/recommend.js';
+import type { Recommendation } from '../../src/core/report/recommend.js';
+import { MIX_PRIOR_TURNS } from '../../src/core/report/recommend-evidence.js';
+import { comparable, kindMass, kindShares, MIN_KIND_SESSIONS } from '../../src/core/report/recommend-kinds.js';
+import { formatRecommendation } from '../../src/core/report/recommend-text.js';
+import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
+import { profile } from '../helpers/synthetic-history.js';
+import { usageRecord } from '../helpers/usage-record.js';
+
+const TARGET = profile('/p/target', 'rust', 'axum', 'api', ['tokio']);
+const OTHER = '/p/other';
+
+/**
+ * `sessions` sessions of one setup, each two turns of one kind (or of no recorded kind) and two
+ * commits the user graded `grade` each. Nothing else varies, so the user's grade is the only signal.
+ */
+function graded(model: string, sessions: number, kind: 'turnsBugFix' | 'turnsDocs' | null, grade: number, project = TARGET.path): UsageRecord[] {
+  return Array.from({ length: sessions }, () =>
+    usageRecord({ agent: 'build', model, project, commits: 2, turns: 2, userGradedCommits: 2, userGradeSum: 2 * grade, ...(kind ? { [kind]: 2 } : {}) }),
+  );
+}
+
+function recommend(usage: UsageRecord[]): Recommendation {
+  const profiles = new Map<string, ProjectProfile>([[OTHER, profile(OTHER, 'rust', 'axum', 'api', ['tokio'])]]);
+  return recommendSetups({ target: TARGET, history: { usage }, profiles, similarity: () => 1, prefer: 'quality' });
+}
+
+const build = (result: Recommendation) => {
+  const role = result.roles.find((r) => r.agent === 'build');
+  if (!role) throw new Error('no build role');
+  return role;
+};
+
+describe('a record split by kind of task', () => {
+  it.each<[string, Partial<UsageRecord>, [string, number][]]>([
+    ['three bug-fix turns and one of docs', { turns: 4, turnsBugFix: 3, turnsDocs: 1 }, [['bug fix', 0.75], ['docs', 0.25]]],
+    ['one kind', { turns: 2, turnsTests: 2 }, [['tests', 1]]],
+    ['no kind recorded (a record from before task kinds)', { turns: 5 }, [['unknown', 1]]],
+  ])('%s', (_name, counters, shares) => {
+    expect(kindShares(usageRecord({ agent: 'build', model: 'm/a', ...counters }))).toEqual(shares);
+  });
+
+  it('weighs the mix by turns, and a record without turns as one', () => {
+    expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 4, turnsBugFix: 3, turnsDocs: 1 }))).toEqual([['bug fix', 3], ['docs', 1]]);
+    expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 0 }))).toEqual([['unknown', 1]]);
+  });
+
+  it.each<[string, [string, number][], [string, number][], boolean]>([
+    ['a shared kind', [['bug fix', 5], ['docs', 1]], [['docs', 3]], true],
+    ['no shared kind', [['bug fix', 5]], [['docs', 3]], false],
+    ['a shared kind below a session', [['bug fix', 5], ['docs', MIN_KIND_SESSIONS / 2]], [['docs', 3]], false],
+    ['work of an unknown kind (might be anything)', [['bug fix', 5], ['unknown', 1]], [['docs', 3]], true],
+    ['nothing classified', [], [['docs', 3]], true],
+  ])('comparable with %s', (_name, a, b, expected) => {
+    expect(comparable(new Map(a as never), new Map(b as never))).toBe(expected);
+    expect(comparable(new Map(b as never), new Map(a as never))).toBe(expected);
+  });
+});
+
+describe('like with like', () => {
+  // m/strong: 16 sessions of bug fixes graded 3, 4 of docs graded 5 → 3.4 over all its work.
+  // m/docs: 4 sessions of bug fixes graded 2, 16 of docs graded 4 → 3.6 over all its work.
+  // Within each kind m/strong is a whole grade better; pooled, m/docs looks better.
+  const strong = () => [...graded('m/strong', 16, 'turnsBugFix', 3), ...graded('m/strong', 4, 'turnsDocs', 5)];
+  const docs = () => [...graded('m/docs', 4, 'turnsBugFix', 2), ...graded('m/docs', 16, 'turnsDocs', 4)];
+
+  it('the setup handed the hard bug fixes wins when it is better within every kind', () => {
+    const role = build(recommend([...strong(), ...docs()]));
+    expect(role.pick.model).toBe('m/strong');
+    expect(role.comparable).toBe(true);
+    expect(role.notComparableWith).toEqual([]);
+  });
+
+  it('without task kinds recorded the same grades favour the one that did the docs (the confounding it corrects)', () => {
+    const strip = (records: UsageRecord[]) => records.map(({ turnsBugFix: _b, turnsDocs: _d, ...rest }) => rest as UsageRecord);
+    expect(build(recommend(strip([...strong(), ...docs()]))).pick.model).toBe('m/docs');
+  });
+
+  it('two setups that never did the same kind of task are "not comparable yet", never ranked', () => {
+    const result = recommend([...graded('m/fixer', 20, 'turnsBugFix', 3), ...graded('m/writer', 20, 'turnsDocs', 5)]);
+    const role = build(result);
+    expect(role.comparable).toBe(false);
+    expect(role.notComparableWith).toEqual([role.runnerUp?.model]);
+    expect(role.confidence).toBe('close call');
+    expect(role.certain).toBe(false);
+    expect(role.tie).toBe(false);
+    expect(role.probabilityBest).toBeLessThanOrEqual(0.5);
+    expect(role.caveat).toMatch(/not comparable yet: m\/(fixer|writer) did (bug fix|docs) and m\/(fixer|writer) did (bug fix|docs); they never did the same kind of task/);
+    expect(formatRecommendation(result)).toMatch(/build: m\/\w+ — not comparable yet with m\/\w+: they never did the same kind of task \(\d+% likely the best\)/);
+  });
+
+  it('weights by the target project\'s own mix, shrunk toward the user\'s', () => {
+    // All work: 10 sessions × 2 turns of docs on another project, 5 × 2 of bug fixes on the target:
+    // docs 20, bug fix 10 turns. The prior is MIX_PRIOR_TURNS of that mix (docs 2/3, bug fix 1/3),
+    // and the target adds its own 10 bug-fix turns.
+    const usage = [...graded('m/a', 10, 'turnsDocs', 4, OTHER), ...graded('m/b', 5, 'turnsBugFix', 3)];
+    const docsMass = MIX_PRIOR_TURNS * (20 / 30);
+    const bugMass = MIX_PRIOR_TURNS * (10 / 30) + 10;
+    const mix = build(recommend(usage)).taskMix;
+    expect(mix.docs).toBeCloseTo(docsMass / (docsMass + bugMass), 3);
+    expect(mix['bug fix']).toBeCloseTo(bugMass / (docsMass + bugMass), 3);
+  });
+
+  it('records without a kind are one unknown kind, comparable with anything', () => {
+    const role = build(recommend([...graded('m/old', 20, null, 4), ...graded('m/new', 20, 'turnsDocs', 3)]));
+    expect(role.comparable).toBe(true);
+    expect(role.pick.model).toBe('m/old');
+  });
+});
