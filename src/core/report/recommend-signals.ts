@@ -33,6 +33,8 @@ export interface Tally {
   pairedGraded: number;
   overclaimSum: number;
   overclaimSquares: number;
+  /** Σ self-graded commits × (the record's mean self-grade)²: how much a setup's self-grades vary from record to record. */
+  selfMeanSquares: number;
   /** Sessions whose cost was estimated from the price catalog, and sessions whose model has no known price. */
   costEstimated: number;
   costUnknown: number;
@@ -61,6 +63,7 @@ export function emptyTally(): Tally {
     pairedGraded: 0,
     overclaimSum: 0,
     overclaimSquares: 0,
+    selfMeanSquares: 0,
     costEstimated: 0,
     costUnknown: 0,
   };
@@ -96,6 +99,7 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number): vo
   tally.testPasses += weight * (record.testPasses ?? 0);
   tally.reverted += weight * (record.revertedCommits ?? 0);
   tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
+  if (grades.self[0] > 0) tally.selfMeanSquares += (weight * grades.self[1] * grades.self[1]) / grades.self[0];
   // Usage records hold sums, not single grades: a record's overclaim is its mean self-grade minus
   // its mean user grade, counted once per commit both graded (the nearest to "on the same commits").
   const paired = Math.min(grades.user[0], grades.self[0]);

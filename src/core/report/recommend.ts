@@ -21,7 +21,7 @@ import type { RoleEvidence, SetupEvidence } from './recommend-evidence.js';
 import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
 import { explainScore } from './recommend-why.js';
-import { correctSelfGrades, overclaimOf, roleOverclaim, shrunkOverclaim } from './recommend-overclaim.js';
+import { correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, shrunkOverclaim } from './recommend-overclaim.js';
 import type { Overclaim } from './recommend-overclaim.js';
 import type { CostEstimator } from './recommend-prices.js';
 
@@ -226,7 +226,7 @@ function trialsOf(name: SignalName, tally: Tally): number {
 /** Scores one setup against its role's pool. */
 function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference): Candidate {
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off.
-  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool));
+  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool), selfGradeInformation(setup.weighted, pool));
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   // Each signal's share is read as if the setup had done the role's mix of tasks (like with like).
   const estimates = signalEstimates(corrected, rolePool, shifts);
@@ -323,7 +323,8 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   const poolOverclaim = roleOverclaim(pool);
   const byKind = setups.map((setup) => {
     const overclaim = shrunkOverclaim(setup.weighted, pool);
-    return new Map([...setup.byKind].map(([kind, tally]) => [kind, correctSelfGrades(tally, overclaim)] as const));
+    const information = selfGradeInformation(setup.weighted, pool);
+    return new Map([...setup.byKind].map(([kind, tally]) => [kind, correctSelfGrades(tally, overclaim, information)] as const));
   });
   const difficulty = fitKindEffects(byKind, mix);
   const poolByKind = new Map<Stratum, Tally>();
