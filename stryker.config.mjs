@@ -19,7 +19,7 @@ export default {
   jest: {
     projectType: 'custom',
     configFile: 'stryker.jest.config.mjs',
-    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/unit/${test}*.test.ts`) },
+    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/unit/${test}*.test.ts`), testPathIgnorePatterns: ['/node_modules/', ...(group.skip ?? [])] },
     enableFindRelatedTests: false,
   },
   coverageAnalysis: 'perTest',
