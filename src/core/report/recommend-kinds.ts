@@ -8,6 +8,7 @@
 import { TASK_KIND_COUNTERS, TASK_KINDS } from '../outcomes/task-kind.js';
 import type { TaskKind } from '../outcomes/task-kind.js';
 import type { UsageRecord } from '../types.js';
+import { invert, quadraticForm } from './recommend-math.js';
 import { SIGNALS } from './recommend-signals.js';
 import type { SignalName, Tally } from './recommend-signals.js';
 
@@ -94,8 +95,12 @@ const FIT_ROUNDS = 30;
 /** How much a kind of task moves every setup's share of one signal, and the mix's average of that. */
 export interface KindEffects {
   byKind: Map<Stratum, number>;
-  /** How uncertain each kind's effect is (its variance, as a share's). */
-  variance: Map<Stratum, number>;
+  /**
+   * Per setup (in the order fitted), the variance of its share read on the reference mix: its own
+   * effect and the kind effects estimated together, so a setup whose work barely overlaps the others'
+   * is as unsure as that makes it.
+   */
+  setupVariance: number[];
   /** The effect of the mix the scores are for: Σ weight × effect. */
   reference: number;
 }
@@ -146,23 +151,48 @@ export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], m
       });
     }
     const byKind = new Map(kinds.map((name, k) => [name, kind[k] ?? 0]));
-    const spread = average * (1 - average);
-    const variance = new Map(kinds.map((name, k) => [name, spread / (cells.reduce((sum, row) => sum + (row[k]?.trials ?? 0), 0) + KIND_EFFECT_CREDIBILITY)]));
     const reference = [...mix].reduce((sum, [name, weight]) => sum + weight * (byKind.get(name) ?? 0), 0);
-    difficulty[signal.name] = { byKind, variance, reference };
+    const setupVariance = fitVariances(cells, kinds.map((name) => mix.get(name) ?? 0), average * (1 - average), signal.credibility);
+    difficulty[signal.name] = { byKind, setupVariance, reference };
   }
   return difficulty;
 }
 
-/** Per signal, the amount to add to a share and the variance that adds (the kind effects are estimates). */
-export type Shift = Partial<Record<SignalName, { amount: number; variance: number }>>;
+/**
+ * The variance of each setup's own effect plus the mix's kind effect, from the fit's information
+ * matrix (trials per setup × kind, each effect with its prior): spread × cᵀ·M⁻¹·c.
+ */
+function fitVariances(cells: readonly (readonly { trials: number }[])[], weights: readonly number[], spread: number, credibility: number): number[] {
+  const setups = cells.length;
+  const size = setups + weights.length;
+  const matrix = Array.from({ length: size }, () => Array.from({ length: size }, () => 0));
+  cells.forEach((row, s) => {
+    row.forEach((cell, k) => {
+      const kind = setups + k;
+      (matrix[s] as number[])[s] = ((matrix[s] as number[])[s] ?? 0) + cell.trials;
+      (matrix[kind] as number[])[kind] = ((matrix[kind] as number[])[kind] ?? 0) + cell.trials;
+      (matrix[s] as number[])[kind] = cell.trials;
+      (matrix[kind] as number[])[s] = cell.trials;
+    });
+    (matrix[s] as number[])[s] = ((matrix[s] as number[])[s] ?? 0) + credibility;
+  });
+  weights.forEach((_, k) => ((matrix[setups + k] as number[])[setups + k] = ((matrix[setups + k] as number[])[setups + k] ?? 0) + KIND_EFFECT_CREDIBILITY));
+  const covariance = invert(matrix);
+  return cells.map((_, s) => spread * quadraticForm(covariance, [...cells.map((__, t) => (t === s ? 1 : 0)), ...weights]));
+}
+
+/**
+ * Per signal, the amount to add to a share, and (for a setup of the fit) the variance of the share so
+ * read, which replaces the plain posterior's: the kind effects are estimates too.
+ */
+export type Shift = Partial<Record<SignalName, { amount: number; variance?: number }>>;
 
 /**
  * The amount to add to each signal's share of work split by kind as `byKind`, so it reads as if done
- * on the reference mix: the mix's kind effect minus that of the work's own kinds. The further the
- * work's mix is from the reference, the more the kind effects' own uncertainty adds to the score's.
+ * on the reference mix: the mix's kind effect minus that of the work's own kinds. `setup` is the
+ * work's index in the fit (its variance comes with it); without it (the role's pool) none does.
  */
-export function mixShift(byKind: ReadonlyMap<Stratum, Tally>, difficulty: Difficulty, mix: ReadonlyMap<Stratum, number>): Shift {
+export function mixShift(byKind: ReadonlyMap<Stratum, Tally>, difficulty: Difficulty, setup?: number): Shift {
   const shifts: Shift = {};
   for (const signal of SIGNALS) {
     const effects = difficulty[signal.name];
@@ -170,14 +200,12 @@ export function mixShift(byKind: ReadonlyMap<Stratum, Tally>, difficulty: Diffic
     const trials = [...byKind.values()].reduce((sum, tally) => sum + signal.trials(tally), 0);
     if (trials <= 0) continue;
     let amount = effects.reference;
-    let variance = 0;
     for (const [kind, effect] of effects.byKind) {
       const tally = byKind.get(kind);
-      const own = tally ? signal.trials(tally) / trials : 0;
-      amount -= own * effect;
-      variance += ((mix.get(kind) ?? 0) - own) ** 2 * (effects.variance.get(kind) ?? 0);
+      amount -= (tally ? signal.trials(tally) / trials : 0) * effect;
     }
-    shifts[signal.name] = { amount, variance };
+    const variance = setup === undefined ? undefined : effects.setupVariance[setup];
+    shifts[signal.name] = variance === undefined ? { amount } : { amount, variance };
   }
   return shifts;
 }

@@ -235,8 +235,9 @@ export function pooledShare(signal: Signal, pool: Tally): number | null {
  * (recommend-kinds.ts): for the setup's own work and for the role's pool (its prior).
  */
 export interface MixShifts {
-  setup: Partial<Record<SignalName, { amount: number; variance: number }>>;
-  pool: Partial<Record<SignalName, { amount: number; variance: number }>>;
+  /** Per signal: the amount, and the variance of the setup's share so read (replacing the plain posterior's). */
+  setup: Partial<Record<SignalName, { amount: number; variance?: number }>>;
+  pool: Partial<Record<SignalName, { amount: number }>>;
 }
 const NO_SHIFT: MixShifts = { setup: {}, pool: {} };
 /** A shifted prior stays a share strictly inside 0..1. */
@@ -258,9 +259,7 @@ export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts
     const shift = shifts.setup[signal.name];
     const good = Math.min(trials, Math.max(0, signal.good(setup) + (shift?.amount ?? 0) * trials));
     const { mean, variance } = posterior(good, trials, prior, signal.credibility);
-    // The shift weighs as much as the setup's own evidence does in the posterior mean.
-    const shiftVariance = shift ? (trials / (trials + signal.credibility)) ** 2 * shift.variance : 0;
-    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance: variance + shiftVariance });
+    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance: shift?.variance ?? variance });
   }
   return estimates;
 }

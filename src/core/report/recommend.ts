@@ -336,9 +336,9 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
     }
   }
   for (const [kind, tally] of poolByKind) poolByKind.set(kind, correctSelfGrades(tally, poolOverclaim));
-  const poolShift = mixShift(poolByKind, difficulty, mix);
+  const poolShift = mixShift(poolByKind, difficulty);
   const candidates = setups
-    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, mix), pool: poolShift }, pricedPool, prefer))
+    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer))
     .sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
