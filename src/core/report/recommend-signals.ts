@@ -208,6 +208,8 @@ export interface SignalEstimate {
   prior: number;
   mean: number;
   variance: number;
+  /** The part of `variance` that comes from estimating how hard each kind of task is (0 without task kinds). */
+  kindVariance?: number;
 }
 
 /**
@@ -259,17 +261,19 @@ export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts
     const shift = shifts.setup[signal.name];
     const good = Math.min(trials, Math.max(0, signal.good(setup) + (shift?.amount ?? 0) * trials));
     const { mean, variance } = posterior(good, trials, prior, signal.credibility);
-    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance: shift?.variance ?? variance });
+    const total = shift?.variance ?? variance;
+    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance: total, kindVariance: Math.max(0, total - variance) });
   }
   return estimates;
 }
 
 /** The weighted mean of the signals and its variance; with no signal at all (nothing measurable) the middle, 0.5. */
-export function combineEstimates(estimates: readonly SignalEstimate[]): { quality: number; variance: number } {
+export function combineEstimates(estimates: readonly SignalEstimate[]): { quality: number; variance: number; kindVariance: number } {
   const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
-  if (totalWeight <= 0) return { quality: 0.5, variance: 0 };
+  if (totalWeight <= 0) return { quality: 0.5, variance: 0, kindVariance: 0 };
   return {
     quality: estimates.reduce((sum, e) => sum + e.weight * e.mean, 0) / totalWeight,
     variance: estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * e.variance, 0),
+    kindVariance: estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * (e.kindVariance ?? 0), 0),
   };
 }

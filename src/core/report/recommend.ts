@@ -206,6 +206,8 @@ interface Candidate {
   scored: ScoredSetup;
   mean: number;
   sd: number;
+  /** The spread behind "probability best" (recommendRole). */
+  probabilitySd: number;
   /** The why without the "too little to pick" note (the pick's line says that once). */
   reason: string;
   /** Sessions per kind of task: whether two setups did the same kind of work. */
@@ -230,7 +232,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   // Each signal's share is read as if the setup had done the role's mix of tasks (like with like).
   const estimates = signalEstimates(corrected, rolePool, shifts);
-  const { quality, variance: qualityVariance } = combineEstimates(estimates);
+  const { quality, variance: qualityVariance, kindVariance } = combineEstimates(estimates);
 
   // Cost enters as a known quantity (it is measured, not sampled like outcomes), so it moves the
   // score but not the width of its interval. As costly as the role's average scores 1/2, half as
@@ -246,6 +248,10 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const costValue = roleCost !== null && shrunkCost !== null ? roleCost / (roleCost + shrunkCost) : 0;
   const mean = (1 - costShare) * quality + costShare * costValue;
   const sd = (1 - costShare) * Math.sqrt(qualityVariance);
+  // PROBABILITY_SD_SCALE corrects the Beta variances' upper bound; the kind effects' variance is
+  // from the fit and is not scaled down with them.
+  const probabilitySd =
+    kindVariance > 0 ? (1 - costShare) * Math.sqrt(PROBABILITY_SD_SCALE ** 2 * (qualityVariance - kindVariance) + kindVariance) : sd * PROBABILITY_SD_SCALE;
 
   const roleCommits = pool.commits > 0;
   const own = roleCommits ? setup.counts.commits : setup.counts.sessions;
@@ -261,6 +267,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   return {
     mean,
     sd,
+    probabilitySd,
     reason,
     kindSessions: setup.kindSessions,
     scored: {
@@ -348,7 +355,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   const [pick, runnerUp, ...alternatives] = ordered as [Candidate, ...Candidate[]];
   // How likely the pick is truly the best among the setups that could be picked; thin setups are
   // judged by "worth trying" instead, or every role with a new model would read as a close call.
-  const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.sd * PROBABILITY_SD_SCALE }));
+  const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.probabilitySd }));
   const pickEvidence = pool.commits > 0 ? pick.scored.evidence : setups.find((s) => s.model === pick.scored.model)?.weighted.sessions ?? 0;
   // Little evidence, or evidence only from unlike projects, is never "sure".
   const rival = eligible[1];
