@@ -4,7 +4,7 @@
  * Expected values are worked out by hand in the comments, never with the code under test.
  */
 import { describe, expect, it } from '@jest/globals';
-import { recommendSetups } from '../../src/core/report/recommend.js';
+import { NOT_COMPARABLE_PROBABILITY, recommendSetups } from '../../src/core/report/recommend.js';
 import type { Recommendation } from '../../src/core/report/recommend.js';
 import { MIX_PRIOR_TURNS } from '../../src/core/report/recommend-evidence.js';
 import { comparable, kindMass, kindShares, MIN_KIND_SESSIONS } from '../../src/core/report/recommend-kinds.js';
@@ -90,7 +90,8 @@ describe('like with like', () => {
     expect(role.confidence).toBe('close call');
     expect(role.certain).toBe(false);
     expect(role.tie).toBe(false);
-    expect(role.probabilityBest).toBeLessThanOrEqual(0.5);
+    expect(role.probabilityBest).toBeLessThanOrEqual(NOT_COMPARABLE_PROBABILITY);
+    expect(NOT_COMPARABLE_PROBABILITY).toBeLessThanOrEqual(0.5);
     expect(role.caveat).toMatch(/not comparable yet: m\/(fixer|writer) did (bug fix|docs) and m\/(fixer|writer) did (bug fix|docs); they never did the same kind of task/);
     expect(formatRecommendation(result)).toMatch(/build: m\/\w+ — not comparable yet with m\/\w+: they never did the same kind of task \(\d+% likely the best\)/);
   });

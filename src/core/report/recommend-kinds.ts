@@ -14,7 +14,7 @@ import type { SignalName, Tally } from './recommend-signals.js';
 
 /** A kind of task, or unknown for records that do not say. */
 export type Stratum = TaskKind | 'unknown';
-export const UNKNOWN_KIND: Stratum = 'unknown';
+const UNKNOWN_KIND: Stratum = 'unknown';
 
 /**
  * A setup has done a kind of task when it has at least this many sessions' worth of it: two setups
@@ -57,7 +57,7 @@ export function mixWeights(mass: ReadonlyMap<Stratum, number>): Map<Stratum, num
 }
 
 /** The kinds of task a setup has done (MIN_KIND_SESSIONS or more), unknown left out. */
-export function kindsDone(sessions: ReadonlyMap<Stratum, number>): Set<Stratum> {
+function kindsDone(sessions: ReadonlyMap<Stratum, number>): Set<Stratum> {
   return new Set([...sessions].filter(([kind, count]) => kind !== UNKNOWN_KIND && count >= MIN_KIND_SESSIONS).map(([kind]) => kind));
 }
 
@@ -83,12 +83,12 @@ export function describeKinds(sessions: ReadonlyMap<Stratum, number>): string {
  * The prior behind a kind's effect, in that signal's trials: a kind with a handful of trials moves
  * every setup's share little; one with many is measured.
  */
-export const KIND_EFFECT_CREDIBILITY = 5;
+const KIND_EFFECT_CREDIBILITY = 5;
 /**
  * The prior behind a setup's own effect in the fit, kept small: shrunk as far as its score is, the
  * setup's own effect would leave part of its skill in the effect of the kinds it was handed.
  */
-export const OWN_EFFECT_CREDIBILITY = 1;
+const OWN_EFFECT_CREDIBILITY = 1;
 /** Rounds of the back-and-forth fit; setups and kinds are few, and it settles within a dozen. */
 const FIT_ROUNDS = 30;
 
@@ -110,9 +110,10 @@ export type Difficulty = Partial<Record<SignalName, KindEffects>>;
 
 /**
  * How hard each kind of task is, per signal, fitted over the whole role as share = role average +
- * the setup's own effect + the kind's effect (weighted least squares, both effects shrunk a little toward 0). Fitting both at once is what keeps the kind's effect from
- * being the effect of whoever was handed that kind: bug fixes done only by the strong model would
- * otherwise look easy because the strong model did them well.
+ * the setup's own effect + the kind's effect (weighted least squares, both effects shrunk a little
+ * toward 0). Fitting both at once is what keeps the kind's effect from being the effect of whoever
+ * was handed that kind: bug fixes done only by the strong model would otherwise look easy because the
+ * strong model did them well.
  */
 export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], mix: ReadonlyMap<Stratum, number>): Difficulty {
   const kinds = [...new Set(setups.flatMap((byKind) => [...byKind.keys()]))];
