@@ -7,7 +7,10 @@ import { describe, expect, it } from '@jest/globals';
 import { NOT_COMPARABLE_PROBABILITY, recommendSetups } from '../../src/core/report/recommend.js';
 import type { Recommendation } from '../../src/core/report/recommend.js';
 import { MIX_PRIOR_TURNS } from '../../src/core/report/recommend-evidence.js';
-import { comparable, kindMass, kindShares, MIN_KIND_SESSIONS } from '../../src/core/report/recommend-kinds.js';
+import { comparable, describeKinds, fitKindEffects, KIND_EFFECT_CREDIBILITY, kindMass, kindShares, MIN_KIND_SESSIONS, mixShift, mixWeights } from '../../src/core/report/recommend-kinds.js';
+import type { Stratum } from '../../src/core/report/recommend-kinds.js';
+import { emptyTally, SIGNAL_CREDIBILITY } from '../../src/core/report/recommend-signals.js';
+import type { Tally } from '../../src/core/report/recommend-signals.js';
 import { formatRecommendation } from '../../src/core/report/recommend-text.js';
 import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
 import { profile } from '../helpers/synthetic-history.js';
@@ -112,5 +115,95 @@ describe('like with like', () => {
     const role = build(recommend([...graded('m/old', 20, null, 4), ...graded('m/new', 20, 'turnsDocs', 3)]));
     expect(role.comparable).toBe(true);
     expect(role.pick.model).toBe('m/old');
+  });
+});
+
+/** A tally of `commits` commits of which `bugs` drew a bug: the bugs signal's share is 1 - bugs/commits. */
+function bugTally(commits: number, bugs: number): Tally {
+  return { ...emptyTally(), commits, bugs };
+}
+
+describe('how hard each kind of task is', () => {
+  // Within each kind m/x's share of commits without a bug is 0.1 above m/y's; docs are 0.4 easier than
+  // bug fixes for both. m/x did mostly bug fixes, m/y mostly docs. Trials are large, so the priors barely count.
+  const big = 1_000_000;
+  const x = new Map<Stratum, Tally>([['bug fix', bugTally(big, 0.5 * big)], ['docs', bugTally(big / 10, 0.1 * (big / 10))]]);
+  const y = new Map<Stratum, Tally>([['bug fix', bugTally(big / 10, 0.6 * (big / 10))], ['docs', bugTally(big, 0.2 * big)]]);
+  const mix = new Map<Stratum, number>([['bug fix', 0.5], ['docs', 0.5]]);
+
+  it('is fitted together with each setup\'s own effect: docs come out 0.4 easier than bug fixes', () => {
+    const difficulty = fitKindEffects([x, y], mix);
+    // Only the signals with trials in these tallies: commits (accepted commits and bugs).
+    expect(Object.keys(difficulty).sort()).toEqual(['acceptedCommits', 'bugs']);
+    const bugs = difficulty.bugs;
+    expect((bugs?.byKind.get('docs') ?? 0) - (bugs?.byKind.get('bug fix') ?? 0)).toBeCloseTo(0.4, 3);
+    // Nobody's commits were reverted: no kind moves accepted commits.
+    expect(difficulty.acceptedCommits?.byKind.get('docs')).toBeCloseTo(0, 6);
+    // The mix's own effect is its weighted mean.
+    expect(bugs?.reference).toBeCloseTo(0.5 * (bugs?.byKind.get('docs') ?? 0) + 0.5 * (bugs?.byKind.get('bug fix') ?? 0), 10);
+  });
+
+  it('reads each setup\'s share as if done on the mix', () => {
+    const difficulty = fitKindEffects([x, y], mix);
+    // m/x did 10/11 bug fixes and 1/11 docs: read on half and half, its share rises by
+    // (0.5 - 1/11) × 0.4 (the docs it did not do) ; m/y's falls by as much.
+    expect(mixShift(x, difficulty, 0).bugs?.amount).toBeCloseTo((0.5 - 1 / 11) * 0.4, 3);
+    expect(mixShift(y, difficulty, 1).bugs?.amount).toBeCloseTo(-(0.5 - 1 / 11) * 0.4, 3);
+    // With the shift, m/x (0.5 on bug fixes, 0.9 on docs) reads 0.7 on the mix and m/y 0.6: 0.1 apart, as within each kind.
+    const read = (tallies: Map<Stratum, Tally>, index: number) => {
+      const commits = [...tallies.values()].reduce((sum, t) => sum + t.commits, 0);
+      const clean = [...tallies.values()].reduce((sum, t) => sum + t.commits - t.bugs, 0);
+      return clean / commits + (mixShift(tallies, difficulty, index).bugs?.amount ?? 0);
+    };
+    expect(read(x, 0) - read(y, 1)).toBeCloseTo(0.1, 3);
+  });
+
+  it('gives a setup\'s variance only with its index in the fit, never the pool\'s', () => {
+    const difficulty = fitKindEffects([x, y], mix);
+    expect(mixShift(x, difficulty).bugs).toEqual({ amount: expect.any(Number) });
+    expect(mixShift(x, difficulty, 0).bugs?.variance).toBe(difficulty.bugs?.setupVariance[0]);
+    expect(mixShift(new Map(), difficulty, 0)).toEqual({});
+  });
+
+  it('nothing to fit with one kind of task', () => {
+    expect(fitKindEffects([new Map([['docs', bugTally(10, 1)]])], new Map([['docs', 1]]))).toEqual({});
+  });
+
+  it('the variance of one setup\'s share from the fit\'s information matrix, worked out by Cramer\'s rule', () => {
+    // One setup: 10 commits of bug fixes (2 bugs), 30 of docs (3 bugs); mix 1/4 bug fix, 3/4 docs.
+    const setup = new Map<Stratum, Tally>([['bug fix', bugTally(10, 2)], ['docs', bugTally(30, 3)]]);
+    const difficulty = fitKindEffects([setup], new Map([['bug fix', 0.25], ['docs', 0.75]]));
+    const own = SIGNAL_CREDIBILITY.bugs;
+    const kind = KIND_EFFECT_CREDIBILITY;
+    // Rows: the setup's own effect, bug fix, docs.
+    const m = [
+      [10 + 30 + own, 10, 30],
+      [10, 10 + kind, 0],
+      [30, 0, 30 + kind],
+    ];
+    const c = [1, 0.25, 0.75];
+    const det3 = (a: number[][]) =>
+      a[0]![0]! * (a[1]![1]! * a[2]![2]! - a[1]![2]! * a[2]![1]!) - a[0]![1]! * (a[1]![0]! * a[2]![2]! - a[1]![2]! * a[2]![0]!) + a[0]![2]! * (a[1]![0]! * a[2]![1]! - a[1]![1]! * a[2]![0]!);
+    // M·v = c by Cramer's rule, then cᵀ·v.
+    const v = [0, 1, 2].map((col) => det3(m.map((row, r) => row.map((value, j) => (j === col ? c[r]! : value)))) / det3(m));
+    const average = 35 / 40;
+    const expected = average * (1 - average) * c.reduce((sum, ci, i) => sum + ci * v[i]!, 0);
+    expect(difficulty.bugs?.setupVariance[0]).toBeCloseTo(expected, 12);
+  });
+});
+
+describe('the mix as weights', () => {
+  it('leaves out kinds without work and is empty without any', () => {
+    expect([...mixWeights(new Map<Stratum, number>([['docs', 0], ['bug fix', 3], ['tests', 1]]))]).toEqual([['bug fix', 0.75], ['tests', 0.25]]);
+    expect(mixWeights(new Map<Stratum, number>([['docs', 0]])).size).toBe(0);
+  });
+
+  it('counts classified turns, not all turns, and a record of no kind by its turns', () => {
+    expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 5, turnsBugFix: 2, turnsDocs: 1 }))).toEqual([['bug fix', 2], ['docs', 1]]);
+    expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 3 }))).toEqual([['unknown', 3]]);
+  });
+
+  it('names the kinds a setup did, unknown left out', () => {
+    expect(describeKinds(new Map<Stratum, number>([['bug fix', 3], ['unknown', 4], ['docs', MIN_KIND_SESSIONS / 2], ['tests', MIN_KIND_SESSIONS]]))).toBe('bug fix, tests');
   });
 });

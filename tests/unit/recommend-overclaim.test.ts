@@ -93,7 +93,43 @@ describe('what self-grades can say', () => {
   });
 });
 
+describe('the overclaim shown', () => {
+  const Z_80 = 1.2815515655446004;
+  const pool = () => {
+    const tally = emptyTally();
+    // 10 records, 2 pairs each: self 4 + 4 against user 3 + 3 → the role overclaims by 1 (20 pairs).
+    for (const t of [tallyOf(10, { user: [2, 6], self: [2, 8] })]) for (const key of Object.keys(tally) as (keyof Tally)[]) tally[key] += t[key];
+    return tally;
+  };
+
+  it('of a setup with no commit graded by both is the role\'s, with the interval of a 1.5-point spread over the prior\'s pairs', () => {
+    const half = Z_80 * Math.sqrt(1.5 ** 2 / OVERCLAIM_CREDIBILITY);
+    expect(overclaimOf(emptyTally(), pool(), 0)).toEqual({ mean: 1, interval: [Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10], commits: 0 });
+  });
+
+  it('has an interval from the spread of its own pairs', () => {
+    // 10 records: 5 with self 5 + 5 against user 3 + 3 (2 over), 5 with self 3 + 3 against 3 + 3 (0 over):
+    // 20 pairs, mean 1, spread (10 × 4 + 10 × 0) / 20 - 1 = 1, so the half-width is Z_80 × √(1 / 22).
+    const setup = emptyTally();
+    for (const t of [tallyOf(5, { user: [2, 6], self: [2, 10] }), tallyOf(5, { user: [2, 6], self: [2, 6] })]) for (const key of Object.keys(setup) as (keyof Tally)[]) setup[key] += t[key];
+    const half = Z_80 * Math.sqrt(1 / (20 + OVERCLAIM_CREDIBILITY));
+    expect(overclaimOf(setup, pool(), 20)?.interval).toEqual([Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10]);
+  });
+
+  it('keeps the interval at least a half-point spread wide when every pair agrees', () => {
+    // 20 pairs all exactly 1 over: no spread of its own, so 0.25 (a half point squared) is used.
+    const half = Z_80 * Math.sqrt(0.25 / (20 + OVERCLAIM_CREDIBILITY));
+    expect(overclaimOf(pool(), pool(), 20)?.interval).toEqual([Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10]);
+  });
+});
+
 describe('corrected self-grades', () => {
+  it('are none, not NaN, for a setup that never graded itself', () => {
+    const none = tallyOf(3, { user: [1, 3], self: [0, 0] });
+    expect(correctSelfGrades(none, 1)).toMatchObject({ selfGraded: 0, selfGradeSum: 0 });
+    expect(selfGradeInformation(none, tallyOf(3, { user: [1, 3], self: [2, 6] }))).toBe(0);
+  });
+
   it('take the overclaim off the mean and count only commits the user did not grade', () => {
     // 10 records: 4 self-graded commits summing 20 (all 5s), 1 of them also user-graded.
     const tally = tallyOf(10, { user: [1, 3], self: [4, 20] });

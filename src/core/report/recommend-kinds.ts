@@ -74,16 +74,16 @@ export function comparable(a: ReadonlyMap<Stratum, number>, b: ReadonlyMap<Strat
   return [...kindsA].some((kind) => kindsB.has(kind));
 }
 
-/** "bug fix, refactor": the kinds a setup did, for the sentence that says two setups cannot be compared. */
+/** "bug fix, refactor": the kinds a setup did, for the sentence that says two setups cannot be compared (never empty there). */
 export function describeKinds(sessions: ReadonlyMap<Stratum, number>): string {
-  return [...kindsDone(sessions)].join(', ') || 'no classified work';
+  return [...kindsDone(sessions)].join(', ');
 }
 
 /**
  * The prior behind a kind's effect, in that signal's trials: a kind with a handful of trials moves
  * every setup's share little; one with many is measured.
  */
-const KIND_EFFECT_CREDIBILITY = 5;
+export const KIND_EFFECT_CREDIBILITY = 5;
 /**
  * The prior behind a setup's own effect in the fit, kept small: shrunk as far as its score is, the
  * setup's own effect would leave part of its skill in the effect of the kinds it was handed.
