@@ -19,8 +19,8 @@ export default {
   jest: {
     projectType: 'custom',
     configFile: 'stryker.jest.config.mjs',
-    // A group's tests may be unit or integration tests (those start the built CLI or workers).
-    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/{unit,integration}/${test}*.test.ts`) },
+    // A group's tests may be unit or integration tests (those start the built CLI or workers), less its `skip` patterns.
+    config: { testMatch: group.tests.map((test) => `<rootDir>/tests/{unit,integration}/${test}*.test.ts`), testPathIgnorePatterns: ['/node_modules/', ...(group.skip ?? [])] },
     enableFindRelatedTests: false,
   },
   coverageAnalysis: 'perTest',

@@ -1,11 +1,27 @@
 /**
  * The groups `npm run mutate` runs: the files each mutates and the test files (names under
- * tests/unit/ or tests/integration/, a prefix) that aim at them. See stryker.config.mjs.
+ * tests/unit/ or tests/integration/, a prefix) that aim at them, less those matching `skip` (path
+ * patterns). See stryker.config.mjs.
  */
 export const GROUPS = {
   rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
   'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['write-buffer', 'tracking', 'state'] },
-  recommend: { mutate: ['src/core/report/recommend.ts', 'src/core/report/recommend-signals.ts', 'src/core/report/recommend-math.ts'], tests: ['recommend'] },
+  // The scoring modules; every recommend test but the evaluation sets (recommend-eval, recommend-quality:
+  // minutes per run, so each mutant would time out rather than be judged) and the wiring tests that
+  // spawn the CLI or open stores (recommend-tool, recommend-apply: seconds each, and they time out
+  // under the coverage run on a loaded machine).
+  recommend: {
+    mutate: [
+      'src/core/report/recommend.ts',
+      'src/core/report/recommend-signals.ts',
+      'src/core/report/recommend-math.ts',
+      'src/core/report/recommend-kinds.ts',
+      'src/core/report/recommend-evidence.ts',
+      'src/core/report/recommend-overclaim.ts',
+    ],
+    tests: ['recommend'],
+    skip: ['/recommend-(eval|quality|tool|apply)\\.test\\.ts$'],
+  },
   masking: { mutate: ['src/core/secrets/**/*.ts'], tests: ['masking'] },
   outcomes: {
     mutate: ['src/core/outcomes/counters.ts', 'src/core/outcomes/test-runs.ts', 'src/core/outcomes/undo.ts', 'src/core/outcomes/git-signals.ts', 'src/core/outcomes/grades.ts'],

@@ -145,4 +145,35 @@ describe('import reads a bounded regular file and obeys the limits', () => {
     expect(result.stderr).toMatch(expected);
     expect(JSON.parse(runCli(sandbox, ['status', '--json', '--db', target]).stdout)).toEqual({ agents: [] });
   });
+
+  it.each<[string, Record<string, unknown>, RegExp | null]>([
+    ['more turns by kind of task than turns worked', { turns: 2, turnsDocs: 3 }, /sessions fields turnsBugFix, .* count 3 turns together; the record worked only 2/],
+    ['a fractional count of a kind', { turns: 2, turnsTests: 1.5 }, /sessions field "turnsTests" must be a whole number/],
+    ['turns by kind within the turns', { turns: 3, turnsBugFix: 2, turnsDocs: 1 }, null],
+  ])('task kinds: %s', (_name, forged, expected) => {
+    const text = exportOf((tracker) => {
+      tracker.service.noteModelRequest('s1', 'build', 'fake/model');
+      tracker.service.recordToolCall('s1', 'c1', 'bash', true);
+    });
+    const lines = text.trimEnd().split('\n');
+    const sessionLine = lines.findIndex((line) => line.startsWith('{"kind":"sessions"'));
+    const record = JSON.parse(lines[sessionLine] as string) as { value: Record<string, unknown> };
+    lines[sessionLine] = JSON.stringify({ ...record, value: { ...record.value, ...forged } });
+    const file = path.join(sandbox.root, 'kinds.ndjson');
+    fs.writeFileSync(file, `${lines.join('\n')}\n`);
+    const target = path.join(sandbox.root, `kinds-${Object.entries(forged).flat().join('-')}.lmdb`);
+    const result = runCli(sandbox, ['import', file, '--db', target]);
+    if (expected === null) {
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      const exported = runCli(sandbox, ['export', '--db', target]).stdout;
+      expect(exported).toContain('"turnsBugFix":2');
+      expect(exported).toContain('"turnsDocs":1');
+      return;
+    }
+    expect(result.code).toBe(1);
+    expect(oneLine(result.stderr)).toBe(true);
+    expect(result.stderr).toMatch(expected);
+    expect(JSON.parse(runCli(sandbox, ['status', '--json', '--db', target]).stdout)).toEqual({ agents: [] });
+  });
 });

@@ -47,6 +47,12 @@ describe('import value checks', () => {
     ['gradeSum of two grades per commit', 'sessions', { gradedCommits: 1, gradeSum: 10, csDelta: 10 }, SESSION_FIELDS, undefined],
     ['csDelta 1e300', 'sessions', { gradedCommits: 1, gradeSum: 2, csDelta: 1e300 }, SESSION_FIELDS, /"csDelta" must be from -10 to 10/],
     ['a count of 1e300 tokens', 'sessions', { tokensInput: 1e300 }, SESSION_FIELDS, /"tokensInput" must be a whole number from 0 to/],
+    // Turns per task kind: whole counts, together at most the turns worked.
+    ['turns of each kind within the turns', 'sessions', { turns: 5, turnsBugFix: 3, turnsDocs: 2 }, [], undefined],
+    ['more turns by kind than turns', 'sessions', { turns: 4, turnsBugFix: 3, turnsDocs: 2 }, [], /turnsBugFix, turnsFeature, .*turnsOther count 5 turns together; the record worked only 4 \("turns"\)/],
+    ['turns by kind without turns', 'sessions', { turnsOther: 1 }, [], /count 1 turns together; the record worked only 0/],
+    ['a negative turns count of a kind', 'sessions', { turns: 2, turnsTests: -1 }, [], /"turnsTests" must be a whole number from 0 to/],
+    ['a fractional turns count of a kind', 'sessions', { turns: 2, turnsConfig: 0.5 }, [], /"turnsConfig" must be a whole number from 0 to/],
     ['a cost of 1e300', 'sessions', { cost: 1e300 }, SESSION_FIELDS, /"cost" must be from 0 to/],
     ['a CS of 1e300 before a grade', 'retrospectives', { score_before: 1e300 }, ['score_before'], /"score_before" must be a CS from 0 to/],
     // Text from outside: every text field has a length cap.

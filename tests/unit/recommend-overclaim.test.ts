@@ -1,6 +1,6 @@
 /** Self-grade calibration: the overclaim figure and the correction, with expected values worked out by hand. */
 import { describe, expect, it } from '@jest/globals';
-import { correctSelfGrades, MIN_OVERCLAIM_PAIRS, OVERCLAIM_CREDIBILITY, overclaimOf, shrunkOverclaim } from '../../src/core/report/recommend-overclaim.js';
+import { correctSelfGrades, MIN_OVERCLAIM_PAIRS, OVERCLAIM_CREDIBILITY, overclaimOf, selfGradeInformation, shrunkOverclaim } from '../../src/core/report/recommend-overclaim.js';
 import { addRecord, emptyTally } from '../../src/core/report/recommend-signals.js';
 import type { Tally } from '../../src/core/report/recommend-signals.js';
 import { usageRecord } from '../helpers/usage-record.js';
@@ -15,19 +15,34 @@ function tallyOf(records: number, grades: { user: [number, number]; self: [numbe
 }
 
 describe('overclaim', () => {
-  it('is the self-grade minus the user grade on commits both graded, shrunk toward the role', () => {
-    // 10 records, each 2 commits graded by both: self 5 + 5, user 3 + 3 -> 2 points over, 20 pairs.
-    const inflater = tallyOf(10, { user: [2, 6], self: [2, 10] });
+  it('is the self-grade minus the user grade on commits both graded, shrunk up toward the role', () => {
+    // 10 records, each 2 commits graded by both: self 3 + 3, user 3 + 3 -> 0 over, 20 pairs.
     const honest = tallyOf(10, { user: [2, 6], self: [2, 6] });
+    // Self 5 + 5, user 3 + 3 -> 2 points over, 20 pairs.
+    const inflater = tallyOf(10, { user: [2, 6], self: [2, 10] });
     const pool = emptyTally();
     for (const t of [inflater, honest]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
-    // The role overclaims by 1 on average (40 pairs); the inflater's own 2 over 20 pairs, shrunk by the prior's pairs.
-    const expected = (20 * 2 + OVERCLAIM_CREDIBILITY * 1) / (20 + OVERCLAIM_CREDIBILITY);
-    expect(shrunkOverclaim(inflater, pool)).toBeCloseTo(expected, 10);
-    const shown = overclaimOf(inflater, pool, 20);
+    // The role overclaims by 1 on average (40 pairs); the honest one's own 0 over 20 pairs, shrunk by the prior's pairs.
+    const expected = (20 * 0 + OVERCLAIM_CREDIBILITY * 1) / (20 + OVERCLAIM_CREDIBILITY);
+    expect(shrunkOverclaim(honest, pool)).toBeCloseTo(expected, 10);
+    const shown = overclaimOf(honest, pool, 20);
     expect(shown?.mean).toBe(Math.round(expected * 10) / 10);
     expect(shown?.commits).toBe(20);
     expect(shown && shown.interval[0] < shown.mean && shown.mean < shown.interval[1]).toBe(true);
+  });
+
+  it('is never shrunk below the setup\'s own: overclaiming more than the role gives nothing back', () => {
+    // 10 records of 4 commits all self-graded 5, 2 of them graded 3 by the user: 2 points over, 20 pairs.
+    const inflater = tallyOf(10, { user: [2, 6], self: [4, 20] });
+    const pool = emptyTally();
+    for (const t of [inflater, tallyOf(10, { user: [2, 6], self: [2, 6] })]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
+    // Its own 2 points, not (20 × 2 + 2 × 1) / 22 = 1.9 toward the role's 1.
+    expect(shrunkOverclaim(inflater, pool)).toBe(2);
+    expect(overclaimOf(inflater, pool, 20)?.mean).toBe(2);
+    // Corrected, its self-grades on the 20 commits the user did not grade read 5 - 2 = 3: what the user gave it, not more.
+    const corrected = correctSelfGrades(inflater, shrunkOverclaim(inflater, pool));
+    expect(corrected.selfGraded).toBe(20);
+    expect(corrected.selfGradeSum).toBe(60);
   });
 
   it('is unknown when nobody in the role has a commit graded by both, and then self-grades are dropped', () => {
@@ -45,7 +60,76 @@ describe('overclaim', () => {
   });
 });
 
+describe('what self-grades can say', () => {
+  // Per record: 2 commits self-graded; records alternate between the two sums given.
+  const alternating = (sums: [number, number]) => {
+    const tally = emptyTally();
+    for (let i = 0; i < 10; i += 1) {
+      addRecord(tally, usageRecord({ agent: 'build', model: 'm', commits: 2, selfGradedCommits: 2, selfGradeSum: sums[i % 2] ?? 0 }), 1);
+    }
+    return tally;
+  };
+
+  it('is nothing from a setup that grades itself the same on every record, all from one that varies as the role', () => {
+    const always5 = alternating([10, 10]);
+    // Record means 2 and 5: spread (4 + 25) / 2 - 3.5² = 2.25.
+    const varies = alternating([4, 10]);
+    // Record means 3 and 4: spread (9 + 16) / 2 - 3.5² = 0.25.
+    const steadier = alternating([6, 8]);
+    const pool = emptyTally();
+    for (const t of [always5, varies]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
+    // The pool's record means: 5 (×10), 2 (×5), 5 (×5): mean 4.25, squares (25 × 15 + 4 × 5) / 20 = 19.75 → spread 1.6875.
+    expect(selfGradeInformation(always5, pool)).toBe(0);
+    expect(selfGradeInformation(varies, pool)).toBe(1);
+    expect(selfGradeInformation(steadier, pool)).toBeCloseTo(0.25 / 1.6875, 10);
+    expect(selfGradeInformation(varies, always5)).toBe(0);
+  });
+
+  it('scales the corrected self-grades counted', () => {
+    const tally = tallyOf(10, { user: [1, 3], self: [4, 20] });
+    // 30 unpaired commits at a corrected 3, counted a quarter.
+    expect(correctSelfGrades(tally, 2, 0.25).selfGraded).toBeCloseTo(7.5, 10);
+    expect(correctSelfGrades(tally, 2, 0.25).selfGradeSum).toBeCloseTo(22.5, 10);
+  });
+});
+
+describe('the overclaim shown', () => {
+  const Z_80 = 1.2815515655446004;
+  const pool = () => {
+    const tally = emptyTally();
+    // 10 records, 2 pairs each: self 4 + 4 against user 3 + 3 → the role overclaims by 1 (20 pairs).
+    for (const t of [tallyOf(10, { user: [2, 6], self: [2, 8] })]) for (const key of Object.keys(tally) as (keyof Tally)[]) tally[key] += t[key];
+    return tally;
+  };
+
+  it('of a setup with no commit graded by both is the role\'s, with the interval of a 1.5-point spread over the prior\'s pairs', () => {
+    const half = Z_80 * Math.sqrt(1.5 ** 2 / OVERCLAIM_CREDIBILITY);
+    expect(overclaimOf(emptyTally(), pool(), 0)).toEqual({ mean: 1, interval: [Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10], commits: 0 });
+  });
+
+  it('has an interval from the spread of its own pairs', () => {
+    // 10 records: 5 with self 5 + 5 against user 3 + 3 (2 over), 5 with self 3 + 3 against 3 + 3 (0 over):
+    // 20 pairs, mean 1, spread (10 × 4 + 10 × 0) / 20 - 1 = 1, so the half-width is Z_80 × √(1 / 22).
+    const setup = emptyTally();
+    for (const t of [tallyOf(5, { user: [2, 6], self: [2, 10] }), tallyOf(5, { user: [2, 6], self: [2, 6] })]) for (const key of Object.keys(setup) as (keyof Tally)[]) setup[key] += t[key];
+    const half = Z_80 * Math.sqrt(1 / (20 + OVERCLAIM_CREDIBILITY));
+    expect(overclaimOf(setup, pool(), 20)?.interval).toEqual([Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10]);
+  });
+
+  it('keeps the interval at least a half-point spread wide when every pair agrees', () => {
+    // 20 pairs all exactly 1 over: no spread of its own, so 0.25 (a half point squared) is used.
+    const half = Z_80 * Math.sqrt(0.25 / (20 + OVERCLAIM_CREDIBILITY));
+    expect(overclaimOf(pool(), pool(), 20)?.interval).toEqual([Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10]);
+  });
+});
+
 describe('corrected self-grades', () => {
+  it('are none, not NaN, for a setup that never graded itself', () => {
+    const none = tallyOf(3, { user: [1, 3], self: [0, 0] });
+    expect(correctSelfGrades(none, 1)).toMatchObject({ selfGraded: 0, selfGradeSum: 0 });
+    expect(selfGradeInformation(none, tallyOf(3, { user: [1, 3], self: [2, 6] }))).toBe(0);
+  });
+
   it('take the overclaim off the mean and count only commits the user did not grade', () => {
     // 10 records: 4 self-graded commits summing 20 (all 5s), 1 of them also user-graded.
     const tally = tallyOf(10, { user: [1, 3], self: [4, 20] });

@@ -135,6 +135,8 @@ describe('tallies', () => {
       pairedGraded: 2.5,
       overclaimSum: 2.5,
       overclaimSquares: 2.5,
+      // 6 self-graded commits at a mean of 4: 6 × 4² × 0.5.
+      selfMeanSquares: 48,
       // Whether a cost was priced from the catalog is counted where the cost is read (recommend.ts).
       costEstimated: 0,
       costUnknown: 0,

@@ -4,6 +4,7 @@
  * A pure check of one record's value; transfer.ts calls it per line and names the first bad one.
  */
 import { WHOLE_COUNTER_NAMES } from '../../contract/counters.js';
+import { TASK_KIND_COUNTERS } from '../outcomes/task-kind.js';
 import { DEFAULT_RULES, HALT_AT_SP, MIN_CS } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import { MAX_NAME_LENGTH, MAX_TEXT_LENGTH } from '../validation.js';
@@ -126,6 +127,15 @@ function sumProblem(kind: string, value: Record<string, unknown>): string | unde
   return undefined;
 }
 
+/** Each turn is of one kind of task, so the turns counted per kind add up to at most the turns worked. */
+function taskKindProblem(kind: string, value: Record<string, unknown>): string | undefined {
+  const counters = Object.values(TASK_KIND_COUNTERS);
+  const classified = counters.reduce((sum, name) => sum + numberOr0(value[name]), 0);
+  const turns = numberOr0(value.turns);
+  if (classified <= turns) return undefined;
+  return `${kind} fields ${counters.join(', ')} count ${classified} turns together; the record worked only ${turns} ("turns")`;
+}
+
 /**
  * The first problem with one record's values, or undefined. `known` lists the fields its kind defines;
  * `rules` are the importing database's (an agent's ranges follow them).
@@ -150,7 +160,7 @@ export function importValueProblem(kind: string, value: Record<string, unknown>,
     const agent = agentProblem(value, rules);
     if (agent) return agent;
   }
-  const sums = sumProblem(kind, value);
+  const sums = sumProblem(kind, value) ?? taskKindProblem(kind, value);
   if (sums) return sums;
   if (kind === 'commits' && typeof value.message === 'string' && value.message.length > MAX_COMMIT_MESSAGE_LENGTH) {
     return `commits field "message" is ${value.message.length} characters long; at most ${MAX_COMMIT_MESSAGE_LENGTH} are accepted`;

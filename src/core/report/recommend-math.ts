@@ -57,3 +57,31 @@ export function probabilityLargest(estimates: readonly NormalEstimate[], index: 
   }
   return total / mass;
 }
+
+/**
+ * The inverse of a symmetric positive-definite matrix (Gauss-Jordan; the fits here are a few dozen
+ * rows, and every diagonal carries a prior, so no pivot is ever near zero).
+ */
+export function invert(matrix: readonly (readonly number[])[]): number[][] {
+  const n = matrix.length;
+  const rows = matrix.map((row, i) => [...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
+  for (let col = 0; col < n; col += 1) {
+    const pivotRow = rows[col] as number[];
+    const pivot = pivotRow[col] as number;
+    for (let j = 0; j < 2 * n; j += 1) pivotRow[j] = (pivotRow[j] as number) / pivot;
+    rows.forEach((row, r) => {
+      if (r === col) return;
+      const factor = row[col] as number;
+      if (factor === 0) return;
+      for (let j = 0; j < 2 * n; j += 1) row[j] = (row[j] as number) - factor * (pivotRow[j] as number);
+    });
+  }
+  return rows.map((row) => row.slice(n));
+}
+
+/** cᵀ·M·c for a vector c and a square matrix M. */
+export function quadraticForm(matrix: readonly (readonly number[])[], vector: readonly number[]): number {
+  let total = 0;
+  matrix.forEach((row, i) => row.forEach((value, j) => (total += (vector[i] ?? 0) * value * (vector[j] ?? 0))));
+  return total;
+}

@@ -8,8 +8,10 @@ import { Z_80 } from './recommend-math.js';
 import type { Tally } from './recommend-signals.js';
 
 /**
- * The role's overclaim counts as this many paired commits of prior. Small on purpose: shrinking a
- * self-inflating setup's overclaim toward the role's would hand back part of what it inflated.
+ * The role's overclaim counts as this many paired commits of prior, and only ever raises a setup's:
+ * a setup that overclaims more than its role is corrected by its own measured overclaim, since
+ * shrinking it toward the role's would hand back part of what it inflated (a self-grade of 5 on
+ * every commit would then read above the user's grades and gain the setup score).
  */
 export const OVERCLAIM_CREDIBILITY = 2;
 /** Below this many commits graded by both, a setup's self-grades cannot be corrected and do not count. */
@@ -22,7 +24,7 @@ const DEFAULT_OVERCLAIM_SD = 1.5;
 
 /** A setup's overclaim in grade points (self-grade minus user grade), with its 80% interval. */
 export interface Overclaim {
-  /** Mean self-grade minus mean user grade on the commits both graded, shrunk toward the role's. */
+  /** Mean self-grade minus mean user grade on the commits both graded, shrunk toward the role's (never below its own). */
   mean: number;
   interval: [number, number];
   /** Commits both the user and the setup graded. */
@@ -30,6 +32,12 @@ export interface Overclaim {
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
+
+/** The setup's overclaim shrunk toward the role's `prior`, never below its own measured one. */
+function correctionOf(setup: Tally, prior: number): number {
+  const shrunk = (setup.overclaimSum + OVERCLAIM_CREDIBILITY * prior) / (setup.pairedGraded + OVERCLAIM_CREDIBILITY);
+  return setup.pairedGraded > 0 ? Math.max(shrunk, setup.overclaimSum / setup.pairedGraded) : shrunk;
+}
 
 /** The role's own overclaim (its pooled mean), or null when no commit in the role was graded by both. */
 export function roleOverclaim(pool: Tally): number | null {
@@ -43,7 +51,7 @@ export function roleOverclaim(pool: Tally): number | null {
 export function shrunkOverclaim(setup: Tally, pool: Tally): number | null {
   const prior = roleOverclaim(pool);
   if (prior === null || setup.pairedGraded < MIN_OVERCLAIM_PAIRS) return null;
-  return (setup.overclaimSum + OVERCLAIM_CREDIBILITY * prior) / (setup.pairedGraded + OVERCLAIM_CREDIBILITY);
+  return correctionOf(setup, prior);
 }
 
 /**
@@ -53,7 +61,7 @@ export function shrunkOverclaim(setup: Tally, pool: Tally): number | null {
 export function overclaimOf(setup: Tally, pool: Tally, counted: number): Overclaim | null {
   const prior = roleOverclaim(pool);
   if (prior === null) return null;
-  const mean = (setup.overclaimSum + OVERCLAIM_CREDIBILITY * prior) / (setup.pairedGraded + OVERCLAIM_CREDIBILITY);
+  const mean = correctionOf(setup, prior);
   const pairs = setup.pairedGraded;
   const ownMean = pairs > 0 ? setup.overclaimSum / pairs : prior;
   const ownVariance = pairs > 1 ? Math.max(0, setup.overclaimSquares / pairs - ownMean * ownMean) : DEFAULT_OVERCLAIM_SD ** 2;
@@ -62,15 +70,29 @@ export function overclaimOf(setup: Tally, pool: Tally, counted: number): Overcla
 }
 
 /**
+ * How much a setup's self-grades can say, 0..1: the spread of its records' mean self-grades against
+ * the role's. A setup that grades itself the same on every commit (always 5) says nothing about
+ * which work was better; corrected by its overclaim, its self-grades would only repeat the user's
+ * grades of it as if they were more commits, and so gain it from the inflation. Null spread in the
+ * role: nobody's self-grades tell work apart.
+ */
+export function selfGradeInformation(setup: Tally, pool: Tally): number {
+  const spread = (tally: Tally) => (tally.selfGraded > 0 ? Math.max(0, tally.selfMeanSquares / tally.selfGraded - (tally.selfGradeSum / tally.selfGraded) ** 2) : 0);
+  const role = spread(pool);
+  return role > 0 ? Math.min(1, spread(setup) / role) : 0;
+}
+
+/**
  * The tally with its self-grades corrected by `overclaim` (grade points per commit), the mean kept on
  * the grade scale, and counted only on commits the user did not grade: where the user graded, the
  * user's grade already says it, and counting the self-grade again would make the evidence look
- * larger than it is. With no overclaim known, the self-grades are dropped.
+ * larger than it is. They count `information` (selfGradeInformation) as much: nothing from a setup whose
+ * self-grades never vary. With no overclaim known, the self-grades are dropped.
  */
-export function correctSelfGrades(tally: Tally, overclaim: number | null): Tally {
+export function correctSelfGrades(tally: Tally, overclaim: number | null, information = 1): Tally {
   const count = tally.selfGraded;
   if (overclaim === null || count <= 0) return { ...tally, selfGraded: 0, selfGradeSum: 0 };
   const correctedMean = Math.min(GRADE_HIGH, Math.max(GRADE_LOW, tally.selfGradeSum / count - overclaim));
-  const unpaired = Math.max(0, count - tally.pairedGraded);
+  const unpaired = information * Math.max(0, count - tally.pairedGraded);
   return { ...tally, selfGraded: unpaired, selfGradeSum: correctedMean * unpaired };
 }

@@ -33,6 +33,8 @@ export interface Tally {
   pairedGraded: number;
   overclaimSum: number;
   overclaimSquares: number;
+  /** Σ self-graded commits × (the record's mean self-grade)²: how much a setup's self-grades vary from record to record. */
+  selfMeanSquares: number;
   /** Sessions whose cost was estimated from the price catalog, and sessions whose model has no known price. */
   costEstimated: number;
   costUnknown: number;
@@ -61,6 +63,7 @@ export function emptyTally(): Tally {
     pairedGraded: 0,
     overclaimSum: 0,
     overclaimSquares: 0,
+    selfMeanSquares: 0,
     costEstimated: 0,
     costUnknown: 0,
   };
@@ -96,6 +99,7 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number): vo
   tally.testPasses += weight * (record.testPasses ?? 0);
   tally.reverted += weight * (record.revertedCommits ?? 0);
   tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
+  if (grades.self[0] > 0) tally.selfMeanSquares += (weight * grades.self[1] * grades.self[1]) / grades.self[0];
   // Usage records hold sums, not single grades: a record's overclaim is its mean self-grade minus
   // its mean user grade, counted once per commit both graded (the nearest to "on the same commits").
   const paired = Math.min(grades.user[0], grades.self[0]);
@@ -204,6 +208,8 @@ export interface SignalEstimate {
   prior: number;
   mean: number;
   variance: number;
+  /** The part of `variance` that comes from estimating how hard each kind of task is (0 without task kinds). */
+  kindVariance?: number;
 }
 
 /**
@@ -224,4 +230,50 @@ export function posterior(good: number, trials: number, prior: number, credibili
 export function pooledShare(signal: Signal, pool: Tally): number | null {
   const trials = signal.trials(pool);
   return trials > 0 ? signal.good(pool) / trials : null;
+}
+
+/**
+ * What to add to each signal's share so work of one mix of tasks reads as work of the reference mix
+ * (recommend-kinds.ts): for the setup's own work and for the role's pool (its prior).
+ */
+export interface MixShifts {
+  /** Per signal: the amount, and the variance of the setup's share so read (replacing the plain posterior's). */
+  setup: Partial<Record<SignalName, { amount: number; variance?: number }>>;
+  pool: Partial<Record<SignalName, { amount: number }>>;
+}
+const NO_SHIFT: MixShifts = { setup: {}, pool: {} };
+/** A shifted prior stays a share strictly inside 0..1. */
+const MIN_SHARE = 0.001;
+const MAX_SHARE = 0.999;
+
+/**
+ * Every signal's posterior for a setup's tally against its role's pool (both with self-grades already
+ * corrected). A signal nobody in the role varies on (no revert ever recorded, no turn ever undone)
+ * tells the setups nothing apart; kept in, it would only squeeze every score toward the middle.
+ */
+export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts = NO_SHIFT): SignalEstimate[] {
+  const estimates: SignalEstimate[] = [];
+  for (const signal of SIGNALS) {
+    const pooled = pooledShare(signal, rolePool);
+    if (pooled === null || pooled === 0 || pooled === 1) continue;
+    const prior = Math.min(MAX_SHARE, Math.max(MIN_SHARE, pooled + (shifts.pool[signal.name]?.amount ?? 0)));
+    const trials = signal.trials(setup);
+    const shift = shifts.setup[signal.name];
+    const good = Math.min(trials, Math.max(0, signal.good(setup) + (shift?.amount ?? 0) * trials));
+    const { mean, variance } = posterior(good, trials, prior, signal.credibility);
+    const total = shift?.variance ?? variance;
+    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance: total, kindVariance: Math.max(0, total - variance) });
+  }
+  return estimates;
+}
+
+/** The weighted mean of the signals and its variance; with no signal at all (nothing measurable) the middle, 0.5. */
+export function combineEstimates(estimates: readonly SignalEstimate[]): { quality: number; variance: number; kindVariance: number } {
+  const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
+  if (totalWeight <= 0) return { quality: 0.5, variance: 0, kindVariance: 0 };
+  return {
+    quality: estimates.reduce((sum, e) => sum + e.weight * e.mean, 0) / totalWeight,
+    variance: estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * e.variance, 0),
+    kindVariance: estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * (e.kindVariance ?? 0), 0),
+  };
 }

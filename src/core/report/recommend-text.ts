@@ -30,6 +30,7 @@ export function describeConfidence(role: RoleRecommendation): string {
   const note = role.thinEvidence ? `, thin evidence: only ${own} ${unit}${own === 1 ? '' : 's'}` : '';
   if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
   const chance = `${Math.round(role.probabilityBest * 100)}% likely the best`;
+  if (!role.comparable) return `not comparable yet with ${role.runnerUp.model}: they never did the same kind of task (${chance}${note})`;
   if (role.tie) return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;
   return `${role.confidence} (${chance}${note})`;
 }

@@ -14,12 +14,15 @@ import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile } from '../types.js';
 import { probabilityLargest, Z_80 } from './recommend-math.js';
-import { acceptedCommits, addRecord, addScaledTally, addTally, emptyTally, pooledShare, posterior, SIGNALS } from './recommend-signals.js';
-import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
+import { acceptedCommits, addTally, combineEstimates, emptyTally, signalEstimates, SIGNALS } from './recommend-signals.js';
+import type { MixShifts, SignalName, Tally } from './recommend-signals.js';
+import { clamp01, gatherEvidence, setupKey } from './recommend-evidence.js';
+import type { RoleEvidence, SetupEvidence } from './recommend-evidence.js';
+import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend-kinds.js';
+import type { Stratum } from './recommend-kinds.js';
 import { explainScore } from './recommend-why.js';
-import { correctSelfGrades, overclaimOf, roleOverclaim, shrunkOverclaim } from './recommend-overclaim.js';
+import { correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, shrunkOverclaim } from './recommend-overclaim.js';
 import type { Overclaim } from './recommend-overclaim.js';
-import { costOf } from './recommend-prices.js';
 import type { CostEstimator } from './recommend-prices.js';
 
 /** How alike two project profiles are, 0..1. */
@@ -36,12 +39,6 @@ export const DEFAULT_PREFERENCE: Preference = 'balanced';
  * as outcome.
  */
 export const COST_SHARE: Readonly<Record<Preference, number>> = { quality: 0, balanced: 0.15, cheap: 0.5 };
-
-/**
- * A record on an entirely unlike project counts this much relative to one on the most alike
- * project in the history (which counts 1), so unlike history still says a little.
- */
-export const MIN_RECORD_WEIGHT = 0.05;
 
 /** Cost per accepted commit is shrunk toward the role's like the other signals, with this many commits of prior. */
 export const COST_CREDIBILITY = 20;
@@ -83,6 +80,8 @@ export const PROBABILITY_SD_SCALE = 0.5;
  */
 export const SURE_EVIDENCE = 30;
 export const MAX_THIN_PROBABILITY = 0.9;
+/** The pick and the runner-up never did the same kind of task: the chance the pick is the better is not above a coin toss. */
+export const NOT_COMPARABLE_PROBABILITY = 0.5;
 
 /** Scores run from 0 to this. */
 const SCORE_SCALE = 100;
@@ -148,6 +147,15 @@ export interface RoleRecommendation {
   certain: boolean;
   /** The pick and the runner-up score practically the same: either would do. */
   tie: boolean;
+  /**
+   * The pick and the runner-up did the same kind of task at least once (or their kinds are not known).
+   * False: they are "not comparable yet", and neither is ranked above the other.
+   */
+  comparable: boolean;
+  /** The role's other well-evidenced setups (models) that never did the same kind of task as the pick. */
+  notComparableWith: string[];
+  /** The mix of tasks (kind → weight, summing to 1) the scores are weighted by: the target's own, shrunk toward the user's in the role. */
+  taskMix: Record<string, number>;
   /** Set when the answer rests on unlike projects (the target's kind was never seen), or on too little evidence to be sure. */
   caveat?: string;
 }
@@ -185,26 +193,6 @@ export const NO_HISTORY_MESSAGE =
   '"agent-tracker backfill", or work in OpenCode with the agent-tracker plugin enabled, commit, and grade commits ' +
   '(/grade); then run recommend again.';
 
-/** What is known of one setup. */
-interface SetupEvidence {
-  agent: string;
-  model: string;
-  /** Every record weighted by its project's similarity: what the score uses. */
-  weighted: Tally;
-  /** Plain counts over all projects: the sample count and the one-line why. */
-  counts: Tally;
-  similaritySum: number;
-  similarityMass: number;
-}
-
-function setupKey(agent: string, model: string): string {
-  return `${agent}\u0000${model}`;
-}
-
-function clamp01(value: number): number {
-  return Math.min(1, Math.max(0, value));
-}
-
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
 /** The caveat of a target whose kind of project is not in the history. */
@@ -213,78 +201,17 @@ function unlikeCaveat(target: ProjectProfile): string {
   return `no project like this one (${kind}) in the history: the answer comes from unlike projects and may not carry over`;
 }
 
-/** Reads the history into per-setup evidence, grouped by role, and how alike the closest recorded project is. */
-function gatherEvidence(input: RecommendInput): { roles: Map<string, SetupEvidence[]>; closest: number } {
-  const { target, history } = input;
-  const similarityCache = new Map<string, number>();
-  const similarityTo = (project: string): number => {
-    let score = similarityCache.get(project);
-    if (score === undefined) {
-      const profile = input.profiles.get(project);
-      score = project === target.path ? 1 : profile ? clamp01(input.similarity(target, profile)) : 0;
-      similarityCache.set(project, score);
-    }
-    return score;
-  };
-  // Weights grow with the square of similarity, so a project sharing only a scope (0.2) counts
-  // little next to one of the same family (0.9): a family's best setup is not pulled toward another
-  // family's. They are relative to the most alike project on record: when nothing alike exists, all
-  // history counts alike instead of every setup being pulled to the mean for want of evidence.
-  const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity * similarity;
-
-  // One pass sums each setup's records per project (plain counts); the similarity weight is then
-  // applied once per setup × project instead of once per record.
-  // Nested maps (agent → model → project) so the hot loop builds no key strings.
-  type ProjectEntry = { agent: string; model: string; project: string; tally: Tally; work: number };
-  const byAgent = new Map<string, Map<string, Map<string, ProjectEntry>>>();
-  const perProject: ProjectEntry[] = [];
-  for (const record of history.usage) {
-    if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
-    let byModel = byAgent.get(record.agent);
-    if (!byModel) byAgent.set(record.agent, (byModel = new Map()));
-    let byProject = byModel.get(record.model);
-    if (!byProject) byModel.set(record.model, (byProject = new Map()));
-    let entry = byProject.get(record.project);
-    if (!entry) {
-      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), work: 0 };
-      byProject.set(record.project, entry);
-      perProject.push(entry);
-    }
-    const { cost, kind } = costOf(record, input.estimateCost);
-    addRecord(entry.tally, kind === 'stored' ? record : { ...record, cost }, 1);
-    if (kind === 'estimated') entry.tally.costEstimated += 1;
-    else if (kind === 'unknown') entry.tally.costUnknown += 1;
-    entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
-  }
-  let closest = 0;
-  for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));
-  const closestWeight = rawWeight(closest);
-  const setups = new Map<string, SetupEvidence>();
-  for (const entry of perProject) {
-    const key = setupKey(entry.agent, entry.model);
-    let setup = setups.get(key);
-    if (!setup) {
-      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), counts: emptyTally(), similaritySum: 0, similarityMass: 0 };
-      setups.set(key, setup);
-    }
-    const similarity = similarityTo(entry.project);
-    addScaledTally(setup.weighted, entry.tally, rawWeight(similarity) / closestWeight);
-    addTally(setup.counts, entry.tally);
-    setup.similaritySum += entry.work * similarity;
-    setup.similarityMass += entry.work;
-  }
-  const roles = new Map<string, SetupEvidence[]>();
-  for (const setup of setups.values()) roles.set(setup.agent, [...(roles.get(setup.agent) ?? []), setup]);
-  return { roles, closest };
-}
-
 /** A scored setup with the numbers ranking needs. */
 interface Candidate {
   scored: ScoredSetup;
   mean: number;
   sd: number;
+  /** The spread behind "probability best" (recommendRole). */
+  probabilitySd: number;
   /** The why without the "too little to pick" note (the pick's line says that once). */
   reason: string;
+  /** Sessions per kind of task: whether two setups did the same kind of work. */
+  kindSessions: ReadonlyMap<Stratum, number>;
 }
 
 /** The role's pooled cost per accepted commit, or null when its work cost nothing or nothing held. */
@@ -299,36 +226,32 @@ function trialsOf(name: SignalName, tally: Tally): number {
 }
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, pricedPool: Tally, prefer: Preference): Candidate {
-  const estimates: SignalEstimate[] = [];
+function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference): Candidate {
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off.
-  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool));
+  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool), selfGradeInformation(setup.weighted, pool));
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
-  for (const signal of SIGNALS) {
-    const prior = pooledShare(signal, rolePool);
-    // A signal nobody in the role varies on (no revert ever recorded, no turn ever undone) tells the
-    // setups nothing apart; kept in, it would only squeeze every score toward the middle.
-    if (prior === null || prior === 0 || prior === 1) continue;
-    const { mean, variance } = posterior(signal.good(corrected), signal.trials(corrected), prior, signal.credibility);
-    estimates.push({ name: signal.name, weight: signal.weight, prior, mean, variance });
-  }
-  const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
-  // With no signal at all (sessions that did nothing measurable) every setup sits at the middle.
-  const quality = totalWeight > 0 ? estimates.reduce((sum, e) => sum + e.weight * e.mean, 0) / totalWeight : 0.5;
-  const qualityVariance = totalWeight > 0 ? estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * e.variance, 0) : 0;
+  // Each signal's share is read as if the setup had done the role's mix of tasks (like with like).
+  const estimates = signalEstimates(corrected, rolePool, shifts);
+  const { quality, variance: qualityVariance, kindVariance } = combineEstimates(estimates);
 
   // Cost enters as a known quantity (it is measured, not sampled like outcomes), so it moves the
   // score but not the width of its interval. As costly as the role's average scores 1/2, half as
   // costly 2/3, twice as costly 1/3.
   // A setup with work of unknown price is scored at the role's cost (neither cheap nor dear), never as free.
   const roleCost = roleCostPerAccepted(pricedPool);
-  const ownAccepted = acceptedCommits(setup.weighted);
+  // Accepted commits too are read as if on the role's mix of tasks: hard bug fixes are reverted more often.
+  const acceptedShift = (shifts.setup.acceptedCommits?.amount ?? 0) * setup.weighted.commits;
+  const ownAccepted = Math.min(setup.weighted.commits, Math.max(0, acceptedCommits(setup.weighted) + acceptedShift));
   const priced = setup.counts.costUnknown === 0;
   const shrunkCost = roleCost === null ? null : priced ? (setup.weighted.cost + COST_CREDIBILITY * roleCost) / (ownAccepted + COST_CREDIBILITY) : roleCost;
   const costShare = roleCost === null || shrunkCost === null ? 0 : COST_SHARE[prefer];
   const costValue = roleCost !== null && shrunkCost !== null ? roleCost / (roleCost + shrunkCost) : 0;
   const mean = (1 - costShare) * quality + costShare * costValue;
   const sd = (1 - costShare) * Math.sqrt(qualityVariance);
+  // PROBABILITY_SD_SCALE corrects the Beta variances' upper bound; the kind effects' variance is
+  // from the fit and is not scaled down with them.
+  const probabilitySd =
+    kindVariance > 0 ? (1 - costShare) * Math.sqrt(PROBABILITY_SD_SCALE ** 2 * (qualityVariance - kindVariance) + kindVariance) : sd * PROBABILITY_SD_SCALE;
 
   const roleCommits = pool.commits > 0;
   const own = roleCommits ? setup.counts.commits : setup.counts.sessions;
@@ -344,7 +267,9 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, pricedPool: Tally, prefer
   return {
     mean,
     sd,
+    probabilitySd,
     reason,
+    kindSessions: setup.kindSessions,
     scored: {
       agent: setup.agent,
       model: setup.model,
@@ -393,14 +318,35 @@ export function confidenceOf(probability: number, lead: number | null): Confiden
 }
 
 /** Ranks one role's setups: the pick among the well-evidenced ones, and thin ones worth a try. */
-function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: Preference, unlike: string | null): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
+function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference, unlike: string | null): { role: RoleRecommendation; worthTrying: WorthTrying[]; all: ScoredSetup[] } {
+  const { setups, mix } = evidence;
   const pool = emptyTally();
   const pricedPool = emptyTally();
   for (const setup of setups) {
     addTally(pool, setup.weighted);
     if (setup.counts.costUnknown === 0) addTally(pricedPool, setup.weighted);
   }
-  const candidates = setups.map((setup) => scoreSetup(setup, pool, pricedPool, prefer)).sort(byScore);
+  // How hard each kind of task is, fitted on the setups' work with self-grades corrected as they count.
+  const poolOverclaim = roleOverclaim(pool);
+  const byKind = setups.map((setup) => {
+    const overclaim = shrunkOverclaim(setup.weighted, pool);
+    const information = selfGradeInformation(setup.weighted, pool);
+    return new Map([...setup.byKind].map(([kind, tally]) => [kind, correctSelfGrades(tally, overclaim, information)] as const));
+  });
+  const difficulty = fitKindEffects(byKind, mix);
+  const poolByKind = new Map<Stratum, Tally>();
+  for (const setup of setups) {
+    for (const [kind, tally] of setup.byKind) {
+      let kindPool = poolByKind.get(kind);
+      if (!kindPool) poolByKind.set(kind, (kindPool = emptyTally()));
+      addTally(kindPool, tally);
+    }
+  }
+  for (const [kind, tally] of poolByKind) poolByKind.set(kind, correctSelfGrades(tally, poolOverclaim));
+  const poolShift = mixShift(poolByKind, difficulty);
+  const candidates = setups
+    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer))
+    .sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
   const eligible = solid.length > 0 ? solid : candidates;
@@ -409,17 +355,27 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
   const [pick, runnerUp, ...alternatives] = ordered as [Candidate, ...Candidate[]];
   // How likely the pick is truly the best among the setups that could be picked; thin setups are
   // judged by "worth trying" instead, or every role with a new model would read as a close call.
-  const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.sd * PROBABILITY_SD_SCALE }));
+  const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.probabilitySd }));
   const pickEvidence = pool.commits > 0 ? pick.scored.evidence : setups.find((s) => s.model === pick.scored.model)?.weighted.sessions ?? 0;
   // Little evidence, or evidence only from unlike projects, is never "sure".
-  const cap = pickEvidence < SURE_EVIDENCE || unlike !== null ? MAX_THIN_PROBABILITY : 1;
-  const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const rival = eligible[1];
+  // Two setups that never did the same kind of task are not ranked: their scores would rank their tasks.
+  const notComparableWith = eligible.slice(1).filter((candidate) => !comparable(pick.kindSessions, candidate.kindSessions));
+  const comparableWithRunnerUp = !rival || !notComparableWith.includes(rival);
+  let cap = pickEvidence < SURE_EVIDENCE || unlike !== null ? MAX_THIN_PROBABILITY : 1;
+  if (!comparableWithRunnerUp) cap = NOT_COMPARABLE_PROBABILITY;
+  const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const lead = rival ? SCORE_SCALE * (pick.mean - rival.mean) : null;
-  const confidence = confidenceOf(probabilityBest, lead);
-  const tie = lead !== null && lead < PRACTICAL_LEAD;
+  const confidence = comparableWithRunnerUp ? confidenceOf(probabilityBest, lead) : 'close call';
+  const tie = comparableWithRunnerUp && lead !== null && lead < PRACTICAL_LEAD;
   const caveats: string[] = [];
   if (unlike) caveats.push(unlike);
+  if (rival && !comparableWithRunnerUp) {
+    caveats.push(
+      `not comparable yet: ${pick.scored.model} did ${describeKinds(pick.kindSessions)} and ${rival.scored.model} did ${describeKinds(rival.kindSessions)}; ` +
+        'they never did the same kind of task, so neither is ranked above the other',
+    );
+  }
   if (prefer !== 'quality' && setups.every((setup) => setup.counts.costUnknown > 0)) {
     caveats.push('no model in this role has a known price (OpenCode stored 0 and the price catalog does not know it), so cost is left out of the pick');
   }
@@ -450,6 +406,9 @@ function recommendRole(agent: string, setups: readonly SetupEvidence[], prefer: 
       thinEvidence: pick.scored.thin,
       certain: confidence !== 'close call' && !pick.scored.thin && unlike === null,
       tie,
+      comparable: comparableWithRunnerUp,
+      notComparableWith: notComparableWith.map((candidate) => candidate.scored.model),
+      taskMix: Object.fromEntries([...mix].map(([kind, weight]) => [kind, Math.round(weight * 1000) / 1000])),
       ...(caveats.length > 0 ? { caveat: caveats.join('; ') } : {}),
     },
     worthTrying,
@@ -468,7 +427,9 @@ export function recommendSetups(input: RecommendInput): Recommendation {
   const worthTrying: WorthTrying[] = [];
   const all: ScoredSetup[] = [];
   for (const agent of [...byRole.keys()].sort()) {
-    const result = recommendRole(agent, byRole.get(agent) ?? [], prefer, unlike);
+    const evidence = byRole.get(agent);
+    if (!evidence) continue;
+    const result = recommendRole(agent, evidence, prefer, unlike);
     roles.push(result.role);
     worthTrying.push(...result.worthTrying);
     all.push(...result.all);

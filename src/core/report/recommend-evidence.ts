@@ -1,0 +1,170 @@
+/**
+ * The history read into what the recommendation scores: per setup (agent × model), its records summed
+ * and weighted by how alike their project is to the target, split by kind of task; and per role, the
+ * mix of tasks the scores are weighted by.
+ */
+import { UNKNOWN } from '../types.js';
+import type { ProjectProfile, UsageRecord } from '../types.js';
+import type { History } from './history.js';
+import { addMass, kindMass, kindShares, mixWeights } from './recommend-kinds.js';
+import type { Stratum } from './recommend-kinds.js';
+import { costOf } from './recommend-prices.js';
+import type { CostEstimator } from './recommend-prices.js';
+import { addRecord, addScaledTally, addTally, emptyTally } from './recommend-signals.js';
+import type { Tally } from './recommend-signals.js';
+
+/**
+ * A record on an entirely unlike project counts this much relative to one on the most alike
+ * project in the history (which counts 1), so unlike history still says a little.
+ */
+export const MIN_RECORD_WEIGHT = 0.05;
+
+/**
+ * The target project's own mix of tasks is shrunk toward the user's mix in the role with this many
+ * turns of prior: a target with a few turns of docs is not judged on docs alone.
+ */
+export const MIX_PRIOR_TURNS = 20;
+
+/** What the evidence is read from. */
+export interface EvidenceInput {
+  target: ProjectProfile;
+  history: History;
+  profiles: ReadonlyMap<string, ProjectProfile>;
+  similarity: (a: ProjectProfile, b: ProjectProfile) => number;
+  estimateCost?: CostEstimator;
+}
+
+/** What is known of one setup. */
+export interface SetupEvidence {
+  agent: string;
+  model: string;
+  /** Every record weighted by its project's similarity: what the score uses. */
+  weighted: Tally;
+  /** The same, split by kind of task. */
+  byKind: Map<Stratum, Tally>;
+  /** Sessions of each kind (plain counts; a session of mixed kinds counts in part to each). */
+  kindSessions: Map<Stratum, number>;
+  /** Plain counts over all projects: the sample count and the one-line why. */
+  counts: Tally;
+  similaritySum: number;
+  similarityMass: number;
+}
+
+/** One role's setups and the mix of tasks (weights summing to 1) their scores are weighted by. */
+export interface RoleEvidence {
+  setups: SetupEvidence[];
+  mix: Map<Stratum, number>;
+}
+
+export function setupKey(agent: string, model: string): string {
+  return `${agent}\u0000${model}`;
+}
+
+export function clamp01(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}
+
+/** Every sum of a tally per kind, each scaled by `weight`, added into `into`. */
+function addKinds(into: Map<Stratum, Tally>, from: ReadonlyMap<Stratum, Tally>, weight: number): void {
+  for (const [kind, tally] of from) {
+    let sum = into.get(kind);
+    if (!sum) into.set(kind, (sum = emptyTally()));
+    addScaledTally(sum, tally, weight);
+  }
+}
+
+/** The role's mix: the target's own tasks in the role, shrunk toward the user's mix in it (MIX_PRIOR_TURNS). */
+function roleMix(all: ReadonlyMap<Stratum, number>, target: ReadonlyMap<Stratum, number> | undefined): Map<Stratum, number> {
+  const mass = new Map<Stratum, number>();
+  for (const [kind, weight] of mixWeights(all)) addMass(mass, kind, MIX_PRIOR_TURNS * weight);
+  for (const [kind, turns] of target ?? []) addMass(mass, kind, turns);
+  return mixWeights(mass);
+}
+
+/** Reads the history into per-setup evidence, grouped by role, and how alike the closest recorded project is. */
+export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleEvidence>; closest: number } {
+  const { target, history } = input;
+  const similarityCache = new Map<string, number>();
+  const similarityTo = (project: string): number => {
+    let score = similarityCache.get(project);
+    if (score === undefined) {
+      const profile = input.profiles.get(project);
+      score = project === target.path ? 1 : profile ? clamp01(input.similarity(target, profile)) : 0;
+      similarityCache.set(project, score);
+    }
+    return score;
+  };
+  // Weights grow with the square of similarity, so a project sharing only a scope (0.2) counts
+  // little next to one of the same family (0.9): a family's best setup is not pulled toward another
+  // family's. They are relative to the most alike project on record: when nothing alike exists, all
+  // history counts alike instead of every setup being pulled to the mean for want of evidence.
+  const rawWeight = (similarity: number) => MIN_RECORD_WEIGHT + (1 - MIN_RECORD_WEIGHT) * similarity * similarity;
+
+  // One pass sums each setup's records per project (plain counts); the similarity weight is then
+  // applied once per setup × project instead of once per record.
+  // Nested maps (agent → model → project) so the hot loop builds no key strings.
+  type ProjectEntry = { agent: string; model: string; project: string; tally: Tally; byKind: Map<Stratum, Tally>; kindSessions: Map<Stratum, number>; work: number };
+  const byAgent = new Map<string, Map<string, Map<string, ProjectEntry>>>();
+  const perProject: ProjectEntry[] = [];
+  // The mix of tasks per role: all of the user's, and the target project's own.
+  const allMix = new Map<string, Map<Stratum, number>>();
+  const targetMix = new Map<string, Map<Stratum, number>>();
+  for (const record of history.usage) {
+    if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
+    let byModel = byAgent.get(record.agent);
+    if (!byModel) byAgent.set(record.agent, (byModel = new Map()));
+    let byProject = byModel.get(record.model);
+    if (!byProject) byModel.set(record.model, (byProject = new Map()));
+    let entry = byProject.get(record.project);
+    if (!entry) {
+      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0 };
+      byProject.set(record.project, entry);
+      perProject.push(entry);
+    }
+    const { cost, kind } = costOf(record, input.estimateCost);
+    const costed: UsageRecord = kind === 'stored' ? record : { ...record, cost };
+    addRecord(entry.tally, costed, 1);
+    if (kind === 'estimated') entry.tally.costEstimated += 1;
+    else if (kind === 'unknown') entry.tally.costUnknown += 1;
+    for (const [task, share] of kindShares(record)) {
+      let tally = entry.byKind.get(task);
+      if (!tally) entry.byKind.set(task, (tally = emptyTally()));
+      addRecord(tally, costed, share);
+      addMass(entry.kindSessions, task, share);
+    }
+    entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
+    const mixes = record.project === target.path ? [allMix, targetMix] : [allMix];
+    for (const mix of mixes) {
+      let roleMass = mix.get(record.agent);
+      if (!roleMass) mix.set(record.agent, (roleMass = new Map()));
+      for (const [task, mass] of kindMass(record)) addMass(roleMass, task, mass);
+    }
+  }
+  let closest = 0;
+  for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));
+  const closestWeight = rawWeight(closest);
+  const setups = new Map<string, SetupEvidence>();
+  for (const entry of perProject) {
+    const key = setupKey(entry.agent, entry.model);
+    let setup = setups.get(key);
+    if (!setup) {
+      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), byKind: new Map(), kindSessions: new Map(), counts: emptyTally(), similaritySum: 0, similarityMass: 0 };
+      setups.set(key, setup);
+    }
+    const similarity = similarityTo(entry.project);
+    const weight = rawWeight(similarity) / closestWeight;
+    addScaledTally(setup.weighted, entry.tally, weight);
+    addKinds(setup.byKind, entry.byKind, weight);
+    for (const [task, sessions] of entry.kindSessions) addMass(setup.kindSessions, task, sessions);
+    addTally(setup.counts, entry.tally);
+    setup.similaritySum += entry.work * similarity;
+    setup.similarityMass += entry.work;
+  }
+  const roles = new Map<string, RoleEvidence>();
+  for (const setup of setups.values()) {
+    const role = roles.get(setup.agent) ?? { setups: [], mix: roleMix(allMix.get(setup.agent) ?? new Map(), targetMix.get(setup.agent)) };
+    role.setups.push(setup);
+    roles.set(setup.agent, role);
+  }
+  return { roles, closest };
+}

@@ -1,0 +1,212 @@
+/**
+ * Like with like: setups are compared within each kind of task, then weighted by the user's mix of
+ * tasks. The strong model is often handed the hard bug fixes and the cheap one the docs; pooled over
+ * all work, the one trusted with the hardest tasks would lose because of what it was given, not how
+ * it did. A usage record counts the turns of each kind (TASK_KIND_COUNTERS), so its sums are split
+ * between kinds in proportion to its turns; a record from before task kinds is of an unknown kind.
+ */
+import { TASK_KIND_COUNTERS, TASK_KINDS } from '../outcomes/task-kind.js';
+import type { TaskKind } from '../outcomes/task-kind.js';
+import type { UsageRecord } from '../types.js';
+import { invert, quadraticForm } from './recommend-math.js';
+import { SIGNALS } from './recommend-signals.js';
+import type { SignalName, Tally } from './recommend-signals.js';
+
+/** A kind of task, or unknown for records that do not say. */
+export type Stratum = TaskKind | 'unknown';
+const UNKNOWN_KIND: Stratum = 'unknown';
+
+/**
+ * A setup has done a kind of task when it has at least this many sessions' worth of it: two setups
+ * with no such kind in common never did the same work, and ranking them would rank their tasks.
+ */
+export const MIN_KIND_SESSIONS = 1;
+
+/**
+ * The record's share of each kind (summing to 1): its turns of each kind over all its classified
+ * turns; a record with none classified is all of an unknown kind.
+ */
+export function kindShares(record: UsageRecord): [Stratum, number][] {
+  const counted = TASK_KINDS.map((kind) => [kind, record[TASK_KIND_COUNTERS[kind]] ?? 0] as [Stratum, number]).filter(([, turns]) => turns > 0);
+  const total = counted.reduce((sum, [, turns]) => sum + turns, 0);
+  if (total === 0) return [[UNKNOWN_KIND, 1]];
+  return counted.map(([kind, turns]) => [kind, turns / total]);
+}
+
+/** How much of the user's work a record is, per kind: its turns (at least one for a record that counts none). */
+export function kindMass(record: UsageRecord): [Stratum, number][] {
+  const turns = Math.max(1, record.turns ?? 0);
+  const shares = kindShares(record);
+  const classified = TASK_KINDS.reduce((sum, kind) => sum + (record[TASK_KIND_COUNTERS[kind]] ?? 0), 0);
+  const mass = classified > 0 ? classified : turns;
+  return shares.map(([kind, share]) => [kind, share * mass]);
+}
+
+/** Adds `mass` to the kind in `into`. */
+export function addMass(into: Map<Stratum, number>, kind: Stratum, mass: number): void {
+  into.set(kind, (into.get(kind) ?? 0) + mass);
+}
+
+/** The mix as weights summing to 1 (empty when there is no work). */
+export function mixWeights(mass: ReadonlyMap<Stratum, number>): Map<Stratum, number> {
+  const total = [...mass.values()].reduce((sum, value) => sum + value, 0);
+  const weights = new Map<Stratum, number>();
+  if (total <= 0) return weights;
+  for (const [kind, value] of mass) if (value > 0) weights.set(kind, value / total);
+  return weights;
+}
+
+/** The kinds of task a setup has done (MIN_KIND_SESSIONS or more), unknown left out. */
+function kindsDone(sessions: ReadonlyMap<Stratum, number>): Set<Stratum> {
+  return new Set([...sessions].filter(([kind, count]) => kind !== UNKNOWN_KIND && count >= MIN_KIND_SESSIONS).map(([kind]) => kind));
+}
+
+/**
+ * Whether two setups can be compared: true unless both did known kinds of task, never the same one,
+ * and neither has work of an unknown kind (which might be anything, so it is given the benefit).
+ */
+export function comparable(a: ReadonlyMap<Stratum, number>, b: ReadonlyMap<Stratum, number>): boolean {
+  const unknownA = (a.get(UNKNOWN_KIND) ?? 0) > 0;
+  const unknownB = (b.get(UNKNOWN_KIND) ?? 0) > 0;
+  const kindsA = kindsDone(a);
+  const kindsB = kindsDone(b);
+  if (unknownA || unknownB || kindsA.size === 0 || kindsB.size === 0) return true;
+  return [...kindsA].some((kind) => kindsB.has(kind));
+}
+
+/** "bug fix, refactor": the kinds a setup did, for the sentence that says two setups cannot be compared (never empty there). */
+export function describeKinds(sessions: ReadonlyMap<Stratum, number>): string {
+  return [...kindsDone(sessions)].join(', ');
+}
+
+/**
+ * The prior behind a kind's effect, in that signal's trials: a kind with a handful of trials moves
+ * every setup's share little; one with many is measured.
+ */
+export const KIND_EFFECT_CREDIBILITY = 5;
+/**
+ * The prior behind a setup's own effect in the fit, kept small: shrunk as far as its score is, the
+ * setup's own effect would leave part of its skill in the effect of the kinds it was handed.
+ */
+const OWN_EFFECT_CREDIBILITY = 1;
+/** Rounds of the back-and-forth fit; setups and kinds are few, and it settles within a dozen. */
+const FIT_ROUNDS = 30;
+
+/** How much a kind of task moves every setup's share of one signal, and the mix's average of that. */
+export interface KindEffects {
+  byKind: Map<Stratum, number>;
+  /**
+   * Per setup (in the order fitted), the variance of its share read on the reference mix: its own
+   * effect and the kind effects estimated together, so a setup whose work barely overlaps the others'
+   * is as unsure as that makes it.
+   */
+  setupVariance: number[];
+  /** The effect of the mix the scores are for: Σ weight × effect. */
+  reference: number;
+}
+
+/** Per signal, its kind effects; a signal is absent when the role's work is of one kind (nothing to adjust). */
+export type Difficulty = Partial<Record<SignalName, KindEffects>>;
+
+/**
+ * How hard each kind of task is, per signal, fitted over the whole role as share = role average +
+ * the setup's own effect + the kind's effect (weighted least squares, both effects shrunk a little
+ * toward 0). Fitting both at once is what keeps the kind's effect from being the effect of whoever
+ * was handed that kind: bug fixes done only by the strong model would otherwise look easy because the
+ * strong model did them well.
+ */
+export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], mix: ReadonlyMap<Stratum, number>): Difficulty {
+  const kinds = [...new Set(setups.flatMap((byKind) => [...byKind.keys()]))];
+  const difficulty: Difficulty = {};
+  if (kinds.length < 2) return difficulty;
+  for (const signal of SIGNALS) {
+    const cells = setups.map((byKind) => kinds.map((kind) => {
+      const tally = byKind.get(kind);
+      return tally ? { good: signal.good(tally), trials: signal.trials(tally) } : { good: 0, trials: 0 };
+    }));
+    const good = cells.flat().reduce((sum, cell) => sum + cell.good, 0);
+    const trials = cells.flat().reduce((sum, cell) => sum + cell.trials, 0);
+    if (trials <= 0) continue;
+    const average = good / trials;
+    const own = setups.map(() => 0);
+    const kind = kinds.map(() => 0);
+    for (let round = 0; round < FIT_ROUNDS; round += 1) {
+      kinds.forEach((_, k) => {
+        let residual = 0;
+        let weight = KIND_EFFECT_CREDIBILITY;
+        cells.forEach((row, s) => {
+          const cell = row[k] as { good: number; trials: number };
+          residual += cell.good - cell.trials * (average + (own[s] ?? 0));
+          weight += cell.trials;
+        });
+        kind[k] = residual / weight;
+      });
+      cells.forEach((row, s) => {
+        let residual = 0;
+        let weight = OWN_EFFECT_CREDIBILITY;
+        row.forEach((cell, k) => {
+          residual += cell.good - cell.trials * (average + (kind[k] ?? 0));
+          weight += cell.trials;
+        });
+        own[s] = residual / weight;
+      });
+    }
+    const byKind = new Map(kinds.map((name, k) => [name, kind[k] ?? 0]));
+    const reference = [...mix].reduce((sum, [name, weight]) => sum + weight * (byKind.get(name) ?? 0), 0);
+    const setupVariance = fitVariances(cells, kinds.map((name) => mix.get(name) ?? 0), average * (1 - average), signal.credibility);
+    difficulty[signal.name] = { byKind, setupVariance, reference };
+  }
+  return difficulty;
+}
+
+/**
+ * The variance of each setup's own effect plus the mix's kind effect, from the fit's information
+ * matrix (trials per setup × kind, each effect with its prior): spread × cᵀ·M⁻¹·c.
+ */
+function fitVariances(cells: readonly (readonly { trials: number }[])[], weights: readonly number[], spread: number, credibility: number): number[] {
+  const setups = cells.length;
+  const size = setups + weights.length;
+  const matrix = Array.from({ length: size }, () => Array.from({ length: size }, () => 0));
+  cells.forEach((row, s) => {
+    row.forEach((cell, k) => {
+      const kind = setups + k;
+      (matrix[s] as number[])[s] = ((matrix[s] as number[])[s] ?? 0) + cell.trials;
+      (matrix[kind] as number[])[kind] = ((matrix[kind] as number[])[kind] ?? 0) + cell.trials;
+      (matrix[s] as number[])[kind] = cell.trials;
+      (matrix[kind] as number[])[s] = cell.trials;
+    });
+    (matrix[s] as number[])[s] = ((matrix[s] as number[])[s] ?? 0) + credibility;
+  });
+  weights.forEach((_, k) => ((matrix[setups + k] as number[])[setups + k] = ((matrix[setups + k] as number[])[setups + k] ?? 0) + KIND_EFFECT_CREDIBILITY));
+  const covariance = invert(matrix);
+  return cells.map((_, s) => spread * quadraticForm(covariance, [...cells.map((__, t) => (t === s ? 1 : 0)), ...weights]));
+}
+
+/**
+ * Per signal, the amount to add to a share, and (for a setup of the fit) the variance of the share so
+ * read, which replaces the plain posterior's: the kind effects are estimates too.
+ */
+export type Shift = Partial<Record<SignalName, { amount: number; variance?: number }>>;
+
+/**
+ * The amount to add to each signal's share of work split by kind as `byKind`, so it reads as if done
+ * on the reference mix: the mix's kind effect minus that of the work's own kinds. `setup` is the
+ * work's index in the fit (its variance comes with it); without it (the role's pool) none does.
+ */
+export function mixShift(byKind: ReadonlyMap<Stratum, Tally>, difficulty: Difficulty, setup?: number): Shift {
+  const shifts: Shift = {};
+  for (const signal of SIGNALS) {
+    const effects = difficulty[signal.name];
+    if (!effects) continue;
+    const trials = [...byKind.values()].reduce((sum, tally) => sum + signal.trials(tally), 0);
+    if (trials <= 0) continue;
+    let amount = effects.reference;
+    for (const [kind, effect] of effects.byKind) {
+      const tally = byKind.get(kind);
+      amount -= (tally ? signal.trials(tally) / trials : 0) * effect;
+    }
+    const variance = setup === undefined ? undefined : effects.setupVariance[setup];
+    shifts[signal.name] = variance === undefined ? { amount } : { amount, variance };
+  }
+  return shifts;
+}
