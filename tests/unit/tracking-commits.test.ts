@@ -158,7 +158,7 @@ describe('bug reports', () => {
     t.service.noteSession('s1', { project: '/work/p2' });
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     const { status, verdict } = t.service.reportBug({ agent: 'build', reporter: 'build', sessionId: 's1', description: 'broke it' });
-    expect(verdict.verified).toBe(true);
+    expect(verdict).toEqual({ verified: true, evidence: 'own work' });
     expect(status).toMatchObject({ bugs: 1, sp: 0, halted: true });
     t.service.flush('test');
     expect(usage('s1', 'build')?.bugs).toBe(1);
@@ -266,5 +266,34 @@ describe('the flusher', () => {
     expect(t.service.pendingMutations).toBe(0);
     expect(t.service.flush('test').ok).toBe(true);
     expect(t.store.tables.sessions.getKeysCount()).toBe(0);
+  });
+});
+
+describe('grades', () => {
+  it('takes an empty task for a self-graded commit with an empty message', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [commit(1, { message: '' })]);
+    expect(t.service.gradeCommit({ agent: 'build', project: PROJECT, commit: hash(1), agentGrade: 2 }).task).toBe('');
+  });
+
+  it('counts a user grade that could not be saved yet as given, for that project and commit only', () => {
+    t = tempTracker();
+    t.service.noteSession('a', { project: '/work/a' });
+    t.service.noteModelRequest('a', 'build', 'fake/a');
+    t.service.noteSession('b', { project: '/work/b' });
+    t.service.noteModelRequest('b', 'build', 'fake/a');
+    t.service.recordCommits('a', [commit(1), commit(2)]);
+    t.service.recordCommits('b', [commit(1)]);
+    t.service.flush('test');
+    t.store.addIndexer(() => {
+      throw new Error('disk on fire');
+    });
+    // A buffered commit goes into the grade's transaction; indexing it fails the write.
+    t.service.recordCommits('a', [commit(3)]);
+    expect(() => t.service.gradeAsUser({ project: '/work/a', commit: hash(1), grade: 5, via: 'cli' })).toThrow('disk on fire');
+    expect(() => t.service.gradeAsUser({ project: '/work/a', commit: hash(1), grade: 2, via: 'cli' })).toThrow(/you already graded commit/);
+    expect(() => t.service.gradeAsUser({ project: '/work/b', commit: hash(1), grade: 2, via: 'cli' })).toThrow('disk on fire');
+    expect(() => t.service.gradeAsUser({ project: '/work/a', commit: hash(2), grade: 1, via: 'cli' })).toThrow('disk on fire');
   });
 });

@@ -154,6 +154,13 @@ describe('the journal', () => {
     expect(journal()).toHaveLength(3);
   });
 
+  it('records a user action that came from the user as such', () => {
+    t = tempTracker();
+    t.service.recordUserAction({ agent: 'build', project: '/work/project', summary: 'graded a commit', provenance: { action: 'grade', via: 'terminal-tty', suspect: false } });
+    t.service.flush('test');
+    expect(journal()).toEqual([expect.objectContaining({ outcome: 'user action', userAction: { action: 'grade', via: 'terminal-tty', suspect: false } })]);
+  });
+
   it('refuses an entry without a task, writing nothing', () => {
     t = tempTracker();
     expect(() => t.service.logActivity({ agent: 'build', project: '/work/project', task: '' })).toThrow(/task/);
@@ -210,5 +217,19 @@ describe('commands, pushes and messages', () => {
       tokensCacheWrite: 7,
       cost: 0.75,
     });
+  });
+
+  it('remembers the last 2000 messages: an unchanged report of an older one is counted again (the store keeps it once)', () => {
+    t = tempTracker();
+    const tokens = { input: 1, output: 1, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
+    const setup = { agent: 'build', model: 'fake/a' };
+    for (let i = 0; i <= 2000; i += 1) t.service.recordAssistantMessage('s1', `m${i}`, setup, tokens, 0);
+    t.service.flush('test');
+    t.service.recordAssistantMessage('s1', 'm1', setup, tokens, 0);
+    expect(t.service.pendingMutations).toBe(0);
+    t.service.recordAssistantMessage('s1', 'm0', setup, tokens, 0);
+    expect(t.service.pendingMutations).toBe(1);
+    t.service.flush('test');
+    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.messages).toBe(2001);
   });
 });

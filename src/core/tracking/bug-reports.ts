@@ -40,7 +40,9 @@ export class BugReports {
     const project = input.project ?? setup?.project ?? ctx.project;
     const named = input.commit === undefined || input.commit === '' ? undefined : valid.commitHash(input.commit);
     const commit = named === undefined ? undefined : this.commits.find(project, named);
-    const verdict = judgeBugReport({ reporter: input.reporter ?? agent, accused: agent, ...(named ? { named } : {}), ...(commit ? { commit } : {}) });
+    // Without a reporter the agent reports its own work.
+    const reporter = input.reporter ?? agent;
+    const verdict = judgeBugReport({ reporter, accused: agent, ...(named ? { named } : {}), ...(commit ? { commit } : {}) });
     if (verdict.verified) {
       ctx.buffer.addAgentOp(agent, { kind: 'bug' });
       this.agents.forgetHalt(agent);
@@ -48,7 +50,7 @@ export class BugReports {
     }
     const task = verdict.verified
       ? `Bug reported: ${description}`
-      : `Unverified bug report from ${input.reporter ?? 'an agent'} (not counted: ${verdict.reason}): ${description}`;
+      : `Unverified bug report from ${reporter} (not counted: ${verdict.reason}): ${description}`;
     ctx.journal.add({
       timestamp: ctx.now().toISOString(),
       agent,

@@ -24,9 +24,10 @@ export class Messages {
     const base = this.ctx.sessions.setupOf(sessionId);
     const changed = !previous || !sameTotals(previous, tokens, cost);
     this.totals.set(messageId, { tokens: { ...tokens }, cost });
-    if (this.totals.size > MAX_REMEMBERED_MESSAGES) {
-      const oldest = this.totals.keys().next().value;
-      if (oldest !== undefined) this.totals.delete(oldest);
+    // Keys iterate oldest first: forget the oldest beyond the bound.
+    for (const oldest of this.totals.keys()) {
+      if (this.totals.size <= MAX_REMEMBERED_MESSAGES) break;
+      this.totals.delete(oldest);
     }
     if (!changed) return;
     const totals: CounterDeltas = {
