@@ -166,6 +166,39 @@ describe('bug reports', () => {
     expect(entries).toEqual([expect.objectContaining({ task: 'Bug reported: broke it', outcome: 'bug', project: '/work/p2', model: 'fake/a', sessionId: 's1' })]);
   });
 
+  it('knows an agent that has only buffered work, and journals a report without a session under the service’s project', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordToolCall('s1', 'c1', 'bash', true);
+    expect(t.store.tables.agents.doesExist('build')).toBe(false);
+    expect(t.service.knowsAgent('build')).toBe(true);
+    expect(t.service.knowsAgent('plan')).toBe(false);
+    t.service.reportBug({ agent: 'build', description: 'flaky' });
+    t.service.flush('test');
+    const entries = [...t.store.tables.activities.getRange()].map((e) => e.value);
+    expect(entries).toEqual([expect.objectContaining({ task: 'Bug reported: flaky', project: PROJECT, model: 'unknown' })]);
+    expect(entries[0]).not.toHaveProperty('sessionId');
+  });
+
+  it('reads the halts the hooks asked about when a flush is written, not on the next tool call', () => {
+    t = tempTracker();
+    const table = t.store.tables.agents;
+    const read = table.get.bind(table);
+    let reads = 0;
+    table.get = ((key: string) => {
+      reads += 1;
+      return read(key);
+    }) as typeof table.get;
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    expect(t.service.isHalted('build')).toBe(false);
+    expect(reads).toBe(1);
+    t.service.recordToolCall('s1', 'c1', 'bash', true);
+    t.service.flush('turn');
+    const afterFlush = reads;
+    expect(t.service.isHalted('build')).toBe(false);
+    expect(reads).toBe(afterFlush);
+  });
+
   it('refuses a report without a description, writing nothing', () => {
     t = tempTracker();
     t.service.noteModelRequest('s1', 'build', 'fake/a');
