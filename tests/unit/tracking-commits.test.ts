@@ -176,8 +176,23 @@ describe('bug reports', () => {
     t.service.reportBug({ agent: 'build', description: 'flaky' });
     t.service.flush('test');
     const entries = [...t.store.tables.activities.getRange()].map((e) => e.value);
-    expect(entries).toEqual([expect.objectContaining({ task: 'Bug reported: flaky', project: PROJECT, model: 'unknown' })]);
+    expect(entries).toEqual([expect.objectContaining({ task: 'Bug reported: flaky', project: PROJECT, model: 'unknown', actions: '', decisions: '', automatic: false })]);
     expect(entries[0]).not.toHaveProperty('sessionId');
+  });
+
+  it('takes an empty commit as none named, and keeps a long report’s journal entry to the text limit', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.noteModelRequest('s2', 'plan', 'fake/b');
+    t.service.recordToolCall('s2', 'c1', 'read', true);
+    const { verdict } = t.service.reportBug({ agent: 'plan', reporter: 'build', sessionId: 's1', commit: '', description: 'wrong' });
+    expect(verdict).toEqual({ verified: false, reason: 'a report against another agent must name a commit plan made in this project' });
+    // The text limit is 4000 characters; "Bug reported: " takes it over.
+    t.service.reportBug({ agent: 'build', sessionId: 's1', description: 'x'.repeat(4000) });
+    t.service.flush('test');
+    const tasks = [...t.store.tables.activities.getRange()].map((e) => e.value.task);
+    expect(tasks).toContain('Unverified bug report from build (not counted: a report against another agent must name a commit plan made in this project): wrong');
+    expect(tasks).toContain(`Bug reported: ${'x'.repeat(4000 - 'Bug reported: '.length)}`);
   });
 
   it('reads the halts the hooks asked about when a flush is written, not on the next tool call', () => {

@@ -36,8 +36,8 @@ export class BugReports {
     const { ctx } = this;
     const description = valid.text(input.description, 'description', { required: true });
     const agent = this.agents.tracked(input.agent, input.sessionId);
-    const setup = input.sessionId ? ctx.sessions.setupOf(input.sessionId) : undefined;
-    const project = input.project ?? setup?.project ?? ctx.project;
+    const session = input.sessionId ? { id: input.sessionId, setup: ctx.sessions.setupOf(input.sessionId) } : undefined;
+    const project = input.project ?? session?.setup.project ?? ctx.project;
     const named = input.commit === undefined || input.commit === '' ? undefined : valid.commitHash(input.commit);
     const commit = named === undefined ? undefined : this.commits.find(project, named);
     // Without a reporter the agent reports its own work.
@@ -46,7 +46,7 @@ export class BugReports {
     if (verdict.verified) {
       ctx.buffer.addAgentOp(agent, { kind: 'bug' });
       this.agents.forgetHalt(agent);
-      if (input.sessionId && setup) ctx.ledger.count(input.sessionId, { ...setup, agent }, { bugs: 1 });
+      if (session) ctx.ledger.count(session.id, { ...session.setup, agent }, { bugs: 1 });
     }
     const task = verdict.verified
       ? `Bug reported: ${description}`
@@ -54,9 +54,9 @@ export class BugReports {
     ctx.journal.add({
       timestamp: ctx.now().toISOString(),
       agent,
-      model: setup?.model ?? UNKNOWN,
+      model: session?.setup.model ?? UNKNOWN,
       project,
-      ...(input.sessionId ? { sessionId: input.sessionId } : {}),
+      ...(session ? { sessionId: session.id } : {}),
       task: task.slice(0, valid.MAX_TEXT_LENGTH),
       actions: '',
       outcome: verdict.verified ? 'bug' : 'unverified bug report',
