@@ -271,6 +271,30 @@ describe('the flusher', () => {
     expect(t.logged).toEqual([{ level: 'warn', message: 'agent-tracker: after-flush step failed: listener broke' }]);
   });
 
+  it.each<[string, Record<string, unknown>, (service: TempTracker['service']) => void]>([
+    ['turn', {}, (service) => service.endTurn('s1')],
+    ['push', {}, (service) => service.recordPush('s1')],
+    ['buffer limit', { flushMaxMutations: 2 }, () => undefined],
+    ['undo', {}, (service) => service.recordRevert('s1', 'msg_1')],
+    ['revive', {}, (service) => expect(() => service.revive('build')).toThrow('disk on fire')],
+    ['user grade', {}, (service) => expect(() => service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: 2, via: 'cli' })).toThrow('disk on fire')],
+  ])('names what triggered a flush that could not be saved (%s)', (reason, options, trigger) => {
+    t = tempTracker(options);
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.noteTurnTask('s1', 'make it', 'msg_1');
+    t.service.recordCommits('s1', [commit(1)]);
+    t.service.endTurn('s1');
+    t.service.reportBug({ agent: 'build', sessionId: 's1', description: 'broke it' });
+    t.service.flush('setup');
+    t.store.addIndexer(() => {
+      throw new Error('disk on fire');
+    });
+    // An indexed record in the batch makes the write fail.
+    t.service.recordCommits('s1', [commit(2)]);
+    trigger(t.service);
+    expect(t.logged).toEqual([{ level: 'error', message: `agent-tracker: could not save tracking data (${reason}): disk on fire` }]);
+  });
+
   it('writes nothing for an empty buffer', () => {
     t = tempTracker();
     let told = 0;

@@ -35,8 +35,8 @@ export class Commits {
       const value: CommitRecord = { ...fact, message: ctx.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
       const revertOf = revertedHash(commit.message);
       const denial = commitCreditDenial(
-        // A commit replayed from the host's history has no file list: that check cannot be made.
-        { filesChanged: event.at !== undefined && fact.files.length === 0 ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
+        // A commit replayed from the host's history may come without its file list: that check is not made.
+        { filesChanged: event.at !== undefined ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
         { earnedThisTurn: credit.earned, revertsOwnCommit: revertOf !== undefined && this.find(setup.project, revertOf)?.agent === setup.agent },
       );
       ctx.buffer.put({ table: 'commits', key, value });
