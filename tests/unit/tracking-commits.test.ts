@@ -78,11 +78,16 @@ describe('commits and their credit', () => {
       commit(3, { parents: [hash(1), hash(2)] }),
       commit(4, { files: [] }),
       commit(5, { message: `Revert "x"\n\nThis reverts commit ${hash(2)}.` }),
-      commit(6, { message: `Revert "y"\n\nThis reverts commit ${hash(1)}.` }),
     ]);
     t.service.endTurn('s1');
-    expect(usage('s1', 'build')?.commits).toBe(5);
-    expect(t.store.tables.agents.get('build')?.commits).toBe(2);
+    expect(usage('s1', 'build')?.commits).toBe(4);
+    expect(t.store.tables.agents.get('build')?.commits).toBe(1);
+    t.service.recordCommits('s1', [
+      commit(6, { message: `Revert "y"\n\nThis reverts commit ${hash(1)}.` }),
+      commit(7, { message: `Revert "z"\n\nThis reverts commit ${'f'.repeat(40)}.` }),
+    ]);
+    t.service.endTurn('s1');
+    expect(t.store.tables.agents.get('build')?.commits).toBe(3);
   });
 
   it('ignores a commit named by the short hash of one already stored', () => {
