@@ -114,6 +114,15 @@ describe('commits and their credit', () => {
     expect(t.store.tables.agents.get('build')).toMatchObject({ commits: 3, xp: 5, sp: 2 });
   });
 
+  it('credits commits git printed no hash for within the turn’s limit of five', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [], { eventId: 'call_1', at: AT, count: 7 });
+    t.service.flush('test');
+    expect(usage('s1', 'build')?.commits).toBe(7);
+    expect(t.store.tables.agents.get('build')?.commits).toBe(5);
+  });
+
   it('lists a project’s tracked commits from the buffer and the database', () => {
     t = tempTracker();
     t.service.noteModelRequest('s1', 'build', 'fake/a');
