@@ -123,6 +123,34 @@ describe('commits and their credit', () => {
     expect(t.store.tables.agents.get('build')?.commits).toBe(5);
   });
 
+  it('writes no agent for commits that earn nothing, and nothing for a replayed call that made no commit', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'fresh', 'fake/a');
+    t.service.recordCommits('s1', [], { eventId: 'call_0', at: AT });
+    expect(t.service.pendingMutations).toBe(0);
+    t.service.recordCommits('s1', [commit(1, { parents: [hash(8), hash(9)] })]);
+    t.service.flush('test');
+    expect(t.store.tables.agents.get('fresh')).toBeUndefined();
+    expect(usage('s1', 'fresh')?.commits).toBe(1);
+  });
+
+  it('counts the commits of two replayed calls apart', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [], { eventId: 'call_1', at: AT, count: 1 });
+    t.service.recordCommits('s1', [], { eventId: 'call_2', at: AT, count: 1 });
+    t.service.flush('test');
+    expect(usage('s1', 'build')?.commits).toBe(2);
+  });
+
+  it('finds a buffered commit by its own hash, in its own project only', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [commit(1), commit(2)]);
+    expect(t.service.gradeCommit({ agent: 'build', project: PROJECT, commit: hash(2), agentGrade: 2 }).commit).toBe(hash(2));
+    expect(() => t.service.gradeCommit({ agent: 'build', project: '/work/elsewhere', commit: hash(1), agentGrade: 2 })).toThrow(/was not made by a tracked session in this project/);
+  });
+
   it('lists a project’s tracked commits from the buffer and the database', () => {
     t = tempTracker();
     t.service.noteModelRequest('s1', 'build', 'fake/a');
