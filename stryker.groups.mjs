@@ -30,7 +30,12 @@ export const GROUPS = {
   search: { mutate: ['src/core/search/**/*.ts'], tests: ['prior-art', 'relevance'] },
   'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form'] },
   tracking: {
-    mutate: ['src/core/tracking/service.ts', 'src/core/integrity/bug-evidence.ts', 'src/core/outcomes/task-kind.ts'],
+    mutate: [
+      'src/core/tracking/*.ts',
+      '!src/core/tracking/{write-buffer,exit-flush,final-flush,status-export,context}.ts',
+      'src/core/integrity/bug-evidence.ts',
+      'src/core/outcomes/task-kind.ts',
+    ],
     tests: ['tracking', 'state', 'host-call-ids', 'outcome-tracking', 'task-kind', 'user-grades'],
   },
   store: {

@@ -8,6 +8,8 @@ import { loadHistory } from '../../src/core/report/history.js';
 import { checkTimeZone, periodLabeller } from '../../src/core/report/periods.js';
 import { buildReport } from '../../src/core/report/report.js';
 import { reportLegend, reportToTable, REPORT_FIELDS } from '../../src/core/report/table.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { TrackingService } from '../../src/core/tracking/service.js';
 import { InputError } from '../../src/core/validation.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -20,9 +22,8 @@ afterEach(() => {
 
 /** A session of `agent` on `model` that began at `at`, with one tool call and the turn's prompt. */
 function session(tracker: TempTracker, id: string, at: string, agent = 'build', model = 'fake/a', prompt = `task of ${id}`): void {
-  const service = tracker.another();
   const clock = new Date(at);
-  Object.assign(service, { now: () => clock });
+  const service = new TrackingService({ store: tracker.store, config: tracker.config, logger: silentLogger, project: '/p/app', now: () => clock });
   service.noteSession(id, { project: '/p/app' });
   service.noteModelRequest(id, agent, model);
   service.noteTurnTask(id, prompt);

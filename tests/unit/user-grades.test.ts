@@ -2,7 +2,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { latestUngradedCommit, pickTrackedCommit, provenanceOf } from '../../src/core/outcomes/grades.js';
 import { legacyGradeDeltas, migrateGradeProvenance } from '../../src/core/outcomes/legacy-grades.js';
-import { DEFAULT_RULES } from '../../src/core/rules.js';
 import { EXPORT_VERSION, exportRecords, importExport } from '../../src/core/store/transfer.js';
 import type { CommitRecord, RetrospectiveEntry } from '../../src/core/types.js';
 import { tempTracker } from '../helpers/temp-store.js';
@@ -89,7 +88,7 @@ describe("the user's grade", () => {
     expect(t.store.tables.userGrades.get([PROJECT, hash(1)])).toMatchObject({ grade: 5, provenance: 'user' });
     expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5, csDelta: 5 });
     expect(t.store.tables.sessions.get(['s2', 'plan', 'fake/b'])).toBeUndefined();
-    expect(status.cs).toBe(DEFAULT_RULES.initialCs + 5);
+    expect(status.cs).toBe(65);
     const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
     expect(events).toEqual([expect.objectContaining({ source: 'user', provenance: 'user', grade: 5, commit: hash(1) })]);
   });
@@ -129,7 +128,7 @@ describe("the user's grade", () => {
     const other = t.another();
     expect(() => other.gradeAsUser({ project: PROJECT, commit: hash(1), grade: 5, via: 'slash-command' })).toThrow(/already graded/);
     expect(t.store.tables.userGrades.get([PROJECT, hash(1)])?.grade).toBe(2);
-    expect(t.store.tables.agents.get('build')?.cs).toBe(DEFAULT_RULES.initialCs + 2);
+    expect(t.store.tables.agents.get('build')?.cs).toBe(62);
   });
 
   it('corrects a grade with replace: the later one counts everywhere, the journal keeps both', () => {
@@ -141,7 +140,7 @@ describe("the user's grade", () => {
     expect(t.store.tables.userGrades.get([PROJECT, hash(1)])).toMatchObject({ grade: -1, note: 'it broke checkout' });
     // One graded commit, its grade now -1; CS moved by 5 then by -6.
     expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: -1, csDelta: -1 });
-    expect(t.store.tables.agents.get('build')?.cs).toBe(DEFAULT_RULES.initialCs - 1);
+    expect(t.store.tables.agents.get('build')?.cs).toBe(59);
     const grades = [...t.store.tables.communication.getRange()].map((e) => e.value).filter((e) => e.source === 'user').map((e) => e.grade);
     expect(grades).toEqual([5, -1]);
   });

@@ -1,0 +1,109 @@
+/**
+ * Commits made by tracked sessions: recording new ones (each one a fact; only work earns, within the
+ * turn's limit) and finding tracked commits by hash or prefix, in the buffer and the database.
+ */
+import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../integrity/commit-credit.js';
+import { pickTrackedCommit } from '../outcomes/grades.js';
+import type { AgentOp, CommitRecord } from '../types.js';
+import type { GitCommit, HostEvent } from '../../contract/host-events.js';
+import type { TrackingContext } from './context.js';
+
+/** Length of a full SHA-1 commit hash; shorter ones are abbreviations. */
+const FULL_HASH_LENGTH = 40;
+
+export class Commits {
+  constructor(private readonly ctx: TrackingContext) {}
+
+  /**
+   * New commits made by the session's agent. Commits already recorded are ignored. With the host's
+   * call id (`event.eventId`) the call's commits count once however often it is replayed; `count`
+   * then says how many commits the call made when not all of them are known by hash.
+   */
+  record(sessionId: string, commits: readonly GitCommit[], event: HostEvent & { count?: number } = {}): CommitRecord[] {
+    const { ctx } = this;
+    const setup = ctx.sessions.setupOf(sessionId);
+    const recorded: CommitRecord[] = [];
+    const turn = ctx.sessions.turn(sessionId);
+    // The per-turn limit is the user's turn: a subagent's commits count in its root session's turn.
+    const credit = ctx.sessions.turn(ctx.sessions.rootSession(sessionId));
+    // Every commit is a recorded fact; only work earns (src/core/integrity/commit-credit.ts).
+    let earned = 0;
+    for (const commit of commits) {
+      const key: [string, string] = [setup.project, commit.hash];
+      if (ctx.buffer.has('commits', key) || ctx.store.tables.commits.doesExist(key) || this.isKnownShortHash(setup.project, commit.hash)) continue;
+      const { parents, ...fact } = commit;
+      const value: CommitRecord = { ...fact, message: ctx.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
+      const revertOf = revertedHash(commit.message);
+      const denial = commitCreditDenial(
+        // A commit replayed from the host's history may come without its file list: that check is not made.
+        { filesChanged: event.at !== undefined ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
+        { earnedThisTurn: credit.earned, revertsOwnCommit: revertOf !== undefined && this.find(setup.project, revertOf)?.agent === setup.agent },
+      );
+      ctx.buffer.put({ table: 'commits', key, value });
+      if (denial === undefined) {
+        earned += 1;
+        credit.earned += 1;
+      }
+      if (!event.eventId) ctx.ledger.count(sessionId, setup, { commits: 1 }, event.at);
+      turn.commits.push(commit.hash);
+      recorded.push(value);
+    }
+    // Commits a replayed call made that git printed no hash for earn within the turn's limit.
+    for (let unnamed = (event.count ?? 0) - commits.length; unnamed > 0 && credit.earned < EARNING_COMMITS_PER_TURN; unnamed -= 1) {
+      earned += 1;
+      credit.earned += 1;
+    }
+    const ops: AgentOp[] = earned > 0 ? [{ kind: 'commits', amount: earned }, { kind: 'xp', amount: ctx.config.rules.xpPerCommit * earned }] : [];
+    const made = Math.max(event.count ?? 0, commits.length);
+    if (event.eventId && made > 0) {
+      ctx.ledger.replay(sessionId, setup, `commits:${event.eventId}`, { commits: made }, ops, event.at);
+    } else {
+      for (const op of ops) ctx.buffer.addAgentOp(setup.agent, op);
+    }
+    ctx.flusher.afterRecord();
+    return recorded;
+  }
+
+  /** A tracked commit by full hash or unique prefix, from the buffer or the database. */
+  find(project: string, hashOrPrefix: string): CommitRecord | undefined {
+    for (const mutation of this.ctx.buffer.mutations()) {
+      if (mutation.table === 'commits' && mutation.key[0] === project && mutation.key[1].startsWith(hashOrPrefix)) return mutation.value;
+    }
+    for (const { key, value } of this.ctx.store.tables.commits.getRange({ start: [project, hashOrPrefix], limit: 1 })) {
+      if (key[0] === project && key[1].startsWith(hashOrPrefix)) return value;
+    }
+    return undefined;
+  }
+
+  /** Every tracked commit of a project, from the buffer and the database. */
+  all(project: string): CommitRecord[] {
+    return this.startingWith(project, '', Number.MAX_SAFE_INTEGER);
+  }
+
+  /** @throws InputError when no tracked session made the commit or the prefix is ambiguous. */
+  tracked(project: string, hashOrPrefix: string): CommitRecord {
+    return pickTrackedCommit(this.startingWith(project, hashOrPrefix, 2), hashOrPrefix);
+  }
+
+  /** The tracked commits of a project whose hash starts with `prefix`, from the buffer and the database. */
+  private startingWith(project: string, prefix: string, limit: number): CommitRecord[] {
+    const found: CommitRecord[] = [];
+    for (const mutation of this.ctx.buffer.mutations()) {
+      if (mutation.table === 'commits' && mutation.key[0] === project && mutation.key[1].startsWith(prefix)) found.push(mutation.value);
+    }
+    for (const { key, value } of this.ctx.store.tables.commits.getRange({ start: [project, prefix] })) {
+      if (key[0] !== project || !key[1].startsWith(prefix) || found.length >= limit) break;
+      found.push(value);
+    }
+    return found;
+  }
+
+  /** Whether an abbreviated hash (as `git commit` prints it) names a commit already stored for the project. */
+  private isKnownShortHash(project: string, hash: string): boolean {
+    if (hash.length >= FULL_HASH_LENGTH) return false;
+    for (const { key } of this.ctx.store.tables.commits.getRange({ start: [project, hash], limit: 1 })) {
+      if (key[0] === project && key[1].startsWith(hash)) return true;
+    }
+    return false;
+  }
+}

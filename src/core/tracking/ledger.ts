@@ -1,0 +1,79 @@
+/**
+ * Counting into the buffer: a setup's session counters (`count`) and host events keyed by the
+ * host's own ids (`replay`), which count once however often live hooks and a backfill report them.
+ */
+import { replayDelta } from '../store/replay.js';
+import type { Store } from '../store/store.js';
+import type { SessionInit, SessionKey } from '../store/mutations.js';
+import type { AgentOp, CounterDeltas } from '../types.js';
+import type { SessionSetup } from './sessions.js';
+import type { WriteBuffer } from './write-buffer.js';
+
+export class Ledger {
+  /** The events the store held for the session being replayed (see heldEvent). */
+  private heldEvents: { sessionId: string; held: Map<string, CounterDeltas> } | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly buffer: WriteBuffer,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Adds counters to the usage record of `setup` in the session (at the event's time, else now). */
+  count(sessionId: string, setup: SessionSetup, counters: CounterDeltas, eventAt?: string): void {
+    const key: SessionKey = [sessionId, setup.agent, setup.model];
+    const at = eventAt ?? this.now().toISOString();
+    this.buffer.addCounters(key, this.sessionInit(sessionId, setup, at), counters, at);
+  }
+
+  /** Buffers a host event with its totals: counted once per [session, event id], whoever reports it. */
+  replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string, legacyEventId?: string): void {
+    const at = eventAt ?? this.now().toISOString();
+    // A replay (it carries the host's time) of what the store already holds in full buffers nothing.
+    if (eventAt !== undefined) {
+      const held = this.heldEvent(sessionId, eventId) ?? (legacyEventId === undefined ? undefined : this.heldEvent(sessionId, legacyEventId));
+      if (held !== undefined && !replayDelta(held, totals).changed) return;
+    }
+    this.buffer.putReplay({
+      table: 'events',
+      key: [sessionId, eventId],
+      totals,
+      session: { key: [sessionId, setup.agent, setup.model], init: this.sessionInit(sessionId, setup, at), at },
+      agentOps: ops.length > 0 ? [{ agent: setup.agent, ops }] : [],
+    });
+  }
+
+  /** Forgets the held events read for a session (all sessions when none is named: a flush changed them). */
+  forgetHeld(sessionId?: string): void {
+    if (sessionId === undefined || this.heldEvents?.sessionId === sessionId) this.heldEvents = undefined;
+  }
+
+  private sessionInit(sessionId: string, setup: SessionSetup, at: string): SessionInit {
+    return {
+      sessionId,
+      source: setup.source ?? 'live',
+      agent: setup.agent,
+      model: setup.model,
+      project: setup.project,
+      firstAt: at,
+      ...(setup.parentId ? { parentSessionId: setup.parentId } : {}),
+    };
+  }
+
+  /**
+   * What the store holds for a replayed event. A replay goes through one session's events at a time:
+   * they are read in one range read per session, not one read each. Held totals only grow, so one
+   * read a moment old can only make an event be buffered that the flush then finds held.
+   */
+  private heldEvent(sessionId: string, eventId: string): CounterDeltas | undefined {
+    if (this.heldEvents?.sessionId !== sessionId) {
+      const held = new Map<string, CounterDeltas>();
+      for (const { key, value } of this.store.tables.events.getRange({ start: [sessionId, ''] })) {
+        if (key[0] !== sessionId) break;
+        held.set(key[1], value);
+      }
+      this.heldEvents = { sessionId, held };
+    }
+    return this.heldEvents.held.get(eventId);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * What a session's tools and commands did: tool calls (XP for work, failures counted once), slash
+ * commands, pushes, shell commands that run tests (runs, passes, recoveries) and edits of what
+ * configures the tracker.
+ */
+import { isNoOpCommand } from '../integrity/tool-credit.js';
+import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes/test-runs.js';
+import type { TestState } from '../outcomes/test-runs.js';
+import type { CounterDeltas } from '../types.js';
+import type { FlushOutcome } from '../../contract/recorder.js';
+import type { HostEvent } from '../../contract/host-events.js';
+import type { TrackingContext } from './context.js';
+
+export class ToolCalls {
+  private readonly testStates = new Map<string, TestState>();
+
+  /** @param ownTools names of the tracker's own tools: they earn no XP */
+  constructor(
+    private readonly ctx: TrackingContext,
+    private readonly ownTools: ReadonlySet<string>,
+  ) {}
+
+  /**
+   * A finished tool call, keyed by the host's own unique id of the call (OpenCode's tool part id),
+   * never by the provider's call id, which some providers restart in every response. A failure is
+   * counted once per call, whichever event reports it, and a replay of the same call (backfill) adds nothing.
+   */
+  recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event: HostEvent & { command?: string } = {}): void {
+    const { ctx } = this;
+    if (!ctx.sessions.firstReportOf(sessionId, callId)) return;
+    const setup = ctx.sessions.setupOf(sessionId);
+    const turn = ctx.sessions.turn(sessionId);
+    turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
+    const legacy = event.legacyEventId === undefined ? undefined : `tool:${event.legacyEventId}`;
+    if (ok) {
+      // The tracker's own tools and shell commands that do nothing earn no XP (src/core/integrity/tool-credit.ts).
+      const earns = !this.ownTools.has(tool) && !(event.command !== undefined && isNoOpCommand(event.command));
+      const xp = earns ? [{ kind: 'xp' as const, amount: ctx.config.rules.xpPerToolCall }] : [];
+      ctx.ledger.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at, legacy);
+    } else {
+      turn.failures += 1;
+      ctx.ledger.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1, toolFailures: 1 }, [], event.at, legacy);
+    }
+    ctx.flusher.afterRecord();
+  }
+
+  /** A slash command run in the session; with the host's message id it counts once however often it is replayed. */
+  recordCommand(sessionId: string, event: HostEvent = {}): void {
+    const { ctx } = this;
+    const setup = ctx.sessions.setupOf(sessionId);
+    if (event.eventId) {
+      ctx.ledger.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerCommand }], event.at);
+    } else {
+      ctx.ledger.count(sessionId, setup, { commands: 1 });
+      ctx.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: ctx.config.rules.xpPerCommand });
+    }
+    ctx.flusher.afterRecord();
+  }
+
+  /**
+   * A successful git push: awarded, then everything buffered is flushed. With the host's call id it
+   * counts once however often it is replayed; `deferFlush` leaves the flush to a replay, which writes
+   * a whole session at a time.
+   */
+  recordPush(sessionId: string, event: HostEvent & { deferFlush?: boolean } = {}): FlushOutcome {
+    const { ctx } = this;
+    const setup = ctx.sessions.setupOf(sessionId);
+    if (event.eventId) {
+      ctx.ledger.replay(sessionId, setup, `push:${event.eventId}`, { pushes: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerPush }], event.at);
+    } else {
+      ctx.ledger.count(sessionId, setup, { pushes: 1 });
+      ctx.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: ctx.config.rules.xpPerPush });
+    }
+    return event.deferFlush ? { ok: true, mutations: 0, durationMs: 0 } : ctx.flusher.flush('push');
+  }
+
+  /**
+   * A bash command and its exit code. When it runs a test suite: a test run, a pass when it exited 0,
+   * and the session's recovery (green after red) kept up to date.
+   */
+  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void {
+    const { ctx } = this;
+    if (exitCode === undefined || !recognizeTestRun(command, ctx.config.testCommandPatterns)) return;
+    const passed = exitCode === 0;
+    const next = nextTestState(this.testStates.get(sessionId) ?? INITIAL_TEST_STATE, passed);
+    this.testStates.set(sessionId, next.state);
+    const counters: CounterDeltas = { testRuns: 1, testPasses: passed ? 1 : 0 };
+    if (next.recoveryDelta !== 0) counters.testRecoveries = next.recoveryDelta;
+    ctx.ledger.count(sessionId, ctx.sessions.setupOf(sessionId), counters);
+    ctx.flusher.afterRecord();
+  }
+
+  /** A tool call that edited an OpenCode config, the provisioned agents/skills or the tracker's AGENTS.md section. */
+  noteTrackerFileEdit(sessionId: string): void {
+    this.ctx.ledger.count(sessionId, this.ctx.sessions.setupOf(sessionId), { trackerFileEdits: 1 });
+    this.ctx.flusher.afterRecord();
+  }
+}
