@@ -36,6 +36,7 @@ import type {
 import type { UserActionProvenance } from '../types.js';
 import { UNKNOWN } from '../types.js';
 import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../integrity/commit-credit.js';
+import { CreditedChanges } from '../integrity/credited-changes.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
 import { WriteBuffer } from './write-buffer.js';
@@ -147,6 +148,8 @@ export class TrackingService implements Recorder {
   private readonly uniquePrefix = `${process.pid.toString(36)}${randomBytes(3).toString('hex')}`;
   private sequence = 0;
   private lastFlushError = '';
+  /** Changes of content that already earned, per project (src/core/integrity/credited-changes.ts). */
+  private readonly creditedChanges = new CreditedChanges((key) => this.store.tables.meta.get(key));
   /** The events the store held for the session being replayed (see heldEvent). */
   private heldEvents: { sessionId: string; held: Map<string, CounterDeltas> } | undefined;
   /** While above 0, the buffer's size and age bounds wait (see `inOneFlush`). */
@@ -361,18 +364,23 @@ export class TrackingService implements Recorder {
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
       if (this.buffer.has('commits', key) || this.store.tables.commits.doesExist(key) || this.isKnownShortHash(setup.project, commit.hash)) continue;
-      const { parents, ...fact } = commit;
+      const { parents, patchId, whitespaceOnly, ...fact } = commit;
       const value: CommitRecord = { ...fact, message: this.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
       const revertOf = revertedHash(commit.message);
       const denial = commitCreditDenial(
         // A commit replayed from the host's history has no file list: that check cannot be made.
-        { filesChanged: event.at !== undefined && fact.files.length === 0 ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
-        { earnedThisTurn: credit.earned, revertsOwnCommit: revertOf !== undefined && this.findCommit(setup.project, revertOf)?.agent === setup.agent },
+        { filesChanged: event.at !== undefined && fact.files.length === 0 ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}), ...(whitespaceOnly !== undefined ? { whitespaceOnly } : {}) },
+        {
+          earnedThisTurn: credit.earned,
+          revertsOwnCommit: revertOf !== undefined && this.findCommit(setup.project, revertOf)?.agent === setup.agent,
+          sameChangeCredited: this.creditedChanges.has(setup.project, patchId),
+        },
       );
       this.buffer.put({ table: 'commits', key, value });
       if (denial === undefined) {
         earned += 1;
         credit.earned += 1;
+        if (patchId !== undefined) this.buffer.put({ table: 'meta', ...this.creditedChanges.add(setup.project, patchId) });
       }
       if (!event.eventId) this.count(sessionId, setup, { commits: 1 }, event.at);
       turn.commits.push(commit.hash);
