@@ -21,5 +21,9 @@ export const GROUPS = {
     mutate: ['src/core/store/store.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/contract/git-signal-cache.ts'],
     tests: ['store', 'transfer', 'import', 'reliability-map'],
   },
+  credit: {
+    mutate: ['src/core/integrity/commit-credit.ts', 'src/core/integrity/commit-content.ts', 'src/core/integrity/credited-changes.ts', 'src/core/backfill/replay-ledger.ts'],
+    tests: ['integrity', 'commit-content-credit', 'backfill-replay-credit'],
+  },
   answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['report', 'transfer-roundtrip', 'prior-art'] },
 };
