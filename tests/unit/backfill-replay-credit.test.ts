@@ -5,7 +5,7 @@
  * OpenCode's SQLite layout, a temporary LMDB.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { COPY_OF_RECORDED } from '../../src/core/backfill/replay-ledger.js';
+import { COPY_OF_RECORDED, LIVE_SPAN_SLACK_MS } from '../../src/core/backfill/replay-ledger.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { importHistory } from '../../src/opencode/history/import.js';
 import { writeSqliteHistory } from '../helpers/opencode-history.js';
@@ -154,6 +154,45 @@ describe('a backfill of copied history', () => {
     expect(summary.sessions).toBe(3);
     const sessions = new Set([...tracker.store.tables.sessions.getRange({})].map(({ value }) => value.sessionId));
     expect(sessions).toEqual(new Set(['ses_one', 'ses_two', 'ses_one_copy']));
+  });
+
+  it('tells a copy from new work by the live sessions of the same setup it falls inside, to the slack', async () => {
+    const project = tempDir();
+    tracker = tempTracker(NO_LEVEL_UPS, project);
+    let clock = 0;
+    const live = new TrackingService({ store: tracker.store, config: tracker.config, logger: recordingLogger([]), project, now: () => new Date(clock) });
+    // Three live sessions of build, ten seconds each, a hundred seconds apart (one of plan at the same times).
+    for (const window of [0, 1, 2]) {
+      const start = T0 + window * 100_000;
+      for (const [agent, model] of [['build', 'anthropic/claude'], ['plan', 'openai/gpt']] as const) {
+        const session = `live_${agent}_${window}`;
+        live.noteSession(session, { project });
+        live.noteModelRequest(session, agent, model);
+        for (const at of [start, start + 10_000]) {
+          clock = at;
+          live.recordAssistantMessage(session, `${session}_${at}`, { agent, model }, { input: 1, output: 1, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, 0);
+        }
+        expect(live.endTurn(session).ok).toBe(true);
+      }
+    }
+    /** A session OpenCode kept that the tracker does not know, of build, with messages completed at these times. */
+    const unknown = (id: string, times: number[], agent = 'build', modelID = 'claude'): FixtureSession => ({
+      id, directory: project, created: (times[0] as number) - 500, updated: (times[times.length - 1] as number) + 1000,
+      // The fixture completes a message 500 ms after it was created.
+      messages: times.map((at, index) => ({ id: `${id}_m${index}`, role: 'assistant' as const, agent, providerID: agent === 'build' ? 'anthropic' : 'openai', modelID, created: at - 500 })),
+    });
+    const middle = T0 + 100_000;
+    const summary = await backfill(tracker, [
+      unknown('inside_middle', [middle + 2000, middle + 9000]),
+      unknown('inside_last_with_slack', [T0 + 200_000 - LIVE_SPAN_SLACK_MS, T0 + 210_000 + LIVE_SPAN_SLACK_MS]),
+      unknown('between_windows', [T0 + 150_000]),
+      unknown('just_past_slack', [T0 + 210_000 + LIVE_SPAN_SLACK_MS + 1]),
+      unknown('partly_inside', [middle + 2000, T0 + 150_000]),
+      unknown('another_model', [middle + 2000], 'build', 'haiku'),
+    ]);
+    expect(summary.skipped[COPY_OF_RECORDED]).toBe(2);
+    const recorded = new Set([...tracker.store.tables.sessions.getRange({})].map(({ value }) => value.sessionId).filter((id) => !id.startsWith('live_')));
+    expect(recorded).toEqual(new Set(['between_windows', 'just_past_slack', 'partly_inside', 'another_model']));
   });
 
   it('still records new work, but a commit another session already recorded is neither counted nor credited again', async () => {

@@ -34,7 +34,7 @@ function sessions(project: string): FixtureSession[] {
 
 /** The user-only actions the journal holds. */
 function userActions(dbPath: string): unknown[] {
-  const store = Store.open({ path: dbPath, readOnly: true });
+  const store = Store.open({ path: dbPath, maxDatabaseSize: 1 << 26, readOnly: true });
   try {
     return [...store.tables.activities.getRange({})].map(({ value }) => value.userAction).filter((action) => action !== undefined);
   } finally {
