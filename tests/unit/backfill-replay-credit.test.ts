@@ -4,7 +4,7 @@
  * tracking, leaves every agent's XP, SP, CS and commit counts as they were. Fixture stores in
  * OpenCode's SQLite layout, a temporary LMDB.
  */
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { COPY_OF_RECORDED, LIVE_SPAN_SLACK_MS } from '../../src/core/backfill/replay-ledger.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { importHistory } from '../../src/opencode/history/import.js';
@@ -13,6 +13,9 @@ import type { FixtureSession } from '../helpers/opencode-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
+
+// Real git and real processes on a shared machine: seconds each, more under load.
+jest.setTimeout(60_000);
 
 const tempDir = useTempDirs('agent-tracker-replay-credit-');
 let tracker: TempTracker | undefined;

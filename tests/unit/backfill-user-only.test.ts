@@ -5,12 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Store } from '../../src/core/store/store.js';
 import { writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
+
+// Real git and real processes on a shared machine: seconds each, more under load.
+jest.setTimeout(60_000);
 
 let sandbox: Sandbox | undefined;
 afterEach(() => {

@@ -5,13 +5,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { parsePatchIds, parseWhitespaceFreeStat } from '../../src/core/integrity/commit-content.js';
 import { commitsSince, readHead } from '../../src/core/projects/git.js';
 import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
+
+// Real git and real processes on a shared machine: seconds each, more under load.
+jest.setTimeout(60_000);
 
 let sandbox: Sandbox;
 let t: TempTracker | undefined;
