@@ -42,5 +42,9 @@ export const GROUPS = {
     mutate: ['src/core/store/store.ts', 'src/core/store/apply-batch.ts', 'src/core/store/batch-room.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/contract/git-signal-cache.ts'],
     tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'host-call-ids'],
   },
+  credit: {
+    mutate: ['src/core/integrity/commit-credit.ts', 'src/core/integrity/commit-content.ts', 'src/core/integrity/credited-changes.ts', 'src/core/backfill/replay-ledger.ts'],
+    tests: ['integrity', 'commit-content-credit', 'backfill-replay-credit'],
+  },
   answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['report', 'transfer-roundtrip', 'prior-art'] },
 };

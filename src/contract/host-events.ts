@@ -28,4 +28,8 @@ export interface GitCommit {
   insertions: number;
   deletions: number;
   timestamp: string;
+  /** `git patch-id --stable` of its change (absent when not read): the same change again earns nothing. */
+  patchId?: string;
+  /** Whether no line changes once whitespace is ignored (absent when not read). */
+  whitespaceOnly?: boolean;
 }

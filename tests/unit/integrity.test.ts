@@ -27,6 +27,10 @@ describe('commit credit', () => {
     ["a revert of someone else's commit", { ...WORK, revertOf: 'abc1234' }, FRESH, undefined],
     ['the last commit of a turn that still earns', WORK, { ...FRESH, earnedThisTurn: EARNING_COMMITS_PER_TURN - 1 }, undefined],
     ['one commit past the turn limit', WORK, { ...FRESH, earnedThisTurn: EARNING_COMMITS_PER_TURN }, 'turn-limit'],
+    ['a commit that only changes whitespace', { ...WORK, whitespaceOnly: true }, FRESH, 'whitespace-only'],
+    ['a commit whose content git could not describe', { ...WORK }, FRESH, undefined],
+    ['the same change again (an amend)', WORK, { ...FRESH, sameChangeCredited: true }, 'same-change'],
+    ['an empty commit that is also whitespace only: empty first', { filesChanged: 0, parentCount: 1, whitespaceOnly: true }, FRESH, 'no-file-changes'],
   ])('%s', (_name, facts, context, expected) => {
     expect(commitCreditDenial(facts, context)).toBe(expected);
   });

@@ -4,6 +4,10 @@
  * or after live tracking of the same sessions, adds nothing twice: it starts from the watermark the
  * plugin's background import keeps, and a store unchanged since then is known from two `stat` calls
  * and a read-only look at the database, before the writer, the history readers or sql.js load.
+ *
+ * `--from` a folder that is not OpenCode's own data folder is a user-only action: what such a store
+ * holds is whatever was written there (an agent can copy its own history under fresh ids), so the
+ * CLI refuses it under an agent and records how the request came, like `import`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,10 +16,12 @@ import { summaryLine } from '../../core/backfill/run.js';
 import type { BackfillSummary } from '../../core/backfill/run.js';
 import { readWatermark } from '../../core/backfill/watermark.js';
 import { silentLogger } from '../../core/logger.js';
+import { UNKNOWN } from '../../core/types.js';
 import { historySignature, NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { parseSince } from '../report-args.js';
+import { confirmUserOnly, refuseUnderAgent } from '../user-only.js';
 import { progressReporter } from './progress.js';
 
 /** The summary of a run that found the store unchanged since the last import. */
@@ -31,7 +37,11 @@ export async function run(args: string[], output: Output): Promise<void> {
   );
   if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
   const since = parseSince(values.since);
-  const location = path.resolve(values.from ?? opencodeDataDir());
+  const ownFolder = path.resolve(opencodeDataDir());
+  const location = path.resolve(values.from ?? ownFolder);
+  const userOnly = location !== ownFolder && !values['dry-run'];
+  // Refused before anything is read when an agent runs it; otherwise its provenance is recorded below.
+  if (userOnly) refuseUnderAgent('backfill');
   const config = loadConfig(values.db);
   const print = (summary: BackfillSummary): void => output.out(values.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
   // Nothing new since the last import (the plugin's or this command's): a read-only look, no write.
@@ -43,7 +53,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   const [{ TrackingService }, { importHistory }] = await Promise.all([import('../../core/tracking/service.js'), import('../../opencode/history/import.js')]);
   const progress = values.json ? undefined : progressReporter(process.stderr);
   const summary = await withStore(config, async (store): Promise<BackfillSummary> => {
-    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+    const project = process.cwd();
+    const provenance = userOnly ? confirmUserOnly('backfill', { store, project }) : undefined;
+    const service = new TrackingService({ store, config, logger: silentLogger, project });
     try {
       const outcome = await importHistory(service, location, {
         dryRun: values['dry-run'],
@@ -52,6 +64,11 @@ export async function run(args: string[], output: Output): Promise<void> {
         ...(progress ? { onProgress: progress.update, onTotal: progress.start } : {}),
         classifyProject: async (directory) => (await import('../../core/projects/init-project.js')).profileIfMissing(store, directory),
       });
+      if (provenance) {
+        service.recordUserAction({ agent: UNKNOWN, project, summary: `User backfilled the history store at ${location} (${provenance.via})`, provenance });
+        const recorded = service.flush('user action');
+        if (!recorded.ok) throw recorded.error;
+      }
       return outcome.upToDate ? nothingNew(location, values['dry-run']) : outcome.summary;
     } catch (error) {
       if (error instanceof NoHistoryError) throw new CliError(`${error.message}. Pass --from with OpenCode's data folder, or run OpenCode once first.`);

@@ -55,11 +55,52 @@ export function isTrackedMessage(message: HostMessage): message is HostMessage &
   return message.role === 'assistant' && message.agent !== undefined && message.agent !== TITLE_AGENT && message.model !== undefined;
 }
 
+/** The first and last event time (epoch ms) of one setup in a session. */
+export interface SetupSpan {
+  agent: string;
+  model: string;
+  first: number;
+  last: number;
+}
+
+/**
+ * Per agent × model, the span of the events `replaySession` records for it (the message times and
+ * the times of its finished tool calls): the `firstAt`/`lastAt` its usage record will hold.
+ */
+export function setupSpans(session: HostSession): SetupSpan[] {
+  const spans = new Map<string, SetupSpan>();
+  const widen = (agent: string, model: string, at: number): void => {
+    const key = `${agent}\u0000${model}`;
+    const span = spans.get(key);
+    if (!span) spans.set(key, { agent, model, first: at, last: at });
+    else {
+      span.first = Math.min(span.first, at);
+      span.last = Math.max(span.last, at);
+    }
+  };
+  for (const message of session.messages) {
+    if (!isTrackedMessage(message)) continue;
+    const at = message.completedAt ?? message.createdAt;
+    widen(message.agent, message.model, at);
+    for (const call of message.tools) {
+      if (call.tool && call.callId && FINISHED.has(call.status)) widen(message.agent, message.model, call.endedAt ?? at);
+    }
+  }
+  return [...spans.values()];
+}
+
+/** Commits already recorded in a project (by this run or before it), by hash or abbreviation. */
+export interface KnownCommits {
+  knownCommit(project: string, hash: string): boolean;
+  noteCommit(project: string, hash: string): void;
+}
+
 /**
  * Records `session` into the service's buffer (memory only; the caller flushes). With `record` false
- * it only counts what would be recorded (`--dry-run`).
+ * it only counts what would be recorded (`--dry-run`). A commit `known` already holds is left out of
+ * the call's commits: whichever session claims it, it was counted and credited once.
  */
-export function replaySession(service: TrackingService | undefined, session: HostSession, project: string): ReplayedSession {
+export function replaySession(service: TrackingService | undefined, session: HostSession, project: string, known?: KnownCommits): ReplayedSession {
   const result: ReplayedSession = { messages: 0, toolCalls: 0, commits: 0, pushes: 0, skipped: new Map() };
   service?.noteSession(session.id, { project, source: 'backfill', ...(session.parentId ? { parentId: session.parentId } : {}) });
   for (const message of session.messages) {
@@ -91,10 +132,13 @@ export function replaySession(service: TrackingService | undefined, session: Hos
       result.toolCalls += 1;
       if (call.tool !== 'bash' || !ok || !call.command) continue;
       const git = bashGitFacts(call.command, call.exit, call.output ?? '');
-      if (git.commits > 0) {
-        const commits = git.printed.map((commit) => ({ hash: commit.hash, message: commit.message, files: [], insertions: 0, deletions: 0, timestamp: callAt }));
-        service?.recordCommits(session.id, commits, { eventId: call.callId, at: callAt, count: git.commits });
-        result.commits += git.commits;
+      const fresh = git.printed.filter((commit) => !known?.knownCommit(project, commit.hash));
+      const count = git.commits - (git.printed.length - fresh.length);
+      if (count > 0) {
+        const commits = fresh.map((commit) => ({ hash: commit.hash, message: commit.message, files: [], insertions: 0, deletions: 0, timestamp: callAt }));
+        service?.recordCommits(session.id, commits, { eventId: call.callId, at: callAt, count });
+        for (const commit of fresh) known?.noteCommit(project, commit.hash);
+        result.commits += count;
       }
       if (git.pushed) {
         service?.recordPush(session.id, { eventId: call.callId, at: callAt, deferFlush: true });

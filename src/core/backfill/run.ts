@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import type { TrackingService } from '../tracking/service.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
+import { COPY_OF_RECORDED, ReplayLedger } from './replay-ledger.js';
 import { replaySession } from './replay-session.js';
 
 /** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
@@ -68,6 +69,7 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     dryRun: options.dryRun === true,
   };
   const classified = new Set<string>();
+  const ledger = new ReplayLedger(service.store);
   const flush = (): void => {
     const outcome = service.flush('backfill');
     if (!outcome.ok) throw outcome.error;
@@ -79,15 +81,21 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       continue;
     }
     const project = projectOf(item);
+    if (item.updatedAt > summary.latestUpdate) summary.latestUpdate = item.updatedAt;
+    // Replayed history earns nothing a recorded session already earned (src/core/backfill/replay-ledger.ts).
+    if (ledger.isCopy(item, project)) {
+      add(summary.skipped, COPY_OF_RECORDED);
+      continue;
+    }
     // Whole sessions only: the buffer's own bound must not split one across two transactions.
-    const replayed = service.inOneFlush(() => replaySession(options.dryRun ? undefined : service, item, project));
+    const replayed = service.inOneFlush(() => replaySession(options.dryRun ? undefined : service, item, project, ledger));
+    ledger.learn(item, project);
     summary.sessions += 1;
     summary.messages += replayed.messages;
     summary.toolCalls += replayed.toolCalls;
     summary.commits += replayed.commits;
     summary.pushes += replayed.pushes;
     for (const [reason, count] of replayed.skipped) add(summary.skipped, reason, count);
-    if (item.updatedAt > summary.latestUpdate) summary.latestUpdate = item.updatedAt;
     if (!classified.has(project)) {
       classified.add(project);
       if (!fs.existsSync(project)) add(summary.skipped, PROJECT_GONE);

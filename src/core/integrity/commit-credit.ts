@@ -1,7 +1,9 @@
 /**
  * Whether a recorded commit earns XP/SP. Commits are always recorded (they are facts); only work
- * earns: a commit must change files, must not be a merge that adds nothing of its own, must not
- * undo the same agent's own earlier commit, and must be among the first few of its turn.
+ * earns: a commit must change files, must change more than whitespace, must not be a change of
+ * content already credited in the project (an amend or a re-commit of the same change), must not
+ * be a merge that adds nothing of its own, must not undo the same agent's own earlier commit, and
+ * must be among the first few of its turn.
  */
 
 /**
@@ -19,22 +21,28 @@ export interface CommitFacts {
   parentCount: number;
   /** The commit it says it reverts ("This reverts commit X."), when it says so. */
   revertOf?: string;
+  /** Whether no line changes once whitespace is ignored (`git diff -w`); undefined when not known. */
+  whitespaceOnly?: boolean;
 }
 
 /** Why a commit earns nothing; undefined when it earns. */
-export type NoCreditReason = 'no-file-changes' | 'merge' | 'self-revert' | 'turn-limit';
+export type NoCreditReason = 'no-file-changes' | 'merge' | 'whitespace-only' | 'same-change' | 'self-revert' | 'turn-limit';
 
 export interface CreditContext {
   /** How many commits of this turn already earned. */
   earnedThisTurn: number;
   /** Whether `revertOf` names a commit the same agent made (as recorded). */
   revertsOwnCommit: boolean;
+  /** Whether the same change of content (its patch id) already earned in this project. */
+  sameChangeCredited?: boolean;
 }
 
 /** The reason a commit earns nothing, or undefined when it earns XP/SP. */
 export function commitCreditDenial(facts: CommitFacts, context: CreditContext): NoCreditReason | undefined {
   if (facts.parentCount > 1) return 'merge';
   if (facts.filesChanged !== undefined && facts.filesChanged <= 0) return 'no-file-changes';
+  if (facts.whitespaceOnly === true) return 'whitespace-only';
+  if (context.sameChangeCredited === true) return 'same-change';
   if (facts.revertOf !== undefined && context.revertsOwnCommit) return 'self-revert';
   if (context.earnedThisTurn >= EARNING_COMMITS_PER_TURN) return 'turn-limit';
   return undefined;

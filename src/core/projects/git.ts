@@ -4,6 +4,7 @@
  */
 import type { SimpleGitFactory } from 'simple-git';
 import type { GitCommit } from '../../contract/host-events.js';
+import { readCommitContent } from '../integrity/commit-content.js';
 
 /** At most this many commits are read after one bash call (a huge rebase is not one agent's work). */
 export const MAX_COMMITS_PER_CALL = 200;
@@ -90,10 +91,10 @@ export async function commitsSince(
   notBefore: number,
 ): Promise<GitCommit[]> {
   const output = await runGit(directory, commitLogArgs(from, to));
-  return parseCommitLog(output)
-    .filter((commit) => commit.committedAt >= notBefore)
-    .reverse()
-    .map(({ committedAt: _committedAt, ...commit }) => commit);
+  const made = parseCommitLog(output).filter((commit) => commit.committedAt >= notBefore);
+  // What each commit changes in content (patch id, whitespace only): credit tells new work from the same again.
+  const content = made.length === 0 ? new Map() : await readCommitContent(runGit, directory, from, to, MAX_COMMITS_PER_CALL);
+  return made.reverse().map(({ committedAt: _committedAt, ...commit }) => ({ ...commit, ...content.get(commit.hash) }));
 }
 
 /** Whether a shell command runs git at all (then HEAD is noted before it runs). */

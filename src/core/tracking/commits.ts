@@ -3,6 +3,7 @@
  * turn's limit) and finding tracked commits by hash or prefix, in the buffer and the database.
  */
 import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../integrity/commit-credit.js';
+import { CreditedChanges } from '../integrity/credited-changes.js';
 import { pickTrackedCommit } from '../outcomes/grades.js';
 import type { AgentOp, CommitRecord } from '../types.js';
 import type { GitCommit, HostEvent } from '../../contract/host-events.js';
@@ -12,7 +13,12 @@ import type { TrackingContext } from './context.js';
 const FULL_HASH_LENGTH = 40;
 
 export class Commits {
-  constructor(private readonly ctx: TrackingContext) {}
+  /** Changes of content that already earned, per project (src/core/integrity/credited-changes.ts). */
+  private readonly creditedChanges: CreditedChanges;
+
+  constructor(private readonly ctx: TrackingContext) {
+    this.creditedChanges = new CreditedChanges((key) => ctx.store.tables.meta.get(key));
+  }
 
   /**
    * New commits made by the session's agent. Commits already recorded are ignored. With the host's
@@ -31,18 +37,23 @@ export class Commits {
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
       if (ctx.buffer.has('commits', key) || ctx.store.tables.commits.doesExist(key) || this.isKnownShortHash(setup.project, commit.hash)) continue;
-      const { parents, ...fact } = commit;
+      const { parents, patchId, whitespaceOnly, ...fact } = commit;
       const value: CommitRecord = { ...fact, message: ctx.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
       const revertOf = revertedHash(commit.message);
       const denial = commitCreditDenial(
         // A commit replayed from the host's history may come without its file list: that check is not made.
-        { filesChanged: event.at !== undefined ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}) },
-        { earnedThisTurn: credit.earned, revertsOwnCommit: revertOf !== undefined && this.find(setup.project, revertOf)?.agent === setup.agent },
+        { filesChanged: event.at !== undefined ? undefined : fact.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}), ...(whitespaceOnly !== undefined ? { whitespaceOnly } : {}) },
+        {
+          earnedThisTurn: credit.earned,
+          revertsOwnCommit: revertOf !== undefined && this.find(setup.project, revertOf)?.agent === setup.agent,
+          sameChangeCredited: this.creditedChanges.has(setup.project, patchId),
+        },
       );
       ctx.buffer.put({ table: 'commits', key, value });
       if (denial === undefined) {
         earned += 1;
         credit.earned += 1;
+        if (patchId !== undefined) ctx.buffer.put({ table: 'meta', ...this.creditedChanges.add(setup.project, patchId) });
       }
       if (!event.eventId) ctx.ledger.count(sessionId, setup, { commits: 1 }, event.at);
       turn.commits.push(commit.hash);

@@ -1,0 +1,146 @@
+/**
+ * What the store already holds beyond a replayed session's own id, so replayed history earns
+ * nothing a recorded session already earned. A session the store knows by id replays as always
+ * (its events count once). A session it does not know is a COPY of a recorded one when
+ *  - one of its message ids is held under another session (a store copied with fresh session ids), or
+ *  - one of its setups (agent × model) spans exactly the times of a backfilled session of the same
+ *    project (a copy with every id fresh: the times come from the host and are kept), or
+ *  - every message of it falls inside the time a live-tracked session of the same project, agent
+ *    and model was running (live records carry the tracker's clock, not the host's: a window). While
+ *    the plugin runs, every session OpenCode runs is tracked live under its own id, so an untracked
+ *    session of the same setup at the same time is a copy, not work the tracker missed.
+ * Commits are matched by hash: one already recorded in the project is never counted or credited
+ * again, whichever session claims it.
+ */
+import type { Store } from '../store/store.js';
+import type { HostSession } from './history.js';
+import { isTrackedMessage, iso, setupSpans } from './replay-session.js';
+import type { KnownCommits } from './replay-session.js';
+
+/** The reason counted in the summary for a session left out as a copy. */
+export const COPY_OF_RECORDED = 'copy of a recorded session (same message ids, or the same setup at the same times)';
+/** How far outside a live session's recorded span its messages may fall: the tracker records a moment after the host. */
+export const LIVE_SPAN_SLACK_MS = 5000;
+const MESSAGE_EVENT_PREFIX = 'message:';
+
+interface Span {
+  first: number;
+  last: number;
+}
+
+interface HeldIndex {
+  /** `message:<id>` event ids held under any session. */
+  messageEvents: Set<string>;
+  /** project × agent × model × firstAt × lastAt of backfilled usage records. */
+  exactSpans: Set<string>;
+  /** project × agent × model → the merged, sorted time spans of live usage records. */
+  liveSpans: Map<string, Span[]>;
+}
+
+function setupKey(project: string, agent: string, model: string): string {
+  return `${project}\u0000${agent}\u0000${model}`;
+}
+
+function exactKey(project: string, agent: string, model: string, firstAt: string, lastAt: string): string {
+  return `${setupKey(project, agent, model)}\u0000${firstAt}\u0000${lastAt}`;
+}
+
+/** Sorts spans and joins the ones that overlap, so one binary search answers "inside any?". */
+function merged(spans: Span[]): Span[] {
+  const sorted = [...spans].sort((a, b) => a.first - b.first);
+  const out: Span[] = [];
+  for (const span of sorted) {
+    const last = out[out.length - 1];
+    if (last && span.first <= last.last) last.last = Math.max(last.last, span.last);
+    else out.push({ ...span });
+  }
+  return out;
+}
+
+function inside(spans: readonly Span[] | undefined, at: number): boolean {
+  if (!spans || spans.length === 0) return false;
+  let low = 0;
+  let high = spans.length - 1;
+  // The last span starting at or before `at` (with the slack) is the only one that can hold it.
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if ((spans[middle] as Span).first - LIVE_SPAN_SLACK_MS <= at) low = middle;
+    else high = middle - 1;
+  }
+  const span = spans[low] as Span;
+  return span.first - LIVE_SPAN_SLACK_MS <= at && at <= span.last + LIVE_SPAN_SLACK_MS;
+}
+
+export class ReplayLedger implements KnownCommits {
+  /** Read once, when the first session the store does not know comes (never on a run of known ones). */
+  private held: HeldIndex | undefined;
+  /** What this run replayed (perhaps not flushed yet): message events and exact setup spans. */
+  private readonly learned: Pick<HeldIndex, 'messageEvents' | 'exactSpans'> = { messageEvents: new Set(), exactSpans: new Set() };
+  /** `project \0 hash` of the commits this run passed on (not flushed yet, perhaps). */
+  private readonly commits = new Set<string>();
+
+  constructor(private readonly store: Store) {}
+
+  /** Whether `session` repeats what a recorded session holds; a session the store knows by id never does. */
+  isCopy(session: HostSession, project: string): boolean {
+    if (this.knowsSession(session.id)) return false;
+    const messages = session.messages.filter(isTrackedMessage);
+    if (messages.length === 0) return false;
+    const held = this.index();
+    const heldMessage = (id: string): boolean => held.messageEvents.has(id) || this.learned.messageEvents.has(id);
+    if (messages.some((message) => heldMessage(`${MESSAGE_EVENT_PREFIX}${message.id}`))) return true;
+    const heldSpan = (key: string): boolean => held.exactSpans.has(key) || this.learned.exactSpans.has(key);
+    if (setupSpans(session).some((span) => heldSpan(exactKey(project, span.agent, span.model, iso(span.first), iso(span.last))))) return true;
+    return messages.every((message) => inside(held.liveSpans.get(setupKey(project, message.agent, message.model)), message.completedAt ?? message.createdAt));
+  }
+
+  /** Adds a replayed session to what later sessions of the same run are compared with. */
+  learn(session: HostSession, project: string): void {
+    for (const message of session.messages) if (isTrackedMessage(message)) this.learned.messageEvents.add(`${MESSAGE_EVENT_PREFIX}${message.id}`);
+    for (const span of setupSpans(session)) this.learned.exactSpans.add(exactKey(project, span.agent, span.model, iso(span.first), iso(span.last)));
+  }
+
+  knownCommit(project: string, hash: string): boolean {
+    if (this.commits.has(`${project}\u0000${hash}`)) return true;
+    for (const { key } of this.store.tables.commits.getRange({ start: [project, hash], limit: 1 })) {
+      if (key[0] === project && key[1].startsWith(hash)) return true;
+    }
+    return false;
+  }
+
+  noteCommit(project: string, hash: string): void {
+    this.commits.add(`${project}\u0000${hash}`);
+  }
+
+  private knowsSession(sessionId: string): boolean {
+    for (const { key } of this.store.tables.sessions.getRange({ start: [sessionId, '', ''], limit: 1 })) return key[0] === sessionId;
+    return false;
+  }
+
+  private index(): HeldIndex {
+    if (this.held) return this.held;
+    const messageEvents = new Set<string>();
+    for (const key of this.store.tables.events.getKeys()) {
+      if (key[1].startsWith(MESSAGE_EVENT_PREFIX)) messageEvents.add(key[1]);
+    }
+    const exactSpans = new Set<string>();
+    const live = new Map<string, Span[]>();
+    for (const { value } of this.store.tables.sessions.getRange({})) {
+      if (value.source === 'backfill') {
+        exactSpans.add(exactKey(value.project, value.agent, value.model, value.firstAt, value.lastAt));
+        continue;
+      }
+      const first = Date.parse(value.firstAt);
+      const last = Date.parse(value.lastAt);
+      if (!Number.isFinite(first) || !Number.isFinite(last)) continue;
+      const key = setupKey(value.project, value.agent, value.model);
+      const spans = live.get(key) ?? [];
+      spans.push({ first, last });
+      live.set(key, spans);
+    }
+    const liveSpans = new Map<string, Span[]>();
+    for (const [key, spans] of live) liveSpans.set(key, merged(spans));
+    this.held = { messageEvents, exactSpans, liveSpans };
+    return this.held;
+  }
+}
