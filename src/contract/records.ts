@@ -101,7 +101,7 @@ export interface CommitRecord {
 }
 
 /** One grade given to an agent for a commit, by the agent itself or by the user. */
-export interface CommunicationEvent {
+export interface GradeEvent {
   agent: string;
   commit: string;
   project: string;

@@ -2,7 +2,7 @@
  * Pure decisions about grades: how an old record's grade reads, which tracked commit a hash names,
  * and which commit a `/grade` without a hash means.
  */
-import type { CommitRecord, CommunicationEvent, GradeProvenance } from '../types.js';
+import type { CommitRecord, GradeEvent, GradeProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 
 /** How many characters of a hash the messages show. */
@@ -12,7 +12,7 @@ export const SHORT_HASH_LENGTH = 12;
  * The provenance of a communication event. Records from before provenance had `source: 'user'` for the
  * "user grade" the agent relayed through its tool: those read as agent-reported, never as the user's.
  */
-export function provenanceOf(event: Pick<CommunicationEvent, 'source' | 'provenance'>): GradeProvenance {
+export function provenanceOf(event: Pick<GradeEvent, 'source' | 'provenance'>): GradeProvenance {
   if (event.provenance) return event.provenance;
   return event.source === 'agent' ? 'self' : 'agent-reported';
 }

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isGrade } from '../rules.js';
-import type { AgentRecord, CommitRecord, CommunicationEvent, MigrationRecord } from '../types.js';
+import type { AgentRecord, CommitRecord, GradeEvent, MigrationRecord } from '../types.js';
 import type { CommitKey, JournalKey } from './mutations.js';
 import { readLegacyEntries } from './store.js';
 import type { LegacyEntry, Store } from './store.js';
@@ -22,7 +22,7 @@ const RECORD_RANGE_END = '~';
 const LEGACY_SESSION = 'legacy';
 const UNKNOWN_MODEL = 'unknown';
 /** Legacy communication events carry no author; the old plugin recorded the user's grading. */
-const LEGACY_GRADE_SOURCE: CommunicationEvent['source'] = 'user';
+const LEGACY_GRADE_SOURCE: GradeEvent['source'] = 'user';
 const MAX_ID_LENGTH = 200;
 
 export type LegacyKind = 'agents' | 'commits' | 'communication';
@@ -31,7 +31,7 @@ export type LegacyKind = 'agents' | 'commits' | 'communication';
 export type MappedRecord =
   | { kind: 'agents'; key: string; value: AgentRecord }
   | { kind: 'commits'; key: CommitKey; value: CommitRecord }
-  | { kind: 'communication'; key: JournalKey; value: CommunicationEvent & { reason?: string } };
+  | { kind: 'communication'; key: JournalKey; value: GradeEvent & { reason?: string } };
 
 /** What a migration found and did. */
 export interface MigrationResult {

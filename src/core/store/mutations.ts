@@ -7,7 +7,7 @@ import type {
   ActivityEntry,
   AgentOp,
   CommitRecord,
-  CommunicationEvent,
+  GradeEvent,
   CounterDeltas,
   CounterName,
   Grade,
@@ -65,7 +65,7 @@ export type Mutation =
   | { table: 'agents'; key: AgentKey; ops: AgentMutationOp[] }
   | { table: 'sessions'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string }
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
-  | { table: 'communication'; key: JournalKey; value: CommunicationEvent }
+  | { table: 'communication'; key: JournalKey; value: GradeEvent }
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }
   | { table: 'projects'; key: string; value: ProjectProfile }
   /** Items setup put into an OpenCode config folder (key), added to the set already stored. */

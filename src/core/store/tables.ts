@@ -7,7 +7,7 @@ import type {
   ActivityEntry,
   AgentRecord,
   CommitRecord,
-  CommunicationEvent,
+  GradeEvent,
   CounterDeltas,
   MigrationRecord,
   ProjectProfile,
@@ -51,9 +51,17 @@ export interface MetaValues {
 /** Every named sub-database, writable: what `store.write` hands its action (and the indexers) inside the transaction. */
 export interface WritableTables {
   agents: WritableTable<AgentRecord, string>;
+  /**
+   * Usage per host session × agent × model (counters, tokens, cost), keyed [sessionId, agent, model]:
+   * `sessions` is its persisted name (the LMDB sub-database and the export kind), kept for existing data.
+   */
   sessions: WritableTable<UsageRecord, [string, string, string]>;
   commits: WritableTable<CommitRecord, [string, string]>;
-  communication: WritableTable<CommunicationEvent, [string, string, string]>;
+  /**
+   * Grade events (self-grades, grades relayed by an agent, bug reports), keyed [agent, ISO time, suffix]:
+   * `communication` is its persisted name, kept for existing data and export files.
+   */
+  communication: WritableTable<GradeEvent, [string, string, string]>;
   retrospectives: WritableTable<RetrospectiveEntry, [string, string]>;
   activities: WritableTable<ActivityEntry, [string, string, string]>;
   projects: WritableTable<ProjectProfile, string>;
