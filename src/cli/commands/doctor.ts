@@ -10,7 +10,7 @@ import { backupFolder, listBackups } from '../../provisioning/backups.js';
 import path from 'node:path';
 import { packageRoot } from '../../provisioning/package-root.js';
 import { inspectItems } from '../../provisioning/presence.js';
-import { describeChainCheck, verifyChain } from '../../core/integrity/chain-check.js';
+import { describeChainCheck } from '../../core/integrity/chain-check.js';
 import { formatSuspectUserActions } from '../../core/integrity/suspect-actions.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
