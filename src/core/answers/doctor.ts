@@ -7,43 +7,13 @@
 import fs from 'node:fs';
 import type { TrackerConfig } from '../config.js';
 import { verifyChain } from '../integrity/chain-check.js';
-import type { ChainCheck } from '../integrity/chain-check.js';
 import { suspectUserActions } from '../integrity/suspect-actions.js';
-import type { SuspectUserAction } from '../integrity/suspect-actions.js';
 import { remainingCapacity, usageWarning } from '../store/size-limit.js';
-import type { Capacity } from '../store/size-limit.js';
 import { snapshotsOf } from '../store/snapshot.js';
 import { pendingSpills } from '../store/spill.js';
 import type { Store } from '../store/store.js';
-
-export interface SnapshotSummary {
-  file: string;
-  takenAt: string;
-  ageHours: number;
-  size: number;
-}
-
-/** What `doctor --json` prints about the database itself. */
-export interface DatabaseHealthAnswer {
-  databasePath: string;
-  maxDatabaseSize: number;
-  fileSize: number;
-  schemaVersion: number;
-  flushes: number;
-  lastFlushAt: string | null;
-  counts: ReturnType<Store['counts']>;
-  capacity: Capacity;
-  /** The items provisioning recorded as put into this config folder (the adapter checks which are still there). */
-  recordedItems: string[];
-  sizeWarning: string | null;
-  readOnlyBecause: string | null;
-  /** Writes around the tracker's door break the chained digest over user-only and credit records. */
-  recordChain: ChainCheck;
-  /** User-only records that came a way an agent could drive, waiting for the user's review. */
-  suspectUserActions: SuspectUserAction[];
-  spilled: ReturnType<typeof pendingSpills>;
-  snapshots: SnapshotSummary[];
-}
+import type { DatabaseHealthAnswer } from '../../contract/answers.js';
+export type { SnapshotSummary, DatabaseHealthAnswer } from '../../contract/answers.js';
 
 export function databaseHealthAnswer(store: Store, config: TrackerConfig, configDir: string, now: number): DatabaseHealthAnswer {
   const meta = store.meta();

@@ -5,10 +5,11 @@
  * index left by an earlier version is rebuilt before, in a write of its own (search/reindex.ts).
  */
 import { searchPriorArtAcrossProjects } from '../projects/cross-project-search.js';
-import type { CrossProjectPriorArt, CrossProjectQuery } from '../projects/cross-project-search.js';
+import type { CrossProjectQuery } from '../projects/cross-project-search.js';
+import type { PriorArtAnswer } from '../../contract/answers.js';
 import type { Store } from '../store/store.js';
 
-export type PriorArtAnswer = CrossProjectPriorArt;
+export type { PriorArtAnswer } from '../../contract/answers.js';
 
 /** @throws InputError for a bad query (empty text, a bad maximum). */
 export function priorArtAnswer(store: Store, query: CrossProjectQuery, project: string): Promise<PriorArtAnswer> {

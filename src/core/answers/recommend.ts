@@ -7,7 +7,8 @@
  */
 import { loadHistory } from '../report/history.js';
 import { recommendForProject, targetProfile } from '../report/recommend-project.js';
-import type { Preference, Recommendation } from '../report/recommend.js';
+import type { Preference } from '../report/recommend.js';
+import type { RecommendAnswer } from '../../contract/answers.js';
 import type { Store } from '../store/store.js';
 import type { TrackingService } from '../tracking/service.js';
 import { refreshSignals } from './signals.js';
@@ -18,7 +19,7 @@ export interface RecommendRequest {
   prefer?: Preference;
 }
 
-export type RecommendAnswer = Recommendation;
+export type { RecommendAnswer } from '../../contract/answers.js';
 
 /** @throws InputError when the project can be neither classified nor found among the stored profiles. */
 export function recommendAnswer(store: Store, request: RecommendRequest): Promise<RecommendAnswer> {

@@ -4,15 +4,16 @@
  * surface renders this answer; it never derives a figure of its own.
  */
 import { suspectUserActions } from '../integrity/suspect-actions.js';
-import type { SuspectUserAction } from '../integrity/suspect-actions.js';
 import { loadHistory } from '../report/history.js';
 import type { History, HistoryFilter } from '../report/history.js';
 import { buildReport } from '../report/report.js';
-import type { ReportGrouping, ReportRow } from '../report/report.js';
+import type { ReportGrouping } from '../report/report.js';
 import type { Store } from '../store/store.js';
 import { localTimeZone } from '../report/periods.js';
 import type { Period } from '../report/periods.js';
 import type { UsageSource } from '../types.js';
+import type { ReportAnswer } from '../../contract/answers.js';
+export type { ReportAnswer } from '../../contract/answers.js';
 
 export interface ReportRequest {
   by: ReportGrouping;
@@ -25,22 +26,6 @@ export interface ReportRequest {
   /** Rows per calendar period too, in `timeZone` (an IANA name; default: this machine's). */
   period?: Period;
   timeZone?: string;
-}
-
-/** What `report --json` prints, field for field. */
-export interface ReportAnswer {
-  by: ReportGrouping;
-  project: string | null;
-  since: string | null;
-  until: string | null;
-  source: UsageSource | null;
-  period: Period | null;
-  /** The time zone periods were cut in (null without `period`). */
-  timeZone: string | null;
-  rows: ReportRow[];
-  totals: ReportRow;
-  /** User-only records that came a way an agent could drive: shown apart until the user reviews them. */
-  suspectUserActions: SuspectUserAction[];
 }
 
 function filterOf(request: ReportRequest): HistoryFilter {

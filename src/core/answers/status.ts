@@ -8,23 +8,8 @@ import type { ScoringRules } from '../rules.js';
 import { loadHistory } from '../report/history.js';
 import { buildReport } from '../report/report.js';
 import type { Store } from '../store/store.js';
-import type { AgentStatus } from '../types.js';
-
-export interface AgentSummary extends AgentStatus {
-  sessions: number;
-  toolCalls: number;
-  toolFailures: number;
-  pushes: number;
-  /** Commits credited on the agent's record (XP and the per-turn cap); `commits` counts every commit recorded. */
-  creditedCommits: number;
-  /** The models the agent worked with, most sessions first. */
-  models: string[];
-}
-
-/** What `status --json` prints. */
-export interface StatusAnswer {
-  agents: AgentSummary[];
-}
+import type { AgentSummary, StatusAnswer } from '../../contract/answers.js';
+export type { AgentSummary, StatusAnswer } from '../../contract/answers.js';
 
 export function statusAnswer(store: Store, rules: ScoringRules, only?: string): StatusAnswer {
   const records = only ? [store.tables.agents.get(only)].filter((agent) => agent !== undefined) : [...store.tables.agents.getRange()].map((entry) => entry.value);

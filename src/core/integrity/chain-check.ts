@@ -7,15 +7,8 @@ import type { StoreKey, Tables } from '../store/tables.js';
 import { canonicalJson } from './option-pins.js';
 import { CHAIN_GENESIS, chainEntries, chainEntryKey, chainHead, linkDigest, recordDigest, storedRecord } from './record-chain.js';
 import type { ChainEntry, ChainedTable } from './record-chain.js';
-
-export interface ChainCheck {
-  /** Entries in the chain. */
-  entries: number;
-  /** Entries written by a process whose ancestry leads into an agent session. */
-  suspectWrites: number;
-  /** The first break, in one sentence naming the record or entry; absent when the chain holds. */
-  broken?: string;
-}
+import type { ChainCheck } from '../../contract/answers.js';
+export type { ChainCheck } from '../../contract/answers.js';
 
 function describe(table: ChainedTable, key: StoreKey): string {
   return `${table} record ${JSON.stringify(key)}`;

@@ -13,35 +13,13 @@ import { chainEntries, REVIEW_KEY_PREFIX } from './record-chain.js';
 import type { ChainEntry } from './record-chain.js';
 import type { Store } from '../store/store.js';
 import type { UserActionProvenance } from '../types.js';
+import type { ReviewDecision, SuspectReview, SuspectUserAction } from '../../contract/answers.js';
+export type { ReviewDecision, SuspectReview, SuspectUserAction } from '../../contract/answers.js';
 
 /** Hex digits of a suspect record's id: short to type, and unique among a user's few suspect records. */
 export const SUSPECT_ID_LENGTH = 8;
 
-export type ReviewDecision = 'confirmed' | 'dropped';
 export const REVIEW_DECISIONS: readonly ReviewDecision[] = ['confirmed', 'dropped'];
-
-/** The user's decision on one suspect record, and how the review itself was made. */
-export interface SuspectReview {
-  decision: ReviewDecision;
-  at: string;
-  via: UserActionProvenance['via'];
-}
-
-export interface SuspectUserAction {
-  /** Stable id of the record (`review --confirm ID`). */
-  id: string;
-  action: string;
-  at: string;
-  /** The agent the action was about (revive), when there is one. */
-  agent?: string;
-  project?: string;
-  /** A revive that lifted nothing: confirming it lifts the halt. */
-  heldRevive?: boolean;
-  /** Why it is suspect, as its provenance says. */
-  signs?: string[];
-  /** Present once the user reviewed it. */
-  review?: SuspectReview;
-}
 
 /** The journal summary of a suspect revive that was held (the halt stays until the user confirms it). */
 export function heldReviveSummary(agent: string, via: UserActionProvenance['via']): string {

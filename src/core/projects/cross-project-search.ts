@@ -9,20 +9,15 @@ import { projectName, quoteNote } from '../search/quote.js';
 import { QueryService, validatePriorArtQuery, DEFAULT_MAX_RESULTS } from '../search/service.js';
 import { scopeOfProject } from '../search/scope.js';
 import { prefixKeywords } from '../search/tokenizer.js';
-import type { PriorArtQuery, PriorArtResult } from '../search/types.js';
+import type { PriorArtQuery } from '../search/types.js';
 import type { Store } from '../store/store.js';
 import { classifyProject } from './classifier.js';
 import { searchGitLog } from './git-log-search.js';
-import type { GitLogMatch, GitLogSearchOptions } from './git-log-search.js';
+import type { GitLogSearchOptions } from './git-log-search.js';
 import { getProject, projectKey } from './profiles.js';
 import { findSimilarProjects } from './similarity.js';
-
-export interface CrossProjectPriorArt extends PriorArtResult {
-  /** The known projects similar to the current one, whose entries the cross-scope pass searched. */
-  similarProjects: { path: string; score: number }[];
-  /** Commits from the similar projects' recent history; searched only when the database had no match. */
-  gitLogMatches: GitLogMatch[];
-}
+import type { CrossProjectPriorArt } from '../../contract/answers.js';
+export type { CrossProjectPriorArt } from '../../contract/answers.js';
 
 /** The query without the parts this search fills in; `scope` defaults to the project's scope. */
 export type CrossProjectQuery = Omit<PriorArtQuery, 'crossScopeProjects' | 'scope'> & { scope?: string };

@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs/promises';
 import { runGit } from './git.js';
+import type { GitLogMatch } from '../../contract/answers.js';
+export type { GitLogMatch } from '../../contract/answers.js';
 
 export const MAX_COMMITS_PER_PROJECT = 200;
 export const GIT_LOG_TIMEOUT_MS = 5000;
@@ -13,15 +15,6 @@ export const GIT_LOG_TIMEOUT_MS = 5000;
 const CONCURRENT_PROJECTS = 4;
 const RECORD_SEPARATOR = '\u001e';
 const FIELD_SEPARATOR = '\u001f';
-
-/** A commit whose message matches some of the keywords. */
-export interface GitLogMatch {
-  projectPath: string;
-  commitHash: string;
-  message: string;
-  /** The share of keywords the message contains, 0 to 1. */
-  relevanceScore: number;
-}
 
 /** The arguments of the `git log` that lists a project's recent commits (hash and subject). */
 export function gitLogArgs(maxCommits = MAX_COMMITS_PER_PROJECT): string[] {

@@ -5,31 +5,8 @@
  */
 import { gradeEvidence, rate } from '../outcomes/counters.js';
 import type { GradedRecord, GradeEvidence } from '../outcomes/counters.js';
-
-/** What a report row says about how a setup's work turned out. */
-export interface OutcomeFields {
-  userGradedCommits: number;
-  /** Mean of the user's own grades (-1..5); null when the user graded none. */
-  meanUserGrade: number | null;
-  selfGradedCommits: number;
-  /** Mean of the agent's grades of its own commits. */
-  meanSelfGrade: number | null;
-  /** Mean self-grade minus mean user grade: how much the setup overrates itself (null unless both exist). */
-  selfUserGap: number | null;
-  /** "User grades" relayed by an agent (records from before provenance): shown apart, trusted less. */
-  agentReportedGradedCommits: number;
-  meanAgentReportedGrade: number | null;
-  /** The setup's commits later reverted, per commit. */
-  revertRate: number | null;
-  /** The setup's commits followed by a fix to the same lines, per commit. */
-  followUpFixRate: number | null;
-  /** Turns the user undid, per turn. */
-  undoRate: number | null;
-  testRuns: number;
-  /** Test runs that passed, per test run. */
-  testPassRate: number | null;
-  testRecoveries: number;
-}
+import type { OutcomeFields } from '../../contract/answers.js';
+export type { OutcomeFields } from '../../contract/answers.js';
 
 /** Running sums behind the outcome fields of one row. */
 export interface OutcomeSums {

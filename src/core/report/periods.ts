@@ -4,8 +4,9 @@
  * month `2025-03`.
  */
 import { InputError } from '../validation.js';
+import type { Period } from '../../contract/answers.js';
+export type { Period } from '../../contract/answers.js';
 
-export type Period = 'day' | 'week' | 'month';
 export const PERIODS: readonly Period[] = ['day', 'week', 'month'];
 
 const DAY_MS = 86_400_000;

@@ -6,6 +6,8 @@
  */
 import { Z_80 } from './recommend-math.js';
 import type { Tally } from './recommend-signals.js';
+import type { Overclaim } from '../../contract/answers.js';
+export type { Overclaim } from '../../contract/answers.js';
 
 /**
  * The role's overclaim counts as this many paired commits of prior, and only ever raises a setup's:
@@ -21,15 +23,6 @@ const GRADE_LOW = -1;
 const GRADE_HIGH = 5;
 /** Spread of (self − user) assumed when a setup has too few pairs to measure its own (grade points). */
 const DEFAULT_OVERCLAIM_SD = 1.5;
-
-/** A setup's overclaim in grade points (self-grade minus user grade), with its 80% interval. */
-export interface Overclaim {
-  /** Mean self-grade minus mean user grade on the commits both graded, shrunk toward the role's (never below its own). */
-  mean: number;
-  interval: [number, number];
-  /** Commits both the user and the setup graded. */
-  commits: number;
-}
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 

@@ -5,6 +5,8 @@
  */
 import { gradeEvidence } from '../outcomes/counters.js';
 import type { UsageRecord } from '../types.js';
+import type { SignalName } from '../../contract/answers.js';
+export type { SignalName } from '../../contract/answers.js';
 
 /** Sums over usage records (similarity-weighted, or plain counts). */
 export interface Tally {
@@ -131,8 +133,6 @@ export function addTally(into: Tally, from: Tally): void {
 export function acceptedCommits(tally: Tally): number {
   return Math.max(0, tally.commits - tally.reverted - tally.followUpFixes);
 }
-
-export type SignalName = 'userGrade' | 'reportedGrade' | 'acceptedCommits' | 'undo' | 'tests' | 'bugs' | 'toolFailures' | 'selfGrade';
 
 /** One signal: how it weighs, how much evidence it takes to trust, and how to read it from a tally. */
 export interface Signal {

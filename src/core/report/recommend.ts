@@ -22,14 +22,13 @@ import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend
 import type { Stratum } from './recommend-kinds.js';
 import { explainScore } from './recommend-why.js';
 import { correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, shrunkOverclaim } from './recommend-overclaim.js';
-import type { Overclaim } from './recommend-overclaim.js';
 import type { CostEstimator } from './recommend-prices.js';
+import type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
+export type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
 
 /** How alike two project profiles are, 0..1. */
 export type ProjectSimilarity = (a: ProjectProfile, b: ProjectProfile) => number;
 
-/** What the user trades: outcome only, outcome with an eye on cost, or cost as much as outcome. */
-export type Preference = 'quality' | 'balanced' | 'cheap';
 export const PREFERENCES: readonly Preference[] = ['quality', 'balanced', 'cheap'];
 export const DEFAULT_PREFERENCE: Preference = 'balanced';
 
@@ -57,7 +56,6 @@ export const MIN_PICK_SESSIONS = 5;
  */
 export const CONFIDENCE_CLEAR = 0.95;
 export const CONFIDENCE_LIKELY = 0.8;
-export type Confidence = 'clear' | 'likely' | 'close call';
 /**
  * A lead over the runner-up below this many score points is a close call however sure the estimate:
  * the two do practically the same work, and either would do (a difference the user's grading of a
@@ -98,94 +96,6 @@ export interface RecommendInput {
   prefer?: Preference;
   /** Prices usage stored at cost 0 that spent tokens; without it such usage is of unknown cost. */
   estimateCost?: CostEstimator;
-}
-
-/** One setup as scored for the target project. */
-export interface ScoredSetup {
-  agent: string;
-  model: string;
-  /** 0..100; higher is better (outcome, and cost as `prefer` says). */
-  score: number;
-  /** The 80% interval of the score: [low, high]. */
-  interval: [number, number];
-  /** Commits the setup made (the sample count, not weighted). */
-  n: number;
-  sessions: number;
-  why: string;
-  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown (some of its work has no known price). */
-  costPerAcceptedCommit: number | null;
-  /** Part of the cost was priced from the price catalog because OpenCode stored 0: an estimate. */
-  costEstimated: boolean;
-  /** Commits the user graded. */
-  userGradedCommits: number;
-  /** Commits weighted by their project's similarity to the target. */
-  evidence: number;
-  /** Mean similarity of the setup's work to the target project, 0..1. */
-  similarity: number;
-  /** Too little of its own work to be the pick. */
-  thin: boolean;
-  /** Each signal's estimated share (0..1, higher is better) and the role's average it was shrunk toward. */
-  signals: { name: SignalName; estimate: number; roleAverage: number }[];
-  /**
-   * How much the setup grades itself above the user on commits both graded (grade points, 80% interval);
-   * its self-grades count only after this is taken off. Null when no commit in the role was graded by both.
-   */
-  overclaim: Overclaim | null;
-}
-
-export interface RoleRecommendation {
-  agent: string;
-  pick: ScoredSetup;
-  runnerUp: ScoredSetup | null;
-  alternatives: ScoredSetup[];
-  confidence: Confidence;
-  /** The probability that the pick is truly the best of the role's well-evidenced setups. */
-  probabilityBest: number;
-  /** The pick itself rests on little evidence. */
-  thinEvidence: boolean;
-  /** Whether `--apply` writes this role without `--include-uncertain`. */
-  certain: boolean;
-  /** The pick and the runner-up score practically the same: either would do. */
-  tie: boolean;
-  /**
-   * The pick and the runner-up did the same kind of task at least once (or their kinds are not known).
-   * False: they are "not comparable yet", and neither is ranked above the other.
-   */
-  comparable: boolean;
-  /** The role's other well-evidenced setups (models) that never did the same kind of task as the pick. */
-  notComparableWith: string[];
-  /** The mix of tasks (kind → weight, summing to 1) the scores are weighted by: the target's own, shrunk toward the user's in the role. */
-  taskMix: Record<string, number>;
-  /** Set when the answer rests on unlike projects (the target's kind was never seen), or on too little evidence to be sure. */
-  caveat?: string;
-}
-
-/** A setup with little evidence whose upper bound beats its role's pick: an experiment, never the pick. */
-export interface WorthTrying {
-  agent: string;
-  model: string;
-  score: number;
-  interval: [number, number];
-  n: number;
-  why: string;
-  experiment: true;
-  /** The pick it might beat. */
-  insteadOf: string;
-  /** About how many more sessions of it would tell whether it beats the pick (its interval narrowed to the gap). */
-  sessionsToSettle: number;
-}
-
-export interface Recommendation {
-  project: ProjectProfile;
-  prefer: Preference;
-  roles: RoleRecommendation[];
-  /** The resulting setup as a whole: each role's pick. */
-  setup: { agent: string; model: string; confidence: Confidence }[];
-  worthTrying: WorthTrying[];
-  /** Every setup, best score first (the shape from before roles; kept for compatibility). */
-  recommendations: ScoredSetup[];
-  /** Set when there is nothing to rank: what happened and how to start. */
-  message?: string;
 }
 
 export const NO_HISTORY_MESSAGE =

@@ -7,13 +7,12 @@ import { commitGradeSum, totalTokens } from './history.js';
 import { gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
 import type { GradeEvidence } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
-import type { OutcomeFields, OutcomeSums } from './outcome-columns.js';
+import type { OutcomeSums } from './outcome-columns.js';
 import type { UsageRecord, UsageSource } from '../types.js';
 import { localTimeZone, periodLabeller } from './periods.js';
 import type { Period } from './periods.js';
-
-/** How rows are grouped: `setup` is agent × model; `project` is agent × model × project; `session` one row per session and setup. */
-export type ReportGrouping = 'setup' | 'agent' | 'model' | 'project' | 'session';
+import type { ReportGrouping, ReportRow } from '../../contract/answers.js';
+export type { ReportGrouping, ReportRow } from '../../contract/answers.js';
 
 export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project', 'session'];
 
@@ -21,52 +20,6 @@ export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'm
 export interface ReportOptions {
   period?: Period;
   timeZone?: string;
-}
-
-/** One row of the report. A dimension the grouping does not split by is null. */
-export interface ReportRow extends OutcomeFields {
-  /** The calendar period of the work (the day, the week's Monday, the month), with `--period`. */
-  period: string | null;
-  /** The session, with `--by session`. */
-  session: string | null;
-  /** The session's first task (the user's prompt), with `--by session` when it is known. */
-  task: string | null;
-  agent: string | null;
-  model: string | null;
-  project: string | null;
-  sessions: number;
-  /** Sessions recorded live (records from before sources were told apart count here) and imported by backfill. */
-  liveSessions: number;
-  backfilledSessions: number;
-  /** Assistant messages. */
-  messages: number;
-  toolCalls: number;
-  toolFailures: number;
-  /** Failed tool calls per tool call; null without tool calls. */
-  failureRate: number | null;
-  commits: number;
-  pushes: number;
-  bugs: number;
-  /** Bugs per commit; null without commits. */
-  bugsPerCommit: number | null;
-  gradedCommits: number;
-  /** Mean of every grade (-1..5: user, self, agent-reported) over graded commits; null without graded commits. */
-  meanGrade: number | null;
-  /** CS gained or lost through grades. */
-  csChange: number;
-  /** Tool calls that edited an OpenCode config, provisioned agents/skills or the tracker's AGENTS.md section. */
-  trackerFileEdits: number;
-  tokensInput: number;
-  tokensOutput: number;
-  tokensReasoning: number;
-  tokensCacheRead: number;
-  tokensCacheWrite: number;
-  tokens: number;
-  cost: number;
-  /** Cost per commit; null without commits. */
-  costPerCommit: number | null;
-  firstAt: string | null;
-  lastAt: string | null;
 }
 
 export interface Report {

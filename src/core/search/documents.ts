@@ -3,9 +3,7 @@
  * score entries the same way (the relevance test's baseline, the benchmark's full scan).
  */
 import type { ActivityEntry, CommitRecord, RetrospectiveEntry } from '../types.js';
-
-/** The kinds of entries prior art is drawn from. */
-export type EntryKind = 'retrospective' | 'activity' | 'commit';
+export type { EntryKind } from '../../contract/answers.js';
 
 /** An entry of one of those kinds, tagged. */
 export type SearchableEntry =

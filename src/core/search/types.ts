@@ -1,6 +1,5 @@
 /** The prior-art query and its result: what the QueryService, the agent tool and the CLI share. */
-import type { Grade, GradeProvenance } from '../types.js';
-import type { EntryKind } from './documents.js';
+export type { PatternMatch, PriorArtResult } from '../../contract/answers.js';
 
 /** Results per category when the query does not say. */
 export const DEFAULT_MAX_RESULTS = 5;
@@ -27,29 +26,3 @@ export interface PriorArtQuery {
   crossScopeProjects?: readonly string[];
 }
 
-/** One past entry that matches the query. */
-export interface PatternMatch {
-  source: EntryKind;
-  task: string;
-  notes: string;
-  /** The user's grade of a retrospective; activities and commits carry none. */
-  grade?: Grade;
-  agentId: string;
-  scope: string;
-  timestamp: string;
-  /** Matched keywords / all keywords of the query, 0..1 (the ranking itself is BM25). */
-  relevanceScore: number;
-  projectPath?: string;
-  /** Who gave `grade`, when known; anything but 'user' is shown as self-graded. */
-  gradedBy?: GradeProvenance;
-}
-
-/** Prior art in three categories, each ranked best first. */
-export interface PriorArtResult {
-  /** Positively graded (or ungraded, completed) work in the query's scope. */
-  positivePatterns: PatternMatch[];
-  /** The same from other scopes; searched only when the scope-local pass found fewer than maxResults. */
-  crossScopePatterns: PatternMatch[];
-  /** Work the user graded bad, from every scope. */
-  mistakes: PatternMatch[];
-}

@@ -10,6 +10,8 @@
  *   - the meta, free-list and sub-database root records: FIXED_PAGES.
  * Over-estimating only makes the limit bite a little early; it never lets the file past it.
  */
+import type { Capacity } from '../../contract/answers.js';
+export type { Capacity } from '../../contract/answers.js';
 /** Pages one key may dirty: its leaf plus branch pages up to the root of a 100,000-entry tree. */
 export const WRITE_PATH_PAGES = 2;
 /** Meta, free-list records, and the roots of the named sub-databases a batch touches. */
@@ -117,13 +119,6 @@ export interface CapacityInput {
   limit: number;
   /** Entries recorded so far (commits, journal entries, retrospectives): with them grows everything else. */
   entries: number;
-}
-
-/** How many more entries the limit allows at this database's rate; nulls while no entry gives a rate. */
-export interface Capacity {
-  entries: number;
-  bytesPerEntry: number | null;
-  moreEntries: number | null;
 }
 
 /**
