@@ -49,9 +49,23 @@ describe('a record split by kind of task', () => {
     expect(kindShares(usageRecord({ agent: 'build', model: 'm/a', ...counters }))).toEqual(shares);
   });
 
-  it('weighs the mix by turns, and a record without turns as one', () => {
+  it('gives a session with no work yet (its first turn not ended) no kind; one with work but no kind is of an unknown kind', () => {
+    expect(kindShares(usageRecord({ agent: 'build', model: 'm/a', messages: 1 }))).toEqual([]);
+    expect(kindShares(usageRecord({ agent: 'build', model: 'm/a', messages: 1, toolCalls: 1 }))).toEqual([['unknown', 1]]);
+    expect(kindShares(usageRecord({ agent: 'build', model: 'm/a', commits: 1 }))).toEqual([['unknown', 1]]);
+  });
+
+  it('answers the same with and without a session still in its first turn (the question asked inside it)', () => {
+    const before = [...graded('m/strong', 6, 'turnsBugFix', 4, OTHER), ...graded('m/rival', 6, 'turnsDocs', 4.5, OTHER)];
+    const asking = usageRecord({ agent: 'build', model: 'm/rival', project: TARGET.path, messages: 1 });
+    const [without, within] = [recommend(before), recommend([...before, asking])];
+    expect(build(within).comparable).toBe(false);
+    expect([build(within).pick.model, build(within).probabilityBest, build(within).pick.score]).toEqual([build(without).pick.model, build(without).probabilityBest, build(without).pick.score]);
+  });
+
+  it('weighs the mix by turns, and a record of work without turns as one', () => {
     expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 4, turnsBugFix: 3, turnsDocs: 1 }))).toEqual([['bug fix', 3], ['docs', 1]]);
-    expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 0 }))).toEqual([['unknown', 1]]);
+    expect(kindMass(usageRecord({ agent: 'build', model: 'm/a', turns: 0, commits: 1 }))).toEqual([['unknown', 1]]);
   });
 
   it.each<[string, [string, number][], [string, number][], boolean]>([

@@ -24,13 +24,18 @@ export const MIN_KIND_SESSIONS = 1;
 
 /**
  * The record's share of each kind (summing to 1): its turns of each kind over all its classified
- * turns; a record with none classified is all of an unknown kind.
+ * turns. A record with none classified but some work (turns, tool calls, commits: a record from before
+ * task kinds, or imported without them) is all of an unknown kind. A record with no work yet (a session
+ * whose first turn has not ended: its turn and kind are counted together when it does) says nothing
+ * about kinds and has no share in any; it still counts in the setup's totals. So a question asked in
+ * a new session gets the same answer as the same question asked just before it.
  */
 export function kindShares(record: UsageRecord): [Stratum, number][] {
   const counted = TASK_KINDS.map((kind) => [kind, record[TASK_KIND_COUNTERS[kind]] ?? 0] as [Stratum, number]).filter(([, turns]) => turns > 0);
   const total = counted.reduce((sum, [, turns]) => sum + turns, 0);
-  if (total === 0) return [[UNKNOWN_KIND, 1]];
-  return counted.map(([kind, turns]) => [kind, turns / total]);
+  if (total > 0) return counted.map(([kind, turns]) => [kind, turns / total]);
+  const worked = (record.turns ?? 0) > 0 || record.toolCalls > 0 || record.commits > 0;
+  return worked ? [[UNKNOWN_KIND, 1]] : [];
 }
 
 /** How much of the user's work a record is, per kind: its turns (at least one for a record that counts none). */
