@@ -96,10 +96,10 @@ function currentWriter(): ChainWriter {
   return writerOfThisProcess;
 }
 
-/** The chained records a batch of mutations writes. */
 /** The meta key prefix of the user's reviews of suspect records (suspect-actions.ts): chained like the records they settle. */
 export const REVIEW_KEY_PREFIX = 'review:';
 
+/** The chained records a batch of mutations writes. */
 export function chainedRefsOf(mutations: readonly Mutation[]): ChainedRef[] {
   const refs: ChainedRef[] = [];
   for (const mutation of mutations) {
