@@ -2,7 +2,7 @@
 /**
  * Building dist/ in a source checkout, once per `npm install`: npm runs postinstall (which builds
  * when dist is missing or older than src, so setup gets the bundled plugin) and then prepare, which
- * runs this with `--if-stale` and so skips the second build. `npm run build` always builds.
+ * runs this with `--if-stale` and so skips the second build. `npm run build` runs it without, and so always builds.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +16,7 @@ function layout(root) {
   return {
     sources: path.join(root, 'src'),
     buildConfig: path.join(root, 'tsconfig.build.json'),
+    dist: path.join(root, 'dist'),
     setupEntry: path.join(root, 'dist', 'provisioning', 'index.js'),
     tsc: path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
     bundlePlugin: path.join(root, 'scripts', 'bundle-plugin.mjs'),
@@ -44,10 +45,12 @@ export function distIsCurrent(root) {
   return fs.existsSync(files.setupEntry) && fs.statSync(files.setupEntry).mtimeMs >= newestMtime(files.sources);
 }
 
-/** Builds dist as `npm run build` does (the checkout's tsc, then the plugin bundle); an error message, or undefined when built. */
+/** Builds dist from empty (the checkout's tsc, then the plugin bundle); an error message, or undefined when built. */
 export function buildDist(root) {
   const files = layout(root);
   if (!fs.existsSync(files.tsc)) return `cannot build: ${files.tsc} is missing (run "npm install" with dev dependencies)`;
+  // From empty: a file left from a module since moved or renamed would hide an import of the old path.
+  fs.rmSync(files.dist, { recursive: true, force: true });
   let result = spawnSync(process.execPath, [files.tsc, '-p', files.buildConfig], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
   if (result.status === 0) result = spawnSync(process.execPath, [files.bundlePlugin], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
   if (result.status === 0) return undefined;

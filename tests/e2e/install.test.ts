@@ -78,7 +78,7 @@ describe('npm install of the packed package', () => {
   }
 
   beforeAll(async () => {
-    expect(fs.existsSync(path.join(ROOT, 'dist', 'setup', 'index.js'))).toBe(true);
+    expect(fs.existsSync(path.join(ROOT, 'dist', 'provisioning', 'index.js'))).toBe(true);
     sandbox = makeSandbox('agent-tracker-install-');
     registry = await startLocalRegistry(runtimeClosure(ROOT), path.join(sandbox.root, 'registry'));
     env = { ...sandbox.env, npm_config_registry: registry.url, npm_config_cache: path.join(sandbox.root, 'npm-cache'), npm_config_update_notifier: 'false', CI: 'true' };

@@ -138,7 +138,7 @@ export function cliEnv(home: string, file: string): NodeJS.ProcessEnv {
 }
 
 const OPEN_CHECKED = pathToFileURL(path.join(ROOT, 'dist', 'core', 'store', 'open-checked.js')).href;
-const INDEXER = pathToFileURL(path.join(ROOT, 'dist', 'core', 'query', 'indexer.js')).href;
+const INDEXER = pathToFileURL(path.join(ROOT, 'dist', 'core', 'search', 'indexer.js')).href;
 
 /**
  * The plugin's open path in a child (the built openChecked, as plugin.ts calls it): it waits for the
