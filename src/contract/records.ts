@@ -48,7 +48,8 @@ export type AgentOp =
   | { kind: 'xp'; amount: number }
   | { kind: 'commits'; amount: number }
   | { kind: 'bug' }
-  | { kind: 'grade'; delta: number }
+  /** A graded commit: CS moves by `delta`; grading earns XP unless the commit earned no credit (`earnsXp: false`). */
+  | { kind: 'grade'; delta: number; earnsXp?: false }
   | { kind: 'revive' };
 
 /** Token counts of assistant messages. */
@@ -86,6 +87,15 @@ export interface UsageRecord extends UsageCounters, OutcomeCounters {
   lastAt: string;
 }
 
+/**
+ * Why a recorded commit earned no XP/SP (src/core/integrity/commit-credit.ts): no changed file, a merge,
+ * whitespace only, a change of content already credited (an amend of it, a re-commit), an undo of the
+ * agent's own commit, or past the turn's limit.
+ */
+export type NoCreditReason = 'no-file-changes' | 'merge' | 'whitespace-only' | 'same-change' | 'self-revert' | 'turn-limit';
+
+export const NO_CREDIT_REASONS: readonly NoCreditReason[] = ['no-file-changes', 'merge', 'whitespace-only', 'same-change', 'self-revert', 'turn-limit'];
+
 /** A commit made by an agent, read from git after the bash call that made it. */
 export interface CommitRecord {
   hash: string;
@@ -98,6 +108,11 @@ export interface CommitRecord {
   insertions: number;
   deletions: number;
   timestamp: string;
+  /**
+   * Set when the commit earned nothing, with why; its grades earn nothing either. Absent: it was
+   * credited (every record from before the mark reads so).
+   */
+  noCredit?: NoCreditReason;
 }
 
 /** One grade given to an agent for a commit, by the agent itself or by the user. */

@@ -155,6 +155,17 @@ export function gradeDelta(agentGrade: Grade, userGrade: Grade): number {
 }
 
 /**
+ * The CS move one grade of a commit that earned no credit (an amend of a credited change, a
+ * whitespace-only or empty commit, one past the turn's limit) asks for. The agent's self-grade of
+ * it moves nothing: amending and then grading 5 would otherwise farm CS. The user's grade is the
+ * user's judgement of the agent: a bad one still costs CS (an amend must not shield work from it,
+ * and `/grade` without a hash lands on the newest commit), a good one earns nothing.
+ */
+export function uncreditedGradeDelta(grade: Grade, source: 'agent' | 'user'): number {
+  return source === 'user' ? Math.min(0, grade) : 0;
+}
+
+/**
  * CS after a grade change. A gain stops at SP x csCapPerSp (and never lowers a CS that was already
  * above the cap, since losing SP must not cost CS by itself); a loss stops at MIN_CS.
  */
@@ -185,9 +196,9 @@ export function applyAgentOp(agent: AgentRecord, op: AgentOp, rules: ScoringRule
       if (agent.sp <= HALT_AT_SP) agent.halted = true;
       break;
     case 'grade':
-      // A graded commit: both grades move CS, and the grading itself earns XP.
+      // A graded commit: both grades move CS, and the grading itself earns XP, unless the commit earned nothing.
       agent.cs = boundedCs(agent.cs, op.delta, agent.sp, rules);
-      addXp(agent, rules.xpPerGradedCommit, rules);
+      if (op.earnsXp !== false) addXp(agent, rules.xpPerGradedCommit, rules);
       break;
     case 'revive':
       // Replayed at flush time: if another process revived the agent first, this one changes nothing

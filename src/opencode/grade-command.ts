@@ -9,6 +9,7 @@ import type { TrackingService } from '../core/tracking/service.js';
 import { GRADE_LABELS } from '../core/types.js';
 import { InputError } from '../core/validation.js';
 import { recordSlashGrade } from '../core/integrity/slash-grade.js';
+import { notCreditedText } from '../core/integrity/commit-credit.js';
 
 const GRADE_TOAST_DURATION_MS = 8000;
 const SHORT_HASH_LENGTH = 7;
@@ -31,9 +32,9 @@ export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: stri
     deps.logger.info(`agent-tracker: /grade ${argumentsText}`);
     try {
       const parsed = parseGradeArguments(argumentsText);
-      const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
+      const { grade, noCredit } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
       recordSlashGrade(deps.service, deps.project, grade);
-      const message = `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})`;
+      const message = `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})${noCredit ? `; ${notCreditedText(noCredit)}` : ''}`;
       // `opencode run` shows no toast: the log line is where its user sees which commit was graded.
       deps.logger.info(`agent-tracker: /grade recorded: ${message}`);
       toast(`Your grade: ${grade.grade} (${GRADE_LABELS[grade.grade]})`, message, 'success');

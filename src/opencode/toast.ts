@@ -53,8 +53,9 @@ export interface StatusSheets {
 /** The toast title after commits and pushes, e.g. `build: commit 1a2b3c4 + push`. */
 export function commitToastTitle(agent: string, commits: readonly CommitRecord[], pushed: boolean): string {
   const parts: string[] = [];
-  if (commits.length === 1) parts.push(`commit ${(commits[0] as CommitRecord).hash.slice(0, SHORT_HASH_LENGTH)}`);
-  else if (commits.length > 1) parts.push(`${commits.length} commits`);
+  const uncredited = commits.filter((commit) => commit.noCredit !== undefined).length;
+  if (commits.length === 1) parts.push(`commit ${(commits[0] as CommitRecord).hash.slice(0, SHORT_HASH_LENGTH)}${uncredited > 0 ? ' (not credited)' : ''}`);
+  else if (commits.length > 1) parts.push(`${commits.length} commits${uncredited > 0 ? ` (${uncredited} not credited)` : ''}`);
   if (pushed) parts.push('push');
   return `${agent}: ${parts.join(' + ')}`;
 }

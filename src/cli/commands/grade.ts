@@ -9,6 +9,7 @@ import { silentLogger } from '../../core/logger.js';
 import { runGit } from '../../core/projects/git.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import { GRADE_LABELS } from '../../core/types.js';
+import { notCreditedText } from '../../core/integrity/commit-credit.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
@@ -54,9 +55,11 @@ export async function run(args: string[], output: Output): Promise<void> {
     }
   });
   if (values.json) {
-    output.out(JSON.stringify({ grade: result.grade, agent: { id: result.status.id, cs: result.status.cs } }, null, 2));
+    output.out(JSON.stringify({ grade: result.grade, agent: { id: result.status.id, cs: result.status.cs }, ...(result.noCredit ? { noCredit: result.noCredit } : {}) }, null, 2));
     return;
   }
   const g = result.grade;
   output.out(`Your grade ${g.grade} (${GRADE_LABELS[g.grade]}) for commit ${g.commit.slice(0, 12)} by ${g.agent} (${g.model}) is recorded. ${g.agent}'s CS is now ${result.status.cs.toFixed(1)}.`);
+  // The user's grade of a commit that earned nothing still counts as their judgement; only a bad one moves CS.
+  if (result.noCredit) output.out(`The commit is ${notCreditedText(result.noCredit)}: a bad grade still costs CS, a good one earns no CS and no XP.`);
 }

@@ -5,6 +5,7 @@
  * be a merge that adds nothing of its own, must not undo the same agent's own earlier commit, and
  * must be among the first few of its turn.
  */
+import type { NoCreditReason } from '../../contract/records.js';
 
 /**
  * At most this many commits of one turn earn. A turn is one user request; honest work rarely
@@ -24,9 +25,6 @@ export interface CommitFacts {
   /** Whether no line changes once whitespace is ignored (`git diff -w`); undefined when not known. */
   whitespaceOnly?: boolean;
 }
-
-/** Why a commit earns nothing; undefined when it earns. */
-export type NoCreditReason = 'no-file-changes' | 'merge' | 'whitespace-only' | 'same-change' | 'self-revert' | 'turn-limit';
 
 export interface CreditContext {
   /** How many commits of this turn already earned. */
@@ -53,4 +51,19 @@ const REVERT_LINE = /This reverts commit ([0-9a-f]{7,64})/;
 /** The hash a commit message says it reverts (git revert's standard line), if any. */
 export function revertedHash(message: string): string | undefined {
   return REVERT_LINE.exec(message)?.[1];
+}
+
+/** Why a commit earned nothing, as the user reads it after "not credited: ". */
+const NO_CREDIT_TEXT: Readonly<Record<NoCreditReason, string>> = {
+  'no-file-changes': 'it changes no file',
+  merge: 'a merge adds nothing of its own',
+  'whitespace-only': 'it changes only whitespace',
+  'same-change': 'the same change already earned (an amend or a re-commit of it)',
+  'self-revert': "it undoes the agent's own commit",
+  'turn-limit': `past the ${EARNING_COMMITS_PER_TURN} commits a turn can earn`,
+};
+
+/** "not credited: <why>", shown wherever a commit that earned nothing is listed or graded. */
+export function notCreditedText(reason: NoCreditReason): string {
+  return `not credited: ${NO_CREDIT_TEXT[reason]}`;
 }

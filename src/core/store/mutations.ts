@@ -34,13 +34,13 @@ export type RetrospectiveDraft = Omit<RetrospectiveEntry, 'score_before' | 'scor
 /** A grade op may carry the retrospective to write with the CS before and after it. */
 export type AgentMutationOp =
   | AgentOp
-  | { kind: 'grade'; delta: number; retrospective: RetrospectiveDraft }
+  | { kind: 'grade'; delta: number; earnsXp?: false; retrospective: RetrospectiveDraft }
   /**
    * The user's grade: written once per [project, commit] with its CS change, or dropped whole. With
    * `replaces` (the user's `grade --replace`), it is written over the stored grade only while that is
    * still the grade it replaces; the journal keeps both.
    */
-  | { kind: 'grade'; delta: number; userGrade: UserGradeRecord; replaces?: Grade };
+  | { kind: 'grade'; delta: number; earnsXp?: false; userGrade: UserGradeRecord; replaces?: Grade };
 
 export type SessionInit = Omit<UsageRecord, CounterName | 'lastAt'>;
 

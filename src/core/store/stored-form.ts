@@ -58,7 +58,7 @@ const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
   [
     'commits',
     storedForm(
-      fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp'),
+      fieldOrder<CommitRecord>()('hash', 'project', 'agent', 'model', 'sessionId', 'message', 'files', 'insertions', 'deletions', 'timestamp', 'noCredit'),
       { project: 0, hash: 1 },
       ['timestamp'],
     ),

@@ -16,6 +16,7 @@ import { DEFAULT_RULES, isGrade } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
 import { provenanceOf } from '../outcomes/grades.js';
+import { NO_CREDIT_REASONS } from '../types.js';
 import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, Store, Table } from './store.js';
@@ -30,7 +31,8 @@ export const EXPORT_FORMAT = 'agent-tracker-export';
 /**
  * 2: grades carry provenance (communication `provenance`, `userGrades` records).
  * 3: the git-signal bookkeeping of each project travels too (`gitSignals` records), so an import never
- *    counts a revert or a follow-up fix the usage records already hold.
+ *    counts a revert or a follow-up fix the usage records already hold. A commit that earned nothing
+ *    carries an optional `noCredit`; without it a commit earned, so files from before it read the same.
  */
 export const EXPORT_VERSION = 3;
 /** A project's git-signal cache (meta), exported beside the history it counted into. */
@@ -124,7 +126,7 @@ export function exportRecords(store: Store, write: (chunk: string) => void, now:
 
 // ---- validation ---------------------------------------------------------------------------------
 
-type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'grade' | 'provenance';
+type FieldType = 'string' | 'number' | 'boolean' | 'strings' | 'grade' | 'provenance' | 'noCredit';
 
 interface KindRules {
   /** 0 for a string key, else the length of the array key. */
@@ -169,6 +171,8 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
       deletions: 'number',
       timestamp: 'string',
     },
+    // Absent on commits that earned (and on every commit exported before the mark).
+    optional: { noCredit: 'noCredit' },
     keyFromValue: (v) => [v.project, v.hash],
   },
   communication: {
@@ -257,6 +261,8 @@ function hasType(value: unknown, type: FieldType): boolean {
       return isGrade(value);
     case 'provenance':
       return value === 'user' || value === 'self' || value === 'agent-reported';
+    case 'noCredit':
+      return (NO_CREDIT_REASONS as readonly unknown[]).includes(value);
   }
 }
 
@@ -267,6 +273,7 @@ const TYPE_NAMES: Readonly<Record<FieldType, string>> = {
   strings: 'a list of texts',
   grade: 'a grade (-1, 1, 2 or 5)',
   provenance: 'user, self or agent-reported',
+  noCredit: `one of ${NO_CREDIT_REASONS.join(', ')}`,
 };
 
 /**

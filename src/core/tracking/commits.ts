@@ -38,7 +38,6 @@ export class Commits {
       const key: [string, string] = [setup.project, commit.hash];
       if (ctx.buffer.has('commits', key) || ctx.store.tables.commits.doesExist(key) || this.isKnownShortHash(setup.project, commit.hash)) continue;
       const { parents, patchId, whitespaceOnly, ...fact } = commit;
-      const value: CommitRecord = { ...fact, message: ctx.maskText(fact.message), project: setup.project, agent: setup.agent, model: setup.model, sessionId };
       const revertOf = revertedHash(commit.message);
       const denial = commitCreditDenial(
         // A commit replayed from the host's history may come without its file list: that check is not made.
@@ -49,6 +48,16 @@ export class Commits {
           sameChangeCredited: this.creditedChanges.has(setup.project, patchId),
         },
       );
+      // The record says why a commit earned nothing, so its grades earn nothing either (grading.ts).
+      const value: CommitRecord = {
+        ...fact,
+        message: ctx.maskText(fact.message),
+        project: setup.project,
+        agent: setup.agent,
+        model: setup.model,
+        sessionId,
+        ...(denial !== undefined ? { noCredit: denial } : {}),
+      };
       ctx.buffer.put({ table: 'commits', key, value });
       if (denial === undefined) {
         earned += 1;

@@ -2,9 +2,16 @@
  * Grades of commits: an agent's self-grade with its retrospective, and the user's grade (`/grade`,
  * `agent-tracker grade`), each moving the maker's CS and counted on the usage record of the setup
  * that made the commit, with a grade event kept for each.
+ *
+ * A commit that earned nothing (its record has `noCredit`) is graded and recorded like any other,
+ * but its grades earn nothing: a self-grade moves no CS, earns no XP and is not counted in the
+ * self-grade sums (a claim, and one an agent could farm: amend, then grade 5); the user's grade is
+ * evidence, so it is counted in the user-grade sums and a bad one still costs CS, but a good one
+ * earns no CS and grading it earns no XP (src/core/rules.ts, uncreditedGradeDelta).
  */
 import { latestUngradedCommit, SHORT_HASH_LENGTH } from '../outcomes/grades.js';
-import type { AgentStatus, CommitRecord, CounterDeltas, RetrospectiveEntry, UserGradeRecord } from '../types.js';
+import { uncreditedGradeDelta } from '../rules.js';
+import type { AgentStatus, CommitRecord, CounterDeltas, Grade, NoCreditReason, RetrospectiveEntry, UserGradeRecord } from '../types.js';
 import { UNKNOWN } from '../types.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
@@ -35,6 +42,21 @@ export interface UserGradeInput {
   replace?: boolean;
 }
 
+/** A self-grade as recorded, and why the commit earned nothing when it did not (its grade then earned nothing). */
+export type SelfGradeResult = RetrospectiveEntry & { noCredit?: NoCreditReason };
+
+/** The user's grade as recorded, the maker's status after it, and why the commit earned nothing when it did not. */
+export interface UserGradeResult {
+  grade: UserGradeRecord;
+  status: AgentStatus;
+  noCredit?: NoCreditReason;
+}
+
+/** The CS move a user's grade asks for: the grade itself, or what an uncredited commit's grade may move. */
+function userGradeDelta(grade: Grade, made: CommitRecord): number {
+  return made.noCredit === undefined ? grade : uncreditedGradeDelta(grade, 'user');
+}
+
 export class Grading {
   constructor(
     private readonly ctx: TrackingContext,
@@ -47,7 +69,7 @@ export class Grading {
    * graded-commit XP. Counted as a self-grade on the usage record of the setup that made the commit.
    * No agent tool can give the user's grade: the user grades with `/grade` or `agent-tracker grade`.
    */
-  gradeCommit(input: GradeInput): RetrospectiveEntry {
+  gradeCommit(input: GradeInput): SelfGradeResult {
     const { ctx } = this;
     const commit = valid.commitHash(input.commit);
     const agentGrade = valid.grade(input.agentGrade, 'agent grade');
@@ -84,17 +106,20 @@ export class Grading {
       ...(input.sessionId ? { sessionId: input.sessionId } : {}),
       provenance: 'self' as const,
     };
-    ctx.buffer.addAgentOp(agent, { kind: 'grade', delta: agentGrade, retrospective: draft });
+    const credited = made.noCredit === undefined;
+    ctx.buffer.addAgentOp(agent, credited ? { kind: 'grade', delta: agentGrade, retrospective: draft } : { kind: 'grade', delta: uncreditedGradeDelta(agentGrade, 'agent'), earnsXp: false, retrospective: draft });
     const after = this.agents.status(agent);
     ctx.buffer.put({
       table: 'communication',
       key: ctx.journal.key(agent, timestamp),
       value: { agent, commit: fullHash, project: input.project, source: 'agent', provenance: 'self', grade: agentGrade, timestamp },
     });
-    const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, csDelta: after.cs - before.cs };
-    ctx.ledger.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
+    if (credited) {
+      const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, csDelta: after.cs - before.cs };
+      ctx.ledger.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
+    }
     ctx.flusher.afterRecord();
-    return { ...draft, score_before: before.cs, score_after: after.cs };
+    return { ...draft, score_before: before.cs, score_after: after.cs, ...(credited ? {} : { noCredit: made.noCredit }) };
   }
 
   /**
@@ -103,7 +128,7 @@ export class Grading {
    * Without a commit, the most recent commit of the project the user has not graded yet.
    * @throws InputError (bad grade, unknown/ambiguous commit, already graded, nothing to grade); the flush error.
    */
-  gradeAsUser(input: UserGradeInput): { grade: UserGradeRecord; status: AgentStatus } {
+  gradeAsUser(input: UserGradeInput): UserGradeResult {
     const { ctx } = this;
     const grade = valid.grade(input.grade, 'grade');
     const note = valid.text(input.note, 'note');
@@ -128,7 +153,9 @@ export class Grading {
     };
     const before = this.agents.status(made.agent);
     // A correction moves CS and the sums by the difference; the count of graded commits stays.
-    ctx.buffer.addAgentOp(made.agent, previous ? { kind: 'grade', delta: grade - previous.grade, userGrade: record, replaces: previous.grade } : { kind: 'grade', delta: grade, userGrade: record });
+    const delta = userGradeDelta(grade, made) - (previous ? userGradeDelta(previous.grade, made) : 0);
+    const earns = made.noCredit === undefined ? {} : { earnsXp: false as const };
+    ctx.buffer.addAgentOp(made.agent, previous ? { kind: 'grade', delta, ...earns, userGrade: record, replaces: previous.grade } : { kind: 'grade', delta, ...earns, userGrade: record });
     const after = this.agents.status(made.agent);
     ctx.buffer.put({
       table: 'communication',
@@ -142,7 +169,7 @@ export class Grading {
     });
     const outcome = ctx.flusher.flush('user grade');
     if (!outcome.ok) throw outcome.error;
-    return { grade: record, status: this.agents.status(made.agent) };
+    return { grade: record, status: this.agents.status(made.agent), ...(made.noCredit === undefined ? {} : { noCredit: made.noCredit }) };
   }
 
   /** @throws InputError when every tracked commit of the project is graded (or there is none). */

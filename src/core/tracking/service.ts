@@ -13,7 +13,7 @@ import type { CommitSignal } from '../outcomes/git-outcomes.js';
 import type { BugReportVerdict } from '../integrity/bug-evidence.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, Mutation } from '../store/mutations.js';
-import type { ActivityEntry, AgentStatus, CommitRecord, RetrospectiveEntry, TokenCounts, UserActionProvenance, UserGradeRecord, UsageSource } from '../types.js';
+import type { ActivityEntry, AgentStatus, CommitRecord, TokenCounts, UserActionProvenance, UsageSource } from '../types.js';
 import type { GitCommit, HostEvent } from '../../contract/host-events.js';
 import type { FlushOutcome, Recorder } from '../../contract/recorder.js';
 import { Agents } from './agents.js';
@@ -25,7 +25,7 @@ import { Flusher } from './flusher.js';
 import type { FlushListener } from './flusher.js';
 import { gitSignalCache, recordGitSignals } from './git-signals.js';
 import { Grading } from './grading.js';
-import type { GradeInput, UserGradeInput } from './grading.js';
+import type { GradeInput, SelfGradeResult, UserGradeInput, UserGradeResult } from './grading.js';
 import { Journal } from './journal.js';
 import type { ActivityInput } from './journal.js';
 import { Ledger } from './ledger.js';
@@ -214,11 +214,11 @@ export class TrackingService implements Recorder {
     return this.bugReports.revive(agentInput);
   }
 
-  gradeCommit(input: GradeInput): RetrospectiveEntry {
+  gradeCommit(input: GradeInput): SelfGradeResult {
     return this.grading.gradeCommit(input);
   }
 
-  gradeAsUser(input: UserGradeInput): { grade: UserGradeRecord; status: AgentStatus } {
+  gradeAsUser(input: UserGradeInput): UserGradeResult {
     return this.grading.gradeAsUser(input);
   }
 

@@ -8,6 +8,7 @@ import { readHead, runGit } from '../../core/projects/git.js';
 import * as valid from '../../core/validation.js';
 import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
+import { notCreditedText } from '../../core/integrity/commit-credit.js';
 import type { AgentStatus, Grade } from '../../core/types.js';
 import { cliHint } from '../../provisioning/cli-location.js';
 import { defineTool } from './define.js';
@@ -100,6 +101,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         return [
           `Recorded your self-grade of commit ${entry.commit.slice(0, 12)} for ${entry.agent}: ${GRADE_LABELS[entry.agent_grade as Grade]}.`,
           `CS ${formatNumber(entry.score_before)} -> ${formatNumber(entry.score_after)}.`,
+          ...(entry.noCredit ? [`The commit is ${notCreditedText(entry.noCredit)}; its grade earns no CS and no XP.`] : []),
           ...(relayed ? [USER_GRADE_IGNORED] : []),
           'The user grades the work themselves with /grade N [COMMIT] [note]; do not ask them for a grade.',
         ].join('\n');
