@@ -1,7 +1,7 @@
 /**
- * User-only actions (revive, the user's grade, import, repair, deletion) and what marks a request
- * for one as coming from an agent. Pure functions over a shell command, a tool call and process
- * facts; the adapters (the plugin's tool guard, the CLI) gather the facts.
+ * User-only actions (revive, the user's grade, import, repair, deletion, backfill from another
+ * folder) and what marks a request for one as coming from an agent. Pure functions over a shell
+ * command, a tool call and process facts; the adapters (the plugin's tool guard, the CLI) gather the facts.
  *
  * Every check here is a speed bump, not a wall: a model can hide a command from a pattern, strip
  * variables and fake a terminal. That is why each user-only record also stores how it came.
@@ -14,6 +14,12 @@ import type { UserOnlyVia } from '../types.js';
 export const USER_ONLY_COMMANDS: ReadonlySet<string> = new Set(['revive', 'grade', 'import', 'repair', 'delete', 'forget', 'reset']);
 /** Program words that run the tracker's CLI: the bin names and the built entry file. */
 const CLI_PROGRAM = /(^|\/)(opencode-)?agent-tracker$|(^|\/)cli\/main\.[cm]?[jt]s$/;
+/**
+ * `backfill --from` another folder: a copy of OpenCode's history under fresh ids (or anyone's store)
+ * would be replayed into the record, so it is the user's; a dry run writes nothing and stays open, as
+ * does a plain `backfill` (OpenCode's own folder, which the plugin reads too). Shown as this action.
+ */
+const FOREIGN_BACKFILL = 'backfill --from';
 /** CLI options that take a value (so the value is not mistaken for the sub-command). */
 const OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set(['--db']);
 /** Where one shell command ends and the next begins. */
@@ -29,6 +35,11 @@ function words(segment: string): string[] {
     .split(/\s+/)
     .map((word) => word.replace(/^['"]+|['"]+$/g, ''))
     .filter((word) => word !== '');
+}
+
+/** Whether a `backfill`'s arguments name another folder to read (`--from X`, `--from=X`) for real. */
+function backfillsForeignHistory(args: readonly string[]): boolean {
+  return args.some((word) => word === '--from' || word.startsWith('--from=')) && !args.includes('--dry-run');
 }
 
 /** The user-only sub-command a shell command runs through the tracker's CLI, if any. */
@@ -47,6 +58,7 @@ export function userOnlyCommandIn(command: string): string | undefined {
       }
       if (word.startsWith('-')) continue;
       if (USER_ONLY_COMMANDS.has(word)) return word;
+      if (word === 'backfill' && backfillsForeignHistory(list.slice(i + 1))) return FOREIGN_BACKFILL;
       break;
     }
   }
