@@ -13,8 +13,9 @@
  * modules from a process inside an agent session is stored with that provenance, as suspect.
  */
 import { createHash } from 'node:crypto';
-import type { Mutation } from '../store/mutations.js';
+import type { JournalKey, Mutation } from '../store/mutations.js';
 import type { StoreKey, Tables, WritableTables } from '../store/tables.js';
+import type { ActivityEntry } from '../types.js';
 import { canonicalJson } from './option-pins.js';
 import { nestedHostSigns, readAncestry } from './provenance.js';
 
@@ -162,8 +163,58 @@ export function openChainEntry(tables: WritableTables, refs: readonly ChainedRef
       tables.meta.putSync(chainEntryKey(body.seq), { ...body, digest });
       tables.meta.putSync(CHAIN_HEAD_KEY, { seq: body.seq, digest, startedAt: head?.startedAt ?? at } satisfies ChainHead);
       for (const [table, keyJson, recorded] of records) tables.meta.putSync(lastDigestKey(table, keyJson), { digest: recorded, seq: body.seq } satisfies LastDigest);
+      // Every suspect record is written with a chain entry: indexed here, readers skip the rest.
+      indexSuspects(tables, body);
     },
   };
+}
+
+/** The chain entry `seq`, if stored. */
+export function chainEntryAt(tables: Tables, seq: number): ChainEntry | undefined {
+  return tables.meta.get(chainEntryKey(seq)) as ChainEntry | undefined;
+}
+
+// ---- the index of suspect records (read by suspect-index.ts) ------------------------------------
+// One meta key per suspect user-only journal entry and one per chain entry a suspect process wrote,
+// written with the entry, so readers need not scan the journal and the chain (both grow with every
+// turn and flush). A database from before the index has no mark: readers scan whole, and the first
+// entry written builds the index and sets the mark in the same transaction.
+
+/** Set once the index holds every suspect record. */
+export const SUSPECT_INDEX_MARK = 'suspect-index';
+export const SUSPECT_ACTIVITY_PREFIX = 'suspect-index:activities ';
+export const SUSPECT_CHAIN_PREFIX = 'suspect-index:chain ';
+
+/** Whether a journal entry is a user-only record stored as suspect. */
+export function isSuspectActivity(value: ActivityEntry | undefined): value is ActivityEntry {
+  return value?.userAction?.suspect === true;
+}
+
+function suspectChainKey(seq: number): string {
+  return `${SUSPECT_CHAIN_PREFIX}${String(seq).padStart(SEQ_DIGITS, '0')}`;
+}
+
+function suspectActivityKey(key: JournalKey): string {
+  return `${SUSPECT_ACTIVITY_PREFIX}${JSON.stringify(key)}`;
+}
+
+/** Indexes what one entry wrote (after it and its records are written); without the mark, builds the whole index. */
+function indexSuspects(tables: WritableTables, entry: Pick<ChainEntry, 'seq' | 'writer' | 'records'>): void {
+  if (tables.meta.get(SUSPECT_INDEX_MARK) === undefined) {
+    for (const { key, value } of tables.activities.getRange({})) if (isSuspectActivity(value)) tables.meta.putSync(suspectActivityKey(key), key);
+    // Read first, then written: the entries and the index share the meta table.
+    const suspectSeqs: number[] = [];
+    for (const chained of chainEntries(tables)) if (chained.writer.suspect) suspectSeqs.push(chained.seq);
+    for (const seq of suspectSeqs) tables.meta.putSync(suspectChainKey(seq), seq);
+    tables.meta.putSync(SUSPECT_INDEX_MARK, { version: 1 });
+    return;
+  }
+  if (entry.writer.suspect) tables.meta.putSync(suspectChainKey(entry.seq), entry.seq);
+  for (const [table, keyJson] of entry.records) {
+    if (table !== 'activities') continue;
+    const key = JSON.parse(keyJson) as JournalKey;
+    if (isSuspectActivity(tables.activities.get(key))) tables.meta.putSync(suspectActivityKey(key), key);
+  }
 }
 
 /** Every chain entry, oldest first (a read of the meta table's chain range). */

@@ -3,14 +3,15 @@
  * provenance.ts), for `report`, `status`, `doctor` and `recommend` to show apart and for `review`
  * to settle. Read from the user-only journal entries (`ActivityEntry.userAction`), the import
  * records (`ImportRecord.userAction`) and the record chain's entries written from inside an agent
- * session (record-chain.ts). A report already reads every usage record; this reads the journal
- * once more, in the CLI only. The records themselves are never changed: the user's review is a
+ * session (record-chain.ts). Only the suspect ones are read, through their index (suspect-index.ts;
+ * a database from before it is scanned whole). The records themselves are never changed: the user's review is a
  * write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
  */
 import { createHash } from 'node:crypto';
 import type { StoreKey } from '../store/tables.js';
 import { chainEntries, REVIEW_KEY_PREFIX } from './record-chain.js';
 import type { ChainEntry } from './record-chain.js';
+import { indexedSuspects } from './suspect-index.js';
 import type { Store } from '../store/store.js';
 import type { UserActionProvenance } from '../types.js';
 import type { ReviewDecision, SuspectReview, SuspectUserAction } from '../../contract/answers.js';
@@ -42,9 +43,9 @@ function reviewOf(store: Store, id: string): SuspectReview | undefined {
  * one per process: those of a process that also recorded its user-only action are listed by that
  * record already (the CLI's gate), the rest went around the CLI.
  */
-function suspectWrites(store: Store): Omit<SuspectUserAction, 'review'>[] {
+function suspectWrites(entries: Iterable<ChainEntry>): Omit<SuspectUserAction, 'review'>[] {
   const byWriter = new Map<number, { entry: ChainEntry; agents: Set<string>; recordedAction: boolean }>();
-  for (const entry of chainEntries(store.tables)) {
+  for (const entry of entries) {
     if (!entry.writer.suspect) continue;
     const seen = byWriter.get(entry.writer.pid) ?? { entry, agents: new Set<string>(), recordedAction: false };
     for (const [table, key] of entry.records) {
@@ -75,7 +76,8 @@ export function suspectUserActions(store: Store, options: { includeReviewed?: bo
     if (review && !options.includeReviewed) return;
     found.push(review ? { ...entry, review } : entry);
   };
-  for (const { key, value } of store.tables.activities.getRange({})) {
+  const indexed = indexedSuspects(store.tables);
+  for (const { key, value } of indexed?.activities ?? store.tables.activities.getRange({})) {
     const provenance = value.userAction;
     if (!provenance?.suspect) continue;
     const held = provenance.action === 'revive' && value.task === heldReviveSummary(value.agent, provenance.via);
@@ -93,7 +95,7 @@ export function suspectUserActions(store: Store, options: { includeReviewed?: bo
     const provenance = (value as { userAction?: UserActionProvenance }).userAction;
     if (provenance?.suspect) add({ id: suspectId('migrations', key), action: provenance.action, at: value.at });
   }
-  for (const write of suspectWrites(store)) add(write);
+  for (const write of suspectWrites(indexed?.chain ?? chainEntries(store.tables))) add(write);
   return found.sort((a, b) => a.at.localeCompare(b.at));
 }
 
