@@ -9,6 +9,11 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { commitsSince, readHead } from '../../src/core/projects/git.js';
 import { exportRecords, importExport, parseExport } from '../../src/core/store/transfer.js';
+import type { ToolContext } from '@opencode-ai/plugin';
+import { silentLogger } from '../../src/core/logger.js';
+import { formatHealthStatus } from '../../src/core/report/sheet.js';
+import { createTools } from '../../src/opencode/tools/index.js';
+import { commitToastTitle } from '../../src/opencode/toast.js';
 import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
@@ -113,6 +118,30 @@ describe("an agent's self-grade of a commit that earned nothing", () => {
     expect(t.service.flush('test').ok).toBe(true);
     expect(agent(t)).toEqual({ ...before, cs: before.cs + 5, xp: before.xp + XP_PER_GRADED_COMMIT });
     expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5 });
+  });
+});
+
+describe('what the agent and the user are shown', () => {
+  it('the grade-commit tool tells the agent the commit is not credited and its grade earned nothing', async () => {
+    const repo = makeRepo(sandbox, 'tool-output');
+    const t = tracker(repo);
+    const { amend } = await commitThenAmend(t, repo);
+    const tools = createTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
+    const context = { sessionID: 's1', messageID: 'm1', agent: 'build', directory: repo, worktree: repo, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as unknown as ToolContext;
+    const text = String(await tools['grade-commit']?.execute({ commit: 'HEAD', agentGrade: 5, agentNote: 'amended' } as never, context));
+    expect(text).toContain(`self-grade of commit ${amend.slice(0, 12)}`);
+    expect(text).toContain(`CS ${START_CS} -> ${START_CS}.`);
+    expect(text).toMatch(/not credited: the same change already earned .*its grade earns no CS and no XP/);
+  });
+
+  it('the commit toast says which commits earned nothing', async () => {
+    const repo = makeRepo(sandbox, 'toast');
+    const t = tracker(repo);
+    const { first, amend } = await commitThenAmend(t, repo);
+    const records = [first, amend].map((hash) => t.store.tables.commits.get([repo, hash])!);
+    expect(commitToastTitle('build', [records[1]!], false)).toBe(`build: commit ${amend.slice(0, 7)} (not credited)`);
+    expect(commitToastTitle('build', [records[0]!], false)).toBe(`build: commit ${first.slice(0, 7)}`);
+    expect(commitToastTitle('build', records, true)).toBe('build: 2 commits (1 not credited) + push');
   });
 });
 
