@@ -14,6 +14,7 @@ import {
   REVIVE_SP,
   toStatus,
   trustTier,
+  uncreditedGradeDelta,
 } from '../../src/core/rules.js';
 import type { ScoringRules } from '../../src/core/rules.js';
 import { GRADES } from '../../src/core/types.js';
@@ -163,6 +164,20 @@ describe('grades and CS', () => {
 
   it('still moves the CS of a halted agent', () => {
     expect(run(agentWith({ sp: 0, halted: true, cs: 50 }), [{ kind: 'grade', delta: -2 }]).cs).toBe(48);
+  });
+});
+
+describe('grades of a commit that earned nothing', () => {
+  it("move nothing for the agent's own grade; the user's bad grade costs, a good one earns nothing", () => {
+    expect(GRADES.map((grade) => uncreditedGradeDelta(grade, 'agent'))).toEqual([0, 0, 0, 0]);
+    expect(GRADES.map((grade) => uncreditedGradeDelta(grade, 'user'))).toEqual([-1, 0, 0, 0]);
+  });
+
+  it('earn no graded-commit XP, while the CS move still applies', () => {
+    const agent = run(agentWith({ sp: 2, xp: 3, cs: 70 }), [{ kind: 'grade', delta: -1, earnsXp: false }]);
+    expect(agent).toMatchObject({ xp: 3, cs: 69, sp: 2 });
+    // The same grade of a credited commit earns it.
+    expect(run(agentWith({ sp: 2, xp: 3, cs: 70 }), [{ kind: 'grade', delta: -1 }])).toMatchObject({ xp: 3 + rules.xpPerGradedCommit, cs: 69 });
   });
 });
 

@@ -4,8 +4,8 @@
  * to settle. Read from the user-only journal entries (`ActivityEntry.userAction`), the import
  * records (`ImportRecord.userAction`) and the record chain's entries written from inside an agent
  * session (record-chain.ts). Only the suspect ones are read, through their index (suspect-index.ts;
- * a database from before it is scanned whole). The records themselves are never changed: the user's review is a
- * write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
+ * a database from before it is scanned whole). The records themselves are never changed: the user's
+ * review is a write-once record of its own (`review:ID` in the meta table), so the original stays evidence.
  */
 import { createHash } from 'node:crypto';
 import type { StoreKey } from '../store/tables.js';
