@@ -31,8 +31,9 @@ const MAX_NAMED_DATABASES = 16;
 const INDEX_TABLES = ['terms'];
 /** Written by every open or flush, whatever the batch holds. */
 const BOOKKEEPING_TABLES = ['meta'];
-/** No flush may happen while a round is being recorded. */
-const NEVER = 1_000_000_000;
+/** No flush may happen while a round is being recorded: the largest limits the settings accept (a million mutations, a day). */
+const NEVER_MUTATIONS = 1_000_000;
+const NEVER_MS = 24 * 60 * 60_000;
 
 async function modules() {
   const { resolveConfig } = await dist('core/config.js');
@@ -108,7 +109,7 @@ function timeRawPuts(compressionOf, file, entriesByTable, readFirst = false) {
 async function measureRound(dir, size) {
   const { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue } = await modules();
   const config = resolveConfig({
-    options: { databasePath: path.join(dir, 'flush.lmdb'), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER, flushMaxAgeMs: NEVER },
+    options: { databasePath: path.join(dir, 'flush.lmdb'), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER_MUTATIONS, flushMaxAgeMs: NEVER_MS },
     env: {},
     home: dir,
   });

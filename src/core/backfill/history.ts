@@ -66,6 +66,11 @@ export interface HistoryQuery {
 export interface HistorySource {
   /** What was opened, for messages: the layout and the path. */
   readonly description: string;
+  /**
+   * True when the store itself holds each message id once (a primary key): then no two sessions read
+   * from it share a message id, and a run need not remember the ids it replayed to tell a copy.
+   */
+  readonly uniqueMessageIds?: boolean;
   sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession>;
   /** How many sessions `sessions(query)` will go through (before a `directory` filter), for progress. */
   count(query: HistoryQuery): number;

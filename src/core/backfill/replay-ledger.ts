@@ -29,7 +29,7 @@ interface Span {
 }
 
 interface HeldIndex {
-  /** `message:<id>` event ids held under any session. */
+  /** Message ids held under any session (their `message:<id>` events, without the prefix: no string built per lookup). */
   messageEvents: Set<string>;
   /** project × agent × model × firstAt × lastAt of backfilled usage records. */
   exactSpans: Set<string>;
@@ -74,12 +74,22 @@ function inside(spans: readonly Span[] | undefined, at: number): boolean {
 export class ReplayLedger implements KnownCommits {
   /** Read once, when the first session the store does not know comes (never on a run of known ones). */
   private held: HeldIndex | undefined;
-  /** What this run replayed (perhaps not flushed yet): message events and exact setup spans. */
+  /** What this run replayed (perhaps not flushed yet): message ids and exact setup spans. */
   private readonly learned: Pick<HeldIndex, 'messageEvents' | 'exactSpans'> = { messageEvents: new Set(), exactSpans: new Set() };
   /** `project \0 hash` of the commits this run passed on (not flushed yet, perhaps). */
   private readonly commits = new Set<string>();
+  /** The exact span keys of the session `isCopy` looked at last, for `learn` of the same session. */
+  private spansOf: { session: HostSession; project: string; keys: string[] } | undefined;
 
-  constructor(private readonly store: Store) {}
+  /**
+   * @param uniqueMessageIds the source holds each message id once (HistorySource.uniqueMessageIds): the
+   * ids this run replays cannot come again under another session of it, so they are not kept (at
+   * 3,000 sessions, 120,000 strings of the run's peak memory); ids held in the store are still checked.
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly uniqueMessageIds = false,
+  ) {}
 
   /** Whether `session` repeats what a recorded session holds; a session the store knows by id never does. */
   isCopy(session: HostSession, project: string): boolean {
@@ -88,16 +98,24 @@ export class ReplayLedger implements KnownCommits {
     if (messages.length === 0) return false;
     const held = this.index();
     const heldMessage = (id: string): boolean => held.messageEvents.has(id) || this.learned.messageEvents.has(id);
-    if (messages.some((message) => heldMessage(`${MESSAGE_EVENT_PREFIX}${message.id}`))) return true;
-    const heldSpan = (key: string): boolean => held.exactSpans.has(key) || this.learned.exactSpans.has(key);
-    if (setupSpans(session).some((span) => heldSpan(exactKey(project, span.agent, span.model, iso(span.first), iso(span.last))))) return true;
+    if (messages.some((message) => heldMessage(message.id))) return true;
+    if (this.exactSpanKeys(session, project).some((key) => held.exactSpans.has(key) || this.learned.exactSpans.has(key))) return true;
     return messages.every((message) => inside(held.liveSpans.get(setupKey(project, message.agent, message.model)), message.completedAt ?? message.createdAt));
   }
 
   /** Adds a replayed session to what later sessions of the same run are compared with. */
   learn(session: HostSession, project: string): void {
-    for (const message of session.messages) if (isTrackedMessage(message)) this.learned.messageEvents.add(`${MESSAGE_EVENT_PREFIX}${message.id}`);
-    for (const span of setupSpans(session)) this.learned.exactSpans.add(exactKey(project, span.agent, span.model, iso(span.first), iso(span.last)));
+    if (!this.uniqueMessageIds) for (const message of session.messages) if (isTrackedMessage(message)) this.learned.messageEvents.add(message.id);
+    for (const key of this.exactSpanKeys(session, project)) this.learned.exactSpans.add(key);
+    this.spansOf = undefined;
+  }
+
+  /** project × agent × model × first × last of each setup of `session`, worked out once for isCopy and learn. */
+  private exactSpanKeys(session: HostSession, project: string): string[] {
+    if (this.spansOf?.session === session && this.spansOf.project === project) return this.spansOf.keys;
+    const keys = setupSpans(session).map((span) => exactKey(project, span.agent, span.model, iso(span.first), iso(span.last)));
+    this.spansOf = { session, project, keys };
+    return keys;
   }
 
   knownCommit(project: string, hash: string): boolean {
@@ -121,7 +139,7 @@ export class ReplayLedger implements KnownCommits {
     if (this.held) return this.held;
     const messageEvents = new Set<string>();
     for (const key of this.store.tables.events.getKeys()) {
-      if (key[1].startsWith(MESSAGE_EVENT_PREFIX)) messageEvents.add(key[1]);
+      if (key[1].startsWith(MESSAGE_EVENT_PREFIX)) messageEvents.add(key[1].slice(MESSAGE_EVENT_PREFIX.length));
     }
     const exactSpans = new Set<string>();
     const live = new Map<string, Span[]>();

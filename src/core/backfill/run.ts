@@ -69,7 +69,7 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     dryRun: options.dryRun === true,
   };
   const classified = new Set<string>();
-  const ledger = new ReplayLedger(service.store);
+  const ledger = new ReplayLedger(service.store, source.uniqueMessageIds === true);
   const flush = (): void => {
     const outcome = service.flush('backfill');
     if (!outcome.ok) throw outcome.error;

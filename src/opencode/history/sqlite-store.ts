@@ -106,6 +106,12 @@ export function layoutProblem(db: SqlDatabase): string | undefined {
   return `${missing.join(', ')} (tables found: ${tables.join(', ') || 'none'})`;
 }
 
+/** Whether the message table's `id` is its primary key, which SQLite keeps unique (OpenCode makes it so). */
+export function messageIdIsKey(db: SqlDatabase): boolean {
+  const keys = [...rows(db, 'PRAGMA table_info(message)')].filter((row) => Number(row.pk) > 0);
+  return keys.length === 1 && String(keys[0]?.name) === 'id';
+}
+
 /**
  * The rows of one session from a pass ordered by session id: skips rows of sessions before `id`
  * (not selected), yields those of `id`, and keeps the first row after them for the next session.
@@ -195,6 +201,7 @@ function closePasses(passes: Passes | undefined): void {
 
 export class SqliteHistorySource implements HistorySource {
   readonly description: string;
+  readonly uniqueMessageIds: boolean;
   private readonly SQL: SqlJs;
   private readonly databasePath: string;
   private open: OpenSnapshot;
@@ -204,6 +211,7 @@ export class SqliteHistorySource implements HistorySource {
     this.open = open;
     this.databasePath = databasePath;
     this.description = `OpenCode's database at ${databasePath}`;
+    this.uniqueMessageIds = messageIdIsKey(open.db);
   }
 
   /**
