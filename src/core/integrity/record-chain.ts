@@ -182,6 +182,7 @@ export function chainEntryAt(tables: Tables, seq: number): ChainEntry | undefine
 
 /** Set once the index holds every suspect record. */
 export const SUSPECT_INDEX_MARK = 'suspect-index';
+const SUSPECT_INDEX_BUILT = { version: 1 };
 export const SUSPECT_ACTIVITY_PREFIX = 'suspect-index:activities ';
 export const SUSPECT_CHAIN_PREFIX = 'suspect-index:chain ';
 
@@ -206,7 +207,7 @@ function indexSuspects(tables: WritableTables, entry: Pick<ChainEntry, 'seq' | '
     const suspectSeqs: number[] = [];
     for (const chained of chainEntries(tables)) if (chained.writer.suspect) suspectSeqs.push(chained.seq);
     for (const seq of suspectSeqs) tables.meta.putSync(suspectChainKey(seq), seq);
-    tables.meta.putSync(SUSPECT_INDEX_MARK, { version: 1 });
+    tables.meta.putSync(SUSPECT_INDEX_MARK, SUSPECT_INDEX_BUILT);
     return;
   }
   if (entry.writer.suspect) tables.meta.putSync(suspectChainKey(entry.seq), entry.seq);
@@ -215,6 +216,11 @@ function indexSuspects(tables: WritableTables, entry: Pick<ChainEntry, 'seq' | '
     const key = JSON.parse(keyJson) as JournalKey;
     if (isSuspectActivity(tables.activities.get(key))) tables.meta.putSync(suspectActivityKey(key), key);
   }
+}
+
+/** A new database has no suspect record yet: its index is complete from the start, so no write scans for one. */
+export function markSuspectIndexBuilt(tables: WritableTables): void {
+  tables.meta.putSync(SUSPECT_INDEX_MARK, SUSPECT_INDEX_BUILT);
 }
 
 /** Every chain entry, oldest first (a read of the meta table's chain range). */

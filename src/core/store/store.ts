@@ -18,7 +18,7 @@ import { tablesOf } from './open-tables.js';
 import { preflight } from './preflight.js';
 import { newerSchema } from './problems.js';
 import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
-import { chainedRefsOf, chainedRefsOfRecords, openChainEntry } from '../integrity/record-chain.js';
+import { chainedRefsOf, chainedRefsOfRecords, markSuspectIndexBuilt, openChainEntry } from '../integrity/record-chain.js';
 
 export { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
 export { ZERO_COUNTERS } from './apply-batch.js';
@@ -204,7 +204,12 @@ export class Store {
       return;
     }
     if ((stored === undefined || Number(stored) < SCHEMA_VERSION) && !this.options.readOnly) {
-      this.write((tables) => tables.meta.putSync('schemaVersion', SCHEMA_VERSION));
+      // No version and no journal: a new file (a file from before the version has a journal).
+      const created = stored === undefined && [...this.tables.activities.getRange({ limit: 1 })].length === 0;
+      this.write((tables) => {
+        tables.meta.putSync('schemaVersion', SCHEMA_VERSION);
+        if (created) markSuspectIndexBuilt(tables);
+      });
     }
   }
 
