@@ -100,15 +100,21 @@ function currentWriter(): ChainWriter {
 /** The meta key prefix of the user's reviews of suspect records (suspect-actions.ts): chained like the records they settle. */
 export const REVIEW_KEY_PREFIX = 'review:';
 
-/** The chained records a batch of mutations writes. */
+/** The chained records a batch of mutations writes (each agent once: a flush holds an event per tool call, of a few agents). */
 export function chainedRefsOf(mutations: readonly Mutation[]): ChainedRef[] {
   const refs: ChainedRef[] = [];
+  const agents = new Set<string>();
+  const agent = (name: string): void => {
+    if (agents.has(name)) return;
+    agents.add(name);
+    refs.push({ table: 'agents', key: name });
+  };
   for (const mutation of mutations) {
     if (mutation.table === 'agents') {
-      refs.push({ table: 'agents', key: mutation.key });
+      agent(mutation.key);
       for (const op of mutation.ops) if ('userGrade' in op) refs.push({ table: 'userGrades', key: [op.userGrade.project, op.userGrade.commit] });
     } else if (mutation.table === 'events') {
-      for (const { agent } of mutation.agentOps) refs.push({ table: 'agents', key: agent });
+      for (const op of mutation.agentOps) agent(op.agent);
     } else if (mutation.table === 'activities' && mutation.value.userAction) {
       refs.push({ table: 'activities', key: mutation.key });
     }
