@@ -179,6 +179,26 @@ describe('how hard each kind of task is', () => {
     expect(mixShift(new Map(), difficulty, 0)).toEqual({});
   });
 
+  it('credits the setup handed the hard kind with its lead on moderate evidence, not the kind it was handed', () => {
+    // The same shape on a human scale: 20 commits of each setup's main kind, 2 of the other. Within
+    // each kind m/x is 0.1 ahead. Its own lead and the kinds' difficulty explain the same pooled gap;
+    // a kind effect held back harder than the setup's own (a prior of 5 trials against 1) read m/x
+    // 0.03 BEHIND m/y. Both priors only ever shrink, so the lead read is at most the true 0.1.
+    const n = 20;
+    const hard = new Map<Stratum, Tally>([['bug fix', bugTally(n, 0.5 * n)], ['docs', bugTally(n / 10, 0.1 * (n / 10))]]);
+    const easy = new Map<Stratum, Tally>([['bug fix', bugTally(n / 10, 0.6 * (n / 10))], ['docs', bugTally(n, 0.2 * n)]]);
+    const difficulty = fitKindEffects([hard, easy], mix);
+    const read = (tallies: Map<Stratum, Tally>, index: number) => {
+      const commits = [...tallies.values()].reduce((sum, t) => sum + t.commits, 0);
+      const clean = [...tallies.values()].reduce((sum, t) => sum + t.commits - t.bugs, 0);
+      return clean / commits + (mixShift(tallies, difficulty, index).bugs?.amount ?? 0);
+    };
+    const lead = read(hard, 0) - read(easy, 1);
+    expect(lead).toBeGreaterThan(0.075);
+    expect(lead).toBeLessThanOrEqual(0.1);
+    // (Pooled, m/x looks far worse: (20 × 0.5 + 2 × 0.9) / 22 = 0.54 against (2 × 0.4 + 20 × 0.8) / 22 = 0.76.)
+  });
+
   it('nothing to fit with one kind of task', () => {
     expect(fitKindEffects([new Map([['docs', bugTally(10, 1)]])], new Map([['docs', 1]]))).toEqual({});
   });
