@@ -158,8 +158,9 @@ describe('recommend on the evaluation set (written through import, read through 
     print('task mix seeds 1-30', figures);
     expect(figures.cases).toBe(30);
     // Pooled over all tasks the rival looks better (the baselines find the best in about 1 world in 6;
-    // recommend before like-with-like in 2 of 30). Bounds set after the first measured run, below it.
-    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.5);
+    // recommend before like-with-like in 2 of 30, with kind effects held back harder than the setups'
+    // own 19 of 30, now 26). Bounds set below the measured run.
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.8);
     expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.3 * figures.cases);
   }, EVAL_TIMEOUT_MS);
 
@@ -167,6 +168,8 @@ describe('recommend on the evaluation set (written through import, read through 
     const figures = await score(range(9001, 30).map((seed) => taskMixWorld(seed, HELD_OUT_PARAMETERS, MIX_HELD_OUT_OPTIONS)));
     print('task mix held-out seeds 9001-9030', figures);
     expect(figures.cases).toBe(30);
-    expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.25 * figures.cases);
+    // Measured once after the scoring was settled on the development seeds: 24 of 30.
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.7);
+    expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.5 * figures.cases);
   }, EVAL_TIMEOUT_MS);
 });

@@ -174,9 +174,58 @@ describe('how hard each kind of task is', () => {
 
   it('gives a setup\'s variance only with its index in the fit, never the pool\'s', () => {
     const difficulty = fitKindEffects([x, y], mix);
-    expect(mixShift(x, difficulty).bugs).toEqual({ amount: expect.any(Number) });
+    // Strictly: no variance key at all, not one left undefined.
+    expect(mixShift(x, difficulty).bugs).toStrictEqual({ amount: expect.any(Number) });
     expect(mixShift(x, difficulty, 0).bugs?.variance).toBe(difficulty.bugs?.setupVariance[0]);
     expect(mixShift(new Map(), difficulty, 0)).toEqual({});
+  });
+
+  it('credits the setup handed the hard kind with its lead on moderate evidence, not the kind it was handed', () => {
+    // The same shape on a human scale: 20 commits of each setup's main kind, 2 of the other. Within
+    // each kind m/x is 0.1 ahead. Its own lead and the kinds' difficulty explain the same pooled gap;
+    // a kind effect held back harder than the setup's own (a prior of 5 trials against 1) read m/x
+    // 0.03 BEHIND m/y. Both priors only ever shrink, so the lead read is at most the true 0.1.
+    const n = 20;
+    const hard = new Map<Stratum, Tally>([['bug fix', bugTally(n, 0.5 * n)], ['docs', bugTally(n / 10, 0.1 * (n / 10))]]);
+    const easy = new Map<Stratum, Tally>([['bug fix', bugTally(n / 10, 0.6 * (n / 10))], ['docs', bugTally(n, 0.2 * n)]]);
+    const difficulty = fitKindEffects([hard, easy], mix);
+    const read = (tallies: Map<Stratum, Tally>, index: number) => {
+      const commits = [...tallies.values()].reduce((sum, t) => sum + t.commits, 0);
+      const clean = [...tallies.values()].reduce((sum, t) => sum + t.commits - t.bugs, 0);
+      return clean / commits + (mixShift(tallies, difficulty, index).bugs?.amount ?? 0);
+    };
+    const lead = read(hard, 0) - read(easy, 1);
+    expect(lead).toBeGreaterThan(0.075);
+    expect(lead).toBeLessThanOrEqual(0.1);
+    // (Pooled, m/x looks far worse: (20 × 0.5 + 2 × 0.9) / 22 = 0.54 against (2 × 0.4 + 20 × 0.8) / 22 = 0.76.)
+  });
+
+  it('reads work on a lopsided mix: the mix\'s effect is its weighted mean, whatever the kinds\' level', () => {
+    // Docs are 0.4 easier than bug fixes (above); on a mix of 1/4 bug fixes and 3/4 docs, work that was
+    // all bug fixes reads 3/4 × 0.4 = 0.3 higher, and work that was all docs 1/4 × 0.4 = 0.1 lower.
+    const lopsided = new Map<Stratum, number>([['bug fix', 0.25], ['docs', 0.75]]);
+    const difficulty = fitKindEffects([x, y], lopsided);
+    expect(mixShift(new Map([['bug fix', bugTally(10, 5)]]), difficulty).bugs?.amount).toBeCloseTo(0.3, 3);
+    expect(mixShift(new Map([['docs', bugTally(10, 1)]]), difficulty).bugs?.amount).toBeCloseTo(-0.1, 3);
+  });
+
+  it('gives each setup the variance of its own effect and the mix, not another setup\'s', () => {
+    // m/a did only bug fixes (10 commits, 2 bugs), m/b only docs (30 commits, 3 bugs): the fit falls
+    // apart into two blocks, {m/a, bug fix} and {m/b, docs}. On a half-and-half mix, m/a's share reads
+    // with c = (1 on its own effect, 1/2 on bug fix) in its block and 1/2 on docs in the other.
+    const a = new Map<Stratum, Tally>([['bug fix', bugTally(10, 2)]]);
+    const b = new Map<Stratum, Tally>([['docs', bugTally(30, 3)]]);
+    const difficulty = fitKindEffects([a, b], mix);
+    const own = SIGNAL_CREDIBILITY.bugs;
+    const kind = KIND_EFFECT_CREDIBILITY;
+    // cᵀ·[[p, q], [q, r]]⁻¹·c for c = (c1, c2): (c1²·r − 2·c1·c2·q + c2²·p) / (p·r − q²).
+    const form = (p: number, q: number, r: number, c1: number, c2: number) => (c1 * c1 * r - 2 * c1 * c2 * q + c2 * c2 * p) / (p * r - q * q);
+    const average = 35 / 40;
+    const spread = average * (1 - average);
+    const expectedA = spread * (form(10 + own, 10, 10 + kind, 1, 0.5) + form(30 + own, 30, 30 + kind, 0, 0.5));
+    const expectedB = spread * (form(10 + own, 10, 10 + kind, 0, 0.5) + form(30 + own, 30, 30 + kind, 1, 0.5));
+    expect(difficulty.bugs?.setupVariance[0]).toBeCloseTo(expectedA, 12);
+    expect(difficulty.bugs?.setupVariance[1]).toBeCloseTo(expectedB, 12);
   });
 
   it('nothing to fit with one kind of task', () => {

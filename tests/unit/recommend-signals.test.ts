@@ -1,6 +1,6 @@
 /** The pieces of a setup's score: probability helpers, grade provenance, tallies, signals, posteriors, the one-line why. */
 import { describe, expect, it } from '@jest/globals';
-import { erf, normalCdf, probabilityLargest, Z_80 } from '../../src/core/report/recommend-math.js';
+import { erf, invert, multiply, normalCdf, probabilityLargest, quadraticForm, Z_80 } from '../../src/core/report/recommend-math.js';
 import {
   acceptedCommits,
   addRecord,
@@ -18,6 +18,22 @@ import { describeSignal, explainScore, WHY_SIGNALS } from '../../src/core/report
 import { usageRecord } from '../helpers/usage-record.js';
 
 describe('probability helpers', () => {
+  it('inverts a symmetric matrix: 2×2 by the adjugate, and one with a zero off the diagonal (a row left as it is)', () => {
+    // [[2, 1], [1, 3]]⁻¹ = [[3, -1], [-1, 2]] / (2·3 − 1·1).
+    const two = invert([[2, 1], [1, 3]]);
+    [[3 / 5, -1 / 5], [-1 / 5, 2 / 5]].forEach((row, i) => row.forEach((value, j) => expect(two[i]?.[j]).toBeCloseTo(value, 12)));
+    // Rows 0 and 2 form [[4, 1], [1, 3]] (inverse [[3, -1], [-1, 4]] / 11); row 1 is 2 alone (inverse 1/2).
+    const three = invert([[4, 0, 1], [0, 2, 0], [1, 0, 3]]);
+    [[3 / 11, 0, -1 / 11], [0, 1 / 2, 0], [-1 / 11, 0, 4 / 11]].forEach((row, i) => row.forEach((value, j) => expect(three[i]?.[j]).toBeCloseTo(value, 12)));
+  });
+
+  it('multiplies a matrix by a vector, and reads a quadratic form', () => {
+    // [1 2; 3 4]·[5 6] = [1·5 + 2·6, 3·5 + 4·6].
+    expect(multiply([[1, 2], [3, 4]], [5, 6])).toEqual([17, 39]);
+    // [1 2]·[1 2; 3 4]·[1 2]ᵀ = 1·1·1 + 1·2·2 + 2·3·1 + 2·4·2.
+    expect(quadraticForm([[1, 2], [3, 4]], [1, 2])).toBe(27);
+  });
+
   it.each([
     [0, 0],
     [0.5, 0.5204999],

@@ -8,7 +8,7 @@
 import { TASK_KIND_COUNTERS, TASK_KINDS } from '../outcomes/task-kind.js';
 import type { TaskKind } from '../outcomes/task-kind.js';
 import type { UsageRecord } from '../types.js';
-import { invert, quadraticForm } from './recommend-math.js';
+import { invert, multiply, quadraticForm } from './recommend-math.js';
 import { SIGNALS } from './recommend-signals.js';
 import type { SignalName, Tally } from './recommend-signals.js';
 
@@ -85,17 +85,19 @@ export function describeKinds(sessions: ReadonlyMap<Stratum, number>): string {
 }
 
 /**
- * The prior behind a kind's effect, in that signal's trials: a kind with a handful of trials moves
- * every setup's share little; one with many is measured.
+ * The prior behind a kind's effect, in that signal's trials: a fraction of one, there only to keep
+ * the fit determined. It must be weaker than the setup's own prior: when setups are handed different
+ * kinds, the two effects explain the same differences, and a kind effect shrunk harder than the
+ * setup's leaves the kind's difficulty in the setup's score (the model handed the bug fixes reads as
+ * worse). At 5 trials it undid about half the gap between bug fixes and docs in the task-mix
+ * evaluation worlds (docs/QUALITY.md).
  */
-export const KIND_EFFECT_CREDIBILITY = 5;
+export const KIND_EFFECT_CREDIBILITY = 0.2;
 /**
  * The prior behind a setup's own effect in the fit, kept small: shrunk as far as its score is, the
  * setup's own effect would leave part of its skill in the effect of the kinds it was handed.
  */
 const OWN_EFFECT_CREDIBILITY = 1;
-/** Rounds of the back-and-forth fit; setups and kinds are few, and it settles within a dozen. */
-const FIT_ROUNDS = 30;
 
 /** How much a kind of task moves every setup's share of one signal, and the mix's average of that. */
 export interface KindEffects {
@@ -116,9 +118,9 @@ export type Difficulty = Partial<Record<SignalName, KindEffects>>;
 /**
  * How hard each kind of task is, per signal, fitted over the whole role as share = role average +
  * the setup's own effect + the kind's effect (weighted least squares, both effects shrunk a little
- * toward 0). Fitting both at once is what keeps the kind's effect from being the effect of whoever
- * was handed that kind: bug fixes done only by the strong model would otherwise look easy because the
- * strong model did them well.
+ * toward 0, the kind's less). Fitting both at once is what keeps the kind's effect from being the
+ * effect of whoever was handed that kind: bug fixes done only by the strong model would otherwise
+ * look easy because the strong model did them well.
  */
 export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], mix: ReadonlyMap<Stratum, number>): Difficulty {
   const kinds = [...new Set(setups.flatMap((byKind) => [...byKind.keys()]))];
@@ -133,29 +135,14 @@ export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], m
     const trials = cells.flat().reduce((sum, cell) => sum + cell.trials, 0);
     if (trials <= 0) continue;
     const average = good / trials;
-    const own = setups.map(() => 0);
-    const kind = kinds.map(() => 0);
-    for (let round = 0; round < FIT_ROUNDS; round += 1) {
-      kinds.forEach((_, k) => {
-        let residual = 0;
-        let weight = KIND_EFFECT_CREDIBILITY;
-        cells.forEach((row, s) => {
-          const cell = row[k] as { good: number; trials: number };
-          residual += cell.good - cell.trials * (average + (own[s] ?? 0));
-          weight += cell.trials;
-        });
-        kind[k] = residual / weight;
-      });
-      cells.forEach((row, s) => {
-        let residual = 0;
-        let weight = OWN_EFFECT_CREDIBILITY;
-        row.forEach((cell, k) => {
-          residual += cell.good - cell.trials * (average + (kind[k] ?? 0));
-          weight += cell.trials;
-        });
-        own[s] = residual / weight;
-      });
-    }
+    // The weighted least-squares solution, solved at once: own and kind effects are confounded when
+    // setups are handed different kinds, and a back-and-forth fit would settle slowly.
+    const residuals = [
+      ...cells.map((row) => row.reduce((sum, cell) => sum + cell.good - cell.trials * average, 0)),
+      ...kinds.map((_, k) => cells.reduce((sum, row) => sum + (row[k]?.good ?? 0) - (row[k]?.trials ?? 0) * average, 0)),
+    ];
+    const solved = multiply(invert(informationMatrix(cells, OWN_EFFECT_CREDIBILITY, KIND_EFFECT_CREDIBILITY)), residuals);
+    const kind = solved.slice(setups.length);
     const byKind = new Map(kinds.map((name, k) => [name, kind[k] ?? 0]));
     const reference = [...mix].reduce((sum, [name, weight]) => sum + weight * (byKind.get(name) ?? 0), 0);
     const setupVariance = fitVariances(cells, kinds.map((name) => mix.get(name) ?? 0), average * (1 - average), signal.credibility);
@@ -169,9 +156,19 @@ export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], m
  * matrix (trials per setup × kind, each effect with its prior): spread × cᵀ·M⁻¹·c.
  */
 function fitVariances(cells: readonly (readonly { trials: number }[])[], weights: readonly number[], spread: number, credibility: number): number[] {
+  const covariance = invert(informationMatrix(cells, credibility, KIND_EFFECT_CREDIBILITY));
+  return cells.map((_, s) => spread * quadraticForm(covariance, [...cells.map((__, t) => (t === s ? 1 : 0)), ...weights]));
+}
+
+/**
+ * The fit's information matrix: rows and columns are the setups' own effects, then the kinds'
+ * effects; each cell's trials tie its setup and kind, and each effect carries its prior.
+ */
+function informationMatrix(cells: readonly (readonly { trials: number }[])[], ownPrior: number, kindPrior: number): number[][] {
   const setups = cells.length;
-  const size = setups + weights.length;
-  const matrix = Array.from({ length: size }, () => Array.from({ length: size }, () => 0));
+  const kinds = cells[0]?.length ?? 0;
+  const size = setups + kinds;
+  const matrix = Array.from({ length: size }, (_, i) => Array.from({ length: size }, (__, j) => (i !== j ? 0 : i < setups ? ownPrior : kindPrior)));
   cells.forEach((row, s) => {
     row.forEach((cell, k) => {
       const kind = setups + k;
@@ -180,11 +177,8 @@ function fitVariances(cells: readonly (readonly { trials: number }[])[], weights
       (matrix[s] as number[])[kind] = cell.trials;
       (matrix[kind] as number[])[s] = cell.trials;
     });
-    (matrix[s] as number[])[s] = ((matrix[s] as number[])[s] ?? 0) + credibility;
   });
-  weights.forEach((_, k) => ((matrix[setups + k] as number[])[setups + k] = ((matrix[setups + k] as number[])[setups + k] ?? 0) + KIND_EFFECT_CREDIBILITY));
-  const covariance = invert(matrix);
-  return cells.map((_, s) => spread * quadraticForm(covariance, [...cells.map((__, t) => (t === s ? 1 : 0)), ...weights]));
+  return matrix;
 }
 
 /**

@@ -79,6 +79,11 @@ export function invert(matrix: readonly (readonly number[])[]): number[][] {
   return rows.map((row) => row.slice(n));
 }
 
+/** M·v for a square matrix M and a vector v. */
+export function multiply(matrix: readonly (readonly number[])[], vector: readonly number[]): number[] {
+  return matrix.map((row) => row.reduce((sum, value, j) => sum + value * (vector[j] ?? 0), 0));
+}
+
 /** cᵀ·M·c for a vector c and a square matrix M. */
 export function quadraticForm(matrix: readonly (readonly number[])[], vector: readonly number[]): number {
   let total = 0;
