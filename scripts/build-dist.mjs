@@ -6,6 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +19,6 @@ function layout(root) {
     buildConfig: path.join(root, 'tsconfig.build.json'),
     dist: path.join(root, 'dist'),
     setupEntry: path.join(root, 'dist', 'provisioning', 'index.js'),
-    tsc: path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
     bundlePlugin: path.join(root, 'scripts', 'bundle-plugin.mjs'),
   };
 }
@@ -45,13 +45,26 @@ export function distIsCurrent(root) {
   return fs.existsSync(files.setupEntry) && fs.statSync(files.setupEntry).mtimeMs >= newestMtime(files.sources);
 }
 
+/**
+ * The tsc that `root` resolves as Node does, from its node_modules or a parent's (Stryker's sandbox
+ * copy sits inside the checkout and builds before it links node_modules); undefined when none.
+ */
+function typescriptCompiler(root) {
+  try {
+    return createRequire(path.join(root, 'package.json')).resolve('typescript/bin/tsc');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Builds dist from empty (the checkout's tsc, then the plugin bundle); an error message, or undefined when built. */
 export function buildDist(root) {
   const files = layout(root);
-  if (!fs.existsSync(files.tsc)) return `cannot build: ${files.tsc} is missing (run "npm install" with dev dependencies)`;
+  const tsc = typescriptCompiler(root);
+  if (!tsc) return `cannot build: typescript is not installed where ${root} can load it (run "npm install" with dev dependencies)`;
   // From empty: a file left from a module since moved or renamed would hide an import of the old path.
   fs.rmSync(files.dist, { recursive: true, force: true });
-  let result = spawnSync(process.execPath, [files.tsc, '-p', files.buildConfig], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
+  let result = spawnSync(process.execPath, [tsc, '-p', files.buildConfig], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
   if (result.status === 0) result = spawnSync(process.execPath, [files.bundlePlugin], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
   if (result.status === 0) return undefined;
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(0, 5).join('\n');
