@@ -126,7 +126,8 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     addRecord(entry.tally, costed, 1);
     if (kind === 'estimated') entry.tally.costEstimated += 1;
     else if (kind === 'unknown') entry.tally.costUnknown += 1;
-    for (const [task, share] of kindShares(record)) {
+    const shares = kindShares(record);
+    for (const [task, share] of shares) {
       let tally = entry.byKind.get(task);
       if (!tally) entry.byKind.set(task, (tally = emptyTally()));
       addRecord(tally, costed, share);
@@ -137,7 +138,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     for (const mix of mixes) {
       let roleMass = mix.get(record.agent);
       if (!roleMass) mix.set(record.agent, (roleMass = new Map()));
-      for (const [task, mass] of kindMass(record)) addMass(roleMass, task, mass);
+      for (const [task, mass] of kindMass(record, shares)) addMass(roleMass, task, mass);
     }
   }
   let closest = 0;

@@ -31,19 +31,34 @@ export const MIN_KIND_SESSIONS = 1;
  * a new session gets the same answer as the same question asked just before it.
  */
 export function kindShares(record: UsageRecord): [Stratum, number][] {
-  const counted = TASK_KINDS.map((kind) => [kind, record[TASK_KIND_COUNTERS[kind]] ?? 0] as [Stratum, number]).filter(([, turns]) => turns > 0);
-  const total = counted.reduce((sum, [, turns]) => sum + turns, 0);
-  if (total > 0) return counted.map(([kind, turns]) => [kind, turns / total]);
+  // Loops, not map/filter: this runs for every usage record of every recommendation.
+  const total = classifiedTurns(record);
+  if (total > 0) {
+    const shares: [Stratum, number][] = [];
+    for (const kind of TASK_KINDS) {
+      const turns = record[TASK_KIND_COUNTERS[kind]] ?? 0;
+      if (turns > 0) shares.push([kind, turns / total]);
+    }
+    return shares;
+  }
   const worked = (record.turns ?? 0) > 0 || record.toolCalls > 0 || record.commits > 0;
   return worked ? [[UNKNOWN_KIND, 1]] : [];
 }
 
-/** How much of the user's work a record is, per kind: its turns (at least one for a record that counts none). */
-export function kindMass(record: UsageRecord): [Stratum, number][] {
-  const turns = Math.max(1, record.turns ?? 0);
-  const shares = kindShares(record);
-  const classified = TASK_KINDS.reduce((sum, kind) => sum + (record[TASK_KIND_COUNTERS[kind]] ?? 0), 0);
-  const mass = classified > 0 ? classified : turns;
+/** The record's turns of a known kind. */
+function classifiedTurns(record: UsageRecord): number {
+  let total = 0;
+  for (const kind of TASK_KINDS) total += record[TASK_KIND_COUNTERS[kind]] ?? 0;
+  return total;
+}
+
+/**
+ * How much of the user's work a record is, per kind: its turns (at least one for a record that
+ * counts none). `shares` is the record's kindShares when the caller has them already.
+ */
+export function kindMass(record: UsageRecord, shares: readonly [Stratum, number][] = kindShares(record)): [Stratum, number][] {
+  const classified = classifiedTurns(record);
+  const mass = classified > 0 ? classified : Math.max(1, record.turns ?? 0);
   return shares.map(([kind, share]) => [kind, share * mass]);
 }
 
