@@ -7,11 +7,17 @@
  * module-level constant) must be tested by a whole run of the selected tests, and the whole unit
  * suite takes a minute, the selected files seconds.
  */
+import fs from 'node:fs';
 import { GROUPS } from './stryker.groups.mjs';
 
 const group = GROUPS[process.env.MUTATE_GROUP ?? ''];
 if (!group) throw new Error(`set MUTATE_GROUP to one of: ${Object.keys(GROUPS).join(', ')} (npm run mutate does)`);
 const name = process.env.MUTATE_GROUP;
+
+/** Whether any of the group's test prefixes names an integration test file. */
+function usesIntegrationTests({ tests }) {
+  return fs.readdirSync('tests/integration').some((file) => file.endsWith('.test.ts') && tests.some((test) => file.startsWith(test)));
+}
 
 export default {
   testRunner: 'jest',
@@ -24,8 +30,8 @@ export default {
     enableFindRelatedTests: false,
   },
   coverageAnalysis: 'perTest',
-  // A group's integration tests run the built CLI (dist/) in a child process.
-  buildCommand: 'npm run build',
+  // A group's integration tests run the built CLI (dist/) in a child process; a group with none needs no build.
+  buildCommand: usesIntegrationTests(group) ? 'node scripts/mutate-build.mjs' : undefined,
   mutate: group.mutate,
   ignorePatterns: ['dist', 'coverage', '.tmp', 'reports', 'bench/results'],
   // A static mutant (a module-level constant) is tested by a whole run of the group's tests per
