@@ -59,16 +59,23 @@ describe('doctor answer', () => {
     t = tempTracker();
     session(t, 's1', 2);
     session(t, 's2', 1);
+    // A graded commit's retrospective is an entry too.
+    const graded = 'a0'.repeat(20);
+    t.store.applyBatch(
+      [{ table: 'agents', key: 'build', ops: [{ kind: 'grade', delta: 1, retrospective: { commit: graded, timestamp: '2026-11-22T10:00:00.000Z', task: 'change 0', agent_grade: 5, agent_note: '', user_note: '', agent: 'build', model: 'fake/a', project: '/p/app' } }] }],
+      t.config.rules,
+      '2026-11-22T10:00:00.000Z',
+    );
     const answer = databaseHealthAnswer(t.store, t.config, path.join(t.dir, 'opencode'), NOW);
-    expect(answer.flushes).toBe(2);
+    expect(answer.flushes).toBe(3);
     expect(answer.lastFlushAt).toBe('2026-11-22T10:00:00.000Z');
     expect([answer.counts.sessions, answer.counts.commits]).toEqual([2, 3]);
-    // Three commits plus the journal's two automatic turn entries.
-    expect(answer.capacity.entries).toBe(3 + answer.counts.activities);
-    expect(answer.counts.activities).toBe(2);
+    // Three commits, the journal's two automatic turn entries and one retrospective.
+    expect([answer.counts.activities, answer.counts.retrospectives]).toEqual([2, 1]);
+    expect(answer.capacity.entries).toBe(6);
     const used = t.store.bytesInUse() as number;
     expect(used).toBeLessThan(answer.fileSize);
-    expect(answer.capacity.bytesPerEntry).toBe(Math.round(used / 5));
+    expect(answer.capacity.bytesPerEntry).toBe(Math.round(used / 6));
   });
 
   it('lists what provisioning recorded into this config folder, and why writes are refused', () => {

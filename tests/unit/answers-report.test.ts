@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { reportAnswer } from '../../src/core/answers/report.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
+import type { Mutation } from '../../src/core/store/mutations.js';
 import type { UsageSource } from '../../src/core/types.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -85,6 +86,37 @@ describe('report answer', () => {
     expect(reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'Asia/Tokyo' }).timeZone).toBe('Asia/Tokyo');
     expect(reportAnswer(t.store, { by: 'setup', timeZone: 'Asia/Tokyo' }).timeZone).toBeNull();
     expect(reportAnswer(t.store, { by: 'setup', timeZone: 'Asia/Tokyo' }).rows.map((row) => row.period)).toEqual([null]);
+  });
+
+  it('labels each period in the time zone asked for', () => {
+    t = tempTracker();
+    // 20:00 UTC on 31 March is already 1 April in Tokyo (UTC+9), and still 31 March west of Tokyo down to UTC-20.
+    session(t, 's1', '2025-03-31T20:00:00.000Z');
+    expect(reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'Asia/Tokyo' }).rows.map((row) => row.period)).toEqual(['2025-04']);
+    expect(reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'UTC' }).rows.map((row) => row.period)).toEqual(['2025-03']);
+  });
+
+  it("takes a session's earliest turn entry of any agent, skipping an entry without a task", () => {
+    t = tempTracker();
+    const turn = (agent: string, at: string, task: string): Mutation => ({
+      table: 'activities',
+      key: [agent, at, `${agent}-${at}`],
+      value: { timestamp: at, task, actions: '', outcome: 'success', decisions: '', agent, model: 'fake/a', project: '/p/app', automatic: true, sessionId: 's1' },
+    });
+    const usage: Mutation = {
+      table: 'sessions',
+      key: ['s1', 'build', 'fake/a'],
+      init: { sessionId: 's1', agent: 'build', model: 'fake/a', project: '/p/app', firstAt: '2025-03-01T10:00:00.000Z' },
+      counters: { toolCalls: 1 },
+      lastAt: '2025-03-01T10:05:00.000Z',
+    };
+    // Stored by agent first: build's later entry is read before plan's earlier one. An imported entry may have an empty task.
+    t.store.applyBatch(
+      [usage, turn('build', '2025-03-01T10:02:00.000Z', 'build the coupon form'), turn('plan', '2025-03-01T10:01:00.000Z', 'plan the coupons'), turn('plan', '2025-03-01T10:00:00.000Z', '')],
+      t.config.rules,
+      '2025-03-01T10:05:00.000Z',
+    );
+    expect(reportAnswer(t.store, { by: 'session' }).rows.map((row) => [row.session, row.task])).toEqual([['s1', 'plan the coupons']]);
   });
 
   it('gives each session the first prompt it was given as its task, not a note an agent logged before it', () => {

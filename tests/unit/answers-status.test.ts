@@ -83,6 +83,21 @@ describe('status answer', () => {
     expect(typeof build?.csLabel).toBe('string');
   });
 
+  it('gives an agent known only by its record (imported, no session here) no work at all', () => {
+    t = tempTracker();
+    t.store.applyBatch([{ table: 'agents', key: 'imported', ops: [{ kind: 'commits', amount: 2 }] }], t.config.rules, T(1));
+    const [agent] = statusAnswer(t.store, t.config.rules, 'imported').agents;
+    expect(agent && { commits: agent.commits, creditedCommits: agent.creditedCommits, sessions: agent.sessions, toolCalls: agent.toolCalls, toolFailures: agent.toolFailures, pushes: agent.pushes, models: agent.models }).toEqual({
+      commits: 0,
+      creditedCommits: 2,
+      sessions: 0,
+      toolCalls: 0,
+      toolFailures: 0,
+      pushes: 0,
+      models: [],
+    });
+  });
+
   it('answers for one agent only when named, and for none when the name is unknown', () => {
     t = tempTracker();
     session(t, 's1', T(1), { agent: 'build', model: 'fake/a', calls: [true] });
