@@ -76,6 +76,12 @@ describe('a bad export file is refused, naming the line', () => {
     expect(problemOf(fileOf('[1]'))).toBe('line 1: expected a JSON object with "kind", "key" and "value" ([1]). Nothing was imported.');
   });
 
+  it('takes a key of exactly 1024 bytes', () => {
+    // 1022 characters, 1024 with the quotes of its JSON.
+    const key = `/${'k'.repeat(1021)}`;
+    expect(parseExport(fileOf(projectLine(key, { ...PROJECT, path: key }))).map((record) => record.key)).toEqual([key]);
+  });
+
   it('skips blank lines, and reads a file without header and end line', () => {
     expect(parseExport(`\n${projectLine()}\n   \n`).map((record) => record.key)).toEqual(['/work/a']);
     expect(parseExport(fileOf(HEADER(), '', projectLine(), END(1)))).toHaveLength(1);
@@ -130,6 +136,16 @@ describe('importing', () => {
     // The run that added nothing is not recorded.
     const runs = [...store.tables.migrations.getRange()].map(({ value }) => value as { source: string; added: number });
     expect(runs.map((run) => [run.source, run.added])).toEqual([['team.ndjson', 1]]);
+  });
+
+  it('records the first import of a file that adds nothing new, and how a user-only import came', () => {
+    const store = openTemp();
+    store.putRecords([{ table: 'projects', key: '/work/a', value: PROJECT }]);
+    const provenance = { action: 'import', via: 'terminal-tty' as const, suspect: false };
+    const result = importExport(store, fileOf(HEADER(), projectLine(), END(1)), 'known.ndjson', () => new Date('2026-11-26T01:00:00.000Z'), provenance);
+    expect([result.added, result.skipped]).toEqual([0, 1]);
+    const runs = [...store.tables.migrations.getRange()].map(({ value }) => value as { source: string; added: number; userAction?: unknown });
+    expect(runs.map((run) => [run.source, run.added, run.userAction])).toEqual([['known.ndjson', 0, provenance]]);
   });
 
   it("merges a project's git-signal bookkeeping with the database's own: a fate counted in either stays counted", () => {
