@@ -127,13 +127,16 @@ describe('replay arithmetic', () => {
     });
     expect(replayDelta({ toolCalls: 3 }, { toolCalls: 3 })).toEqual({ delta: {}, totals: { toolCalls: 3 }, changed: false });
     expect(replayDelta(undefined, { toolCalls: 0 })).toEqual({ delta: {}, totals: { toolCalls: 0 }, changed: false });
+    // A later copy of the event that reports fewer counters keeps the ones it left out.
+    expect(replayDelta({ toolCalls: 3, commits: 1 }, { toolCalls: 4 }).totals).toEqual({ toolCalls: 4, commits: 1 });
   });
 
   it("widens a usage record's time span both ways", () => {
     const record = { firstAt: '2026-11-26T10:00:00.000Z', lastAt: '2026-11-26T11:00:00.000Z', toolCalls: 1 } as UsageRecord;
     addUsage(record, { toolCalls: 2 }, '2026-11-26T09:00:00.000Z');
-    addUsage(record, {}, '2026-11-26T10:30:00.000Z');
     addUsage(record, { commits: 1 }, '2026-11-26T12:00:00.000Z');
+    // An event from the middle of the span, replayed late, changes neither end.
+    addUsage(record, {}, '2026-11-26T10:30:00.000Z');
     expect(record).toEqual({ firstAt: '2026-11-26T09:00:00.000Z', lastAt: '2026-11-26T12:00:00.000Z', toolCalls: 3, commits: 1 });
   });
 });
