@@ -46,5 +46,5 @@ export const GROUPS = {
     mutate: ['src/core/integrity/commit-credit.ts', 'src/core/integrity/commit-content.ts', 'src/core/integrity/credited-changes.ts', 'src/core/backfill/replay-ledger.ts'],
     tests: ['integrity', 'commit-content-credit', 'backfill-replay-credit'],
   },
-  answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['report', 'transfer-roundtrip', 'prior-art'] },
+  answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['answers', 'report', 'transfer-roundtrip', 'prior-art'] },
 };

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 /**
- * `npm run mutate [-- GROUP...]`: runs StrykerJS once per group of stryker.config.mjs and prints the
- * mutation score of each (killed + timed out, over every mutant that is not ignored).
+ * `npm run mutate [-- GROUP... [--stryker-option value...]]`: runs StrykerJS once per group of
+ * stryker.config.mjs and prints the mutation score of each (killed + timed out, over every mutant
+ * that is not ignored). Arguments from the first one starting with `-` go to Stryker as they are
+ * (`--concurrency 1` on a shared machine, `--mutate src/core/store/store.ts` for one file of a group).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { GROUPS } from '../stryker.groups.mjs';
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const firstOption = args.findIndex((arg) => arg.startsWith('-'));
+const wanted = firstOption === -1 ? args : args.slice(0, firstOption);
+const strykerOptions = firstOption === -1 ? [] : args.slice(firstOption);
 const unknown = wanted.filter((name) => !(name in GROUPS));
 if (unknown.length > 0) {
   console.error(`mutate: unknown group ${unknown.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}`);
@@ -32,7 +37,7 @@ function score(report) {
 const rows = [];
 let failed = false;
 for (const name of wanted.length > 0 ? wanted : Object.keys(GROUPS)) {
-  const run = spawnSync('npx', ['stryker', 'run'], { stdio: 'inherit', env: { ...process.env, MUTATE_GROUP: name } });
+  const run = spawnSync('npx', ['stryker', 'run', ...strykerOptions], { stdio: 'inherit', env: { ...process.env, MUTATE_GROUP: name } });
   const file = `reports/mutation/${name}.json`;
   if (run.status !== 0 || !fs.existsSync(file)) {
     rows.push(`${name.padEnd(14)} failed (exit ${run.status})`);
