@@ -26,13 +26,14 @@ export interface Sandbox {
 const PLUGIN_API = '@opencode-ai/plugin';
 
 /**
- * The config folder as OpenCode leaves it after its first start: at every start it makes sure the
- * folder holds its plugin API package (`npm install @opencode-ai/plugin` there, from the public
- * registry, ~25 s) unless `node_modules` exists and `package-lock.json` already lists the package.
- * The package is linked from this checkout (the same version OpenCode asks for), so each sandbox
- * starts as an installed user's folder, and no test reaches beyond 127.0.0.1.
+ * A config folder (the global one, or a project's `.opencode`) as OpenCode leaves it after its first
+ * start: at every start it makes sure each such folder holds its plugin API package (`npm install
+ * @opencode-ai/plugin` there, from the public registry, ~25 s) unless `node_modules` exists and
+ * `package-lock.json` already lists the package. The package is linked from this checkout (the same
+ * version OpenCode asks for), so each sandbox starts as an installed user's folder, and no test
+ * reaches beyond 127.0.0.1.
  */
-function seedConfigDependencies(configDir: string): void {
+export function seedConfigDependencies(configDir: string): void {
   const source = path.join(ROOT, 'node_modules', PLUGIN_API);
   const { version } = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as { version: string };
   const dependencies = { [PLUGIN_API]: version };
