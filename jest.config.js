@@ -46,7 +46,14 @@ export default {
   projects: [
     unit,
     integration,
-    // Before any e2e test: rg and chromium on PATH, installed from Debian's packages when missing.
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'], globalSetup: '<rootDir>/scripts/test-prerequisites.mjs' },
+    // Before any e2e test: rg and chromium on PATH, installed from Debian's packages when missing, and
+    // the folder the e2e files of the run share (the packed package); removed after the run.
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/scripts/test-prerequisites.mjs',
+      globalTeardown: '<rootDir>/scripts/test-teardown.mjs',
+    },
   ],
 };

@@ -8,11 +8,12 @@
  * - `chromium`: the HTML report is rendered in a real headless browser. Browser packages on npm
  *   (puppeteer, playwright) download their browser at install time too.
  * Both come from Debian's packages: as root with apt-get this installs them; otherwise it stops with one
- * message naming the command to run. Jest runs it before the e2e tests (globalSetup in jest.config.js);
- * `node scripts/test-prerequisites.mjs` runs it by hand.
+ * message naming the command to run. Jest runs it before the e2e tests (the default export, globalSetup in
+ * jest.config.js); `node scripts/test-prerequisites.mjs` runs it by hand.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -78,7 +79,17 @@ export async function ensureTestPrerequisites() {
   );
 }
 
-export default ensureTestPrerequisites;
+/** The variable naming the folder the test files of one run share (tests/helpers/packed-package.ts). */
+export const SHARED_DIR_ENV = 'AGENT_TRACKER_TEST_SHARED_DIR';
+
+/**
+ * Jest's globalSetup for the e2e tests: the prerequisites, and an empty folder the test files of this
+ * run share (workers inherit the variable); scripts/test-teardown.mjs removes it after the run.
+ */
+export default async function globalSetup() {
+  await ensureTestPrerequisites();
+  process.env[SHARED_DIR_ENV] = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-test-run-'));
+}
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {

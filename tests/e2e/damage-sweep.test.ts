@@ -1,7 +1,8 @@
 /**
  * Every page of a realistic database overwritten with noise, one copy per page: the built CLI's
- * `status --json`, `report --json` and `doctor`, and the plugin's own open path (check, read every
- * record, write one), each in a child process with a timeout. None may die by a signal or hang, and
+ * `status --json`, `report --json` and `doctor` (all three on the first pages of each class of page,
+ * one of them on each further page), and the plugin's own open path (check, read every record, write
+ * one), each in a child process with a timeout. None may die by a signal or hang, and
  * each answer must equal the undamaged database's or say the database is damaged. Then the real
  * `opencode run` on a damaged meta, branch, leaf and overflow page: OpenCode exits normally, the
  * session's tool runs, and the damage is named once. And `repair --dry-run` on every page: what it
@@ -27,7 +28,18 @@ jest.setTimeout(600_000);
 /** Children at a time: the machine is shared, and each CLI run may start a check child of its own. */
 const PARALLEL = 6;
 const COMMANDS: readonly (readonly string[])[] = [['status', '--json'], ['report', '--json'], ['doctor']];
+/**
+ * Pages of one class (what the check names the damage as: a meta page, a leaf of table "sessions",
+ * an overflow page, an unused page, …) that every command is asked about; each further page of the
+ * class is asked of one command, in turn, so every page is covered and every class by every command.
+ */
+const PAGES_PER_CLASS_FOR_EVERY_COMMAND = 2;
 const REPLY = 'the proof file is written';
+
+/** A damaged page's class: the check's description of it without the page numbers ("unused" when it names none). */
+function pageClass(problem: string | undefined): string {
+  return problem === undefined ? 'unused' : problem.replace(/\d+/g, '#');
+}
 
 describe('a page of noise anywhere in the database', () => {
   let sandbox: Sandbox;
@@ -36,6 +48,8 @@ describe('a page of noise anywhere in the database', () => {
   let home: string;
   /** How many records each history table of the undamaged file holds. */
   let held: Record<string, number>;
+  /** Per page, what the check names when that page is noise (undefined: nothing, the page is not in use). */
+  let problems: (string | undefined)[];
 
   beforeAll(() => {
     sandbox = makeSandbox('agent-tracker-sweep-');
@@ -47,6 +61,13 @@ describe('a page of noise anywhere in the database', () => {
     store.close();
     pristine = fs.readFileSync(built);
     pages = pristine.length / PAGE_SIZE;
+    problems = Array.from({ length: pages }, (_, page) => {
+      const file = path.join(sandbox.root, 'kinds', `page-${page}.lmdb`);
+      writeNoisyCopy(pristine, page, file);
+      const problem = lmdbTreeProblem(file);
+      fs.rmSync(file);
+      return problem;
+    });
   });
 
   afterAll(() => removeSandbox(sandbox));
@@ -70,7 +91,14 @@ describe('a page of noise anywhere in the database', () => {
       }),
     );
     const started = Date.now();
-    const jobs = Array.from({ length: pages }, (_, page) => COMMANDS.map((args, command) => ({ page, command, args }))).flat();
+    const seenOfClass = new Map<string, number>();
+    const jobs = problems.flatMap((problem, page) => {
+      const nth = seenOfClass.get(pageClass(problem)) ?? 0;
+      seenOfClass.set(pageClass(problem), nth + 1);
+      const commands = nth < PAGES_PER_CLASS_FOR_EVERY_COMMAND ? COMMANDS.map((_, command) => command) : [nth % COMMANDS.length];
+      return commands.map((command) => ({ page, command, args: COMMANDS[command] as readonly string[] }));
+    });
+    expect(new Set(jobs.map((job) => job.page)).size).toBe(pages);
     const answers = await inParallel(jobs, PARALLEL, async ({ page, command, args }) => {
       const file = path.join(sandbox.root, 'sweep-cli', `page-${page}-${command}`, 'agent-tracker.lmdb');
       writeNoisyCopy(pristine, page, file);
@@ -80,7 +108,7 @@ describe('a page of noise anywhere in the database', () => {
     });
     const seconds = (Date.now() - started) / 1000;
     const tally = (answer: Answer): number => answers.filter((row) => row.answer === answer).length;
-    console.log(`damage sweep, ${pages} pages x ${COMMANDS.length} commands in ${seconds.toFixed(1)} s: same ${tally('same')}, damage ${tally('damage')}, wrong ${tally('wrong')}, signal ${tally('signal')}, hang ${tally('hang')}`);
+    console.log(`damage sweep, ${pages} pages of ${seenOfClass.size} classes, ${jobs.length} runs of ${COMMANDS.length} commands in ${seconds.toFixed(1)} s: same ${tally('same')}, damage ${tally('damage')}, wrong ${tally('wrong')}, signal ${tally('signal')}, hang ${tally('hang')}`);
     expect(answers.filter((row) => row.answer === 'signal' || row.answer === 'hang' || row.answer === 'wrong')).toEqual([]);
     // The sweep meant something: most pages are in use, and their damage was named.
     expect(tally('damage')).toBeGreaterThan(answers.length / 2);
@@ -156,10 +184,7 @@ describe('a page of noise anywhere in the database', () => {
     /** The first page whose damage the check names with `pattern`: a page of that kind. */
     function pageOfKind(pattern: RegExp): number {
       for (let page = 2; page < pages; page += 1) {
-        const file = path.join(sandbox.root, 'kinds', `page-${page}.lmdb`);
-        writeNoisyCopy(pristine, page, file);
-        const problem = lmdbTreeProblem(file);
-        fs.rmSync(file);
+        const problem = problems[page];
         if (problem && pattern.test(problem)) return page;
       }
       throw new Error(`no page of the sweep database matches ${pattern}`);

@@ -18,9 +18,9 @@ import type { FakeModel } from '../helpers/fake-model.js';
 import { git, makeRepo, makeSandbox, opencodeConfig, OPENCODE_BIN, removeSandbox, ROOT, runBounded, runOpencode } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 import { treeHash, withoutValues } from '../helpers/compare-files.js';
-import { runtimeClosure } from '../../src/provisioning/dependency-closure.js';
-import { startLocalRegistry } from '../helpers/local-registry.js';
+import { serveRegistry } from '../helpers/local-registry.js';
 import type { LocalRegistry } from '../helpers/local-registry.js';
+import { packedPackage } from '../helpers/packed-package.js';
 
 jest.setTimeout(900_000);
 
@@ -80,15 +80,12 @@ describe('npm install of the packed package', () => {
   beforeAll(async () => {
     expect(fs.existsSync(path.join(ROOT, 'dist', 'provisioning', 'index.js'))).toBe(true);
     sandbox = makeSandbox('agent-tracker-install-');
-    registry = await startLocalRegistry(runtimeClosure(ROOT), path.join(sandbox.root, 'registry'));
+    // `npm pack` of this checkout and its dependencies' tarballs, shared with opencode-install.test.ts.
+    const packed = await packedPackage(sandbox.root);
+    tarball = packed.tarball;
+    registry = await serveRegistry(packed.registry);
     env = { ...sandbox.env, npm_config_registry: registry.url, npm_config_cache: path.join(sandbox.root, 'npm-cache'), npm_config_update_notifier: 'false', CI: 'true' };
     delete env.AGENT_TRACKER_SKIP_SETUP;
-    const packDir = path.join(sandbox.root, 'pack');
-    fs.mkdirSync(packDir);
-    // --ignore-scripts: the build is already done; packing must not rebuild a checkout others share.
-    const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', packDir], ROOT);
-    expect(packed.code).toBe(0);
-    tarball = path.join(packDir, packed.stdout.trim().split('\n').pop() as string);
 
     const config = sandbox.configDir;
     fs.writeFileSync(path.join(config, 'opencode.json'), ODD_CONFIG);
@@ -99,8 +96,8 @@ describe('npm install of the packed package', () => {
   });
 
   afterAll(async () => {
-    await registry.close();
-    removeSandbox(sandbox);
+    await registry?.close();
+    if (sandbox) removeSandbox(sandbox);
   });
 
   it('exits 0 and provisions the plugin folder, its entry, the skills, the agents and the AGENTS.md section', () => {

@@ -19,14 +19,14 @@ import { DEFAULT_MAX_DATABASE_SIZE } from '../../src/core/config.js';
 import { Store } from '../../src/core/store/store.js';
 import { BEGIN_PREFIX } from '../../src/provisioning/agents-md.js';
 import { readShippedAgents } from '../../src/provisioning/agents.js';
-import { runtimeClosure } from '../../src/provisioning/dependency-closure.js';
 import { parseJsonc } from '../../src/provisioning/opencode-json.js';
 import { shippedSkills } from '../../src/provisioning/skills.js';
 import { treeHash } from '../helpers/compare-files.js';
 import { bash, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
-import { startLocalRegistry } from '../helpers/local-registry.js';
+import { serveRegistry } from '../helpers/local-registry.js';
 import type { LocalRegistry } from '../helpers/local-registry.js';
+import { packedPackage } from '../helpers/packed-package.js';
 import { makeRepo, makeSandbox, opencodeConfig, removeSandbox, ROOT, runBounded, runOpencode } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox, StatusJson } from '../helpers/sandbox.js';
 
@@ -61,19 +61,15 @@ describe('installed by OpenCode itself (a package spec in the "plugin" array)', 
   beforeAll(async () => {
     expect(fs.existsSync(path.join(ROOT, 'dist', 'opencode', 'plugin.js'))).toBe(true);
     sandbox = makeSandbox('agent-tracker-oc-install-');
-    registry = await startLocalRegistry(runtimeClosure(ROOT), path.join(sandbox.root, 'registry'));
+    // `npm pack` of this checkout and its dependencies' tarballs, shared with install.test.ts.
+    const packed = await packedPackage(sandbox.root);
+    tarball = packed.tarball;
+    spec = `${PACKAGE_NAME}@file:${tarball}`;
+    registry = await serveRegistry(packed.registry);
     env = { ...sandbox.env, npm_config_registry: registry.url, npm_config_cache: path.join(sandbox.root, 'npm-cache'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
     // The plugin provisions itself on this path: the switch the other tests use to keep it off goes
     // (undefined, not deleted: runOpencode lays this env over the sandbox's, and spawn drops undefined).
     env.AGENT_TRACKER_SKIP_SETUP = undefined;
-
-    const packDir = path.join(sandbox.root, 'pack');
-    fs.mkdirSync(packDir);
-    // --ignore-scripts: the build is already done; packing must not rebuild a checkout others share.
-    const packed = await runBounded('npm', ['pack', '--ignore-scripts', '--pack-destination', packDir], { cwd: ROOT, env, timeoutMs: NPM_TIMEOUT_MS });
-    expect(packed.code).toBe(0);
-    tarball = path.join(packDir, packed.stdout.trim().split('\n').pop() as string);
-    spec = `${PACKAGE_NAME}@file:${tarball}`;
 
     // The first turn waits (at most 60 s) for the plugin's background self-provisioning to write
     // AGENTS.md, so the run does not end before it; the second waits as long as the first run took.

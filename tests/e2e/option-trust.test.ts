@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { bash, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
-import { cliJson, makeRepo, makeSandbox, opencodeConfig, removeSandbox, runOpencode, toolParts, writeGlobalConfig } from '../helpers/sandbox.js';
+import { cliJson, makeRepo, makeSandbox, opencodeConfig, removeSandbox, runOpencode, seedConfigDependencies, toolParts, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 
 jest.setTimeout(400_000);
@@ -40,6 +40,7 @@ describe('options from files an agent can write', () => {
     // The agent's move: the plugin listed again in the project's config with one option the tracker does not know.
     const projectConfig = opencodeConfig({ modelUrl: model.url, pluginOptions: { trackNothingPlease: true } });
     fs.mkdirSync(path.join(repo, '.opencode'), { recursive: true });
+    seedConfigDependencies(path.join(repo, '.opencode'));
     fs.writeFileSync(path.join(repo, '.opencode', 'opencode.json'), JSON.stringify({ plugin: projectConfig.plugin }, null, 2));
     unknownOption = await runOpencode(sandbox, repo, 'OPTION-UNKNOWN: show the settings');
     fs.rmSync(path.join(repo, '.opencode'), { recursive: true });

@@ -4,13 +4,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findNodeAtLocation, parseTree } from 'jsonc-parser';
 
-/** Every file below a folder with its sha256, so "nothing changed" is checkable byte for byte. */
+/** Every file below a folder with its sha256 (a link: its target), so "nothing changed" is checkable byte for byte. */
 export function treeHash(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
   const walk = (current: string) => {
     for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) walk(full);
+      // A link is compared by where it points (its target may be outside the folder, or a folder).
+      else if (entry.isSymbolicLink()) files[path.relative(dir, full)] = `link:${fs.readlinkSync(full)}`;
       else files[path.relative(dir, full)] = crypto.createHash('sha256').update(fs.readFileSync(full)).digest('hex');
     }
   };

@@ -3,7 +3,8 @@
  * packages of a runtime dependency closure as they are installed in this checkout's node_modules
  * (one packument per name, one tarball per version, made with `tar` from the installed folder).
  * Names it does not hold get 404 (optional dependencies for other platforms are then skipped by npm).
- * It stops by itself after `lifetimeMs`.
+ * It stops by itself after `lifetimeMs`. Making the tarballs is the costly part (seconds of gzip per
+ * run); `packRegistry` does it once so that several servers can serve the same files.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,12 +27,15 @@ export interface LocalRegistry {
   close(): Promise<void>;
 }
 
-interface Served {
+export interface ServedVersion {
   manifest: Record<string, unknown>;
   file: string;
   integrity: string;
   shasum: string;
 }
+
+/** What a registry serves: name → version → tarball. Plain data, so it can be written to a file and shared. */
+export type RegistryIndex = Record<string, Record<string, ServedVersion>>;
 
 /** `package/…` tarball of an installed package folder, the layout npm publishes. */
 function packFolder(pkg: RegistryPackage, outDir: string): string {
@@ -40,41 +44,44 @@ function packFolder(pkg: RegistryPackage, outDir: string): string {
   return file;
 }
 
-/** Starts the registry for `packages`, writing tarballs into `workDir`. */
-export async function startLocalRegistry(packages: readonly RegistryPackage[], workDir: string, lifetimeMs = 600_000): Promise<LocalRegistry> {
+/** Writes the tarballs of `packages` into `workDir`; returns what a registry serving them holds. */
+export function packRegistry(packages: readonly RegistryPackage[], workDir: string): RegistryIndex {
   fs.mkdirSync(workDir, { recursive: true });
-  const byName = new Map<string, Map<string, Served>>();
+  const index: RegistryIndex = {};
   for (const pkg of packages) {
-    const versions = byName.get(pkg.name) ?? new Map<string, Served>();
-    if (versions.has(pkg.version)) continue;
+    const versions = (index[pkg.name] ??= {});
+    if (versions[pkg.version]) continue;
     const file = packFolder(pkg, workDir);
     const bytes = fs.readFileSync(file);
-    const manifest = JSON.parse(fs.readFileSync(path.join(pkg.sourceDir, 'package.json'), 'utf8')) as Record<string, unknown>;
-    versions.set(pkg.version, {
-      manifest,
+    versions[pkg.version] = {
+      manifest: JSON.parse(fs.readFileSync(path.join(pkg.sourceDir, 'package.json'), 'utf8')) as Record<string, unknown>,
       file,
       integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
       shasum: createHash('sha1').update(bytes).digest('hex'),
-    });
-    byName.set(pkg.name, versions);
+    };
   }
+  return index;
+}
 
+/** Serves `index` (tarballs made by `packRegistry`) on 127.0.0.1 until closed or `lifetimeMs` has passed. */
+export async function serveRegistry(index: RegistryIndex, lifetimeMs = 600_000): Promise<LocalRegistry> {
+  const files = new Map(Object.values(index).flatMap((versions) => Object.values(versions).map((served) => [path.basename(served.file), served.file] as const)));
   const requested: string[] = [];
   let base = '';
   const server = http.createServer((request, response) => {
     const url = decodeURIComponent((request.url ?? '/').split('?')[0] as string);
     const tarball = /^\/-\/tarballs\/(.+)$/.exec(url);
     if (tarball) {
-      const file = path.join(workDir, path.basename(tarball[1] as string));
-      if (!fs.existsSync(file)) return void response.writeHead(404).end();
+      const file = files.get(path.basename(tarball[1] as string));
+      if (!file || !fs.existsSync(file)) return void response.writeHead(404).end();
       response.writeHead(200, { 'content-type': 'application/octet-stream' });
       return void fs.createReadStream(file).pipe(response);
     }
     const name = url.slice(1);
     requested.push(name);
-    const versions = byName.get(name);
+    const versions = Object.hasOwn(index, name) ? index[name] : undefined;
     if (!versions) return void response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
-    const entries = [...versions.entries()];
+    const entries = Object.entries(versions);
     const packument = {
       name,
       'dist-tags': { latest: entries[entries.length - 1]?.[0] },
@@ -101,4 +108,9 @@ export async function startLocalRegistry(packages: readonly RegistryPackage[], w
         server.close(() => resolve());
       }),
   };
+}
+
+/** Starts the registry for `packages`, writing tarballs into `workDir`. */
+export async function startLocalRegistry(packages: readonly RegistryPackage[], workDir: string, lifetimeMs = 600_000): Promise<LocalRegistry> {
+  return serveRegistry(packRegistry(packages, workDir), lifetimeMs);
 }

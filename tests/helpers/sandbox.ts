@@ -23,6 +23,27 @@ export interface Sandbox {
   dbPath: string;
 }
 
+const PLUGIN_API = '@opencode-ai/plugin';
+
+/**
+ * A config folder (the global one, or a project's `.opencode`) as OpenCode leaves it after its first
+ * start: at every start it makes sure each such folder holds its plugin API package (`npm install
+ * @opencode-ai/plugin` there, from the public registry, ~25 s) unless `node_modules` exists and
+ * `package-lock.json` already lists the package. The package is linked from this checkout (the same
+ * version OpenCode asks for), so each sandbox starts as an installed user's folder, and no test
+ * reaches beyond 127.0.0.1.
+ */
+export function seedConfigDependencies(configDir: string): void {
+  const source = path.join(ROOT, 'node_modules', PLUGIN_API);
+  const { version } = JSON.parse(fs.readFileSync(path.join(source, 'package.json'), 'utf8')) as { version: string };
+  const dependencies = { [PLUGIN_API]: version };
+  fs.mkdirSync(path.join(configDir, 'node_modules', '@opencode-ai'), { recursive: true });
+  fs.symlinkSync(source, path.join(configDir, 'node_modules', PLUGIN_API));
+  fs.writeFileSync(path.join(configDir, 'package.json'), `${JSON.stringify({ dependencies }, null, 2)}\n`);
+  const lock = { lockfileVersion: 3, requires: true, packages: { '': { dependencies }, [`node_modules/${PLUGIN_API}`]: { resolved: source, link: true } } };
+  fs.writeFileSync(path.join(configDir, 'package-lock.json'), `${JSON.stringify(lock, null, 2)}\n`);
+}
+
 /** A fresh temporary HOME with XDG folders, and the environment that isolates OpenCode in it. */
 export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -36,6 +57,7 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
   for (const dir of Object.values(xdg)) fs.mkdirSync(dir, { recursive: true });
   const configDir = path.join(xdg.XDG_CONFIG_HOME, 'opencode');
   fs.mkdirSync(configDir, { recursive: true });
+  seedConfigDependencies(configDir);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     LANG: 'C.UTF-8',
