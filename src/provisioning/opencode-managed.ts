@@ -15,8 +15,12 @@ import { PACKAGE_NAME } from './package-root.js';
 export const OPENCODE_PACKAGES_FOLDER = 'packages';
 /** What the plugin entry must have for OpenCode to load it. */
 const PLUGIN_ENTRY_FILE = path.join('dist', 'opencode', 'plugin.js');
-/** How deep below a cache folder the package may sit (`node_modules/<name>`, or a scoped layout). */
-const MAX_SEARCH_DEPTH = 4;
+/**
+ * How many folders below a cache folder are looked through for the package. OpenCode makes a folder
+ * of each part of a spec's path (`opencode-agent-tracker@file:/home/me/src/pkg.tgz` is five deep), so
+ * the bound is on folders visited, not on depth.
+ */
+const MAX_FOLDERS_SEARCHED = 4096;
 
 /** OpenCode's cache folder: `$XDG_CACHE_HOME/opencode`, else `~/.cache/opencode`. */
 export function opencodeCacheDir(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
@@ -44,20 +48,23 @@ function readJson(file: string): Record<string, unknown> | undefined {
 }
 
 /** Where this package sits below a cache folder, if it is there at all. */
-function findPackageDir(folder: string, depth = 0): string | undefined {
-  const candidate = path.join(folder, 'node_modules', PACKAGE_NAME);
-  if (readJson(path.join(candidate, 'package.json'))?.name === PACKAGE_NAME) return candidate;
-  if (depth >= MAX_SEARCH_DEPTH) return undefined;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return undefined;
-  }
-  for (const entry of entries) {
-    if (!entry.isDirectory() || entry.name === PACKAGE_NAME) continue;
-    const found = findPackageDir(path.join(folder, entry.name), depth + 1);
-    if (found) return found;
+function findPackageDir(folder: string): string | undefined {
+  // Breadth first: the folder that holds node_modules/<name> is found before any node_modules tree below it is walked.
+  const queue = [folder];
+  for (let next = 0; next < queue.length && next < MAX_FOLDERS_SEARCHED; next += 1) {
+    const current = queue[next] as string;
+    const candidate = path.join(current, 'node_modules', PACKAGE_NAME);
+    if (readJson(path.join(candidate, 'package.json'))?.name === PACKAGE_NAME) return candidate;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (queue.length >= MAX_FOLDERS_SEARCHED) break;
+      if (entry.isDirectory() && entry.name !== PACKAGE_NAME) queue.push(path.join(current, entry.name));
+    }
   }
   return undefined;
 }

@@ -50,6 +50,22 @@ describe('an OpenCode-managed install', () => {
     expect(text).toContain('(the plugin adds it at its next start)');
   });
 
+  it('finds the package below a tarball spec, whose path OpenCode makes into nested folders', () => {
+    const home = tempDir();
+    const spec = 'opencode-agent-tracker@file:/home/me/src/work/releases/opencode-agent-tracker-0.1.0.tgz';
+    const configDir = path.join(home, 'config', 'opencode');
+    fs.mkdirSync(configDir, { recursive: true });
+    fs.writeFileSync(path.join(configDir, 'opencode.json'), JSON.stringify({ plugin: [spec] }));
+    const cacheDir = path.join(home, 'cache', 'opencode');
+    // packages/opencode-agent-tracker@file:/home/me/src/work/releases/opencode-agent-tracker-0.1.0.tgz/node_modules/…
+    const installDir = path.join(cacheDir, 'packages', 'opencode-agent-tracker@file:', 'home', 'me', 'src', 'work', 'releases', 'opencode-agent-tracker-0.1.0.tgz');
+    const packageDir = path.join(installDir, 'node_modules', 'opencode-agent-tracker');
+    fullInstall(installDir, packageDir);
+    const state = inspectProvisioning(configDir, ROOT, cacheDir);
+    expect(state.managed?.install).toEqual({ state: 'installed', folder: path.join(cacheDir, 'packages', 'opencode-agent-tracker@file:'), packageDir, version: '0.1.0' });
+    expect(describeProvisioning(state).join('\n')).not.toContain('HALF-INSTALLED');
+  });
+
   it('names a half-installed cache folder (a dependency missing) and the command that clears it', () => {
     const { configDir, cacheDir, folder, packageDir } = managedHome();
     fullInstall(folder, packageDir);
