@@ -119,6 +119,18 @@ describe('report rows as sums of the usage records', () => {
       expect(row.liveSessions).toBe(new Set(members.filter((r) => r.source !== 'backfill').map((r) => r.sessionId)).size);
       expect(row.tokens).toBe(sum((r) => r.tokensInput + r.tokensOutput + r.tokensReasoning + r.tokensCacheRead + r.tokensCacheWrite));
       expect(row.toolCalls).toBe(sum((r) => r.toolCalls));
+      expect(row.toolFailures).toBe(sum((r) => r.toolFailures));
+      expect(row.messages).toBe(sum((r) => r.messages));
+      expect(row.pushes).toBe(sum((r) => r.pushes));
+      expect(row.bugs).toBe(sum((r) => r.bugs));
+      expect(row.trackerFileEdits).toBe(sum((r) => r.trackerFileEdits ?? 0));
+      expect([row.tokensInput, row.tokensOutput, row.tokensReasoning, row.tokensCacheRead, row.tokensCacheWrite]).toEqual([
+        sum((r) => r.tokensInput),
+        sum((r) => r.tokensOutput),
+        sum((r) => r.tokensReasoning),
+        sum((r) => r.tokensCacheRead),
+        sum((r) => r.tokensCacheWrite),
+      ]);
       expect(row.commits).toBe(sum((r) => r.commits));
       expect(row.cost).toBeCloseTo(sum((r) => r.cost), 9);
       expect(row.csChange).toBe(sum((r) => r.csDelta));
@@ -132,5 +144,41 @@ describe('report rows as sums of the usage records', () => {
     };
     for (const row of report.rows) check(row, groups.get(rowKey(by, row)) ?? []);
     check(report.totals, records);
+  });
+
+  /** The order a reader sees, worked out here: periods oldest first, sessions newest first (then by id), then agent, model, project. */
+  function expectedOrder(rows: readonly ReportRow[]): ReportRow[] {
+    const text = (value: string | null) => value ?? '';
+    return [...rows].sort((a, b) => {
+      if (text(a.period) !== text(b.period)) return text(a.period) < text(b.period) ? -1 : 1;
+      if (text(a.session) !== text(b.session)) {
+        if (text(a.firstAt) !== text(b.firstAt)) return text(a.firstAt) > text(b.firstAt) ? -1 : 1;
+        return text(a.session) < text(b.session) ? -1 : 1;
+      }
+      for (const name of ['agent', 'model', 'project'] as const) if (text(a[name]) !== text(b[name])) return text(a[name]) < text(b[name]) ? -1 : 1;
+      return 0;
+    });
+  }
+
+  it.each(['setup', 'project', 'session'] as const)('by %s: rows come in the order a reader expects, and each key once', (by) => {
+    const rows = buildReport({ usage: records }, by).rows;
+    expect(rows.map((row) => rowKey(by, row))).toEqual(expectedOrder(rows).map((row) => rowKey(by, row)));
+    expect(new Set(rows.map((row) => rowKey(by, row))).size).toBe(rows.length);
+  });
+
+  it('by week: a row per week and setup, weeks oldest first, each holding the records of the week they began in', () => {
+    const rows = buildReport({ usage: records }, 'setup', { period: 'week', timeZone: 'UTC' }).rows;
+    // February 2026 in UTC: Monday the 2nd, 9th, 16th and 23rd; the 1st (a Sunday) is in the week of January 26th.
+    const mondayOf = (iso: string) => {
+      const day = Number(iso.slice(8, 10));
+      return day === 1 ? '2026-01-26' : `2026-02-${String(2 + 7 * Math.floor((day - 2) / 7)).padStart(2, '0')}`;
+    };
+    const expected = new Map<string, number>();
+    for (const record of records) {
+      const key = `${mondayOf(record.firstAt)}|${record.agent}|${record.model}`;
+      expected.set(key, (expected.get(key) ?? 0) + record.commits);
+    }
+    expect(rows.map((row) => `${row.period}|${row.agent}|${row.model}`)).toEqual([...expected.keys()].sort());
+    expect(rows.map((row) => row.commits)).toEqual([...expected.keys()].sort().map((key) => expected.get(key)));
   });
 });
