@@ -37,14 +37,14 @@ const NEVER_MS = 24 * 60 * 60_000;
 
 async function modules() {
   const { resolveConfig } = await dist('core/config.js');
-  const { Store } = await dist('core/store/store.js');
+  const { Store, STORED_NAMES } = await dist('core/store/store.js');
   const { termIndexer } = await dist('core/search/indexer.js');
   const { TrackingService } = await dist('core/tracking/service.js');
   const { compressionOf } = await dist('core/store/compression.js');
   const { tokenize } = await dist('core/search/tokenizer.js');
   const { searchableText } = await dist('core/search/documents.js');
   const { storedValue } = await dist('core/store/stored-form.js');
-  return { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue };
+  return { resolveConfig, Store, STORED_NAMES, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue };
 }
 
 /** Buffers exactly `count` mutations. */
@@ -72,11 +72,15 @@ function recordRound(service, count) {
 }
 
 /** Everything in the store's tables but bookkeeping: after one flush into a fresh store, what it wrote. */
-/** Every entry of the store, as lmdb holds it (an entry in its stored form, see stored-form.ts): what the raw puts write. */
-function contentsOf(store, storedValue) {
+/**
+ * Every entry of the store, as lmdb holds it (an entry in its stored form, see stored-form.ts), by
+ * the tables' persisted names: what the raw puts write.
+ */
+function contentsOf(store, storedValue, storedNames) {
   const contents = {};
-  for (const [name, table] of Object.entries(store.tables)) {
-    if (!BOOKKEEPING_TABLES.includes(name)) contents[name] = [...table.getRange()].map(({ key, value }) => ({ key, value: storedValue(name, key, value) }));
+  for (const [key, table] of Object.entries(store.tables)) {
+    const name = storedNames[key];
+    if (!BOOKKEEPING_TABLES.includes(name)) contents[name] = [...table.getRange()].map((entry) => ({ key: entry.key, value: storedValue(name, entry.key, entry.value) }));
   }
   return contents;
 }
@@ -107,7 +111,7 @@ function timeRawPuts(compressionOf, file, entriesByTable, readFirst = false) {
 }
 
 async function measureRound(dir, size) {
-  const { resolveConfig, Store, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue } = await modules();
+  const { resolveConfig, Store, STORED_NAMES, termIndexer, TrackingService, compressionOf, tokenize, searchableText, storedValue } = await modules();
   const config = resolveConfig({
     options: { databasePath: path.join(dir, 'flush.lmdb'), maxDatabaseSize: MAX_DB_SIZE, flushMaxMutations: NEVER_MUTATIONS, flushMaxAgeMs: NEVER_MS },
     env: {},
@@ -125,7 +129,7 @@ async function measureRound(dir, size) {
     const outcome = service.flush('bench');
     flushTime = performance.now() - started;
     if (!outcome.ok) throw outcome.error;
-    contents = contentsOf(store, storedValue);
+    contents = contentsOf(store, storedValue, STORED_NAMES);
     activities = [...store.tables.activities.getRange()].map(({ value }) => value);
   } finally {
     store.close();

@@ -8,6 +8,6 @@ import { dist } from './support.mjs';
 const { Store } = await dist('core/store/store.js');
 const store = Store.open({ path: process.argv[2], maxDatabaseSize: 2 ** 31, readOnly: true });
 let records = 0;
-for (const { value } of store.tables.sessions.getRange()) if (value) records += 1;
+for (const { value } of store.tables.usage.getRange()) if (value) records += 1;
 store.close();
 console.log(JSON.stringify({ records }));

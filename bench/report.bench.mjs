@@ -58,7 +58,7 @@ export function buildHistory(store, rules) {
     // Grades are counted in the session's usage record too, as TrackingService.gradeCommit does.
     const grades = { gradedCommits: 0, gradeSum: 0, csDelta: 0, userGradedCommits: 0, userGradeSum: 0, selfGradedCommits: 0, selfGradeSum: 0 };
     const session = {
-      table: 'sessions',
+      table: 'usage',
       key: [sessionId, agent, model],
       init: { sessionId, agent, model, project, firstAt: at },
       counters: {
@@ -157,7 +157,7 @@ export default async function run({ quick }) {
 
     const readOnly = await time(runs, () => {
       let count = 0;
-      for (const entry of store.tables.sessions.getRange()) count += entry.value.commits;
+      for (const entry of store.tables.usage.getRange()) count += entry.value.commits;
       return count;
     });
     const report = await time(runs, () => buildReport(loadHistory(store)));

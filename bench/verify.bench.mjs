@@ -39,7 +39,7 @@ function mutationsFrom(first, count) {
 export default async function run({ quick }) {
   const entries = quick ? QUICK_ENTRIES : ENTRIES;
   const runs = quick ? QUICK_RUNS : RUNS;
-  const { Store } = await dist('core/store/store.js');
+  const { Store, tableNamed } = await dist('core/store/store.js');
   const { termIndexer } = await dist('core/search/indexer.js');
   const { DEFAULT_RULES } = await dist('core/rules.js');
   const { verifySync, isVerified, recordVerified } = await dist('core/store/verify.js');
@@ -58,7 +58,7 @@ export default async function run({ quick }) {
       let started = performance.now();
       const reader = Store.open({ path: file, maxDatabaseSize: MAX_DB_SIZE, readOnly: true });
       read = 0;
-      for (const name of TABLE_NAMES) for (const { value } of reader.tables[name].getRange()) if (value !== undefined) read += 1;
+      for (const name of TABLE_NAMES) for (const { value } of tableNamed(reader.tables, name).getRange()) if (value !== undefined) read += 1;
       reader.close();
       inProcess.push(performance.now() - started);
       started = performance.now();

@@ -37,7 +37,7 @@ interface TrackedSpan extends SessionSpan {
 /** The spans of the tracked (not backfilled) sessions: a rare user action, so a bounded scan is fine. */
 function trackedSessionSpans(store: Store): TrackedSpan[] {
   const spans: TrackedSpan[] = [];
-  for (const { value } of store.tables.sessions.getRange({})) {
+  for (const { value } of store.tables.usage.getRange({})) {
     if (value.source !== 'backfill') spans.push({ firstAt: value.firstAt, lastAt: value.lastAt, project: value.project });
   }
   return spans;

@@ -62,7 +62,7 @@ export function sizeWatcher(store: Store, notify: (line: string) => void): () =>
     }
     // Counting sessions walks a table: only once the cheap size test says it may matter.
     if (fileBytes < store.maxDatabaseSize * 0.8) return;
-    const line = usageWarning(store.path, { fileBytes, limit: store.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() });
+    const line = usageWarning(store.path, { fileBytes, limit: store.maxDatabaseSize, sessions: store.tables.usage.getKeysCount() });
     if (!line) return;
     warned = true;
     notify(line);

@@ -22,7 +22,7 @@ const SETUP = { agent: 'build', model: 'fake/fake-model' };
 function usageRecords(sandbox: Sandbox): UsageRecord[] {
   const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: 1 << 29, readOnly: true });
   try {
-    return [...store.tables.sessions.getRange()].map((entry) => entry.value);
+    return [...store.tables.usage.getRange()].map((entry) => entry.value);
   } finally {
     store.close();
   }

@@ -34,7 +34,7 @@ function storeUsage(dbPath: string, home: string, records: readonly UsageRecord[
         if (COUNTER_NAMES.has(name)) (counters as Record<string, number>)[name] = value as number;
         else if (name !== 'lastAt') init[name] = value;
       }
-      return { table: 'sessions', key: [record.sessionId, record.agent, record.model], init: init as Mutation extends { init: infer I } ? I : never, counters, lastAt: record.lastAt };
+      return { table: 'usage', key: [record.sessionId, record.agent, record.model], init: init as Mutation extends { init: infer I } ? I : never, counters, lastAt: record.lastAt };
     });
     store.applyBatch(mutations, config.rules, new Date().toISOString());
   } finally {

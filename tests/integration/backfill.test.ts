@@ -73,7 +73,7 @@ function fixture(project: string): FixtureSession[] {
 }
 
 function usage(t: TempTracker): UsageRecord[] {
-  return [...t.store.tables.sessions.getRange()].map(({ value }) => value);
+  return [...t.store.tables.usage.getRange()].map(({ value }) => value);
 }
 
 function find(records: UsageRecord[], session: string, agent: string): UsageRecord {

@@ -214,13 +214,13 @@ describe('on real repositories', () => {
     t.service.flush('test');
     expect(await refreshGitSignals(t.service, dir)).toBe(2);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1, followUpFixCommits: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1, followUpFixCommits: 1 });
     // Same HEAD: nothing read again. A new commit: recomputed, nothing counted twice.
     expect(await refreshGitSignals(t.service, dir)).toBe(0);
     commitFile('d.txt', 'd\n', 'fix: unrelated file');
     expect(await refreshGitSignals(t.service, dir)).toBe(0);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1, followUpFixCommits: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1, followUpFixCommits: 1 });
     expect(gitSignals(branch ?? [], [record(clean, 's1')], 'x', undefined).signals).toEqual([]);
   });
 
@@ -238,7 +238,7 @@ describe('on real repositories', () => {
     const env = { PATH: process.env.PATH, HOME: t.dir, XDG_CONFIG_HOME: path.join(t.dir, 'config') };
     execFileSync(process.execPath, [cli, command, '--json', '--project', dir, '--db', t.config.databasePath], { cwd: dir, env, encoding: 'utf8' });
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
   });
 
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {

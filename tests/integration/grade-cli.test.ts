@@ -44,7 +44,7 @@ afterAll(() => removeSandbox(sandbox));
 function usage() {
   const store = Store.open({ path: dbPath, maxDatabaseSize: 1 << 26, readOnly: true });
   try {
-    return store.tables.sessions.get(['ses_1', 'build', 'fake/fake-model']);
+    return store.tables.usage.get(['ses_1', 'build', 'fake/fake-model']);
   } finally {
     store.close();
   }

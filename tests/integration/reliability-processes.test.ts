@@ -121,7 +121,7 @@ describe('several processes and crashes, one database', () => {
       expect(store.tables.agents.get(AGENT)).toMatchObject({ sp: expected.sp, xp: expected.xp, commits: expected.commits });
       for (let s = 0; s < SHARED_SESSIONS; s += 1) {
         const want = plan.perSession[s]!;
-        expect(store.tables.sessions.get([`ses-${s}`, AGENT, MODEL])).toMatchObject({
+        expect(store.tables.usage.get([`ses-${s}`, AGENT, MODEL])).toMatchObject({
           toolCalls: workers * want.toolCalls,
           toolFailures: workers * want.toolFailures,
           commits: workers * want.commits,
@@ -148,7 +148,7 @@ describe('several processes and crashes, one database', () => {
     const store = Store.open({ path: dbPath, maxDatabaseSize: MAX_SIZE, indexer: termIndexer });
     try {
       expect(store.tables.agents.get(AGENT)).toMatchObject({ sp: expected.sp, xp: expected.xp });
-      expect(store.tables.sessions.get(['ses-rounds', AGENT, MODEL])).toMatchObject({ toolCalls: rounds * roundEvents });
+      expect(store.tables.usage.get(['ses-rounds', AGENT, MODEL])).toMatchObject({ toolCalls: rounds * roundEvents });
       expect(store.meta().flushes).toBe(rounds);
       // Still writable after the crash.
       store.write((tables) => tables.meta.putSync('afterCrash', true));
@@ -173,7 +173,7 @@ describe('several processes and crashes, one database', () => {
       const flushes = store.meta().flushes;
       expect(flushes).toBeGreaterThanOrEqual(5);
       // Each flush adds exactly one round: the counters and the flush count agree.
-      expect(store.tables.sessions.get(['ses-rounds', AGENT, MODEL])).toMatchObject({ toolCalls: flushes * roundEvents });
+      expect(store.tables.usage.get(['ses-rounds', AGENT, MODEL])).toMatchObject({ toolCalls: flushes * roundEvents });
       const expected = newAgent(AGENT, '', DEFAULT_RULES);
       applyAgentOp(expected, { kind: 'xp', amount: flushes * roundEvents * DEFAULT_RULES.xpPerToolCall }, DEFAULT_RULES);
       expect(store.tables.agents.get(AGENT)).toMatchObject({ sp: expected.sp, xp: expected.xp });

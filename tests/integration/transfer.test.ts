@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Store } from '../../src/core/store/store.js';
+import { tableNamed } from '../../src/core/store/store.js';
 import { EXPORT_KINDS, exportRecords, importExport, parseExport } from '../../src/core/store/transfer.js';
 import { InputError } from '../../src/core/validation.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
@@ -21,7 +22,7 @@ function recordLines(text: string): string[] {
 }
 
 function counts(store: Store): Record<string, number> {
-  return Object.fromEntries([...EXPORT_KINDS, 'migrations'].map((kind) => [kind, store.tables[kind as 'agents'].getKeysCount()]));
+  return Object.fromEntries([...EXPORT_KINDS, 'migrations' as const].map((kind) => [kind, tableNamed(store.tables, kind).getKeysCount()]));
 }
 
 describe('export and import', () => {
@@ -53,7 +54,7 @@ describe('export and import', () => {
     const kinds = new Set(lines.slice(0, -1).map((line) => (JSON.parse(line) as { kind: string }).kind));
     expect(kinds).toEqual(new Set(EXPORT_KINDS));
     for (const kind of EXPORT_KINDS) {
-      expect(lines.filter((line) => line.startsWith(`{"kind":"${kind}"`))).toHaveLength(source.store.tables[kind].getKeysCount());
+      expect(lines.filter((line) => line.startsWith(`{"kind":"${kind}"`))).toHaveLength(tableNamed(source.store.tables, kind).getKeysCount());
     }
 
     const result = importExport(target.store, first, 'first.ndjson');
@@ -83,7 +84,7 @@ describe('export and import', () => {
     target.store.write((tables) => tables.agents.putSync(agent.key, local));
     importExport(target.store, text, 'merge.ndjson');
     expect(target.store.tables.agents.get(agent.key)?.cs).toBe(99);
-    expect(target.store.tables.sessions.getKeysCount()).toBe(source.store.tables.sessions.getKeysCount());
+    expect(target.store.tables.usage.getKeysCount()).toBe(source.store.tables.usage.getKeysCount());
   });
 
   it('keeps the prior-art index in step with what it imports', () => {

@@ -104,7 +104,7 @@ describe('report answer', () => {
       value: { timestamp: at, task, actions: '', outcome: 'success', decisions: '', agent, model: 'fake/a', project: '/p/app', automatic: true, sessionId: 's1' },
     });
     const usage: Mutation = {
-      table: 'sessions',
+      table: 'usage',
       key: ['s1', 'build', 'fake/a'],
       init: { sessionId: 's1', agent: 'build', model: 'fake/a', project: '/p/app', firstAt: '2025-03-01T10:00:00.000Z' },
       counters: { toolCalls: 1 },

@@ -67,7 +67,7 @@ describe('message ids a backfill run remembers', () => {
     if (outcome.upToDate) throw new Error('expected an import');
     expect(outcome.summary.sessions).toBe(1);
     expect(outcome.summary.skipped[COPY_OF_RECORDED]).toBe(1);
-    const usage = [...tracker.store.tables.sessions.getRange({})].map(({ value }) => value);
+    const usage = [...tracker.store.tables.usage.getRange({})].map(({ value }) => value);
     expect(usage.map((record) => record.sessionId)).toEqual(['ses_a']);
     expect(usage[0]?.messages).toBe(2);
   });

@@ -75,7 +75,7 @@ function copied(sessions: readonly FixtureSession[], everyId: boolean): FixtureS
 /** What credit a user would look at: each agent's SP, XP, CS and commits, commits recorded, commits counted in reports. */
 function credit(t: TempTracker): unknown {
   const agents = [...t.store.tables.agents.getRange({})].map(({ value }) => ({ id: value.id, sp: value.sp, xp: value.xp, cs: value.cs, commits: value.commits }));
-  const usage = [...t.store.tables.sessions.getRange({})].map(({ value }) => value);
+  const usage = [...t.store.tables.usage.getRange({})].map(({ value }) => value);
   return {
     agents,
     commitRecords: t.store.tables.commits.getKeysCount(),
@@ -155,7 +155,7 @@ describe('a backfill of copied history', () => {
     const summary = await backfill(tracker, [...original(project), ...parallel]);
     expect(summary.skipped[COPY_OF_RECORDED]).toBeUndefined();
     expect(summary.sessions).toBe(3);
-    const sessions = new Set([...tracker.store.tables.sessions.getRange({})].map(({ value }) => value.sessionId));
+    const sessions = new Set([...tracker.store.tables.usage.getRange({})].map(({ value }) => value.sessionId));
     expect(sessions).toEqual(new Set(['ses_one', 'ses_two', 'ses_one_copy']));
   });
 
@@ -194,7 +194,7 @@ describe('a backfill of copied history', () => {
       unknown('another_model', [middle + 2000], 'build', 'haiku'),
     ]);
     expect(summary.skipped[COPY_OF_RECORDED]).toBe(2);
-    const recorded = new Set([...tracker.store.tables.sessions.getRange({})].map(({ value }) => value.sessionId).filter((id) => !id.startsWith('live_')));
+    const recorded = new Set([...tracker.store.tables.usage.getRange({})].map(({ value }) => value.sessionId).filter((id) => !id.startsWith('live_')));
     expect(recorded).toEqual(new Set(['between_windows', 'just_past_slack', 'partly_inside', 'another_model']));
   });
 
@@ -217,7 +217,7 @@ describe('a backfill of copied history', () => {
     const summary = await backfill(tracker, [...original(project), later]);
     // Three sessions read; no commit among them is new.
     expect(summary).toMatchObject({ sessions: 3, commits: 0 });
-    const three = [...tracker.store.tables.sessions.getRange({})].map(({ value }) => value).find((record) => record.sessionId === 'ses_three');
+    const three = [...tracker.store.tables.usage.getRange({})].map(({ value }) => value).find((record) => record.sessionId === 'ses_three');
     expect(three).toMatchObject({ toolCalls: 2, commits: 0 });
     const rules = tracker.config.rules;
     expect(tracker.store.tables.agents.get('build')).toMatchObject({ commits: build?.commits, xp: (build?.xp ?? 0) + 2 * rules.xpPerToolCall });

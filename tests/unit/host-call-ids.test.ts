@@ -27,7 +27,7 @@ async function runCall(hooks: Hooks, partId: string, callId: string, exit: numbe
 }
 
 function usage() {
-  return t.store.tables.sessions.get(['s1', 'build', 'fake/model']);
+  return t.store.tables.usage.get(['s1', 'build', 'fake/model']);
 }
 
 describe('host call ids', () => {

@@ -28,7 +28,7 @@ function snapshot(): Record<string, unknown[]> {
   return {
     agents: [...tables.agents.getRange()],
     commits: [...tables.commits.getRange()],
-    communication: [...tables.communication.getRange()],
+    communication: [...tables.gradeEvents.getRange()],
     migrations: [...tables.migrations.getRange()],
   };
 }
@@ -68,7 +68,7 @@ describe('migrateLegacy', () => {
     expect(t.store.tables.commits.get([PROJECT, commit?.commit_hash ?? ''])).toMatchObject({
       hash: commit?.commit_hash, agent: 'legacy-coder', model: coder?.model, message: LONG_TASK, timestamp: commit?.timestamp,
     });
-    const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
+    const events = [...t.store.tables.gradeEvents.getRange()].map((e) => e.value);
     expect(events).toContainEqual(expect.objectContaining({ agent: 'legacy-coder', grade: 2, reason: 'clear plan, asked before deleting data' }));
     expect(events).toContainEqual(expect.objectContaining({ agent: 'legacy-halted', grade: -1, project: PROJECT }));
     expect(t.store.tables.migrations.getKeysCount()).toBe(1);

@@ -36,7 +36,7 @@ beforeAll(() => {
     { store: tracker.store, config: tracker.config },
   );
   file = tracker.config.databasePath;
-  sessionKeys = [...tracker.store.tables.sessions.getKeys()].map((key) => JSON.stringify(key));
+  sessionKeys = [...tracker.store.tables.usage.getKeys()].map((key) => JSON.stringify(key));
   tracker.store.close();
   pristine = fs.readFileSync(file);
 });

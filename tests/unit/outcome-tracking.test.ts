@@ -20,7 +20,7 @@ describe('test runs', () => {
       t.service.recordShellCommand('s1', command, exit);
     }
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ testRuns: 3, testPasses: 1, testRecoveries: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ testRuns: 3, testPasses: 1, testRecoveries: 1 });
   });
 });
 
@@ -33,14 +33,14 @@ describe('undo', () => {
     t.service.recordRevert('s1', 'msg_02');
     t.service.recordRevert('s1', 'msg_02');
     expect(t.service.pendingMutations).toBe(0);
-    expect(t.store.tables.sessions.get(['s1', 'plan', 'fake/b'])).toMatchObject({ turns: 2, undoneTurns: 2 });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.undoneTurns).toBeUndefined();
+    expect(t.store.tables.usage.get(['s1', 'plan', 'fake/b'])).toMatchObject({ turns: 2, undoneTurns: 2 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.undoneTurns).toBeUndefined();
     t.service.recordRevert('s1', 'msg_01');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 1, undoneTurns: 1 });
-    expect(t.store.tables.sessions.get(['s1', 'plan', 'fake/b'])).toMatchObject({ undoneTurns: 2 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 1, undoneTurns: 1 });
+    expect(t.store.tables.usage.get(['s1', 'plan', 'fake/b'])).toMatchObject({ undoneTurns: 2 });
     t.service.recordRevert('s1', undefined);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ undoneTurns: 0 });
-    expect(t.store.tables.sessions.get(['s1', 'plan', 'fake/b'])).toMatchObject({ undoneTurns: 0 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ undoneTurns: 0 });
+    expect(t.store.tables.usage.get(['s1', 'plan', 'fake/b'])).toMatchObject({ undoneTurns: 0 });
   });
 
   it('keeps an undo made final (messages removed), and does not count those turns again', () => {
@@ -53,7 +53,7 @@ describe('undo', () => {
     turn('s1', 'msg_05');
     t.service.recordRevert('s1', 'msg_05');
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 3, undoneTurns: 2 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 3, undoneTurns: 2 });
   });
 
   it('counts nothing for a session it saw no turns of', () => {
@@ -61,6 +61,6 @@ describe('undo', () => {
     t.service.recordRevert('s9', 'msg_01');
     t.service.confirmRevert('s9');
     expect(t.service.pendingMutations).toBe(0);
-    expect(t.store.tables.sessions.getKeysCount()).toBe(0);
+    expect(t.store.tables.usage.getKeysCount()).toBe(0);
   });
 });

@@ -13,7 +13,7 @@ import { lmdbTreeProblem } from '../../src/core/store/lmdb-walk.js';
 import { repairDatabase } from '../../src/core/store/repair.js';
 import type { RepairReport } from '../../src/core/store/repair.js';
 import { SALVAGED_TABLES } from '../../src/core/store/salvage.js';
-import { Store } from '../../src/core/store/store.js';
+import { Store, tableNamed } from '../../src/core/store/store.js';
 import { recordVerified } from '../../src/core/store/verify.js';
 import { buildSweepDatabase, PAGE_SIZE, SWEEP_MAX_SIZE, writeNoisyCopy } from '../helpers/damage-sweep.js';
 
@@ -28,7 +28,7 @@ beforeAll(() => {
   const store = Store.open({ path: file, maxDatabaseSize: SWEEP_MAX_SIZE, indexer: termIndexer });
   records = {};
   for (const table of SALVAGED_TABLES) {
-    records[table] = new Map([...store.tables[table].getRange()].map(({ key, value }) => [JSON.stringify(key), JSON.stringify(value)]));
+    records[table] = new Map([...tableNamed(store.tables, table).getRange()].map(({ key, value }) => [JSON.stringify(key), JSON.stringify(value)]));
   }
   store.close();
   pristine = fs.readFileSync(file);
@@ -70,7 +70,7 @@ function expectTruthful(report: RepairReport, file: string): void {
       const counts = report.tables[table];
       const held = records[table]?.size ?? 0;
       expect({ table, sum: counts.kept + counts.recovered + (counts.lost ?? NaN) }).toEqual({ table, sum: held });
-      for (const { key, value } of store.tables[table].getRange()) {
+      for (const { key, value } of tableNamed(store.tables, table).getRange()) {
         expect({ table, value: JSON.stringify(value) }).toEqual({ table, value: records[table]?.get(JSON.stringify(key)) });
       }
     }

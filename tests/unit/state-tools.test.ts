@@ -61,8 +61,8 @@ function databaseContent(): unknown {
   const tables = t.store.tables;
   return {
     agents: [...tables.agents.getRange()],
-    sessions: [...tables.sessions.getRange()],
-    communication: [...tables.communication.getRange()],
+    sessions: [...tables.usage.getRange()],
+    communication: [...tables.gradeEvents.getRange()],
     retrospectives: [...tables.retrospectives.getRange()],
     activities: [...tables.activities.getRange()],
     flushes: t.store.meta().flushes,
@@ -103,7 +103,7 @@ describe('grade-commit', () => {
     const retrospective = t.store.tables.retrospectives.get(['build', head]);
     expect(retrospective?.user_grade).toBeUndefined();
     expect(retrospective?.user_note).toBe('');
-    const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
+    const events = [...t.store.tables.gradeEvents.getRange()].map((e) => e.value);
     expect(events.map((e) => [e.source, e.provenance, e.grade])).toEqual([['agent', 'self', 1]]);
   });
 

@@ -48,9 +48,9 @@ describe('grading a commit', () => {
     const retrospective = t.store.tables.retrospectives.get(['build', hash(1)]);
     expect(retrospective).toMatchObject({ commit: hash(1), agent_grade: 5, provenance: 'self', agent_note: 'went well' });
     expect(retrospective?.user_grade).toBeUndefined();
-    const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
+    const events = [...t.store.tables.gradeEvents.getRange()].map((e) => e.value);
     expect(events.map((e) => [e.provenance, e.grade])).toEqual([['self', 5]]);
-    const usage = t.store.tables.sessions.get([s, 'build', 'fake/model']);
+    const usage = t.store.tables.usage.get([s, 'build', 'fake/model']);
     expect(usage).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5, csDelta: 5 });
     expect(usage?.userGradedCommits).toBeUndefined();
     expect(usage?.reportedGradedCommits).toBeUndefined();
@@ -104,7 +104,7 @@ describe('grading a commit', () => {
     const entry = t.service.gradeCommit({ sessionId: 's1', agent: 'build', project: PROJECT, commit: hash(5), agentGrade: 2 });
     expect(entry.agent).toBe('build');
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/model'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 2 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/model'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 2 });
   });
 });
 
@@ -128,7 +128,7 @@ describe('bug reports, halt and revive', () => {
     t.service.recordCommits(s, [gitCommit(9)]);
     t.service.flush('test');
     expect(t.store.tables.agents.get('build')).toMatchObject({ halted: true, xp: before.xp, sp: 0, commits: 1 });
-    expect(t.store.tables.sessions.get([s, 'build', 'fake/model'])?.bugs).toBe(before.sp);
+    expect(t.store.tables.usage.get([s, 'build', 'fake/model'])?.bugs).toBe(before.sp);
     const journal = [...t.store.tables.activities.getRange()].map((e) => e.value.task);
     expect(journal.filter((task) => task.startsWith('Bug reported:'))).toHaveLength(before.sp);
   });

@@ -47,14 +47,14 @@ describe('a flush', () => {
     const { store } = openTemp();
     try {
       const first = store.applyBatch([event('m1', { messages: 1, tokensInput: 100 }, '2026-11-26T10:01:00.000Z')], rules, '2026-11-26T10:01:00.000Z');
-      expect(first.counted).toEqual([{ table: 'sessions', key: SESSION, init: INIT, counters: { messages: 1, tokensInput: 100 }, lastAt: '2026-11-26T10:01:00.000Z' }]);
+      expect(first.counted).toEqual([{ table: 'usage', key: SESSION, init: INIT, counters: { messages: 1, tokensInput: 100 }, lastAt: '2026-11-26T10:01:00.000Z' }]);
       // The same message again, then with more tokens (a later copy of it).
       const again = store.applyBatch([event('m1', { messages: 1, tokensInput: 100 }, '2026-11-26T10:02:00.000Z')], rules, '2026-11-26T10:02:00.000Z');
       expect(again.counted).toEqual([]);
       const grown = store.applyBatch([event('m1', { messages: 1, tokensInput: 140 }, '2026-11-26T10:03:00.000Z')], rules, '2026-11-26T10:03:00.000Z');
       expect(grown.counted.map((counted) => counted.counters)).toEqual([{ tokensInput: 40 }]);
 
-      const usage = store.tables.sessions.get(SESSION);
+      const usage = store.tables.usage.get(SESSION);
       expect(usage).toMatchObject({ messages: 1, tokensInput: 140, toolCalls: 0, firstAt: '2026-11-26T10:00:00.000Z', lastAt: '2026-11-26T10:03:00.000Z' });
       expect(store.tables.events.get(['ses_1', 'm1'])).toEqual({ messages: 1, tokensInput: 140 });
       // Once: the event's agent ops apply only when it is first stored.
@@ -73,7 +73,7 @@ describe('a flush', () => {
       // One event twice in the batch: counted once.
       store.applyBatch([...events, events[3] as ReplayMutation], rules, '2026-11-26T11:00:00.000Z');
       store.applyBatch(events, rules, '2026-11-26T11:30:00.000Z');
-      expect(store.tables.sessions.get(SESSION)).toMatchObject({ toolCalls: 20, lastAt: '2026-11-26T10:29:00.000Z' });
+      expect(store.tables.usage.get(SESSION)).toMatchObject({ toolCalls: 20, lastAt: '2026-11-26T10:29:00.000Z' });
       expect(store.tables.agents.get('build')?.commits).toBe(20);
       expect(store.tables.events.getKeysCount()).toBe(20);
     } finally {
@@ -91,11 +91,11 @@ describe('a flush', () => {
         ['commit', [PROJECT, 'c1']],
         ['commit', [PROJECT, 'c2']],
       ]);
-      const note = { table: 'communication', key: ['build', '2026-11-26T10:00:00.000Z', 'n1'], value: { type: 'note' } } as unknown as Mutation;
+      const note = { table: 'gradeEvents', key: ['build', '2026-11-26T10:00:00.000Z', 'n1'], value: { type: 'note' } } as unknown as Mutation;
       const changed = { ...note, value: { type: 'changed' } } as Mutation;
       store.applyBatch([note], rules, '2026-11-26T10:06:00.000Z');
       store.applyBatch([changed], rules, '2026-11-26T10:07:00.000Z');
-      expect(store.tables.communication.get(['build', '2026-11-26T10:00:00.000Z', 'n1'])).toEqual({ type: 'note' });
+      expect(store.tables.gradeEvents.get(['build', '2026-11-26T10:00:00.000Z', 'n1'])).toEqual({ type: 'note' });
       expect(indexed).toHaveLength(2);
     } finally {
       store.close();
@@ -105,10 +105,10 @@ describe('a flush', () => {
   it('adds counter deltas to a usage record, creating it at the first', () => {
     const { store } = openTemp();
     try {
-      const delta = (counters: Record<string, number>, lastAt: string): Mutation => ({ table: 'sessions', key: SESSION, init: INIT, counters, lastAt });
+      const delta = (counters: Record<string, number>, lastAt: string): Mutation => ({ table: 'usage', key: SESSION, init: INIT, counters, lastAt });
       store.applyBatch([delta({ commits: 1 }, '2026-11-26T10:10:00.000Z'), delta({ commits: 2, pushes: 1 }, '2026-11-26T10:05:00.000Z')], rules, '2026-11-26T10:10:00.000Z');
       store.applyBatch([delta({ commits: 1 }, '2026-11-26T10:20:00.000Z')], rules, '2026-11-26T10:20:00.000Z');
-      expect(store.tables.sessions.get(SESSION)).toMatchObject({ commits: 4, pushes: 1, bugs: 0, lastAt: '2026-11-26T10:20:00.000Z', agent: 'build' });
+      expect(store.tables.usage.get(SESSION)).toMatchObject({ commits: 4, pushes: 1, bugs: 0, lastAt: '2026-11-26T10:20:00.000Z', agent: 'build' });
     } finally {
       store.close();
     }

@@ -109,12 +109,12 @@ describe('events of a long session', () => {
     // Twenty events in one batch, two of them already held: a held event's totals are read, not assumed absent.
     const events = Array.from({ length: 20 }, (_v, i) => event(`e${i}`, 1));
     store.applyBatch(events, rules, NOW);
-    expect(store.tables.sessions.get(SESSION)?.toolCalls).toBe(20);
+    expect(store.tables.usage.get(SESSION)?.toolCalls).toBe(20);
     expect(store.tables.agents.get('build')?.commits).toBe(20);
     // Another session's events in the same store do not make this one's look held.
     const other = Array.from({ length: 20 }, (_v, i): ReplayMutation => ({ ...event(`o${i}`, 1), key: ['ses_0', `o${i}`] }));
     store.applyBatch(other, rules, NOW);
-    expect(store.tables.sessions.get(SESSION)?.toolCalls).toBe(40);
+    expect(store.tables.usage.get(SESSION)?.toolCalls).toBe(40);
   });
 });
 

@@ -34,13 +34,13 @@ describe('task kinds', () => {
       source.service.recordToolCall('s1', `prt_${prompt.length}`, 'edit', true);
       expect(source.service.endTurn('s1').ok).toBe(true);
     }
-    const record = source.store.tables.sessions.get(['s1', 'build', 'fake/a']);
+    const record = source.store.tables.usage.get(['s1', 'build', 'fake/a']);
     expect(record).toMatchObject({ turns: 4, turnsBugFix: 2, turnsFeature: 1, turnsDocs: 1 });
 
     let text = '';
     exportRecords(source.store, (chunk) => (text += chunk));
     const target = tracker();
     importExport(target.store, text, 'kinds.ndjson');
-    expect(target.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 4, turnsBugFix: 2, turnsFeature: 1, turnsDocs: 1 });
+    expect(target.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 4, turnsBugFix: 2, turnsFeature: 1, turnsDocs: 1 });
   });
 });

@@ -113,7 +113,7 @@ function options(overrides: Partial<TranslateOptions> = {}): TranslateOptions {
 }
 
 const sessionMutation = (sessionId: string, counters: Record<string, number>): Mutation => ({
-  table: 'sessions',
+  table: 'usage',
   key: [sessionId, 'build', 'anthropic/claude'],
   init: { sessionId, agent: 'build', model: 'anthropic/claude', project: PROFILE.path, firstAt: '2026-01-01T00:00:00.000Z' },
   counters,
@@ -155,7 +155,7 @@ describe('translating a flush', () => {
 
   it('turns each grade into a histogram value and an event, with its provenance and the commit\'s model', () => {
     const grade = (source: 'agent' | 'user', value: -1 | 5, provenance?: string): Mutation => ({
-      table: 'communication',
+      table: 'gradeEvents',
       key: ['build', '2026-01-01T00:00:00.000Z', 'x'],
       value: { agent: 'build', commit: 'abc', project: PROFILE.path, source, grade: value, timestamp: '2026-01-01T00:00:00.000Z', ...(provenance ? { provenance } : {}) } as never,
     });

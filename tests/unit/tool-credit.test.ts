@@ -42,7 +42,7 @@ describe('tool-call credit', () => {
     t.service.recordToolCall('s1', 'prt_ls', 'bash', true, { command: 'ls -la' });
     t.service.recordToolCall('s1', 'prt_read', 'read', true);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ toolCalls: 42 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ toolCalls: 42 });
     expect(t.store.tables.agents.get('build')).toMatchObject({ xp: 2 * DEFAULT_RULES.xpPerToolCall, sp: DEFAULT_RULES.initialSp });
   });
 });

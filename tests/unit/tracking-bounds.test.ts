@@ -52,7 +52,7 @@ describe('memory after a write', () => {
     t.service.endTurn('s1');
     t.service.recordToolCall('s1', 'prt_1', 'bash', true, { at: AT });
     expect(t.service.pendingMutations).toBe(0);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ toolCalls: 1, firstAt: AT });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ toolCalls: 1, firstAt: AT });
   });
 
   it('dates a commit replayed from history at the host’s time', () => {
@@ -60,7 +60,7 @@ describe('memory after a write', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.recordCommits('s1', [commit(1)], { at: AT });
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ commits: 1, firstAt: AT, lastAt: AT });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ commits: 1, firstAt: AT, lastAt: AT });
   });
 
   it('tells listeners the session counters a replayed event added, not the event', () => {
@@ -71,7 +71,7 @@ describe('memory after a write', () => {
     t.service.recordToolCall('s1', 'prt_1', 'read', false);
     t.service.flush('test');
     expect(batches).toHaveLength(1);
-    expect(batches[0]?.map((m) => m.table)).toEqual(['sessions']);
+    expect(batches[0]?.map((m) => m.table)).toEqual(['usage']);
   });
 
   it('gives a shell command that only prints no XP, and counts it', () => {
@@ -80,7 +80,7 @@ describe('memory after a write', () => {
     t.service.recordToolCall('s1', 'c1', 'bash', true, { command: 'echo hi' });
     t.service.recordToolCall('s1', 'c2', 'bash', true, { command: 'npm run build' });
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(2);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(2);
     expect(t.store.tables.agents.get('build')?.xp).toBe(1);
   });
 
@@ -89,7 +89,7 @@ describe('memory after a write', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.recordShellCommand('s1', 'npm test', 0);
     t.service.flush('test');
-    const usage = t.store.tables.sessions.get(['s1', 'build', 'fake/a']);
+    const usage = t.store.tables.usage.get(['s1', 'build', 'fake/a']);
     expect(usage).toMatchObject({ testRuns: 1, testPasses: 1 });
     expect(usage?.testRecoveries ?? 0).toBe(0);
   });
@@ -113,7 +113,7 @@ describe('turns and undo', () => {
     t.service.noteTurnTask('s1', 'second');
     t.service.endTurn('s1');
     t.service.recordRevert('s1', 'msg_1');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 1, undoneTurns: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 1, undoneTurns: 1 });
   });
 
   it('leaves the buffer alone for a revert that undoes no turn it knows', () => {

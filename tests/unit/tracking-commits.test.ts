@@ -27,7 +27,7 @@ const commit = (n: number, extra: { message?: string; files?: string[]; parents?
 });
 
 function usage(session: string, agent: string, model = 'fake/a') {
-  return t.store.tables.sessions.get([session, agent, model]);
+  return t.store.tables.usage.get([session, agent, model]);
 }
 
 describe('commits and their credit', () => {
@@ -309,7 +309,7 @@ describe('the flusher', () => {
     t.service.recordCommand('s2');
     expect(t.service.flush('test')).toMatchObject({ ok: true });
     expect(heard).toEqual([['build', 'plan']]);
-    expect(batches[0]?.some((m) => m.table === 'sessions' && m.key[0] === 's1' && m.counters.toolCalls === 1)).toBe(true);
+    expect(batches[0]?.some((m) => m.table === 'usage' && m.key[0] === 's1' && m.counters.toolCalls === 1)).toBe(true);
     expect(t.logged).toEqual([{ level: 'warn', message: 'agent-tracker: after-flush step failed: listener broke' }]);
   });
 
@@ -355,7 +355,7 @@ describe('the flusher', () => {
     });
     expect(result).toBe(0);
     expect(t.store.meta().flushes).toBe(1);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(5);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(5);
   });
 
   it('flushes on its own once the oldest change is older than the age bound', () => {
@@ -368,7 +368,7 @@ describe('the flusher', () => {
     }
     t.service.recordToolCall('s1', 'c2', 'bash', true);
     expect(t.service.pendingMutations).toBe(0);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(2);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(2);
   });
 
   it('hands over what is buffered and forgets it', () => {
@@ -379,7 +379,7 @@ describe('the flusher', () => {
     expect(taken.map((m) => m.table).sort()).toEqual(['events']);
     expect(t.service.pendingMutations).toBe(0);
     expect(t.service.flush('test').ok).toBe(true);
-    expect(t.store.tables.sessions.getKeysCount()).toBe(0);
+    expect(t.store.tables.usage.getKeysCount()).toBe(0);
   });
 });
 

@@ -25,7 +25,7 @@ describe('sessions', () => {
     t.service.noteModelRequest('child', 'explore', 'fake/m');
     t.service.recordShellCommand('child', 'npm test', 0);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['child', 'explore', 'fake/m'])).toMatchObject({
+    expect(t.store.tables.usage.get(['child', 'explore', 'fake/m'])).toMatchObject({
       project: '/work/other',
       parentSessionId: 'root',
       source: 'backfill',
@@ -50,7 +50,7 @@ describe('sessions', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.noteTrackerFileEdit('s1');
     t.service.flush('test');
-    const usage = t.store.tables.sessions.get(['s1', 'build', 'fake/a']);
+    const usage = t.store.tables.usage.get(['s1', 'build', 'fake/a']);
     expect(usage).toMatchObject({ source: 'live', project: '/work/project', trackerFileEdits: 1 });
     expect(usage).not.toHaveProperty('parentSessionId');
   });
@@ -64,7 +64,7 @@ describe('sessions', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.recordToolCall('s1', 'c1', 'bash', true);
     t.service.endTurn('s1');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(1);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.toolCalls).toBe(1);
     expect(journal()).toEqual([expect.objectContaining({ task: '(no prompt recorded)', actions: 'bash x1' })]);
   });
 });
@@ -80,7 +80,7 @@ describe('the end of a turn', () => {
     const hash = 'abcdef1234567890abcdef1234567890abcdef12';
     t.service.recordCommits('s1', [{ hash, message: 'fix: login', files: ['src/login.ts'], insertions: 1, deletions: 1, timestamp: AT }]);
     expect(t.service.endTurn('s1').ok).toBe(true);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 1, turnsBugFix: 1, toolCalls: 2, commits: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ turns: 1, turnsBugFix: 1, toolCalls: 2, commits: 1 });
     expect(journal()).toEqual([
       expect.objectContaining({
         task: 'Fix the crash on login',
@@ -121,8 +121,8 @@ describe('the end of a turn', () => {
     t.service.noteModelRequest('s2', 'build', 'fake/a');
     t.service.noteTurnTask('s2', 'what does this do?', 'msg_2');
     t.service.endTurn('s2');
-    expect(t.store.tables.sessions.get(['s1', 'unknown', 'unknown'])).toBeUndefined();
-    expect(t.store.tables.sessions.get(['s2', 'build', 'fake/a'])).toMatchObject({ turns: 1, turnsOther: 1 });
+    expect(t.store.tables.usage.get(['s1', 'unknown', 'unknown'])).toBeUndefined();
+    expect(t.store.tables.usage.get(['s2', 'build', 'fake/a'])).toMatchObject({ turns: 1, turnsOther: 1 });
     expect(journal()).toEqual([]);
   });
 
@@ -176,7 +176,7 @@ describe('commands, pushes and messages', () => {
     t.service.recordCommand('s1', { eventId: 'msg_1', at: AT });
     t.service.recordCommand('s1');
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.commands).toBe(2);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.commands).toBe(2);
     // Two commands at 2 XP each: 4, short of the first level (10).
     expect(t.store.tables.agents.get('build')).toMatchObject({ xp: 4, sp: 1 });
   });
@@ -188,7 +188,7 @@ describe('commands, pushes and messages', () => {
     expect(t.service.pendingMutations).toBeGreaterThan(0);
     expect(t.service.recordPush('s1', { eventId: 'call_1', at: AT }).ok).toBe(true);
     expect(t.service.pendingMutations).toBe(0);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.pushes).toBe(1);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.pushes).toBe(1);
     // One push: 10 XP pay the first level exactly.
     expect(t.store.tables.agents.get('build')).toMatchObject({ xp: 0, sp: 2 });
   });
@@ -208,7 +208,7 @@ describe('commands, pushes and messages', () => {
     }
     t.service.recordAssistantMessage('s1', 'm1', setup, { ...base, reasoning: 5, cacheRead: 6, cacheWrite: 7 }, 0.75);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({
       messages: 1,
       tokensInput: 10,
       tokensOutput: 1,
@@ -230,6 +230,6 @@ describe('commands, pushes and messages', () => {
     t.service.recordAssistantMessage('s1', 'm0', setup, tokens, 0);
     expect(t.service.pendingMutations).toBe(1);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.messages).toBe(2001);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.messages).toBe(2001);
   });
 });

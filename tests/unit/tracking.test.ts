@@ -35,7 +35,7 @@ describe('TrackingService recording and flushing', () => {
     expect(t.store.meta().flushes).toBe(1);
     // 12 tool calls pay the first level (10 x SP 1) with 2 left over; the commit's 5 make 7 (< 10 x SP 2).
     expect(t.store.tables.agents.get('build')).toMatchObject({ sp: 2, xp: 7, commits: 1 });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/m'])).toMatchObject({ toolCalls: 12, commits: 1, project: '/work/project' });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/m'])).toMatchObject({ toolCalls: 12, commits: 1, project: '/work/project' });
   });
 
   it('flushes on a push and counts it', () => {
@@ -43,7 +43,7 @@ describe('TrackingService recording and flushing', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/m');
     const outcome = t.service.recordPush('s1');
     expect(outcome).toMatchObject({ ok: true });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/m'])?.pushes).toBe(1);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/m'])?.pushes).toBe(1);
     // A push's 10 XP pay exactly the first level.
     expect(t.store.tables.agents.get('build')).toMatchObject({ sp: 2, xp: 0 });
   });
@@ -54,7 +54,7 @@ describe('TrackingService recording and flushing', () => {
     t.service.recordToolCall('s1', 'c1', 'read', false);
     t.service.recordToolCall('s1', 'c1', 'read', false);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/m'])).toMatchObject({ toolCalls: 1, toolFailures: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/m'])).toMatchObject({ toolCalls: 1, toolFailures: 1 });
     expect(t.store.tables.agents.get('build')).toBeUndefined();
   });
 
@@ -63,7 +63,7 @@ describe('TrackingService recording and flushing', () => {
     t.service.noteModelRequest('s1', 'build', 'fake/m');
     t.service.recordToolCall('s1', 'c1', 'agent-status', true);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/m'])?.toolCalls).toBe(1);
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/m'])?.toolCalls).toBe(1);
     expect(t.store.tables.agents.get('build')?.xp ?? 0).toBe(0);
   });
 
@@ -75,13 +75,13 @@ describe('TrackingService recording and flushing', () => {
     t.service.recordAssistantMessage('s1', 'm1', setup, tokens(100, 40), 0.03);
     t.service.recordAssistantMessage('s1', 'm2', setup, tokens(50, 5), 0.005);
     t.service.flush('test');
-    expect(t.store.tables.sessions.get(['s1', 'plan', 'p/m'])).toMatchObject({
+    expect(t.store.tables.usage.get(['s1', 'plan', 'p/m'])).toMatchObject({
       messages: 2,
       tokensInput: 150,
       tokensOutput: 45,
       tokensCacheRead: 10,
     });
-    expect(t.store.tables.sessions.get(['s1', 'plan', 'p/m'])?.cost).toBeCloseTo(0.035, 10);
+    expect(t.store.tables.usage.get(['s1', 'plan', 'p/m'])?.cost).toBeCloseTo(0.035, 10);
   });
 
   it('records a commit once, however often it is seen', () => {

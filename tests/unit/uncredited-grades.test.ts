@@ -100,9 +100,9 @@ describe("an agent's self-grade of a commit that earned nothing", () => {
     expect(entry).toMatchObject({ score_before: before.cs, score_after: before.cs, noCredit: 'same-change' });
     // Recorded: the retrospective and the grade event are there, the grade as the agent gave it.
     expect(t.store.tables.retrospectives.get(['build', amend])).toMatchObject({ agent_grade: 5, score_before: before.cs, score_after: before.cs });
-    const events = [...t.store.tables.communication.getRange()].map(({ value }) => value).filter((event) => event.commit === amend);
+    const events = [...t.store.tables.gradeEvents.getRange()].map(({ value }) => value).filter((event) => event.commit === amend);
     expect(events).toEqual([expect.objectContaining({ source: 'agent', grade: 5 })]);
-    const usage = t.store.tables.sessions.get(['s1', 'build', 'fake/a']);
+    const usage = t.store.tables.usage.get(['s1', 'build', 'fake/a']);
     expect(usage?.selfGradedCommits ?? 0).toBe(0);
     expect(usage?.selfGradeSum ?? 0).toBe(0);
     // Graded once: a second self-grade is refused like any other.
@@ -117,7 +117,7 @@ describe("an agent's self-grade of a commit that earned nothing", () => {
     t.service.gradeCommit({ sessionId: 's1', agent: 'build', project: repo, commit: first, agentGrade: 5 });
     expect(t.service.flush('test').ok).toBe(true);
     expect(agent(t)).toEqual({ ...before, cs: before.cs + 5, xp: before.xp + XP_PER_GRADED_COMMIT });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5 });
   });
 });
 
@@ -161,7 +161,7 @@ describe("the user's grade of a commit that earned nothing", () => {
     expect(agent(t)).toEqual(before);
     expect(t.store.tables.userGrades.get([repo, amend])).toMatchObject({ grade: 5 });
     // The user's word is evidence about the setup: it is counted.
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5, csDelta: 0 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5, csDelta: 0 });
   });
 });
 

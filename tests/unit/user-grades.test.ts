@@ -86,10 +86,10 @@ describe("the user's grade", () => {
     expect(grade).toMatchObject({ commit: hash(1), agent: 'build', model: 'fake/a', sessionId: 's1', grade: 5, note: 'great', provenance: 'user', via: 'cli' });
     expect(t.service.pendingMutations).toBe(0);
     expect(t.store.tables.userGrades.get([PROJECT, hash(1)])).toMatchObject({ grade: 5, provenance: 'user' });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5, csDelta: 5 });
-    expect(t.store.tables.sessions.get(['s2', 'plan', 'fake/b'])).toBeUndefined();
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5, csDelta: 5 });
+    expect(t.store.tables.usage.get(['s2', 'plan', 'fake/b'])).toBeUndefined();
     expect(status.cs).toBe(65);
-    const events = [...t.store.tables.communication.getRange()].map((e) => e.value);
+    const events = [...t.store.tables.gradeEvents.getRange()].map((e) => e.value);
     expect(events).toEqual([expect.objectContaining({ source: 'user', provenance: 'user', grade: 5, commit: hash(1) })]);
   });
 
@@ -99,7 +99,7 @@ describe("the user's grade", () => {
     expect(t.service.gradeAsUser({ project: PROJECT, grade: 2, via: 'slash-command' }).grade.commit).toBe(hash(2));
     expect(t.service.gradeAsUser({ project: PROJECT, commit: '', grade: -1, via: 'slash-command' }).grade.commit).toBe(hash(1));
     expect(() => t.service.gradeAsUser({ project: PROJECT, grade: 1, via: 'slash-command' })).toThrow(/no commit made by a tracked session in \/work\/project is left for you to grade/);
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 2, userGradeSum: 1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 2, userGradeSum: 1 });
   });
 
   it.each([
@@ -113,11 +113,11 @@ describe("the user's grade", () => {
     t = tempTracker();
     made('s1', 'build', 'fake/a', gitCommit(1), gitCommit(2));
     t.service.flush('test');
-    const before = [...t.store.tables.sessions.getRange()].map((e) => e.value);
+    const before = [...t.store.tables.usage.getRange()].map((e) => e.value);
     expect(() => t.service.gradeAsUser({ project: PROJECT, via: 'cli', ...input })).toThrow(message);
     expect(t.service.pendingMutations).toBe(0);
     expect([...t.store.tables.userGrades.getRange()]).toHaveLength(0);
-    expect([...t.store.tables.sessions.getRange()].map((e) => e.value)).toEqual(before);
+    expect([...t.store.tables.usage.getRange()].map((e) => e.value)).toEqual(before);
   });
 
   it('grades a commit once: a second grade from the user, or from another process, changes nothing', () => {
@@ -139,9 +139,9 @@ describe("the user's grade", () => {
     t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: -1, note: 'it broke checkout', via: 'cli', replace: true });
     expect(t.store.tables.userGrades.get([PROJECT, hash(1)])).toMatchObject({ grade: -1, note: 'it broke checkout' });
     // One graded commit, its grade now -1; CS moved by 5 then by -6.
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: -1, csDelta: -1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: -1, csDelta: -1 });
     expect(t.store.tables.agents.get('build')?.cs).toBe(59);
-    const grades = [...t.store.tables.communication.getRange()].map((e) => e.value).filter((e) => e.source === 'user').map((e) => e.grade);
+    const grades = [...t.store.tables.gradeEvents.getRange()].map((e) => e.value).filter((e) => e.source === 'user').map((e) => e.grade);
     expect(grades).toEqual([5, -1]);
   });
 
@@ -150,7 +150,7 @@ describe("the user's grade", () => {
     made('s1', 'build', 'fake/a', gitCommit(1));
     t.service.gradeCommit({ sessionId: 's1', agent: 'build', project: PROJECT, commit: hash(1), agentGrade: 5 });
     t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: -1, via: 'cli' });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5, userGradedCommits: 1, userGradeSum: -1 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5, userGradedCommits: 1, userGradeSum: -1 });
   });
 });
 
@@ -179,7 +179,7 @@ describe('grades from before provenance', () => {
     expect(migrateGradeProvenance(t.store)).toEqual({ counted: 1 });
     expect(migrateGradeProvenance(t.store)).toEqual({ counted: 0 });
     expect(migrateGradeProvenance(t.store, { force: true })).toEqual({ counted: 0 });
-    const usage = t.store.tables.sessions.get(['s1', 'build', 'fake/a']);
+    const usage = t.store.tables.usage.get(['s1', 'build', 'fake/a']);
     expect(usage).toMatchObject({ selfGradedCommits: 1, selfGradeSum: 5, reportedGradedCommits: 1, reportedGradeSum: 2 });
     expect(usage?.userGradedCommits).toBeUndefined();
     expect(t.store.tables.retrospectives.get(['build', hash(1)])).toMatchObject({ user_grade: 2, outcomeCounted: true });
@@ -197,7 +197,7 @@ describe('export and import with provenance', () => {
     t = tempTracker();
     const forged = { ...userEvent, provenance: 'user' };
     importExport(t.store, v1([{ kind: 'communication', key: ['build', userEvent.timestamp, 'x'], value: forged }]), 'old.ndjson');
-    expect(t.store.tables.communication.get(['build', userEvent.timestamp, 'x'])).toMatchObject({ provenance: 'agent-reported', grade: 5 });
+    expect(t.store.tables.gradeEvents.get(['build', userEvent.timestamp, 'x'])).toMatchObject({ provenance: 'agent-reported', grade: 5 });
   });
 
   it('refuses userGrades records in an old-version file and writes nothing', () => {
@@ -219,8 +219,8 @@ describe('export and import with provenance', () => {
     try {
       importExport(target.store, text, 'new.ndjson');
       expect(target.store.tables.userGrades.get([PROJECT, hash(1)])).toMatchObject({ grade: 5, provenance: 'user' });
-      expect([...target.store.tables.communication.getRange()][0]?.value).toMatchObject({ provenance: 'user' });
-      expect(target.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5 });
+      expect([...target.store.tables.gradeEvents.getRange()][0]?.value).toMatchObject({ provenance: 'user' });
+      expect(target.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5 });
     } finally {
       target.dispose();
     }

@@ -75,11 +75,11 @@ describe('WriteBuffer', () => {
     buffer.addCounters(SESSION, INIT, { toolCalls: 2, toolFailures: 1 }, '2026-01-01T00:00:05.000Z');
     buffer.addCounters(SESSION, INIT, { cost: 0.25 }, '2026-01-01T00:00:03.000Z');
     buffer.addCounters(['s1', 'build', 'other/model'], { ...INIT, model: 'other/model' }, { toolCalls: 7 }, '2026-01-01T00:00:01.000Z');
-    expect(buffer.has('sessions', SESSION)).toBe(true);
-    expect(buffer.has('sessions', ['s2', 'build', 'fake/model'])).toBe(false);
+    expect(buffer.has('usage', SESSION)).toBe(true);
+    expect(buffer.has('usage', ['s2', 'build', 'fake/model'])).toBe(false);
     expect(buffer.size).toBe(2);
     const [first, second] = buffer.mutations();
-    expect(first).toEqual({ table: 'sessions', key: SESSION, init: INIT, counters: { toolCalls: 3, toolFailures: 1, cost: 0.25 }, lastAt: '2026-01-01T00:00:05.000Z' });
+    expect(first).toEqual({ table: 'usage', key: SESSION, init: INIT, counters: { toolCalls: 3, toolFailures: 1, cost: 0.25 }, lastAt: '2026-01-01T00:00:05.000Z' });
     expect(second).toMatchObject({ counters: { toolCalls: 7 }, lastAt: '2026-01-01T00:00:01.000Z' });
     expect(deltas).toEqual({ toolCalls: 1 });
   });

@@ -139,7 +139,7 @@ export class TelemetryExporter {
 
   private addTotals(mutations: readonly Mutation[]): void {
     for (const mutation of mutations) {
-      if (mutation.table !== 'sessions') continue;
+      if (mutation.table !== 'usage') continue;
       const [sessionId, agent, model] = mutation.key;
       const key = `${sessionId}\u0000${agent}\u0000${model}`;
       const totals = this.totals.get(key) ?? { sessionId, agent, model, project: mutation.init.project, toolCalls: 0, toolFailures: 0, commits: 0, tokens: 0, cost: 0 };

@@ -110,7 +110,7 @@ export function translateFlush(mutations: readonly Mutation[], options: Translat
   const measurements: Measurement[] = [];
   const events: TelemetryEvent[] = [];
   for (const mutation of mutations) {
-    if (mutation.table === 'sessions') {
+    if (mutation.table === 'usage') {
       const [sessionId, agent, model] = mutation.key;
       const attributes = setupAttributes(agent, model, mutation.init.project, options);
       if (!options.seenSessions.has(sessionId)) {
@@ -127,7 +127,7 @@ export function translateFlush(mutations: readonly Mutation[], options: Translat
         measurements.push({ instrument: 'agent_tracker.token.usage', value, attributes: { ...attributes, 'gen_ai.token.type': type } });
         if (GEN_AI_TOKEN_TYPES.has(type)) measurements.push({ instrument: 'gen_ai.client.token.usage', value, attributes: { ...attributes, 'gen_ai.token.type': type } });
       }
-    } else if (mutation.table === 'communication') {
+    } else if (mutation.table === 'gradeEvents') {
       const grade = mutation.value;
       const provenance = (grade as { provenance?: string }).provenance ?? (grade.source === 'user' ? 'agent-reported' : 'self');
       const model = options.modelOfCommit(grade.project, grade.commit) ?? UNKNOWN;

@@ -35,7 +35,7 @@ export function databaseHealthAnswer(store: Store, config: TrackerConfig, config
       entries: counts.commits + counts.activities + counts.retrospectives,
     }),
     recordedItems: store.provisionedItems(configDir),
-    sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.sessions.getKeysCount() }) ?? null,
+    sizeWarning: usageWarning(store.path, { fileBytes: fileSize, limit: config.maxDatabaseSize, sessions: store.tables.usage.getKeysCount() }) ?? null,
     readOnlyBecause: store.refusal ?? null,
     recordChain: verifyChain(store.tables),
     suspectUserActions: suspectUserActions(store),

@@ -131,7 +131,7 @@ export class ReplayLedger implements KnownCommits {
   }
 
   private knowsSession(sessionId: string): boolean {
-    for (const { key } of this.store.tables.sessions.getRange({ start: [sessionId, '', ''], limit: 1 })) return key[0] === sessionId;
+    for (const { key } of this.store.tables.usage.getRange({ start: [sessionId, '', ''], limit: 1 })) return key[0] === sessionId;
     return false;
   }
 
@@ -143,7 +143,7 @@ export class ReplayLedger implements KnownCommits {
     }
     const exactSpans = new Set<string>();
     const live = new Map<string, Span[]>();
-    for (const { value } of this.store.tables.sessions.getRange({})) {
+    for (const { value } of this.store.tables.usage.getRange({})) {
       if (value.source === 'backfill') {
         exactSpans.add(exactKey(value.project, value.agent, value.model, value.firstAt, value.lastAt));
         continue;

@@ -45,10 +45,10 @@ export function migrateGradeProvenance(store: Store, options: { force?: boolean 
       const deltas = legacyGradeDeltas(value);
       if (!deltas) continue;
       const usageKey: [string, string, string] | undefined = value.sessionId ? [value.sessionId, value.agent, value.model] : undefined;
-      const usage: UsageRecord | undefined = usageKey ? t.sessions.get(usageKey) : undefined;
+      const usage: UsageRecord | undefined = usageKey ? t.usage.get(usageKey) : undefined;
       if (usage && usageKey) {
         for (const [name, delta] of Object.entries(deltas) as [keyof CounterDeltas, number][]) usage[name] = (usage[name] ?? 0) + delta;
-        t.sessions.putSync(usageKey, usage);
+        t.usage.putSync(usageKey, usage);
       }
       t.retrospectives.putSync(key, { ...value, outcomeCounted: true });
       counted += 1;

@@ -38,7 +38,7 @@ function keeps(filter: HistoryFilter, project: string, at: string, source: Usage
 /** Reads the usage records that pass the filter. */
 export function loadHistory(store: Store, filter: HistoryFilter = {}): History {
   const usage: UsageRecord[] = [];
-  for (const { value } of store.tables.sessions.getRange()) {
+  for (const { value } of store.tables.usage.getRange()) {
     if (keeps(filter, value.project, value.firstAt, value.source)) usage.push(value);
   }
   return { usage };

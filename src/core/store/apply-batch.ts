@@ -5,7 +5,7 @@
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord } from '../types.js';
-import type { Mutation, SessionsMutation, StateMutation } from './mutations.js';
+import type { Mutation, UsageMutation, StateMutation } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import type { Tables, WritableTables, WrittenDocument } from './tables.js';
 
@@ -18,9 +18,9 @@ const PROBE_EVENTS_FROM = 16;
 /** Records read once and written once per batch, whatever number of mutations touch them. */
 interface BatchCache {
   agents: Map<string, AgentRecord>;
-  sessions: Map<string, { key: [string, string, string]; record: UsageRecord }>;
+  usage: Map<string, { key: [string, string, string]; record: UsageRecord }>;
   /** The session counters replayable events added (see FlushResult.counted). */
-  counted: SessionsMutation[];
+  counted: UsageMutation[];
   /** Host sessions with many events in the batch and none held before it -> their event ids written so far. */
   freshEventSessions: Map<string, Set<string>>;
 }
@@ -37,7 +37,7 @@ interface BatchRun {
 /** What a batch wrote that the caller passes on: documents for the indexers, counters for the result. */
 export interface AppliedBatch {
   written: WrittenDocument[];
-  counted: SessionsMutation[];
+  counted: UsageMutation[];
 }
 
 /** Every usage counter at zero: a usage record's start. */
@@ -90,11 +90,11 @@ export function provisionedItemsIn(tables: Tables, configDir: string): string[] 
  * times in one batch (a backfill) are read and written once each.
  */
 export function applyMutations(tables: WritableTables, mutations: readonly Mutation[], rules: ScoringRules, now: string): AppliedBatch {
-  const run: BatchRun = { tables, rules, now, written: [], cache: { agents: new Map(), sessions: new Map(), counted: [], freshEventSessions: new Map() } };
+  const run: BatchRun = { tables, rules, now, written: [], cache: { agents: new Map(), usage: new Map(), counted: [], freshEventSessions: new Map() } };
   findFreshEventSessions(tables, mutations, run.cache.freshEventSessions);
   for (const mutation of mutations) applyOne(run, mutation);
   for (const [agent, record] of run.cache.agents) tables.agents.putSync(agent, record);
-  for (const { key, record } of run.cache.sessions.values()) tables.sessions.putSync(key, record);
+  for (const { key, record } of run.cache.usage.values()) tables.usage.putSync(key, record);
   return { written: run.written, counted: run.cache.counted };
 }
 
@@ -121,7 +121,7 @@ function applyOne(run: BatchRun, mutation: Mutation): void {
     case 'agents':
       applyAgentOps(run, mutation);
       break;
-    case 'sessions':
+    case 'usage':
       addSessionCounters(run, mutation.key, mutation.init, mutation.counters, mutation.lastAt);
       break;
     case 'events':
@@ -134,8 +134,8 @@ function applyOne(run: BatchRun, mutation: Mutation): void {
     case 'activities':
       if (t.activities.putSync(mutation.key, mutation.value, WRITE_ONCE)) run.written.push({ kind: 'activity', key: mutation.key, value: mutation.value });
       break;
-    case 'communication':
-      t.communication.putSync(mutation.key, mutation.value, WRITE_ONCE);
+    case 'gradeEvents':
+      t.gradeEvents.putSync(mutation.key, mutation.value, WRITE_ONCE);
       break;
     default:
       applyStateMutation(t, mutation);
@@ -179,7 +179,7 @@ function applyReplay(run: BatchRun, mutation: Extract<Mutation, { table: 'events
   if (held !== undefined && !changed) return;
   const { key, init, at } = mutation.session;
   if (changed || held === undefined) addSessionCounters(run, key, init, delta, at);
-  if (Object.keys(delta).length > 0) run.cache.counted.push({ table: 'sessions', key, init, counters: delta, lastAt: at });
+  if (Object.keys(delta).length > 0) run.cache.counted.push({ table: 'usage', key, init, counters: delta, lastAt: at });
   if (held === undefined) {
     for (const { agent, ops } of mutation.agentOps) applyOne(run, { table: 'agents', key: agent, ops });
   }
@@ -202,7 +202,7 @@ function findFreshEventSessions(tables: Tables, mutations: readonly Mutation[], 
 function addSessionCounters(run: BatchRun, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
   // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
   const id = key.join('\u0000');
-  const record: UsageRecord = run.cache.sessions.get(id)?.record ?? run.tables.sessions.get(key) ?? newUsageRecord(init, lastAt);
+  const record: UsageRecord = run.cache.usage.get(id)?.record ?? run.tables.usage.get(key) ?? newUsageRecord(init, lastAt);
   addUsage(record, counters, lastAt);
-  run.cache.sessions.set(id, { key, record });
+  run.cache.usage.set(id, { key, record });
 }

@@ -26,9 +26,9 @@ function emptyTable<V, K extends Key>(): WritableTable<V, K> {
 export function emptyTables(): WritableTables {
   return {
     agents: emptyTable(),
-    sessions: emptyTable(),
+    usage: emptyTable(),
     commits: emptyTable(),
-    communication: emptyTable(),
+    gradeEvents: emptyTable(),
     retrospectives: emptyTable(),
     activities: emptyTable(),
     projects: emptyTable(),

@@ -5,7 +5,9 @@
  */
 import fs from 'node:fs';
 import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
-import type { Store, Table } from './store.js';
+import type { TableName } from './mutations.js';
+import type { Store } from './store.js';
+import { tableNamed } from './tables.js';
 
 /** lmdb's page size here (store.ts opens every file with it). */
 const PAGE_SIZE = 4096;
@@ -13,7 +15,7 @@ const PAGE_SIZE = 4096;
 const INDEXED_KINDS: ReadonlySet<string> = new Set(['commits', 'activities', 'retrospectives']);
 
 export interface RoomRecord {
-  kind: string;
+  kind: TableName;
   key: string | string[];
   value: unknown;
 }
@@ -28,8 +30,7 @@ export function importRoomProblem(store: Store, records: readonly RoomRecord[]):
   }
   const values: { bytes: number; document: boolean }[] = [];
   for (const record of records) {
-    const table = store.tables[record.kind as keyof Store['tables']] as unknown as Table<unknown, string | string[]> | undefined;
-    if (table?.doesExist(record.key)) continue;
+    if (tableNamed(store.tables, record.kind).doesExist(record.key)) continue;
     values.push({ bytes: encodedBytesBound(record.key) + encodedBytesBound(record.value), document: INDEXED_KINDS.has(record.kind) });
   }
   if (values.length === 0) return undefined;

@@ -63,9 +63,9 @@ export interface ReplayMutation {
 export type Mutation =
   | ReplayMutation
   | { table: 'agents'; key: AgentKey; ops: AgentMutationOp[] }
-  | { table: 'sessions'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string }
+  | { table: 'usage'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string }
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
-  | { table: 'communication'; key: JournalKey; value: GradeEvent }
+  | { table: 'gradeEvents'; key: JournalKey; value: GradeEvent }
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }
   | { table: 'projects'; key: string; value: ProjectProfile }
   /** Items setup put into an OpenCode config folder (key), added to the set already stored. */
@@ -75,8 +75,9 @@ export type Mutation =
   | { table: 'meta'; key: string; value: unknown };
 
 /** Written only when absent: commits and journal entries are immutable once stored. */
-export const WRITE_ONCE_TABLES = ['commits', 'communication', 'activities'] as const;
+export const WRITE_ONCE_TABLES = ['commits', 'gradeEvents', 'activities'] as const;
 
+/** The persisted names of the named sub-databases (tables.ts maps the code names to them). */
 export type TableName =
   | 'agents'
   | 'sessions'
@@ -94,14 +95,14 @@ export type TableName =
 /** Local state that needs no scoring rule: a project profile, provisioned items, a meta value (`store.putRecords`). */
 export type StateMutation = Extract<Mutation, { table: 'projects' | 'provisioned' | 'meta' }>;
 
-/** Counter deltas on one session record (a usage record). */
-export type SessionsMutation = Extract<Mutation, { table: 'sessions' }>;
+/** Counter deltas on one usage record. */
+export type UsageMutation = Extract<Mutation, { table: 'usage' }>;
 
 export interface FlushResult {
   mutations: number;
   durationMs: number;
-  /** What replayable events added to session records: only the part the store did not hold yet. */
-  counted: SessionsMutation[];
+  /** What replayable events added to usage records: only the part the store did not hold yet. */
+  counted: UsageMutation[];
 }
 
 export type { MigrationRecord };

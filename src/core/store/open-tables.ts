@@ -38,9 +38,9 @@ export function tablesOf(root: RootDatabase): WritableTables {
   };
   return {
     agents: table('agents'),
-    sessions: table('sessions'),
+    usage: table('sessions'),
     commits: table('commits'),
-    communication: table('communication'),
+    gradeEvents: table('communication'),
     retrospectives: table('retrospectives'),
     activities: table('activities'),
     projects: table('projects'),

@@ -48,8 +48,11 @@ interface LmdbTreeStats {
   overflowPages: number;
 }
 
-export type { HistoryTable, MetaValues, Table, Tables, TermIndexKey, WritableTable, WritableTables, WrittenDocument } from './tables.js';
+export type { HistoryTable, MetaValues, Table, TableKey, Tables, TermIndexKey, WritableTable, WritableTables, WrittenDocument } from './tables.js';
+export { STORED_NAMES, tableNamed } from './tables.js';
 import type { HistoryTable, MetaValues, Table, Tables, WritableTable, WritableTables, WrittenDocument } from './tables.js';
+import type { TableKey } from './tables.js';
+import { STORED_NAMES, tableKeyOf } from './tables.js';
 
 /** One record to merge: where it goes, its key and its stored value. */
 export interface MergeRecord {
@@ -262,7 +265,7 @@ export class Store {
     const tables = this.writableTables();
     const added: MergeRecord[] = [];
     for (const record of records) {
-      const table = tables[record.table] as unknown as WritableTable<unknown, Key>;
+      const table = tables[tableKeyOf(record.table)] as unknown as WritableTable<unknown, Key>;
       if (table.doesExist(record.key)) {
         counts.skipped += 1;
         continue;
@@ -281,7 +284,7 @@ export class Store {
 
   /** Empties one sub-database, for a rebuild of derived data (the term index). Call inside `write`. */
   clearTable(name: TableName): void {
-    (this.writableTables()[name] as unknown as { clearSync(): void }).clearSync();
+    (this.writableTables()[tableKeyOf(name)] as unknown as { clearSync(): void }).clearSync();
   }
 
   /** The writable tables, for the helpers that must run inside `write`; a call outside it is refused. */
@@ -376,11 +379,11 @@ export class Store {
     return this.root;
   }
 
-  /** Entry counts per sub-database, for `doctor`. */
+  /** Entry counts per sub-database, by their persisted names, for `doctor`. */
   counts(): Record<TableName, number> {
     const result = {} as Record<TableName, number>;
-    for (const [name, table] of Object.entries(this.tables) as [TableName, Table<unknown>][]) {
-      result[name] = table.getKeysCount();
+    for (const [key, table] of Object.entries(this.tables) as [TableKey, Table<unknown>][]) {
+      result[STORED_NAMES[key]] = table.getKeysCount();
     }
     return result;
   }

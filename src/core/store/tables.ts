@@ -15,7 +15,7 @@ import type {
   UsageRecord,
   UserGradeRecord,
 } from '../types.js';
-import type { ReplayKey } from './mutations.js';
+import type { ReplayKey, TableName } from './mutations.js';
 
 /** Any key of a table: what lmdb sorts (text, numbers, and arrays of them). */
 export type StoreKey = Key;
@@ -52,16 +52,16 @@ export interface MetaValues {
 export interface WritableTables {
   agents: WritableTable<AgentRecord, string>;
   /**
-   * Usage per host session × agent × model (counters, tokens, cost), keyed [sessionId, agent, model]:
-   * `sessions` is its persisted name (the LMDB sub-database and the export kind), kept for existing data.
+   * Usage per host session × agent × model (counters, tokens, cost), keyed [sessionId, agent, model].
+   * Persisted as `sessions` (the LMDB sub-database and the export kind): STORED_NAMES.
    */
-  sessions: WritableTable<UsageRecord, [string, string, string]>;
+  usage: WritableTable<UsageRecord, [string, string, string]>;
   commits: WritableTable<CommitRecord, [string, string]>;
   /**
-   * Grade events (self-grades, grades relayed by an agent, bug reports), keyed [agent, ISO time, suffix]:
-   * `communication` is its persisted name, kept for existing data and export files.
+   * Grade events (self-grades, grades relayed by an agent, bug reports), keyed [agent, ISO time, suffix].
+   * Persisted as `communication` (the LMDB sub-database and the export kind): STORED_NAMES.
    */
-  communication: WritableTable<GradeEvent, [string, string, string]>;
+  gradeEvents: WritableTable<GradeEvent, [string, string, string]>;
   retrospectives: WritableTable<RetrospectiveEntry, [string, string]>;
   activities: WritableTable<ActivityEntry, [string, string, string]>;
   projects: WritableTable<ProjectProfile, string>;
@@ -87,5 +87,38 @@ export type WrittenDocument =
   | { kind: 'activity'; key: [string, string, string]; value: ActivityEntry }
   | { kind: 'retrospective'; key: [string, string]; value: RetrospectiveEntry };
 
-/** The sub-databases that hold history, and so can be merged from a migration or an import. */
+/** The code name of each table; the persisted names (TableName) are kept for existing data and export files. */
+export type TableKey = keyof WritableTables;
+
+/** The persisted name of each table: the LMDB sub-database, and the export kind of those exported. */
+export const STORED_NAMES = {
+  agents: 'agents',
+  usage: 'sessions',
+  commits: 'commits',
+  gradeEvents: 'communication',
+  retrospectives: 'retrospectives',
+  activities: 'activities',
+  projects: 'projects',
+  migrations: 'migrations',
+  userGrades: 'userGrades',
+  events: 'events',
+  terms: 'terms',
+  meta: 'meta',
+} as const satisfies Record<TableKey, TableName>;
+
+const KEY_OF_STORED = new Map<TableName, TableKey>(Object.entries(STORED_NAMES).map(([key, name]) => [name, key as TableKey]));
+
+/** The code name of the table a persisted name (an LMDB sub-database, an export kind) stands for. */
+export function tableKeyOf(name: TableName): TableKey {
+  const key = KEY_OF_STORED.get(name);
+  if (key === undefined) throw new Error(`no table is stored as "${name}"`);
+  return key;
+}
+
+/** The table a persisted name stands for, to read. */
+export function tableNamed(tables: Tables, name: TableName): Table<unknown, Key> {
+  return tables[tableKeyOf(name)] as unknown as Table<unknown, Key>;
+}
+
+/** The sub-databases that hold history, by their persisted names: what a migration or an import merges. */
 export type HistoryTable = 'agents' | 'sessions' | 'commits' | 'communication' | 'retrospectives' | 'activities' | 'projects' | 'userGrades';

@@ -20,6 +20,7 @@ import { NO_CREDIT_REASONS } from '../types.js';
 import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, Store, Table } from './store.js';
+import { tableNamed } from './tables.js';
 import { GIT_SIGNAL_CACHE_PREFIX, gitSignalCacheKey, mergeGitSignalCaches } from '../../contract/git-signal-cache.js';
 import type { GitSignalCache } from '../../contract/git-signal-cache.js';
 
@@ -91,7 +92,7 @@ function emptyCounts(): Record<ExportKind, number> {
 }
 
 function tableOf(store: Store, kind: ExportKind): Table<unknown, ExportKey> {
-  return store.tables[kind] as unknown as Table<unknown, ExportKey>;
+  return tableNamed(store.tables, kind) as Table<unknown, ExportKey>;
 }
 
 /**

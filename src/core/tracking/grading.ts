@@ -110,7 +110,7 @@ export class Grading {
     ctx.buffer.addAgentOp(agent, credited ? { kind: 'grade', delta: agentGrade, retrospective: draft } : { kind: 'grade', delta: uncreditedGradeDelta(agentGrade, 'agent'), earnsXp: false, retrospective: draft });
     const after = this.agents.status(agent);
     ctx.buffer.put({
-      table: 'communication',
+      table: 'gradeEvents',
       key: ctx.journal.key(agent, timestamp),
       value: { agent, commit: fullHash, project: input.project, source: 'agent', provenance: 'self', grade: agentGrade, timestamp },
     });
@@ -158,7 +158,7 @@ export class Grading {
     ctx.buffer.addAgentOp(made.agent, previous ? { kind: 'grade', delta, ...earns, userGrade: record, replaces: previous.grade } : { kind: 'grade', delta, ...earns, userGrade: record });
     const after = this.agents.status(made.agent);
     ctx.buffer.put({
-      table: 'communication',
+      table: 'gradeEvents',
       key: ctx.journal.key(made.agent, record.timestamp),
       value: { agent: made.agent, commit: made.hash, project: made.project, source: 'user', provenance: 'user', grade, timestamp: record.timestamp },
     });

@@ -48,9 +48,9 @@ export class WriteBuffer {
   }
 
   addCounters(key: SessionKey, init: SessionInit, counters: CounterDeltas, at: string): void {
-    const id = bufferKey('sessions', key);
+    const id = bufferKey('usage', key);
     const existing = this.pending.get(id);
-    if (existing?.table === 'sessions') {
+    if (existing?.table === 'usage') {
       for (const [name, delta] of Object.entries(counters) as [CounterName, number][]) {
         existing.counters[name] = (existing.counters[name] ?? 0) + delta;
       }
@@ -58,7 +58,7 @@ export class WriteBuffer {
       return;
     }
     this.touch();
-    this.pending.set(id, { table: 'sessions', key, init, counters: { ...counters }, lastAt: at });
+    this.pending.set(id, { table: 'usage', key, init, counters: { ...counters }, lastAt: at });
   }
 
   /**
@@ -87,7 +87,7 @@ export class WriteBuffer {
   }
 
   /** Buffers a whole record (write-once tables, or last-write-wins for projects). */
-  put(mutation: Exclude<Mutation, { table: 'agents' } | { table: 'sessions' }>): void {
+  put(mutation: Exclude<Mutation, { table: 'agents' } | { table: 'usage' }>): void {
     this.touch();
     this.pending.set(bufferKey(mutation.table, mutation.key), mutation);
   }
