@@ -9,7 +9,7 @@ import { COPY_OF_RECORDED, LIVE_SPAN_SLACK_MS } from '../../src/core/backfill/re
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { importHistory } from '../../src/opencode/history/import.js';
 import { writeSqliteHistory } from '../helpers/opencode-history.js';
-import type { FixtureSession } from '../helpers/opencode-history.js';
+import type { FixtureMessage, FixtureSession } from '../helpers/opencode-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -108,6 +108,27 @@ describe('a backfill of copied history', () => {
     expect(credit(tracker)).toEqual(before);
     expect(summary.skipped[COPY_OF_RECORDED]).toBe(2);
     expect(summary.sessions).toBe(0);
+  });
+
+  it('earns nothing from a copy, every id fresh, of a session whose agent changed model midway', async () => {
+    const project = tempDir();
+    tracker = tempTracker(NO_LEVEL_UPS, project);
+    const message = (id: string, modelID: string, providerID: string, at: number, callId: string): FixtureMessage => ({
+      id, role: 'assistant', agent: 'build', providerID, modelID, tokens: tokens(10, 2), cost: 0.01, created: at,
+      tools: [{ callId, tool: 'edit', status: 'completed' }],
+    });
+    // build ran on claude, then on gpt: two usage records, each with its own span.
+    const session: FixtureSession = {
+      id: 'ses_switch', directory: project, created: T0, updated: T0 + 20_000,
+      messages: [message('msg_s_1', 'claude', 'anthropic', T0 + 1000, 'call_s_1'), message('msg_s_2', 'claude', 'anthropic', T0 + 5000, 'call_s_2'), message('msg_s_3', 'gpt', 'openai', T0 + 9000, 'call_s_3')],
+    };
+    await backfill(tracker, [session]);
+    const before = credit(tracker);
+    expect([...tracker.store.tables.usage.getKeys({})]).toHaveLength(2);
+
+    const summary = await backfill(tracker, copied([session], true));
+    expect(summary.skipped[COPY_OF_RECORDED]).toBe(1);
+    expect(credit(tracker)).toEqual(before);
   });
 
   it('earns once from one store holding the sessions and their copy, read in one run', async () => {

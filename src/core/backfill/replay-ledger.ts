@@ -14,7 +14,7 @@
  */
 import type { Store } from '../store/store.js';
 import type { HostSession } from './history.js';
-import { isTrackedMessage, iso, setupSpans } from './replay-session.js';
+import { isTrackedMessage, setupSpans } from './replay-session.js';
 import type { KnownCommits } from './replay-session.js';
 
 /** The reason counted in the summary for a session left out as a copy. */
@@ -28,11 +28,32 @@ interface Span {
   last: number;
 }
 
+/**
+ * Exact spans (first and last event, epoch ms) by setup. Numbers in nested maps rather than one
+ * joined string per span: a joined key stays a rope of a few dozen string pieces in a Set, about
+ * 1 KiB a span, which at thousands of sessions was the largest part of a backfill's live heap.
+ */
+class ExactSpans {
+  private readonly bySetup = new Map<string, Map<number, number[]>>();
+
+  add(setup: string, first: number, last: number): void {
+    let byFirst = this.bySetup.get(setup);
+    if (!byFirst) this.bySetup.set(setup, (byFirst = new Map()));
+    const lasts = byFirst.get(first);
+    if (!lasts) byFirst.set(first, [last]);
+    else if (!lasts.includes(last)) lasts.push(last);
+  }
+
+  has(setup: string, first: number, last: number): boolean {
+    return this.bySetup.get(setup)?.get(first)?.includes(last) === true;
+  }
+}
+
 interface HeldIndex {
   /** Message ids held under any session (their `message:<id>` events, without the prefix: no string built per lookup). */
   messageEvents: Set<string>;
-  /** project × agent × model × firstAt × lastAt of backfilled usage records. */
-  exactSpans: Set<string>;
+  /** project × agent × model → firstAt × lastAt of backfilled usage records. */
+  exactSpans: ExactSpans;
   /** project × agent × model → the merged, sorted time spans of live usage records. */
   liveSpans: Map<string, Span[]>;
 }
@@ -41,8 +62,19 @@ function setupKey(project: string, agent: string, model: string): string {
   return `${project}\u0000${agent}\u0000${model}`;
 }
 
-function exactKey(project: string, agent: string, model: string, firstAt: string, lastAt: string): string {
-  return `${setupKey(project, agent, model)}\u0000${firstAt}\u0000${lastAt}`;
+/**
+ * The millisecond a usage record's `firstAt`/`lastAt` holds for an event time: records carry
+ * `iso(at)`, which drops a fraction of a millisecond.
+ */
+function recordedMs(at: number): number {
+  return Math.trunc(at);
+}
+
+/** One setup's exact span in a session, as the ledger compares it. */
+interface ExactSpanKey {
+  setup: string;
+  first: number;
+  last: number;
 }
 
 /** Sorts spans and joins the ones that overlap, so one binary search answers "inside any?". */
@@ -75,11 +107,11 @@ export class ReplayLedger implements KnownCommits {
   /** Read once, when the first session the store does not know comes (never on a run of known ones). */
   private held: HeldIndex | undefined;
   /** What this run replayed (perhaps not flushed yet): message ids and exact setup spans. */
-  private readonly learned: Pick<HeldIndex, 'messageEvents' | 'exactSpans'> = { messageEvents: new Set(), exactSpans: new Set() };
-  /** `project \0 hash` of the commits this run passed on (not flushed yet, perhaps). */
-  private readonly commits = new Set<string>();
-  /** The exact span keys of the session `isCopy` looked at last, for `learn` of the same session. */
-  private spansOf: { session: HostSession; project: string; keys: string[] } | undefined;
+  private readonly learned: Pick<HeldIndex, 'messageEvents' | 'exactSpans'> = { messageEvents: new Set(), exactSpans: new ExactSpans() };
+  /** Per project, the hashes of the commits this run passed on (not flushed yet, perhaps). */
+  private readonly commits = new Map<string, Set<string>>();
+  /** The exact spans of the session `isCopy` looked at last, for `learn` of the same session. */
+  private spansOf: { session: HostSession; project: string; keys: ExactSpanKey[] } | undefined;
 
   /**
    * @param uniqueMessageIds the source holds each message id once (HistorySource.uniqueMessageIds): the
@@ -99,27 +131,28 @@ export class ReplayLedger implements KnownCommits {
     const held = this.index();
     const heldMessage = (id: string): boolean => held.messageEvents.has(id) || this.learned.messageEvents.has(id);
     if (messages.some((message) => heldMessage(message.id))) return true;
-    if (this.exactSpanKeys(session, project).some((key) => held.exactSpans.has(key) || this.learned.exactSpans.has(key))) return true;
+    const spanHeld = ({ setup, first, last }: ExactSpanKey): boolean => held.exactSpans.has(setup, first, last) || this.learned.exactSpans.has(setup, first, last);
+    if (this.exactSpanKeys(session, project).some(spanHeld)) return true;
     return messages.every((message) => inside(held.liveSpans.get(setupKey(project, message.agent, message.model)), message.completedAt ?? message.createdAt));
   }
 
   /** Adds a replayed session to what later sessions of the same run are compared with. */
   learn(session: HostSession, project: string): void {
     if (!this.uniqueMessageIds) for (const message of session.messages) if (isTrackedMessage(message)) this.learned.messageEvents.add(message.id);
-    for (const key of this.exactSpanKeys(session, project)) this.learned.exactSpans.add(key);
+    for (const { setup, first, last } of this.exactSpanKeys(session, project)) this.learned.exactSpans.add(setup, first, last);
     this.spansOf = undefined;
   }
 
   /** project × agent × model × first × last of each setup of `session`, worked out once for isCopy and learn. */
-  private exactSpanKeys(session: HostSession, project: string): string[] {
+  private exactSpanKeys(session: HostSession, project: string): ExactSpanKey[] {
     if (this.spansOf?.session === session && this.spansOf.project === project) return this.spansOf.keys;
-    const keys = setupSpans(session).map((span) => exactKey(project, span.agent, span.model, iso(span.first), iso(span.last)));
+    const keys = setupSpans(session).map((span) => ({ setup: setupKey(project, span.agent, span.model), first: recordedMs(span.first), last: recordedMs(span.last) }));
     this.spansOf = { session, project, keys };
     return keys;
   }
 
   knownCommit(project: string, hash: string): boolean {
-    if (this.commits.has(`${project}\u0000${hash}`)) return true;
+    if (this.commits.get(project)?.has(hash) === true) return true;
     for (const { key } of this.store.tables.commits.getRange({ start: [project, hash], limit: 1 })) {
       if (key[0] === project && key[1].startsWith(hash)) return true;
     }
@@ -127,7 +160,9 @@ export class ReplayLedger implements KnownCommits {
   }
 
   noteCommit(project: string, hash: string): void {
-    this.commits.add(`${project}\u0000${hash}`);
+    let hashes = this.commits.get(project);
+    if (!hashes) this.commits.set(project, (hashes = new Set()));
+    hashes.add(hash);
   }
 
   private knowsSession(sessionId: string): boolean {
@@ -141,17 +176,17 @@ export class ReplayLedger implements KnownCommits {
     for (const key of this.store.tables.events.getKeys()) {
       if (key[1].startsWith(MESSAGE_EVENT_PREFIX)) messageEvents.add(key[1].slice(MESSAGE_EVENT_PREFIX.length));
     }
-    const exactSpans = new Set<string>();
+    const exactSpans = new ExactSpans();
     const live = new Map<string, Span[]>();
     for (const { value } of this.store.tables.usage.getRange({})) {
-      if (value.source === 'backfill') {
-        exactSpans.add(exactKey(value.project, value.agent, value.model, value.firstAt, value.lastAt));
-        continue;
-      }
       const first = Date.parse(value.firstAt);
       const last = Date.parse(value.lastAt);
       if (!Number.isFinite(first) || !Number.isFinite(last)) continue;
       const key = setupKey(value.project, value.agent, value.model);
+      if (value.source === 'backfill') {
+        exactSpans.add(key, first, last);
+        continue;
+      }
       const spans = live.get(key) ?? [];
       spans.push({ first, last });
       live.set(key, spans);

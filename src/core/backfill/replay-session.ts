@@ -68,14 +68,16 @@ export interface SetupSpan {
  * the times of its finished tool calls): the `firstAt`/`lastAt` its usage record will hold.
  */
 export function setupSpans(session: HostSession): SetupSpan[] {
-  const spans = new Map<string, SetupSpan>();
+  // A session has a few setups: a short list searched in place, no key string built per event.
+  const spans: SetupSpan[] = [];
+  let current: SetupSpan | undefined;
   const widen = (agent: string, model: string, at: number): void => {
-    const key = `${agent}\u0000${model}`;
-    const span = spans.get(key);
-    if (!span) spans.set(key, { agent, model, first: at, last: at });
+    const span = current?.agent === agent && current.model === model ? current : spans.find((s) => s.agent === agent && s.model === model);
+    if (!span) spans.push((current = { agent, model, first: at, last: at }));
     else {
       span.first = Math.min(span.first, at);
       span.last = Math.max(span.last, at);
+      current = span;
     }
   };
   for (const message of session.messages) {
@@ -86,7 +88,7 @@ export function setupSpans(session: HostSession): SetupSpan[] {
       if (call.tool && call.callId && FINISHED.has(call.status)) widen(message.agent, message.model, call.endedAt ?? at);
     }
   }
-  return [...spans.values()];
+  return spans;
 }
 
 /** Commits already recorded in a project (by this run or before it), by hash or abbreviation. */

@@ -15,6 +15,13 @@ interface MessageTotals {
 
 export class Messages {
   private readonly totals = new Map<string, MessageTotals>();
+  /**
+   * The remembered ids in the order first seen, a ring as long as the bound: the oldest is found
+   * without walking the map's keys, which skip every entry deleted before them (a backfill's
+   * messages are all new, so every one of them forgot one).
+   */
+  private readonly order: string[] = [];
+  private oldest = 0;
 
   constructor(private readonly ctx: TrackingContext) {}
 
@@ -23,12 +30,8 @@ export class Messages {
     const previous = this.totals.get(messageId);
     const base = this.ctx.sessions.setupOf(sessionId);
     const changed = !previous || !sameTotals(previous, tokens, cost);
+    if (!previous) this.remember(messageId);
     this.totals.set(messageId, { tokens: { ...tokens }, cost });
-    // Keys iterate oldest first: forget the oldest beyond the bound.
-    for (const oldest of this.totals.keys()) {
-      if (this.totals.size <= MAX_REMEMBERED_MESSAGES) break;
-      this.totals.delete(oldest);
-    }
     if (!changed) return;
     const totals: CounterDeltas = {
       messages: 1,
@@ -41,6 +44,17 @@ export class Messages {
     };
     this.ctx.ledger.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, `message:${messageId}`, totals, [], event.at);
     this.ctx.flusher.afterRecord();
+  }
+
+  /** Takes a new id into the ring, forgetting the oldest beyond the bound. */
+  private remember(messageId: string): void {
+    if (this.order.length < MAX_REMEMBERED_MESSAGES) {
+      this.order.push(messageId);
+      return;
+    }
+    this.totals.delete(this.order[this.oldest] as string);
+    this.order[this.oldest] = messageId;
+    this.oldest = (this.oldest + 1) % MAX_REMEMBERED_MESSAGES;
   }
 }
 

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * Paired fresh `agent-tracker backfill` of two builds (or more), for a regression check of its CPU and
+ * peak memory: the same real-schema OpenCode store (tables made by the `opencode` binary, SESSIONS
+ * generated sessions written through its own bun:sqlite, see opencode-store-gen.mjs), each build's
+ * CLI run in turn into a fresh database, the order rotating round by round, so every build sees the
+ * same machine state on average (a shared machine moves single figures by more than 10 %).
+ * Per run: CPU (user + sys) and peak RSS (VmHWM) from /usr/bin/time, and the peaks of RssAnon (the
+ * process's own memory: JS heap, WASM, buffers) and RssFile (mapped files: the node binary, lmdb's
+ * map of the tracker file) sampled from /proc, with the load average around it. Prints one JSON line
+ * per run, then the medians and their ratios against the first build.
+ * Not a benchmark of the runner (not `*.bench.mjs`).
+ *
+ *   node bench/backfill-pair.mjs SESSIONS ROUNDS ROOT_A ROOT_B ...   (each ROOT holds a built dist/)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
+import { median, removeDir, ROOT, tempDir } from './support.mjs';
+
+const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');
+const GENERATOR = path.join(ROOT, 'bench', 'opencode-store-gen.mjs');
+const TIME_BIN = '/usr/bin/time';
+const SAMPLE_EVERY_MS = 50;
+const CHILD_TIMEOUT_MS = 600_000;
+
+/** A temporary HOME with its own XDG folders: nothing here touches the real ones. */
+function sandboxEnv(root) {
+  const env = { ...process.env, HOME: path.join(root, 'home'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1' };
+  for (const [name, folder] of [['XDG_DATA_HOME', 'data'], ['XDG_CONFIG_HOME', 'config'], ['XDG_CACHE_HOME', 'cache'], ['XDG_STATE_HOME', 'state']]) {
+    env[name] = path.join(root, folder);
+    fs.mkdirSync(env[name], { recursive: true });
+  }
+  fs.mkdirSync(env.HOME, { recursive: true });
+  delete env.AGENT_TRACKER_DB_PATH;
+  delete env.OPENCODE_DATA_DIR;
+  return env;
+}
+
+function buildStore(root, sessions) {
+  const env = sandboxEnv(root);
+  execFileSync(OPENCODE_BIN, ['session', 'list'], { env, cwd: root, stdio: 'ignore', timeout: CHILD_TIMEOUT_MS });
+  const database = path.join(env.XDG_DATA_HOME, 'opencode', 'opencode.db');
+  execFileSync(OPENCODE_BIN, [GENERATOR, database, String(sessions)], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: CHILD_TIMEOUT_MS });
+  return env;
+}
+
+const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
+
+/** One fresh backfill by the CLI at `cli` under /usr/bin/time, its node process sampled from /proc. */
+async function backfillOnce(cli, env, db, sessions) {
+  removeDir(path.dirname(db));
+  const loadBefore = loadAverage();
+  const child = spawn(TIME_BIN, ['-f', 'BENCH-TIME %U %S %M', process.execPath, cli, 'backfill', '--json', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const peak = { anonMiB: 0, fileMiB: 0 };
+  let nodePid;
+  const timer = setInterval(() => {
+    try {
+      // /usr/bin/time's only child is the node process.
+      nodePid ??= Number(fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]) || undefined;
+      if (!nodePid) return;
+      const status = fs.readFileSync(`/proc/${nodePid}/status`, 'utf8');
+      peak.anonMiB = Math.max(peak.anonMiB, field(status, 'RssAnon'));
+      peak.fileMiB = Math.max(peak.fileMiB, field(status, 'RssFile'));
+    } catch {
+      // Not started yet, or ended between two samples.
+    }
+  }, SAMPLE_EVERY_MS);
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  clearInterval(timer);
+  const line = stderr.split('\n').find((l) => l.startsWith('BENCH-TIME '));
+  if (code !== 0 || !line) throw new Error(`${cli} backfill failed (${code}): ${stderr.slice(-400)}`);
+  const imported = JSON.parse(stdout).sessions;
+  if (imported !== sessions) throw new Error(`${cli} imported ${imported} of ${sessions} sessions`);
+  const [user, system, rssKb] = line.slice('BENCH-TIME '.length).trim().split(/\s+/).map(Number);
+  return { cpuS: user + system, hwmMiB: rssKb / 1024, ...peak, load: `${loadBefore}-${loadAverage()}` };
+}
+
+const [sessionsArg, roundsArg, ...roots] = process.argv.slice(2);
+const sessions = Number(sessionsArg);
+const rounds = Number(roundsArg);
+if (!(sessions > 0) || !(rounds > 0) || roots.length === 0) {
+  console.error('usage: node bench/backfill-pair.mjs SESSIONS ROUNDS ROOT_A [ROOT_B ...]');
+  process.exit(2);
+}
+if (!fs.existsSync(TIME_BIN) || !fs.existsSync('/proc/self/status')) {
+  console.error(`skipped: needs ${TIME_BIN} and /proc`);
+  process.exit(0);
+}
+const work = tempDir('backfill-pair');
+try {
+  const env = buildStore(work, sessions);
+  const builds = roots.map((root) => ({ root, cli: path.join(path.resolve(root), 'dist', 'cli', 'main.js'), runs: [] }));
+  for (let round = 0; round < rounds; round += 1) {
+    for (let k = 0; k < builds.length; k += 1) {
+      const build = builds[(round + k) % builds.length];
+      const run = await backfillOnce(build.cli, env, path.join(work, 'db', 'tracker.lmdb'), sessions);
+      build.runs.push(run);
+      console.log(JSON.stringify({ root: build.root, ...run }));
+    }
+  }
+  const first = builds[0];
+  for (const build of builds) {
+    const summary = {};
+    for (const name of ['cpuS', 'hwmMiB', 'anonMiB', 'fileMiB']) {
+      const value = median(build.runs.map((run) => run[name]));
+      summary[name] = Number(value.toFixed(2));
+      summary[`${name}Ratio`] = Number((value / median(first.runs.map((run) => run[name]))).toFixed(3));
+    }
+    console.log(JSON.stringify({ root: build.root, medians: summary }));
+  }
+} finally {
+  removeDir(work);
+}
