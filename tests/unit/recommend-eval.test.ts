@@ -17,7 +17,7 @@ import {
   SPARSE_PARAMETERS,
   userGradeBaseline,
 } from '../helpers/synthetic-eval.js';
-import { MIX_HELD_OUT_OPTIONS, taskMixWorld } from '../helpers/synthetic-eval-kinds.js';
+import { MIX_FRESH_HELD_OUT_SEEDS, MIX_HELD_OUT_OPTIONS, taskMixWorld } from '../helpers/synthetic-eval-kinds.js';
 import type { EvalWorld, RecommendJson, WorldParameters } from '../helpers/synthetic-eval.js';
 
 /** Cases where the best model has at least this many commits on the target's family are scored. */
@@ -171,5 +171,13 @@ describe('recommend on the evaluation set (written through import, read through 
     // Measured once after the scoring was settled on the development seeds: 24 of 30.
     expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.7);
     expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.5 * figures.cases);
+  }, EVAL_TIMEOUT_MS);
+
+  it('task mix, fresh held-out worlds (added before the next scoring change, measured once at its end)', async () => {
+    const figures = await score(MIX_FRESH_HELD_OUT_SEEDS.map((seed) => taskMixWorld(seed, HELD_OUT_PARAMETERS, MIX_HELD_OUT_OPTIONS)));
+    print(`task mix fresh held-out seeds ${MIX_FRESH_HELD_OUT_SEEDS[0]}-${MIX_FRESH_HELD_OUT_SEEDS[MIX_FRESH_HELD_OUT_SEEDS.length - 1]}`, figures);
+    expect(figures.cases).toBe(30);
+    // Not looked at before that measurement: only a clear lead over the naive user-grade rule is required.
+    expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.3 * figures.cases);
   }, EVAL_TIMEOUT_MS);
 });
