@@ -31,8 +31,12 @@ export const MIN_KIND_SESSIONS = 1;
  * a new session gets the same answer as the same question asked just before it.
  */
 export function kindShares(record: UsageRecord): [Stratum, number][] {
+  return sharesOf(record, classifiedTurns(record));
+}
+
+/** kindShares, with the record's classified turns already counted. */
+function sharesOf(record: UsageRecord, total: number): [Stratum, number][] {
   // Loops, not map/filter: this runs for every usage record of every recommendation.
-  const total = classifiedTurns(record);
   if (total > 0) {
     const shares: [Stratum, number][] = [];
     for (const kind of TASK_KINDS) {
@@ -45,11 +49,26 @@ export function kindShares(record: UsageRecord): [Stratum, number][] {
   return worked ? [[UNKNOWN_KIND, 1]] : [];
 }
 
-/** The record's turns of a known kind. */
+/**
+ * The record's turns of a known kind. Each counter is read by its name, in TASK_KINDS order: usage
+ * records share one shape, so a named read stays a fast property access where a read by a computed
+ * name would not (this runs for every record of every recommendation).
+ */
 function classifiedTurns(record: UsageRecord): number {
-  let total = 0;
-  for (const kind of TASK_KINDS) total += record[TASK_KIND_COUNTERS[kind]] ?? 0;
-  return total;
+  return (
+    (record.turnsBugFix ?? 0) +
+    (record.turnsFeature ?? 0) +
+    (record.turnsRefactor ?? 0) +
+    (record.turnsTests ?? 0) +
+    (record.turnsDocs ?? 0) +
+    (record.turnsConfig ?? 0) +
+    (record.turnsOther ?? 0)
+  );
+}
+
+/** A record's turns as the mix counts them: its classified turns, else its turns (at least one). */
+function massOf(record: UsageRecord, classified: number): number {
+  return classified > 0 ? classified : Math.max(1, record.turns ?? 0);
 }
 
 /**
@@ -57,9 +76,17 @@ function classifiedTurns(record: UsageRecord): number {
  * counts none). `shares` is the record's kindShares when the caller has them already.
  */
 export function kindMass(record: UsageRecord, shares: readonly [Stratum, number][] = kindShares(record)): [Stratum, number][] {
-  const classified = classifiedTurns(record);
-  const mass = classified > 0 ? classified : Math.max(1, record.turns ?? 0);
+  const mass = massOf(record, classifiedTurns(record));
   return shares.map(([kind, share]) => [kind, share * mass]);
+}
+
+/**
+ * kindShares and, for kindMass, the turns its shares are of (share × turns is the kind's mass), with
+ * the record's counters read once: what the recommendation reads of every record.
+ */
+export function kindSharesAndTurns(record: UsageRecord): { shares: [Stratum, number][]; turns: number } {
+  const classified = classifiedTurns(record);
+  return { shares: sharesOf(record, classified), turns: massOf(record, classified) };
 }
 
 /** Adds `mass` to the kind in `into`. */
