@@ -181,7 +181,7 @@ export interface Signal {
 /** Grades run -1..5; a grade g counts as (g + 1) / 6 of a good outcome. */
 const GRADE_MIN = -1;
 const GRADE_RANGE = 6;
-const gradeGood = (sum: number, count: number) => (sum - GRADE_MIN * count) / GRADE_RANGE;
+export const gradeGood = (sum: number, count: number) => (sum - GRADE_MIN * count) / GRADE_RANGE;
 
 /**
  * Signal weights. The user's own grade is the answer this product exists for, so it counts most.
