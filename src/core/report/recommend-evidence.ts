@@ -6,11 +6,11 @@
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile, UsageRecord } from '../types.js';
 import type { History } from './history.js';
-import { addMass, kindMass, kindShares, mixWeights } from './recommend-kinds.js';
+import { addMass, kindSharesAndTurns, mixWeights } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
 import { costOf } from './recommend-prices.js';
 import type { CostEstimator } from './recommend-prices.js';
-import { addRecord, addScaledTally, addTally, emptyTally } from './recommend-signals.js';
+import { addRecord, addScaledTally, addTally, emptyTally, gradesByProvenance } from './recommend-signals.js';
 import type { Tally } from './recommend-signals.js';
 
 /**
@@ -73,6 +73,11 @@ function addKinds(into: Map<Stratum, Tally>, from: ReadonlyMap<Stratum, Tally>, 
   }
 }
 
+/** A tally of one kind read from a tally whose records were all of that kind: the same sums, less the cost flags a kind's tally does not count. */
+function soleKindTally(tally: Tally): Tally {
+  return { ...tally, costEstimated: 0, costUnknown: 0 };
+}
+
 /** The role's mix: the target's own tasks in the role, shrunk toward the user's mix in it (MIX_PRIOR_TURNS). */
 function roleMix(all: ReadonlyMap<Stratum, number>, target: ReadonlyMap<Stratum, number> | undefined): Map<Stratum, number> {
   const mass = new Map<Stratum, number>();
@@ -102,44 +107,55 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
 
   // One pass sums each setup's records per project (plain counts); the similarity weight is then
   // applied once per setup × project instead of once per record.
-  // Nested maps (agent → model → project) so the hot loop builds no key strings.
-  type ProjectEntry = { agent: string; model: string; project: string; tally: Tally; byKind: Map<Stratum, Tally>; kindSessions: Map<Stratum, number>; work: number };
-  const byAgent = new Map<string, Map<string, Map<string, ProjectEntry>>>();
+  // Nested maps (agent → model → project) so the hot loop builds no key strings; each agent also
+  // holds its mix of tasks: all of the user's, and the target project's own.
+  // `sole`: every record so far was all of this one kind, so its tally of that kind is the entry's
+  // own tally (the same sums in the same order) and is not summed twice; null once that stops.
+  type ProjectEntry = { agent: string; model: string; project: string; tally: Tally; byKind: Map<Stratum, Tally>; kindSessions: Map<Stratum, number>; work: number; sole: Stratum | null | undefined };
+  type AgentEntry = { models: Map<string, Map<string, ProjectEntry>>; allMix: Map<Stratum, number>; targetMix: Map<Stratum, number> };
+  const byAgent = new Map<string, AgentEntry>();
   const perProject: ProjectEntry[] = [];
-  // The mix of tasks per role: all of the user's, and the target project's own.
-  const allMix = new Map<string, Map<Stratum, number>>();
-  const targetMix = new Map<string, Map<Stratum, number>>();
   for (const record of history.usage) {
     if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
-    let byModel = byAgent.get(record.agent);
-    if (!byModel) byAgent.set(record.agent, (byModel = new Map()));
-    let byProject = byModel.get(record.model);
-    if (!byProject) byModel.set(record.model, (byProject = new Map()));
+    let agentEntry = byAgent.get(record.agent);
+    if (!agentEntry) byAgent.set(record.agent, (agentEntry = { models: new Map(), allMix: new Map(), targetMix: new Map() }));
+    let byProject = agentEntry.models.get(record.model);
+    if (!byProject) agentEntry.models.set(record.model, (byProject = new Map()));
     let entry = byProject.get(record.project);
     if (!entry) {
-      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0 };
+      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0, sole: undefined };
       byProject.set(record.project, entry);
       perProject.push(entry);
     }
     const { cost, kind } = costOf(record, input.estimateCost);
     const costed: UsageRecord = kind === 'stored' ? record : { ...record, cost };
-    addRecord(entry.tally, costed, 1);
+    // The grades are read once and added to the setup's tally and to its tally of each kind.
+    const grades = gradesByProvenance(costed);
+    const { shares, turns } = kindSharesAndTurns(record);
+    const only = shares.length === 1 && shares[0]?.[1] === 1 ? shares[0][0] : null;
+    if (only !== null && (entry.sole === undefined || entry.sole === only)) entry.sole = only;
+    else if (entry.sole !== null) {
+      // The entry stops being of one kind: its records so far become that kind's tally.
+      if (entry.sole !== undefined) entry.byKind.set(entry.sole, soleKindTally(entry.tally));
+      entry.sole = null;
+    }
+    addRecord(entry.tally, costed, 1, grades);
     if (kind === 'estimated') entry.tally.costEstimated += 1;
     else if (kind === 'unknown') entry.tally.costUnknown += 1;
-    const shares = kindShares(record);
+    const atTarget = record.project === target.path;
     for (const [task, share] of shares) {
-      let tally = entry.byKind.get(task);
-      if (!tally) entry.byKind.set(task, (tally = emptyTally()));
-      addRecord(tally, costed, share);
+      if (entry.sole === null) {
+        let tally = entry.byKind.get(task);
+        if (!tally) entry.byKind.set(task, (tally = emptyTally()));
+        addRecord(tally, costed, share, grades);
+      }
       addMass(entry.kindSessions, task, share);
+      // The same product kindMass gives: the record's share of the kind × its turns.
+      const mass = share * turns;
+      addMass(agentEntry.allMix, task, mass);
+      if (atTarget) addMass(agentEntry.targetMix, task, mass);
     }
     entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
-    const mixes = record.project === target.path ? [allMix, targetMix] : [allMix];
-    for (const mix of mixes) {
-      let roleMass = mix.get(record.agent);
-      if (!roleMass) mix.set(record.agent, (roleMass = new Map()));
-      for (const [task, mass] of kindMass(record, shares)) addMass(roleMass, task, mass);
-    }
   }
   let closest = 0;
   for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));
@@ -155,7 +171,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     const similarity = similarityTo(entry.project);
     const weight = rawWeight(similarity) / closestWeight;
     addScaledTally(setup.weighted, entry.tally, weight);
-    addKinds(setup.byKind, entry.byKind, weight);
+    addKinds(setup.byKind, entry.sole ? new Map([[entry.sole, soleKindTally(entry.tally)]]) : entry.byKind, weight);
     for (const [task, sessions] of entry.kindSessions) addMass(setup.kindSessions, task, sessions);
     addTally(setup.counts, entry.tally);
     setup.similaritySum += entry.work * similarity;
@@ -163,7 +179,8 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
   }
   const roles = new Map<string, RoleEvidence>();
   for (const setup of setups.values()) {
-    const role = roles.get(setup.agent) ?? { setups: [], mix: roleMix(allMix.get(setup.agent) ?? new Map(), targetMix.get(setup.agent)) };
+    const agentEntry = byAgent.get(setup.agent);
+    const role = roles.get(setup.agent) ?? { setups: [], mix: roleMix(agentEntry?.allMix ?? new Map(), agentEntry?.targetMix) };
     role.setups.push(setup);
     roles.set(setup.agent, role);
   }

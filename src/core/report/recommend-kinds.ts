@@ -9,7 +9,7 @@ import { TASK_KIND_COUNTERS, TASK_KINDS } from '../outcomes/task-kind.js';
 import type { TaskKind } from '../outcomes/task-kind.js';
 import type { UsageRecord } from '../types.js';
 import { invert, multiply, quadraticForm } from './recommend-math.js';
-import { SIGNALS } from './recommend-signals.js';
+import { gradeGood, SIGNALS } from './recommend-signals.js';
 import type { SignalName, Tally } from './recommend-signals.js';
 
 /** A kind of task, or unknown for records that do not say. */
@@ -31,8 +31,12 @@ export const MIN_KIND_SESSIONS = 1;
  * a new session gets the same answer as the same question asked just before it.
  */
 export function kindShares(record: UsageRecord): [Stratum, number][] {
+  return sharesOf(record, classifiedTurns(record));
+}
+
+/** kindShares, with the record's classified turns already counted. */
+function sharesOf(record: UsageRecord, total: number): [Stratum, number][] {
   // Loops, not map/filter: this runs for every usage record of every recommendation.
-  const total = classifiedTurns(record);
   if (total > 0) {
     const shares: [Stratum, number][] = [];
     for (const kind of TASK_KINDS) {
@@ -45,11 +49,26 @@ export function kindShares(record: UsageRecord): [Stratum, number][] {
   return worked ? [[UNKNOWN_KIND, 1]] : [];
 }
 
-/** The record's turns of a known kind. */
+/**
+ * The record's turns of a known kind. Each counter is read by its name, in TASK_KINDS order: usage
+ * records share one shape, so a named read stays a fast property access where a read by a computed
+ * name would not (this runs for every record of every recommendation).
+ */
 function classifiedTurns(record: UsageRecord): number {
-  let total = 0;
-  for (const kind of TASK_KINDS) total += record[TASK_KIND_COUNTERS[kind]] ?? 0;
-  return total;
+  return (
+    (record.turnsBugFix ?? 0) +
+    (record.turnsFeature ?? 0) +
+    (record.turnsRefactor ?? 0) +
+    (record.turnsTests ?? 0) +
+    (record.turnsDocs ?? 0) +
+    (record.turnsConfig ?? 0) +
+    (record.turnsOther ?? 0)
+  );
+}
+
+/** A record's turns as the mix counts them: its classified turns, else its turns (at least one). */
+function massOf(record: UsageRecord, classified: number): number {
+  return classified > 0 ? classified : Math.max(1, record.turns ?? 0);
 }
 
 /**
@@ -57,9 +76,17 @@ function classifiedTurns(record: UsageRecord): number {
  * counts none). `shares` is the record's kindShares when the caller has them already.
  */
 export function kindMass(record: UsageRecord, shares: readonly [Stratum, number][] = kindShares(record)): [Stratum, number][] {
-  const classified = classifiedTurns(record);
-  const mass = classified > 0 ? classified : Math.max(1, record.turns ?? 0);
+  const mass = massOf(record, classifiedTurns(record));
   return shares.map(([kind, share]) => [kind, share * mass]);
+}
+
+/**
+ * kindShares and, for kindMass, the turns its shares are of (share × turns is the kind's mass), with
+ * the record's counters read once: what the recommendation reads of every record.
+ */
+export function kindSharesAndTurns(record: UsageRecord): { shares: [Stratum, number][]; turns: number } {
+  const classified = classifiedTurns(record);
+  return { shares: sharesOf(record, classified), turns: massOf(record, classified) };
 }
 
 /** Adds `mass` to the kind in `into`. */
@@ -142,21 +169,25 @@ export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], m
   const difficulty: Difficulty = {};
   if (kinds.length < 2) return difficulty;
   for (const signal of SIGNALS) {
-    const cells = setups.map((byKind) => kinds.map((kind) => {
+    const cellsOf = (read: CellReader) => setups.map((byKind) => kinds.map((kind) => {
       const tally = byKind.get(kind);
-      return tally ? { good: signal.good(tally), trials: signal.trials(tally) } : { good: 0, trials: 0 };
+      return tally ? read(tally) : { good: 0, trials: 0 };
     }));
-    const good = cells.flat().reduce((sum, cell) => sum + cell.good, 0);
-    const trials = cells.flat().reduce((sum, cell) => sum + cell.trials, 0);
-    if (trials <= 0) continue;
-    const average = good / trials;
+    const cells = cellsOf((tally) => ({ good: signal.good(tally), trials: signal.trials(tally) }));
+    const totals = sumCells(cells);
+    if (totals.trials <= 0) continue;
+    const average = totals.good / totals.trials;
+    const difficultyReader = DIFFICULTY_READERS[signal.name];
+    const fitted = difficultyReader ? cellsOf(difficultyReader) : cells;
+    const fittedTotals = difficultyReader ? sumCells(fitted) : totals;
+    const fittedAverage = fittedTotals.good / fittedTotals.trials;
     // The weighted least-squares solution, solved at once: own and kind effects are confounded when
     // setups are handed different kinds, and a back-and-forth fit would settle slowly.
     const residuals = [
-      ...cells.map((row) => row.reduce((sum, cell) => sum + cell.good - cell.trials * average, 0)),
-      ...kinds.map((_, k) => cells.reduce((sum, row) => sum + (row[k]?.good ?? 0) - (row[k]?.trials ?? 0) * average, 0)),
+      ...fitted.map((row) => row.reduce((sum, cell) => sum + cell.good - cell.trials * fittedAverage, 0)),
+      ...kinds.map((_, k) => fitted.reduce((sum, row) => sum + (row[k]?.good ?? 0) - (row[k]?.trials ?? 0) * fittedAverage, 0)),
     ];
-    const solved = multiply(invert(informationMatrix(cells, OWN_EFFECT_CREDIBILITY, KIND_EFFECT_CREDIBILITY)), residuals);
+    const solved = multiply(invert(informationMatrix(fitted, OWN_EFFECT_CREDIBILITY, KIND_EFFECT_CREDIBILITY)), residuals);
     const kind = solved.slice(setups.length);
     const byKind = new Map(kinds.map((name, k) => [name, kind[k] ?? 0]));
     const reference = [...mix].reduce((sum, [name, weight]) => sum + weight * (byKind.get(name) ?? 0), 0);
@@ -165,6 +196,34 @@ export function fitKindEffects(setups: readonly ReadonlyMap<Stratum, Tally>[], m
   }
   return difficulty;
 }
+
+/** Good outcomes and trials of one setup's work of one kind, for the fit. */
+type CellReader = (tally: Tally) => { good: number; trials: number };
+
+function sumCells(cells: readonly (readonly { good: number; trials: number }[])[]): { good: number; trials: number } {
+  let good = 0;
+  let trials = 0;
+  for (const row of cells) {
+    for (const cell of row) {
+      good += cell.good;
+      trials += cell.trials;
+    }
+  }
+  return { good, trials };
+}
+
+/**
+ * Signals whose kind effects are fitted on more than the signal itself. How hard a kind of task is
+ * shows in every grade of it, not only the user's: the setups' own grades, once each setup's
+ * overclaim is taken off (the caller passes them corrected, counted only on commits the user did not
+ * grade and only as much as they vary), say it too, and there are about three times as many of them.
+ * Fitted on both, the user-grade signal's kind adjustment is less noisy (the model handed the bug
+ * fixes loses less to chance in how hard its bug fixes looked); the setup's own standing is still
+ * read from the user's grades alone, and its variance from the user's grades alone (on the safe side).
+ */
+const DIFFICULTY_READERS: Partial<Record<SignalName, CellReader>> = {
+  userGrade: (tally) => ({ good: gradeGood(tally.userGradeSum + tally.selfGradeSum, tally.userGraded + tally.selfGraded), trials: tally.userGraded + tally.selfGraded }),
+};
 
 /**
  * The variance of each setup's own effect plus the mix's kind effect, from the fit's information

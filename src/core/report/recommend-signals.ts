@@ -80,9 +80,8 @@ export function gradesByProvenance(record: UsageRecord): { user: [number, number
   return { user: [user.commits, user.sum], reported: [agentReported.commits, agentReported.sum], self: [self.commits, self.sum] };
 }
 
-/** Adds `weight` × the record to the tally. */
-export function addRecord(tally: Tally, record: UsageRecord, weight: number): void {
-  const grades = gradesByProvenance(record);
+/** Adds `weight` × the record to the tally; `grades` are its gradesByProvenance when the caller has them already. */
+export function addRecord(tally: Tally, record: UsageRecord, weight: number, grades = gradesByProvenance(record)): void {
   tally.sessions += weight;
   tally.commits += weight * record.commits;
   tally.bugs += weight * record.bugs;
@@ -113,12 +112,42 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number): vo
   }
 }
 
-const TALLY_FIELDS = Object.keys(emptyTally()) as (keyof Tally)[];
-
-/** Adds `weight` × every sum of `from` into `into`. */
+/**
+ * Adds `weight` × every sum of `from` into `into`. Field by field by name, in emptyTally's order: a
+ * loop over the field names read and wrote each by a computed name, several times slower, and this
+ * runs for every setup, project and kind of every recommendation. A field added to Tally is added
+ * here too (the compiler checks the list below against Tally).
+ */
 export function addScaledTally(into: Tally, from: Tally, weight: number): void {
-  for (const name of TALLY_FIELDS) into[name] += weight * from[name];
+  into.sessions += weight * from.sessions;
+  into.commits += weight * from.commits;
+  into.bugs += weight * from.bugs;
+  into.toolCalls += weight * from.toolCalls;
+  into.toolFailures += weight * from.toolFailures;
+  into.cost += weight * from.cost;
+  into.userGraded += weight * from.userGraded;
+  into.userGradeSum += weight * from.userGradeSum;
+  into.reportedGraded += weight * from.reportedGraded;
+  into.reportedGradeSum += weight * from.reportedGradeSum;
+  into.selfGraded += weight * from.selfGraded;
+  into.selfGradeSum += weight * from.selfGradeSum;
+  into.turns += weight * from.turns;
+  into.undoneTurns += weight * from.undoneTurns;
+  into.testRuns += weight * from.testRuns;
+  into.testPasses += weight * from.testPasses;
+  into.reverted += weight * from.reverted;
+  into.followUpFixes += weight * from.followUpFixes;
+  into.pairedGraded += weight * from.pairedGraded;
+  into.overclaimSum += weight * from.overclaimSum;
+  into.overclaimSquares += weight * from.overclaimSquares;
+  into.selfMeanSquares += weight * from.selfMeanSquares;
+  into.costEstimated += weight * from.costEstimated;
+  into.costUnknown += weight * from.costUnknown;
 }
+
+/** The fields addScaledTally adds: a field added to Tally and not to this list (and to addScaledTally) fails to compile. */
+type TallyFieldsAdded = 'sessions' | 'commits' | 'bugs' | 'toolCalls' | 'toolFailures' | 'cost' | 'userGraded' | 'userGradeSum' | 'reportedGraded' | 'reportedGradeSum' | 'selfGraded' | 'selfGradeSum' | 'turns' | 'undoneTurns' | 'testRuns' | 'testPasses' | 'reverted' | 'followUpFixes' | 'pairedGraded' | 'overclaimSum' | 'overclaimSquares' | 'selfMeanSquares' | 'costEstimated' | 'costUnknown';
+export const TALLY_FIELDS_COMPLETE: [Exclude<keyof Tally, TallyFieldsAdded>] extends [never] ? true : never = true;
 
 /** Adds every sum of `from` into `into`. */
 export function addTally(into: Tally, from: Tally): void {
@@ -152,7 +181,7 @@ export interface Signal {
 /** Grades run -1..5; a grade g counts as (g + 1) / 6 of a good outcome. */
 const GRADE_MIN = -1;
 const GRADE_RANGE = 6;
-const gradeGood = (sum: number, count: number) => (sum - GRADE_MIN * count) / GRADE_RANGE;
+export const gradeGood = (sum: number, count: number) => (sum - GRADE_MIN * count) / GRADE_RANGE;
 
 /**
  * Signal weights. The user's own grade is the answer this product exists for, so it counts most.
