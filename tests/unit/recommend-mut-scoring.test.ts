@@ -162,3 +162,31 @@ describe('the caveats', () => {
     expect(role.caveat).toMatch(/^no model in this role has a known price/);
   });
 });
+
+describe('the old flat list', () => {
+  it('puts equal scores with more commits first, then more sessions, whatever the roles are called', () => {
+    // Commits, no grade, no failure: no signal tells anyone apart, so every score is 50.
+    const commitsOnly = (agent: string, model: string, sessions: number, commits: number) =>
+      Array.from({ length: sessions }, () => usageRecord({ agent, model, commits }));
+    const byCommits = recommend([...commitsOnly('alpha', 'm/few', 10, 1), ...commitsOnly('build', 'm/more', 10, 2)]);
+    expect(byCommits.recommendations.map((r) => [r.agent, r.model, r.score])).toEqual([['build', 'm/more', 50], ['alpha', 'm/few', 50]]);
+    const bySessions = recommend([...commitsOnly('alpha', 'm/long', 5, 4), ...commitsOnly('build', 'm/short', 10, 2)]);
+    expect(bySessions.recommendations.map((r) => [r.agent, r.model, r.score])).toEqual([['build', 'm/short', 50], ['alpha', 'm/long', 50]]);
+  });
+});
+
+describe('the order of the history', () => {
+  it('does not change the answer when setups doing different kinds of task are recorded in another order', () => {
+    // m/strong mostly bug fixes, m/docs mostly docs, m/mixed half and half: the role's pool per kind
+    // sums all three, whichever comes first.
+    const kind = (model: string, sessions: number, turns: 'turnsBugFix' | 'turnsDocs', grade: number) =>
+      Array.from({ length: sessions }, () => usageRecord({ agent: 'build', model, commits: 2, turns: 2, [turns]: 2, userGradedCommits: 2, userGradeSum: 2 * grade }));
+    const strong = [...kind('m/strong', 16, 'turnsBugFix', 3), ...kind('m/strong', 4, 'turnsDocs', 5)];
+    const docs = [...kind('m/docs', 4, 'turnsBugFix', 2), ...kind('m/docs', 16, 'turnsDocs', 4)];
+    const mixed = [...kind('m/mixed', 10, 'turnsBugFix', 2.5), ...kind('m/mixed', 10, 'turnsDocs', 4.5)];
+    const one = recommend([...strong, ...docs, ...mixed]);
+    const other = recommend([...mixed, ...docs, ...strong]);
+    expect(other.recommendations).toEqual(one.recommendations);
+    expect(build(other)).toEqual(build(one));
+  });
+});
