@@ -190,3 +190,12 @@ describe('the order of the history', () => {
     expect(build(other)).toEqual(build(one));
   });
 });
+
+describe('signals nobody in the role varies on', () => {
+  it('leaves out a signal every setup failed on alike, as it leaves out one every setup passed', () => {
+    // Every commit of both setups was reverted: accepted commits are 0 for everyone and tell nobody apart.
+    const result = recommend([...graded('m/a', 20, 2, 4, { revertedCommits: 2 }), ...graded('m/b', 20, 2, 1, { revertedCommits: 2 })]);
+    expect(build(result).pick.model).toBe('m/a');
+    for (const setup of result.recommendations) expect(setup.signals.map((signal) => signal.name)).toEqual(['userGrade']);
+  });
+});
