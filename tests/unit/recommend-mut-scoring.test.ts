@@ -48,13 +48,14 @@ const good = (grade: number, commits: number) => ((grade + 1) / 6) * commits;
 
 describe('sessions to settle a trial', () => {
   it.each([
-    // [trial sessions, commits per trial session]
-    [1, 2],
-    [2, 3],
-  ])('is worked out from the trial spread, its gap to the pick and its commits per session (%p sessions of %p commits)', (trialSessions, perSession) => {
-    // m/solid: 20 sessions of 2 commits graded 2. m/new: a few sessions of commits graded 5.
+    // [trial sessions, commits per trial session, their grade]
+    [1, 2, 5],
+    [2, 2, 4],
+    [3, 2, 4],
+  ])('is worked out from the trial spread, its gap to the pick and its commits per session (%p sessions of %p commits graded %p)', (trialSessions, perSession, grade) => {
+    // m/solid: 20 sessions of 2 commits graded 2. m/new: a few sessions of commits graded better.
     const solid = { commits: 40, good: good(2, 40) };
-    const trial = { commits: trialSessions * perSession, good: good(5, trialSessions * perSession) };
+    const trial = { commits: trialSessions * perSession, good: good(grade, trialSessions * perSession) };
     const prior = (solid.good + trial.good) / (solid.commits + trial.commits);
     const mean = (setup: { commits: number; good: number }) => (setup.good + USER_GRADE_CREDIBILITY * prior) / (setup.commits + USER_GRADE_CREDIBILITY);
     const trialMean = mean(trial);
@@ -65,9 +66,10 @@ describe('sessions to settle a trial', () => {
     const moreCommits = now * ((Z_80 * trialSd) / gap) ** 2 - now;
     const expected = Math.max(1, Math.ceil(moreCommits / perSession));
 
-    const result = recommend([...graded('m/solid', 20, 2, 2), ...graded('m/new', trialSessions, perSession, 5)]);
+    const result = recommend([...graded('m/solid', 20, 2, 2), ...graded('m/new', trialSessions, perSession, grade)]);
     expect(result.roles[0]?.pick.model).toBe('m/solid');
     expect(gap).toBeGreaterThan(0.02);
+    expect(expected).toBeGreaterThan(1);
     expect(result.worthTrying).toEqual([expect.objectContaining({ model: 'm/new', insteadOf: 'm/solid', sessionsToSettle: expected })]);
   });
 });
