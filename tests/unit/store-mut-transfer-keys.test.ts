@@ -2,7 +2,8 @@
  * An import refuses a record whose key does not say what its value is: a commit keyed under another
  * project, a usage record under another model, a grade under another agent would each be counted where
  * it does not belong. Every kind of record an export holds is checked, one key part at a time; the free
- * suffix of a journal key (or a grade event's) is the one part a file may choose.
+ * suffix of a journal key (or a grade event's) is the one part a file may choose. Then the type of each
+ * kind of field: a wrong one is refused by name, a right optional one is taken.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { exportRecords, parseExport } from '../../src/core/store/transfer.js';
@@ -131,5 +132,58 @@ describe('the key of an imported record', () => {
     expect(free.filter((line) => Array.isArray(line.key) && line.key[2] === 'another-suffix').length).toBeGreaterThanOrEqual(3);
     const records = parseExport(fileOf(free));
     expect(records.map((record) => record.key)).toEqual(free.map((line) => line.key));
+  });
+});
+
+describe('the type of an imported field', () => {
+  /** The exported line of `kind` with `field` set to `value` (undefined: left out). */
+  function withField(lines: readonly Line[], kind: string, field: string, value: unknown): Line[] {
+    const index = lines.findIndex((line) => line.kind === kind);
+    expect(index).toBeGreaterThanOrEqual(0);
+    return lines.map((line, i) => (i === index ? { ...line, value: { ...line.value, [field]: value } } : line));
+  }
+
+  it.each<[string, string, unknown, string]>([
+    ['commits', 'insertions', 'many', 'must be a finite number, got "many"'],
+    // JSON reads 1e999 as Infinity, which JSON writes as null.
+    ['commits', 'insertions', '1e999', 'must be a finite number, got null'],
+    ['agents', 'halted', 'no', 'must be true or false, got "no"'],
+    ['agents', 'halted', 0, 'must be true or false, got 0'],
+    ['commits', 'files', 'src/keys.ts', 'must be a list of texts, got "src/keys.ts"'],
+    ['commits', 'files', ['src/keys.ts', 3], 'must be a list of texts, got ["src/keys.ts",3]'],
+    ['retrospectives', 'agent_grade', 3, 'must be a grade (-1, 1, 2 or 5), got 3'],
+    ['userGrades', 'provenance', 'boss', 'must be user, self or agent-reported, got "boss"'],
+    ['userGrades', 'provenance', 'agent', 'must be user, self or agent-reported, got "agent"'],
+  ])('%s field "%s" holding %j is refused', (kind, field, value, wrong) => {
+    const lines = historyLines();
+    const bad = withField(lines, kind, field, value === '1e999' ? 0 : value);
+    const index = bad.findIndex((line) => line.kind === kind);
+    let text = fileOf(bad);
+    // Infinity has no JSON: write the number JSON reads as it.
+    if (value === '1e999') text = text.replace(`"${field}":0`, `"${field}":1e999`);
+    const problem = problemOf(text);
+    expect(problem?.startsWith(`line ${index + 2}: ${kind} field "${field}" ${wrong} (`)).toBe(true);
+  });
+
+  it.each<[string, string, unknown, string]>([
+    ['commits', 'noCredit', 'bogus', 'must be one of no-file-changes, merge, whitespace-only, same-change, self-revert, turn-limit when present'],
+    ['retrospectives', 'user_grade', 4, 'must be a grade (-1, 1, 2 or 5) when present'],
+    ['retrospectives', 'outcomeCounted', 'yes', 'must be true or false when present'],
+    ['activities', 'files', [1], 'must be a list of texts when present'],
+  ])('optional %s field "%s" holding %j is refused', (kind, field, value, wrong) => {
+    const bad = withField(historyLines(), kind, field, value);
+    const index = bad.findIndex((line) => line.kind === kind);
+    expect(problemOf(fileOf(bad))?.startsWith(`line ${index + 2}: ${kind} field "${field}" ${wrong} (`)).toBe(true);
+  });
+
+  it.each<[string, string, unknown]>([
+    ['commits', 'noCredit', 'turn-limit'],
+    ['commits', 'noCredit', 'merge'],
+    ['retrospectives', 'user_grade', -1],
+    ['sessions', 'parentSessionId', 'ses_parent'],
+    ['activities', 'files', ['docs/a.md', 'src/b.ts']],
+  ])('a %s field "%s" of %j is taken as it is', (kind, field, value) => {
+    const records = parseExport(fileOf(withField(historyLines(), kind, field, value)));
+    expect(records.find((record) => record.kind === kind)?.value[field]).toEqual(value);
   });
 });
