@@ -187,3 +187,33 @@ describe('the type of an imported field', () => {
     expect(records.find((record) => record.kind === kind)?.value[field]).toEqual(value);
   });
 });
+
+describe('a damaged file', () => {
+  /** The problem of the exported file (header, records, end line) with its lines changed by `edit`. */
+  function problemWith(edit: (lines: string[]) => string[]): string | undefined {
+    return problemOf(`${edit(fileOf(historyLines()).trimEnd().split('\n')).join('\n')}\n`);
+  }
+
+  it('names a line that is not JSON, with what JSON says about it', () => {
+    const problem = problemWith((lines) => lines.map((line, i) => (i === 3 ? line.slice(0, 20) : line)));
+    expect(problem).toMatch(/^line 4: not valid JSON: .+ \(\{"kind":.{1,20}\)\. Nothing was imported\.$/);
+  });
+
+  it('names a record of a kind it does not know, and lists the kinds it does', () => {
+    const problem = problemWith((lines) => lines.map((line, i) => (i === 2 ? line.replace(/^\{"kind":"[A-Za-z]+"/, '{"kind":"widgets"') : line)));
+    expect(problem?.startsWith('line 3: unknown kind "widgets"; expected one of agents, sessions, commits, communication, retrospectives, activities, projects, userGrades (')).toBe(true);
+    const noKind = problemWith((lines) => lines.map((line, i) => (i === 2 ? line.replace(/^\{"kind":"[A-Za-z]+",/, '{') : line)));
+    expect(noKind?.startsWith('line 3: unknown kind undefined; expected one of agents,')).toBe(true);
+  });
+
+  it('says a file cut short after its header was cut, with how many records it read', () => {
+    const problem = problemWith((lines) => lines.slice(0, 6));
+    expect(problem).toBe('the export ends without its end line after 5 records: it was cut short. Nothing was imported.');
+  });
+
+  it('names an end line whose count is not the number of records the file holds', () => {
+    const problem = problemWith((lines) => lines.map((line, i) => (i === lines.length - 1 ? JSON.stringify({ kind: 'end', records: 2 }) : line)));
+    const records = historyLines().length;
+    expect(problem).toBe(`line ${records + 2}: the end line counts 2 records but the file holds ${records}. Nothing was imported.`);
+  });
+});
