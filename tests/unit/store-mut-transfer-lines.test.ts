@@ -134,6 +134,6 @@ describe('importing a version 1 file', () => {
     expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.userGradedCommits).toBeUndefined();
     // The run is recorded under the file's SHA-256.
     const digest = createHash('sha256').update(text).digest('hex');
-    expect([...t.store.tables.migrations.getRange()].map(({ key, value }) => [key, (value as { digest: string }).digest])).toEqual([[`import:${digest}#2026-11-26T01:00:00.000Z`, digest]]);
+    expect([...t.store.tables.migrations.getRange()].map(({ key, value }) => [key, (value as unknown as { digest: string }).digest])).toEqual([[`import:${digest}#2026-11-26T01:00:00.000Z`, digest]]);
   });
 });
