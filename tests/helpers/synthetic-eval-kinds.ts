@@ -55,6 +55,14 @@ export const MIX_HELD_OUT_OPTIONS: MixWorldOptions = { gap: [0.25, 0.8] };
  * longer blind. Not looked at until that change is settled.
  */
 export const MIX_FRESH_HELD_OUT_SEEDS: readonly number[] = Array.from({ length: 30 }, (_, i) => 9101 + i);
+/**
+ * A third held-out set (the same generator, parameters and gaps, new seeds), added before self-grades
+ * were weighted by how well each setup's agree with the user's, once 9101-9130 had been measured.
+ * Not looked at until that change is settled. The inflation and confounded worlds get held-out seeds
+ * of their own with it (SPECIAL_HELD_OUT_SEEDS): their generators, seeds not used while tuning.
+ */
+export const MIX_THIRD_HELD_OUT_SEEDS: readonly number[] = Array.from({ length: 30 }, (_, i) => 9201 + i);
+export const SPECIAL_HELD_OUT_SEEDS: readonly number[] = Array.from({ length: 30 }, (_, i) => 9201 + i);
 
 /**
  * One world: one family, the role `build`, four models on the family's three projects, each session

@@ -17,7 +17,7 @@ import {
   SPARSE_PARAMETERS,
   userGradeBaseline,
 } from '../helpers/synthetic-eval.js';
-import { MIX_FRESH_HELD_OUT_SEEDS, MIX_HELD_OUT_OPTIONS, taskMixWorld } from '../helpers/synthetic-eval-kinds.js';
+import { MIX_FRESH_HELD_OUT_SEEDS, MIX_HELD_OUT_OPTIONS, MIX_THIRD_HELD_OUT_SEEDS, SPECIAL_HELD_OUT_SEEDS, taskMixWorld } from '../helpers/synthetic-eval-kinds.js';
 import type { EvalWorld, RecommendJson, WorldParameters } from '../helpers/synthetic-eval.js';
 
 /** Cases where the best model has at least this many commits on the target's family are scored. */
@@ -159,7 +159,8 @@ describe('recommend on the evaluation set (written through import, read through 
     expect(figures.cases).toBe(30);
     // Pooled over all tasks the rival looks better (the baselines find the best in about 1 world in 6;
     // recommend before like-with-like in 2 of 30, with kind effects held back harder than the setups'
-    // own 19 of 30, then 26, with the kinds' difficulty in grades read from self-grades too 27).
+    // own 19 of 30, then 26, with the kinds' difficulty in grades read from self-grades too 27, with
+    // self-grades trusted as far as the setups' overclaims agree 29).
     // Bounds set below the measured run.
     expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.8);
     expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.3 * figures.cases);
@@ -183,5 +184,33 @@ describe('recommend on the evaluation set (written through import, read through 
     // user-grade rule 7). Bounds set below that run.
     expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.6);
     expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.3 * figures.cases);
+  }, EVAL_TIMEOUT_MS);
+
+  // Added before self-grades were weighted by how well each setup's agree with the user's; not run
+  // while that change was tuned (only its dev seeds were). Measured once after it was settled:
+  // task mix 27 of 30 (the naive user-grade rule 5), confounded 30 of 30, inflation 27 of 30.
+  // Bounds set below that run.
+  const seedsName = (seeds: readonly number[]) => `${seeds[0]}-${seeds[seeds.length - 1]}`;
+
+  it('task mix, third held-out worlds (added before the self-grade trust change)', async () => {
+    const figures = await score(MIX_THIRD_HELD_OUT_SEEDS.map((seed) => taskMixWorld(seed, HELD_OUT_PARAMETERS, MIX_HELD_OUT_OPTIONS)));
+    print(`task mix third held-out seeds ${seedsName(MIX_THIRD_HELD_OUT_SEEDS)}`, figures);
+    expect(figures.cases).toBe(30);
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.8);
+    expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.5 * figures.cases);
+  }, EVAL_TIMEOUT_MS);
+
+  it('confounded case, held-out seeds', async () => {
+    const figures = await score(SPECIAL_HELD_OUT_SEEDS.map(confoundedWorld));
+    print(`confounded held-out seeds ${seedsName(SPECIAL_HELD_OUT_SEEDS)}`, figures);
+    expect(figures.cases).toBe(30);
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.9);
+  }, EVAL_TIMEOUT_MS);
+
+  it('inflation case, held-out seeds', async () => {
+    const figures = await score(SPECIAL_HELD_OUT_SEEDS.map(inflationWorld), 0);
+    print(`inflation held-out seeds ${seedsName(SPECIAL_HELD_OUT_SEEDS)}`, figures);
+    expect(figures.cases).toBe(30);
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.85);
   }, EVAL_TIMEOUT_MS);
 });

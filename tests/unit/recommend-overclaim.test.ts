@@ -1,6 +1,18 @@
 /** Self-grade calibration: the overclaim figure and the correction, with expected values worked out by hand. */
 import { describe, expect, it } from '@jest/globals';
-import { correctSelfGrades, MIN_OVERCLAIM_PAIRS, OVERCLAIM_CREDIBILITY, overclaimOf, selfGradeInformation, shrunkOverclaim } from '../../src/core/report/recommend-overclaim.js';
+import {
+  agreedOverclaim,
+  agreementCredibility,
+  correctSelfGrades,
+  MAX_AGREEMENT_CREDIBILITY,
+  MIN_OVERCLAIM_PAIRS,
+  OVERCLAIM_CREDIBILITY,
+  overclaimOf,
+  selfGradeInformation,
+  selfGradeTrust,
+  shrunkOverclaim,
+  trustSelfGrades,
+} from '../../src/core/report/recommend-overclaim.js';
 import { addRecord, emptyTally } from '../../src/core/report/recommend-signals.js';
 import type { Tally } from '../../src/core/report/recommend-signals.js';
 import { usageRecord } from '../helpers/usage-record.js';
@@ -144,5 +156,62 @@ describe('corrected self-grades', () => {
   it('keep the corrected mean on the grade scale', () => {
     expect(correctSelfGrades(tallyOf(2, { user: [0, 0], self: [2, -2] }), 3).selfGradeSum).toBe(-4);
     expect(correctSelfGrades(tallyOf(2, { user: [0, 0], self: [2, 10] }), -3).selfGradeSum).toBe(20);
+  });
+});
+
+/** A tally of records of one commit each, graded by both: [user grade, self-grade] per record. */
+function pairedTally(pairs: readonly [number, number][]): Tally {
+  const tally = emptyTally();
+  for (const [user, self] of pairs) {
+    addRecord(tally, usageRecord({ agent: 'build', model: 'm', commits: 1, userGradedCommits: 1, userGradeSum: user, selfGradedCommits: 1, selfGradeSum: self }), 1);
+  }
+  return tally;
+}
+const repeat = <T,>(times: number, item: T): T[] => Array.from({ length: times }, () => item);
+
+describe('self-grades trusted as far as the setups agree with the user', () => {
+  it('share the role\'s correction outright when every setup overclaims alike', () => {
+    // Both over by +1 on half their commits and 0 on the other half: the same overclaim, 0.5.
+    const a = pairedTally([...repeat(5, [3, 4] as [number, number]), ...repeat(5, [5, 5] as [number, number])]);
+    const b = pairedTally([...repeat(5, [2, 3] as [number, number]), ...repeat(5, [4, 4] as [number, number])]);
+    expect(agreementCredibility([a, b])).toBe(MAX_AGREEMENT_CREDIBILITY);
+    expect(selfGradeTrust(a, MAX_AGREEMENT_CREDIBILITY)).toBeCloseTo(1000 / 1010, 10);
+  });
+
+  it('are each corrected mostly by their own when the setups overclaim unevenly', () => {
+    // A: over by +1 and -1 (mean 0); B: over by +3 and +1 (mean 2); 10 pairs each.
+    const a = pairedTally([...repeat(5, [3, 4] as [number, number]), ...repeat(5, [3, 2] as [number, number])]);
+    const b = pairedTally([...repeat(5, [2, 5] as [number, number]), ...repeat(5, [4, 5] as [number, number])]);
+    // Within: 20 squared deviations of 1 over 20 - 2 degrees, 10/9. Between: 10 × 1² + 10 × 1² = 20
+    // around the mean 1; τ² = (20 - 10/9) / (20 - 200/20). Credibility σ² / τ² = 100/170 pairs.
+    expect(agreementCredibility([a, b])).toBeCloseTo(100 / 170, 10);
+    const pool = emptyTally();
+    for (const t of [a, b]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
+    // B's overclaim: (10 × 2 + 100/170 × 1) / (10 + 100/170), close to its own 2.
+    expect(agreedOverclaim(b, pool, 100 / 170)).toBeCloseTo((20 + 100 / 170) / (10 + 100 / 170), 10);
+  });
+
+  it(`fall back to ${OVERCLAIM_CREDIBILITY} pairs of the role's when fewer than two setups can be measured`, () => {
+    const a = pairedTally(repeat(10, [3, 4] as [number, number]));
+    const thin = pairedTally(repeat(MIN_OVERCLAIM_PAIRS - 1, [3, 5] as [number, number]));
+    expect(agreementCredibility([a, thin])).toBe(OVERCLAIM_CREDIBILITY);
+  });
+
+  it('move the trusted part of the corrected self-grades into the user\'s grades', () => {
+    const corrected = { ...emptyTally(), userGraded: 4, userGradeSum: 12, selfGraded: 8, selfGradeSum: 24 };
+    const trusted = trustSelfGrades(corrected, 0.25);
+    expect([trusted.userGraded, trusted.userGradeSum, trusted.selfGraded, trusted.selfGradeSum]).toEqual([6, 18, 6, 18]);
+  });
+
+  it('give nothing to a setup that grades itself 5 on every commit, however much it is trusted', () => {
+    // Graded 5 by itself on all 4 commits of each record, 3 by the user on 2 of them.
+    const inflater = tallyOf(10, { user: [2, 6], self: [4, 20] });
+    const varied = pairedTally([...repeat(5, [2, 2] as [number, number]), ...repeat(5, [5, 5] as [number, number])]);
+    const pool = emptyTally();
+    for (const t of [inflater, varied]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
+    const corrected = correctSelfGrades(inflater, agreedOverclaim(inflater, pool, MAX_AGREEMENT_CREDIBILITY), selfGradeInformation(inflater, pool));
+    const trusted = trustSelfGrades(corrected, selfGradeTrust(inflater, MAX_AGREEMENT_CREDIBILITY));
+    expect(trusted.userGraded).toBe(20);
+    expect(trusted.userGradeSum).toBe(60);
   });
 });

@@ -130,8 +130,8 @@ describe('importing a version 1 file', () => {
     const result = importExport(t.store, text, 'old.ndjson', () => new Date('2026-11-26T01:00:00.000Z'));
     expect(result.added).toBe(2);
     // An old record's agent grade is a self-grade, its "user" grade one an agent reported.
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])).toMatchObject({ commits: 1, selfGradedCommits: 1, selfGradeSum: 5, reportedGradedCommits: 1, reportedGradeSum: 2 });
-    expect(t.store.tables.sessions.get(['s1', 'build', 'fake/a'])?.userGradedCommits).toBeUndefined();
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ commits: 1, selfGradedCommits: 1, selfGradeSum: 5, reportedGradedCommits: 1, reportedGradeSum: 2 });
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])?.userGradedCommits).toBeUndefined();
     // The run is recorded under the file's SHA-256.
     const digest = createHash('sha256').update(text).digest('hex');
     expect([...t.store.tables.migrations.getRange()].map(({ key, value }) => [key, (value as unknown as { digest: string }).digest])).toEqual([[`import:${digest}#2026-11-26T01:00:00.000Z`, digest]]);

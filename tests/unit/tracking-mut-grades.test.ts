@@ -31,7 +31,7 @@ function setup(): void {
 }
 
 const status = () => t.service.getAgentStatus('build');
-const usage = () => t.store.tables.sessions.get(['s1', 'build', 'fake/a']);
+const usage = () => t.store.tables.usage.get(['s1', 'build', 'fake/a']);
 
 describe("an agent's self-grade", () => {
   it('of a merge is recorded with the CS unchanged, earns no XP and is not counted; of its work it moves CS and earns', () => {

@@ -33,7 +33,7 @@ describe('the turn a subagent’s commits count in', () => {
     // The root's turn had room for one more: one of the grandchild's three earns.
     expect(t.store.tables.agents.get('explore')?.commits).toBe(1);
     expect(t.store.tables.agents.get('build')?.commits).toBe(EARNING_COMMITS_PER_TURN - 1);
-    expect(t.store.tables.sessions.get(['grandchild', 'explore', 'fake/b'])).toMatchObject({ commits: 3, parentSessionId: 'child' });
+    expect(t.store.tables.usage.get(['grandchild', 'explore', 'fake/b'])).toMatchObject({ commits: 3, parentSessionId: 'child' });
   });
 
   it('is found, and the commits recorded, when the sessions’ parents loop', () => {

@@ -32,6 +32,78 @@ function correctionOf(setup: Tally, prior: number): number {
   return setup.pairedGraded > 0 ? Math.max(shrunk, setup.overclaimSum / setup.pairedGraded) : shrunk;
 }
 
+/** At most this many pairs of prior: setups that overclaim exactly alike share the role's correction outright. */
+export const MAX_AGREEMENT_CREDIBILITY = 1000;
+
+/**
+ * How many pairs of prior the role's overclaim is worth in each setup's correction, from how well the
+ * setups' self-grades agree with the user's grades on the same commits: σ²/τ², the spread of
+ * (self − user) within a setup over the spread of the setups' true overclaims beyond what σ² explains
+ * (a method-of-moments estimate over setups with MIN_OVERCLAIM_PAIRS pairs or more). Corrected by its
+ * own pairs alone, a setup's self-grades only repeat its user grades (the correction is made of them);
+ * corrected by an overclaim the setups share, they are evidence of their own. Setups that overclaim
+ * alike (τ² ≈ 0) so share one correction; setups that overclaim unevenly (one grades itself 5 on
+ * everything) are each corrected by their own, as before. With fewer than two such setups:
+ * OVERCLAIM_CREDIBILITY.
+ */
+export function agreementCredibility(setups: readonly Tally[]): number {
+  const measured = setups.filter((setup) => setup.pairedGraded >= MIN_OVERCLAIM_PAIRS);
+  let pairs = 0;
+  let pairSquares = 0;
+  let within = 0;
+  let sum = 0;
+  for (const setup of measured) {
+    const n = setup.pairedGraded;
+    pairs += n;
+    pairSquares += n * n;
+    within += Math.max(0, setup.overclaimSquares - (setup.overclaimSum * setup.overclaimSum) / n);
+    sum += setup.overclaimSum;
+  }
+  const count = measured.length;
+  if (count < 2 || pairs <= count) return OVERCLAIM_CREDIBILITY;
+  const sigma2 = within / (pairs - count);
+  const mean = sum / pairs;
+  const between = measured.reduce((total, setup) => total + setup.pairedGraded * (setup.overclaimSum / setup.pairedGraded - mean) ** 2, 0);
+  const tau2 = Math.max(0, (between - (count - 1) * sigma2) / (pairs - pairSquares / pairs));
+  return tau2 > 0 ? Math.min(MAX_AGREEMENT_CREDIBILITY, sigma2 / tau2) : MAX_AGREEMENT_CREDIBILITY;
+}
+
+/**
+ * A setup's overclaim shrunk toward the role's with `credibility` pairs (agreementCredibility); null
+ * when it cannot be measured. Not floored at its own measured overclaim (shrunkOverclaim is): a setup
+ * far from the role's makes τ² large and the credibility small, and one that grades itself the same
+ * on every commit counts nothing from its self-grades anyway (selfGradeInformation).
+ */
+export function agreedOverclaim(setup: Tally, pool: Tally, credibility: number): number | null {
+  const prior = roleOverclaim(pool);
+  if (prior === null || setup.pairedGraded < MIN_OVERCLAIM_PAIRS) return null;
+  return (setup.overclaimSum + credibility * prior) / (setup.pairedGraded + credibility);
+}
+
+/**
+ * How far a setup's corrected self-grades are trusted as the user's grades, 0..1: the part of its
+ * correction that comes from the role's overclaim rather than its own pairs, credibility / (pairs +
+ * credibility). That part is evidence independent of the setup's own user grades.
+ */
+export function selfGradeTrust(setup: Tally, credibility: number): number {
+  return credibility / (setup.pairedGraded + credibility);
+}
+
+/**
+ * The corrected tally with `trust` of its self-grades counted as user grades (the user-grade signal,
+ * which weighs most) and the rest left as self-grades (which weigh least).
+ */
+export function trustSelfGrades(corrected: Tally, trust: number): Tally {
+  const kept = 1 - trust;
+  return {
+    ...corrected,
+    userGraded: corrected.userGraded + trust * corrected.selfGraded,
+    userGradeSum: corrected.userGradeSum + trust * corrected.selfGradeSum,
+    selfGraded: kept * corrected.selfGraded,
+    selfGradeSum: kept * corrected.selfGradeSum,
+  };
+}
+
 /** The role's own overclaim (its pooled mean), or null when no commit in the role was graded by both. */
 export function roleOverclaim(pool: Tally): number | null {
   return pool.pairedGraded > 0 ? pool.overclaimSum / pool.pairedGraded : null;

@@ -21,7 +21,7 @@ import type { RoleEvidence, SetupEvidence } from './recommend-evidence.js';
 import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
 import { explainScore } from './recommend-why.js';
-import { correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, shrunkOverclaim } from './recommend-overclaim.js';
+import { agreedOverclaim, agreementCredibility, correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, selfGradeTrust, trustSelfGrades } from './recommend-overclaim.js';
 import type { CostEstimator } from './recommend-prices.js';
 import type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
 export type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
@@ -136,9 +136,12 @@ function trialsOf(name: SignalName, tally: Tally): number {
 }
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference): Candidate {
-  // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off.
-  const corrected = correctSelfGrades(setup.weighted, shrunkOverclaim(setup.weighted, pool), selfGradeInformation(setup.weighted, pool));
+function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number): Candidate {
+  // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off,
+  // and as the user's grades only as far as the setups' overclaims agree (agreementCredibility).
+  const overclaimed = agreedOverclaim(setup.weighted, pool, credibility);
+  const selfCorrected = correctSelfGrades(setup.weighted, overclaimed, selfGradeInformation(setup.weighted, pool));
+  const corrected = overclaimed === null ? selfCorrected : trustSelfGrades(selfCorrected, selfGradeTrust(setup.weighted, credibility));
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   // Each signal's share is read as if the setup had done the role's mix of tasks (like with like).
   const estimates = signalEstimates(corrected, rolePool, shifts);
@@ -238,8 +241,9 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   }
   // How hard each kind of task is, fitted on the setups' work with self-grades corrected as they count.
   const poolOverclaim = roleOverclaim(pool);
+  const credibility = agreementCredibility(setups.map((setup) => setup.weighted));
   const byKind = setups.map((setup) => {
-    const overclaim = shrunkOverclaim(setup.weighted, pool);
+    const overclaim = agreedOverclaim(setup.weighted, pool, credibility);
     const information = selfGradeInformation(setup.weighted, pool);
     return new Map([...setup.byKind].map(([kind, tally]) => [kind, correctSelfGrades(tally, overclaim, information)] as const));
   });
@@ -255,7 +259,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   for (const [kind, tally] of poolByKind) poolByKind.set(kind, correctSelfGrades(tally, poolOverclaim));
   const poolShift = mixShift(poolByKind, difficulty);
   const candidates = setups
-    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer))
+    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility))
     .sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
