@@ -13,38 +13,15 @@
  *
  *   node bench/backfill-pair.mjs SESSIONS ROUNDS ROOT_A ROOT_B ...   (each ROOT holds a built dist/)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
-import { median, removeDir, ROOT, tempDir } from './support.mjs';
+import { buildOpenCodeStore, median, removeDir, tempDir } from './support.mjs';
 
-const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');
-const GENERATOR = path.join(ROOT, 'bench', 'opencode-store-gen.mjs');
 const TIME_BIN = '/usr/bin/time';
 const SAMPLE_EVERY_MS = 50;
 const CHILD_TIMEOUT_MS = 600_000;
-
-/** A temporary HOME with its own XDG folders: nothing here touches the real ones. */
-function sandboxEnv(root) {
-  const env = { ...process.env, HOME: path.join(root, 'home'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1' };
-  for (const [name, folder] of [['XDG_DATA_HOME', 'data'], ['XDG_CONFIG_HOME', 'config'], ['XDG_CACHE_HOME', 'cache'], ['XDG_STATE_HOME', 'state']]) {
-    env[name] = path.join(root, folder);
-    fs.mkdirSync(env[name], { recursive: true });
-  }
-  fs.mkdirSync(env.HOME, { recursive: true });
-  delete env.AGENT_TRACKER_DB_PATH;
-  delete env.OPENCODE_DATA_DIR;
-  return env;
-}
-
-function buildStore(root, sessions) {
-  const env = sandboxEnv(root);
-  execFileSync(OPENCODE_BIN, ['session', 'list'], { env, cwd: root, stdio: 'ignore', timeout: CHILD_TIMEOUT_MS });
-  const database = path.join(env.XDG_DATA_HOME, 'opencode', 'opencode.db');
-  execFileSync(OPENCODE_BIN, [GENERATOR, database, String(sessions)], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: CHILD_TIMEOUT_MS });
-  return env;
-}
 
 const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
 const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
@@ -95,7 +72,7 @@ if (!fs.existsSync(TIME_BIN) || !fs.existsSync('/proc/self/status')) {
 }
 const work = tempDir('backfill-pair');
 try {
-  const env = buildStore(work, sessions);
+  const { env } = buildOpenCodeStore(work, sessions, CHILD_TIMEOUT_MS);
   const builds = roots.map((root) => ({ root, cli: path.join(path.resolve(root), 'dist', 'cli', 'main.js'), runs: [] }));
   for (let round = 0; round < rounds; round += 1) {
     for (let k = 0; k < builds.length; k += 1) {

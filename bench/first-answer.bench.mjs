@@ -19,12 +19,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import path from 'node:path';
-import { median, removeDir, ROOT, tempDir } from './support.mjs';
+import { buildOpenCodeStore, median, removeDir, ROOT, tempDir } from './support.mjs';
 
-const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');
 /** FIRST_ANSWER_CLI measures another build's CLI (e.g. a copy of an earlier commit's dist/) instead. */
 const CLI = process.env.FIRST_ANSWER_CLI || path.join(ROOT, 'dist', 'cli', 'main.js');
-const GENERATOR = path.join(ROOT, 'bench', 'opencode-store-gen.mjs');
 const USAGE_READ = path.join(ROOT, 'bench', 'read-usage.mjs');
 const TIME_BIN = '/usr/bin/time';
 const CCUSAGE = 'ccusage@20.0.24';
@@ -36,30 +34,6 @@ const ROUNDS = Number(process.env.FIRST_ANSWER_ROUNDS) || 3;
 const QUICK_ROUNDS = 1;
 const CHILD_TIMEOUT_MS = 300_000;
 const TARGETS = { backfillVsCcusage: 1.0, rerunWallMs: 300, reportWallMs: 200, reportVsRead: 1.2, memoryMiB: 150 };
-
-/** A temporary HOME with its own XDG folders: nothing here touches the real ones. */
-function sandboxEnv(root) {
-  const env = { ...process.env, HOME: path.join(root, 'home'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1' };
-  for (const [name, folder] of [['XDG_DATA_HOME', 'data'], ['XDG_CONFIG_HOME', 'config'], ['XDG_CACHE_HOME', 'cache'], ['XDG_STATE_HOME', 'state']]) {
-    env[name] = path.join(root, folder);
-    fs.mkdirSync(env[name], { recursive: true });
-  }
-  fs.mkdirSync(env.HOME, { recursive: true });
-  delete env.AGENT_TRACKER_DB_PATH;
-  delete env.OPENCODE_DATA_DIR;
-  return env;
-}
-
-/** OpenCode's data folder holding `sessions` generated sessions in the tables the real binary made. */
-function buildStore(root, sessions) {
-  const env = sandboxEnv(root);
-  // Any command that opens OpenCode's database makes it, with its migrations run.
-  execFileSync(OPENCODE_BIN, ['session', 'list'], { env, cwd: root, stdio: 'ignore', timeout: CHILD_TIMEOUT_MS });
-  const database = path.join(env.XDG_DATA_HOME, 'opencode', 'opencode.db');
-  if (!fs.existsSync(database)) throw new Error(`opencode did not make ${database}`);
-  execFileSync(OPENCODE_BIN, [GENERATOR, database, String(sessions)], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: CHILD_TIMEOUT_MS });
-  return { env, database };
-}
 
 /** Runs one command under /usr/bin/time: wall and CPU in ms, peak RSS in MiB. */
 function timed(command, args, env) {
@@ -139,7 +113,7 @@ export default async function run({ quick }) {
   const rounds = quick ? QUICK_ROUNDS : ROUNDS;
   const root = tempDir('first-answer');
   try {
-    const { env, database } = buildStore(root, sessions);
+    const { env, database } = buildOpenCodeStore(root, sessions, CHILD_TIMEOUT_MS);
     const storeMiB = fs.statSync(database).size / 2 ** 20;
     const ccusage = installCcusage(env);
     const cli = (db, ...args) => [CLI, ...args, '--db', db];
@@ -174,7 +148,7 @@ export default async function run({ quick }) {
     }
     let memory;
     if (!quick) {
-      const big = buildStore(path.join(root, 'big'), MEMORY_SESSIONS);
+      const big = buildOpenCodeStore(path.join(root, 'big'), MEMORY_SESSIONS, CHILD_TIMEOUT_MS);
       memory = timed(process.execPath, cli(path.join(root, 'big', 'tracker.lmdb'), 'backfill', '--json'), big.env);
       memory.split = await memorySplit(process.execPath, cli(path.join(root, 'big', 'tracker-split.lmdb'), 'backfill', '--json'), big.env);
     }

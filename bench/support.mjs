@@ -2,6 +2,7 @@
  * Small helpers shared by the benchmarks: percentiles, temporary folders, and the built modules.
  * Not a benchmark itself (the runner only picks up `*.bench.mjs`).
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,4 +46,32 @@ export const silentLogger = { info() {}, warn() {}, error() {} };
 /** Nanoseconds from process.hrtime.bigint() differences to microseconds. */
 export function toMicros(nanos) {
   return Number(nanos) / 1000;
+}
+
+/** A temporary HOME with its own XDG folders: nothing here touches the real ones. */
+export function sandboxEnv(root) {
+  const env = { ...process.env, HOME: path.join(root, 'home'), OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1' };
+  for (const [name, folder] of [['XDG_DATA_HOME', 'data'], ['XDG_CONFIG_HOME', 'config'], ['XDG_CACHE_HOME', 'cache'], ['XDG_STATE_HOME', 'state']]) {
+    env[name] = path.join(root, folder);
+    fs.mkdirSync(env[name], { recursive: true });
+  }
+  fs.mkdirSync(env.HOME, { recursive: true });
+  delete env.AGENT_TRACKER_DB_PATH;
+  delete env.OPENCODE_DATA_DIR;
+  return env;
+}
+
+/**
+ * OpenCode's data folder in a sandbox under `root`, holding `sessions` generated sessions in the tables
+ * the real `opencode` binary made (bench/opencode-store-gen.mjs, run under the Bun inside that binary).
+ */
+export function buildOpenCodeStore(root, sessions, timeoutMs) {
+  const opencode = path.join(ROOT, 'node_modules', '.bin', 'opencode');
+  const env = sandboxEnv(root);
+  // Any command that opens OpenCode's database makes it, with its migrations run.
+  execFileSync(opencode, ['session', 'list'], { env, cwd: root, stdio: 'ignore', timeout: timeoutMs });
+  const database = path.join(env.XDG_DATA_HOME, 'opencode', 'opencode.db');
+  if (!fs.existsSync(database)) throw new Error(`opencode did not make ${database}`);
+  execFileSync(opencode, [path.join(ROOT, 'bench', 'opencode-store-gen.mjs'), database, String(sessions)], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: timeoutMs });
+  return { env, database };
 }
