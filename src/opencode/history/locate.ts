@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { HistorySource } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { JsonHistorySource } from './json-store.js';
+import { loadNativeEngine } from './native-engine.js';
 
 /** OpenCode's data folder, from the environment the way OpenCode resolves it. */
 export function opencodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -37,22 +38,25 @@ export async function openHistory(location: string): Promise<HistorySource> {
 }
 
 /**
- * On Bun (the plugin's import child), Bun's own SQLite tells the layout and reads version 1's tables
- * in place, and sql.js is never loaded; elsewhere, for version 2's tables, or when bun:sqlite cannot
- * open the file, sql.js, which always works: the fallback is said in the source's description, so
- * the summary line carries it.
+ * Where the runtime has its own SQLite (Bun: bun:sqlite, in the plugin's import child; Node 22.13 and
+ * later: node:sqlite, for the CLI), that engine tells the layout and reads version 1's tables in place,
+ * and sql.js is never loaded; on Node 20, for version 2's tables, or when the native engine cannot open
+ * the file (a locked database, say), sql.js, which always works: the fallback is said in the source's
+ * description, so the summary line carries it.
  */
 async function openDatabase(file: string): Promise<HistorySource> {
   let fallback = '';
-  if (process.versions.bun) {
-    const { NativeSqliteHistorySource } = await import('./native-sqlite-store.js');
-    try {
-      const native = await NativeSqliteHistorySource.open(file);
+  const engineName = process.versions.bun ? 'bun:sqlite' : 'node:sqlite';
+  try {
+    const engine = await loadNativeEngine();
+    if (engine) {
+      const { NativeSqliteHistorySource } = await import('./native-sqlite-store.js');
+      const native = NativeSqliteHistorySource.open(file, engine);
       if (native) return native;
-    } catch (error) {
-      if (error instanceof UnknownHistoryLayoutError) throw error;
-      fallback = ` (read with sql.js: bun:sqlite could not open it: ${(error as Error).message.split('\n')[0]})`;
     }
+  } catch (error) {
+    if (error instanceof UnknownHistoryLayoutError) throw error;
+    fallback = ` (read with sql.js: ${engineName} could not open it: ${(error as Error).message.split('\n')[0]})`;
   }
   // Version 2's tables (alone or beside version 1's) are read by the version-2 reader (v2-open.ts).
   const { databaseLayout, openSqliteHistory } = await import('./v2-open.js');

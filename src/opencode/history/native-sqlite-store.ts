@@ -1,34 +1,19 @@
 /**
- * OpenCode's SQLite history read with the SQLite engine built into Bun (`bun:sqlite`), where the
- * tracker runs on Bun: the plugin's import child, started as OpenCode's own binary. Native SQLite
- * reads the store in place, without sql.js's WASM heap or a page-by-page copy. Read-only, in one read
- * transaction: in WAL mode that is one consistent snapshot while OpenCode goes on writing, so a store
- * that changes while it is read, a WAL being written or a half-written session are seen as of the
- * moment the read began. Anything it cannot open (no Bun, a locked or foreign file) is thrown, and the
- * caller falls back to sql.js (sqlite-store.ts), which always works.
+ * OpenCode's SQLite history read with the SQLite engine built into the runtime (native-engine.ts):
+ * `bun:sqlite` in the plugin's import child under OpenCode's own binary, `node:sqlite` for the CLI on
+ * Node 22.13 and later. Native SQLite reads the store in place, without sql.js's WASM heap or a
+ * page-by-page copy. Read-only, in one read transaction: in WAL mode that is one consistent snapshot
+ * while OpenCode goes on writing, so a store that changes while it is read, a WAL being written or a
+ * half-written session are seen as of the moment the read began. Anything it cannot open (a locked or
+ * foreign file) is thrown, and the caller falls back to sql.js (sqlite-store.ts), which always works.
  */
 import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
+import type { NativeDatabase, NativeEngine } from './native-engine.js';
 import { num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
 import { REQUIRED_COLUMNS } from './sqlite-store.js';
 import { V2_REQUIRED_COLUMNS } from './v2-store.js';
-
-type Row = Record<string, unknown>;
-
-/** The part of bun:sqlite's API used here. */
-interface BunStatement {
-  all(...params: unknown[]): Row[];
-  iterate(...params: unknown[]): IterableIterator<Row>;
-}
-interface BunDatabase {
-  query(sql: string): BunStatement;
-  exec(sql: string): void;
-  close(): void;
-}
-interface BunSqlite {
-  Database: new (file: string, options: { readonly: boolean }) => BunDatabase;
-}
 
 /** Parts that can be tool calls: only those leave SQLite (as in sqlite-store.ts). */
 const TOOL_PART = `instr(data, '"tool"') > 0`;
@@ -42,20 +27,15 @@ function parseJson(text: unknown): unknown {
   }
 }
 
-/** bun:sqlite, or an error saying this runtime has none. */
-async function loadBunSqlite(): Promise<BunSqlite> {
-  if (!process.versions.bun) throw new Error('not running on Bun');
-  const specifier = 'bun:sqlite';
-  return (await import(specifier)) as BunSqlite;
-}
-
 export class NativeSqliteHistorySource implements HistorySource {
   readonly description: string;
-  private readonly db: BunDatabase;
+  readonly uniqueMessageIds: boolean;
+  private readonly db: NativeDatabase;
 
-  private constructor(db: BunDatabase, databasePath: string) {
+  private constructor(db: NativeDatabase, databasePath: string, engine: string) {
     this.db = db;
-    this.description = `OpenCode's database at ${databasePath}`;
+    this.description = `OpenCode's database at ${databasePath} (read with ${engine})`;
+    this.uniqueMessageIds = messageIdIsKey(db);
   }
 
   /**
@@ -65,9 +45,8 @@ export class NativeSqliteHistorySource implements HistorySource {
    * the version-2 reader (v2-open.ts) reads.
    * @throws UnknownHistoryLayoutError for tables it does not know; any other error when it cannot open or read the file.
    */
-  static async open(databasePath: string): Promise<NativeSqliteHistorySource | undefined> {
-    const { Database } = await loadBunSqlite();
-    const db = new Database(databasePath, { readonly: true });
+  static open(databasePath: string, engine: NativeEngine): NativeSqliteHistorySource | undefined {
+    const db = engine.openReadOnly(databasePath);
     try {
       db.exec('BEGIN');
       if (missingColumns(db, V2_REQUIRED_COLUMNS).length === 0) {
@@ -77,7 +56,7 @@ export class NativeSqliteHistorySource implements HistorySource {
       }
       const missing = missingColumns(db, REQUIRED_COLUMNS);
       if (missing.length > 0) throw new UnknownHistoryLayoutError(`${databasePath} has a layout this version does not know: ${missing.join(', ')}`);
-      return new NativeSqliteHistorySource(db, databasePath);
+      return new NativeSqliteHistorySource(db, databasePath, engine.name);
     } catch (error) {
       db.close();
       throw error;
@@ -140,7 +119,7 @@ export class NativeSqliteHistorySource implements HistorySource {
 }
 
 /** What `db` lacks of the `required` tables and columns, one phrase each; empty when it has them all. */
-function missingColumns(db: BunDatabase, required: Readonly<Record<string, readonly string[]>>): string[] {
+function missingColumns(db: NativeDatabase, required: Readonly<Record<string, readonly string[]>>): string[] {
   const missing: string[] = [];
   for (const [table, needed] of Object.entries(required)) {
     const columns = new Set(db.query(`PRAGMA table_info(${table})`).all().map((row) => String(row.name)));
@@ -148,6 +127,12 @@ function missingColumns(db: BunDatabase, required: Readonly<Record<string, reado
     else for (const column of needed) if (!columns.has(column)) missing.push(`no column ${table}.${column}`);
   }
   return missing;
+}
+
+/** Whether the message table's `id` is its primary key (as sqlite-store.ts asks sql.js): then no two sessions share a message id. */
+function messageIdIsKey(db: NativeDatabase): boolean {
+  const keys = db.query('PRAGMA table_info(message)').all().filter((row) => Number(row.pk) > 0);
+  return keys.length === 1 && String(keys[0]?.name) === 'id';
 }
 
 function bounds(query: HistoryQuery): [number, number, number] {
