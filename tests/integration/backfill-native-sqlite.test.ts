@@ -1,6 +1,7 @@
 /**
- * The native reader of OpenCode's SQLite history (bun:sqlite, where the tracker runs on Bun: the
- * plugin's import child under OpenCode's own binary) reads exactly what the portable sql.js reader
+ * The native readers of OpenCode's SQLite history (bun:sqlite, where the tracker runs on Bun: the
+ * plugin's import child under OpenCode's own binary; node:sqlite, where the CLI runs on a Node that
+ * has it, here the pinned Node of scripts/newer-node.mjs) read exactly what the portable sql.js reader
  * reads, from the same store, including a WAL with a committed and a half-written transaction.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,7 @@ import { asWalMode, sqliteHistoryImage, writeWal } from '../helpers/opencode-his
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { writeV2History } from '../helpers/opencode-v2-store.js';
 import type { V2FixtureSession } from '../helpers/opencode-v2-store.js';
+import { nodeWithSqlite } from '../helpers/newer-node.js';
 import { OPENCODE_BIN, ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -52,8 +54,11 @@ async function readHere(dataDir: string): Promise<{ description: string; session
   return { description: source.description, sessions };
 }
 
-/** What the same reader reads under the Bun inside the `opencode` binary (bun:sqlite). */
-function readUnderBun(dataDir: string): { description: string; sessions: HostSession[] } {
+type Engine = 'bun:sqlite' | 'node:sqlite';
+const ENGINES: Engine[] = ['bun:sqlite', 'node:sqlite'];
+
+/** What the same reader reads under the Bun inside the `opencode` binary (bun:sqlite) or a Node with node:sqlite. */
+function readNatively(engine: Engine, dataDir: string): { description: string; sessions: HostSession[] } {
   const script = path.join(tempDir(), 'read.mjs');
   const locate = path.join(ROOT, 'dist', 'opencode', 'history', 'locate.js');
   fs.writeFileSync(
@@ -65,12 +70,14 @@ for await (const item of source.sessions({})) sessions.push(item);
 source.close();
 console.log(JSON.stringify({ description: source.description, sessions }));`,
   );
-  const result = spawnSync(OPENCODE_BIN, [script, dataDir], { env: { PATH: process.env.PATH, HOME: path.dirname(script), BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: 60_000 });
-  if (result.status !== 0) throw new Error(`bun read failed: ${result.stderr}`);
+  const env = { PATH: process.env.PATH, HOME: path.dirname(script), ...(engine === 'bun:sqlite' ? { BUN_BE_BUN: '1' } : {}) };
+  const runtime = engine === 'bun:sqlite' ? OPENCODE_BIN : nodeWithSqlite();
+  const result = spawnSync(runtime, [script, dataDir], { env, encoding: 'utf8', timeout: 60_000 });
+  if (result.status !== 0) throw new Error(`${engine} read failed: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as { description: string; sessions: HostSession[] };
 }
 
-describe('reading OpenCode history with bun:sqlite', () => {
+describe.each(ENGINES)('reading OpenCode history with %s', (engine) => {
   it('reads the same sessions as sql.js, committed WAL frames included and a half-written transaction left out', async () => {
     const dataDir = tempDir();
     const project = tempDir();
@@ -81,14 +88,14 @@ describe('reading OpenCode history with bun:sqlite', () => {
       { image: await sqliteHistoryImage([session(1, project), session(2, project), session(3, project), session(4, project)]), committed: false },
     ]);
     const here = await readHere(dataDir);
-    const bun = readUnderBun(dataDir);
-    expect(bun.sessions.map((s) => s.id)).toEqual(['ses_1', 'ses_2', 'ses_3']);
-    expect(bun.sessions).toEqual(here.sessions);
-    // The native path opened it: no fallback line in the description.
-    expect(bun.description).toBe(`OpenCode's database at ${database}`);
-  });
+    const native = readNatively(engine, dataDir);
+    expect(native.sessions.map((s) => s.id)).toEqual(['ses_1', 'ses_2', 'ses_3']);
+    expect(native.sessions).toEqual(here.sessions);
+    // The native path opened it, and says so: no fallback line in the description.
+    expect(native.description).toBe(`OpenCode's database at ${database} (read with ${engine})`);
+  }, 120_000);
 
-  it('leaves a database with version 2 tables (alone or beside version 1) to the version-2 reader, as in Node', async () => {
+  it('leaves a database with version 2 tables (alone or beside version 1) to the version-2 reader, as sql.js does', async () => {
     const project = tempDir();
     const v2: V2FixtureSession[] = [1, 2].map((index) => ({
       id: `ses_v2_${index}`,
@@ -110,10 +117,10 @@ describe('reading OpenCode history with bun:sqlite', () => {
     await writeV2History(both, v2, await sqliteHistoryImage([session(3, project)]));
     for (const [dataDir, ids] of [[alone, ['ses_v2_1', 'ses_v2_2']], [both, ['ses_3', 'ses_v2_1', 'ses_v2_2']]] as const) {
       const here = await readHere(dataDir);
-      const bun = readUnderBun(dataDir);
-      expect(bun.sessions.map((s) => s.id).sort()).toEqual([...ids]);
-      expect(bun.sessions).toEqual(here.sessions);
-      expect(bun.description).toBe(here.description);
+      const native = readNatively(engine, dataDir);
+      expect(native.sessions.map((s) => s.id).sort()).toEqual([...ids]);
+      expect(native.sessions).toEqual(here.sessions);
+      expect(native.description).toBe(here.description);
     }
-  });
+  }, 120_000);
 });
