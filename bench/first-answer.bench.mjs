@@ -8,6 +8,9 @@
  *   - report --json alone, and a plain read of its usage records (the floor of any report)
  *   - `ccusage opencode session --json --offline` on the same store (the baseline: ccusage@20.0.24
  *     from the npm registry, installed by npx into a bench-local cache; a skip line where it cannot run)
+ *   - backfill (fresh database) + report --json under a Node that reads OpenCode's SQLite with
+ *     node:sqlite (scripts/newer-node.mjs: this Node when it has it, else the pinned 24.x from the npm
+ *     registry, cached; a skip line where it cannot be had)
  * Each command is its own process, measured by /usr/bin/time (wall, user + system CPU, peak RSS).
  * Also the peak RSS of a fresh backfill of 3,000 sessions. Figures are medians of the rounds.
  *
@@ -19,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { clearInterval, setInterval } from 'node:timers';
 import path from 'node:path';
+import { newerNode } from '../scripts/newer-node.mjs';
 import { buildOpenCodeStore, median, removeDir, ROOT, tempDir } from './support.mjs';
 
 /** FIRST_ANSWER_CLI measures another build's CLI (e.g. a copy of an earlier commit's dist/) instead. */
@@ -99,6 +103,17 @@ function installCcusage(env) {
   return { skip: `ccusage not measured: ${CCUSAGE} not found in ${npxRoot}` };
 }
 
+/** A Node with node:sqlite and its version; the reason instead when none can be had. */
+function nodeWithSqlite() {
+  try {
+    const node = newerNode();
+    if (node === process.execPath) return { skip: 'backfill + report under node:sqlite: this Node has it, so the rows above read with it' };
+    return { node, version: execFileSync(node, ['--version'], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS }).trim() };
+  } catch (error) {
+    return { skip: `backfill + report under node:sqlite not measured: ${error.message.split('\n')[0]}` };
+  }
+}
+
 function row(name, metric, runs, field, unit, baseline, target) {
   const value = median(runs.map((r) => r[field]));
   const out = { name, metric, value, unit };
@@ -116,8 +131,9 @@ export default async function run({ quick }) {
     const { env, database } = buildOpenCodeStore(root, sessions, CHILD_TIMEOUT_MS);
     const storeMiB = fs.statSync(database).size / 2 ** 20;
     const ccusage = installCcusage(env);
+    const native = nodeWithSqlite();
     const cli = (db, ...args) => [CLI, ...args, '--db', db];
-    const measured = { fresh: [], again: [], report: [], read: [], ccusage: [] };
+    const measured = { fresh: [], again: [], report: [], read: [], ccusage: [], native: [] };
     const steps = {
       fresh: (n) => {
         const db = path.join(root, `fresh-${n}`, 'tracker.lmdb');
@@ -131,6 +147,15 @@ export default async function run({ quick }) {
       again: (n) => sum(timed(process.execPath, cli(path.join(root, `fresh-${n}`, 'tracker.lmdb'), 'backfill', '--json'), env), timed(process.execPath, cli(path.join(root, `fresh-${n}`, 'tracker.lmdb'), 'report', '--json'), env)),
       report: (n) => timed(process.execPath, cli(path.join(root, `fresh-${n}`, 'tracker.lmdb'), 'report', '--json'), env),
       read: (n) => timed(process.execPath, [USAGE_READ, path.join(root, `fresh-${n}`, 'tracker.lmdb')], env),
+      native: (n) => {
+        const db = path.join(root, `native-${n}`, 'tracker.lmdb');
+        const backfill = timed(native.node, cli(db, 'backfill', '--json'), env);
+        const summary = JSON.parse(backfill.stdout);
+        if (summary.sessions !== sessions || !summary.source.endsWith('(read with node:sqlite)')) throw new Error(`under ${native.version}: ${summary.sessions} sessions from ${summary.source}`);
+        const report = timed(native.node, cli(db, 'report', '--json'), env);
+        if (JSON.parse(report.stdout).rows.length === 0) throw new Error(`the report under ${native.version} has no rows`);
+        return sum(backfill, report);
+      },
       ccusage: () => {
         const result = timed(process.execPath, [ccusage.script, 'opencode', 'session', '--json', '--offline'], env);
         if (!result.stdout.includes('"sessions"')) throw new Error('ccusage printed no sessions');
@@ -138,7 +163,7 @@ export default async function run({ quick }) {
       },
     };
     // Each round: a fresh database first (the later steps read it), the others in rotating order.
-    const others = ['again', 'report', 'read', ...(ccusage.script ? ['ccusage'] : [])];
+    const others = ['again', 'report', 'read', ...(ccusage.script ? ['ccusage'] : []), ...(native.node ? ['native'] : [])];
     for (let n = 0; n < rounds; n += 1) {
       measured.fresh.push(steps.fresh(n));
       for (let k = 0; k < others.length; k += 1) {
@@ -166,6 +191,13 @@ export default async function run({ quick }) {
     ];
     if (ccusage.script) rows.push(row('ccusage opencode session --json --offline', `${CCUSAGE}, same store`, measured.ccusage, 'cpuMs', 'ms CPU'));
     else rows.push({ name: 'ccusage opencode session', metric: ccusage.skip, value: Number.NaN, unit: '' });
+    if (native.node) {
+      const nativeLabel = `${label}; ${native.version}, reading with node:sqlite`;
+      rows.push(row('first answer on node:sqlite: backfill + report, CPU', `${nativeLabel}; baseline: ccusage`, measured.native, 'cpuMs', 'ms', ccCpu, ccCpu === undefined ? undefined : `<= ${TARGETS.backfillVsCcusage}x ccusage`));
+      rows.push(row('first answer on node:sqlite against this Node: CPU', `${nativeLabel}; baseline: the same on ${process.version} (sql.js)`, measured.native, 'cpuMs', 'ms', median(measured.fresh.map((r) => r.cpuMs))));
+      rows.push(row('first answer on node:sqlite: backfill + report, wall', nativeLabel, measured.native, 'wallMs', 'ms', median(measured.fresh.map((r) => r.wallMs))));
+      rows.push(row('first answer on node:sqlite: backfill + report, peak RSS', `${nativeLabel}; baseline: the same on ${process.version}`, measured.native, 'rssMiB', 'MiB', median(measured.fresh.map((r) => r.rssMiB))));
+    } else rows.push({ name: 'first answer on node:sqlite', metric: native.skip, value: Number.NaN, unit: '' });
     if (memory) rows.push({ name: 'backfill peak RSS, 3,000 sessions', metric: 'fresh database, one process', value: memory.rssMiB, unit: 'MiB', target: TARGETS.memoryMiB });
     if (memory?.split) {
       rows.push({ name: 'backfill peak RSS, 3,000 sessions: own memory', metric: 'peak RssAnon (JS heap, WASM, buffers), sampled', value: memory.split.anonMiB, unit: 'MiB', target: TARGETS.memoryMiB });
