@@ -61,7 +61,8 @@ export function newerNode(version = NEWER_NODE_VERSION) {
       .trim()
       .split('\n')
       .pop();
-    execFileSync('tar', ['-xzf', path.join(work, tarball), '-C', work], { timeout: NPM_TIMEOUT_MS, stdio: 'ignore' });
+    // Only the binary: the package's headers and docs are another 57 MB.
+    execFileSync('tar', ['-xzf', path.join(work, tarball), '-C', work, 'package/bin/node'], { timeout: NPM_TIMEOUT_MS, stdio: 'ignore' });
     fs.rmSync(path.join(work, tarball));
     const unpacked = path.join(work, 'package');
     const found = execFileSync(path.join(unpacked, 'bin', 'node'), ['--version'], { encoding: 'utf8', timeout: 30_000 }).trim();
