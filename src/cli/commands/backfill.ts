@@ -4,6 +4,7 @@
  * or after live tracking of the same sessions, adds nothing twice: it starts from the watermark the
  * plugin's background import keeps, and a store unchanged since then is known from two `stat` calls
  * and a read-only look at the database, before the writer, the history readers or sql.js load.
+ * Anything else is imported in a worker thread with a small young generation (backfill-import.ts).
  *
  * `--from` a folder that is not OpenCode's own data folder is a user-only action: what such a store
  * holds is whatever was written there (an agent can copy its own history under fresh ids), so the
