@@ -12,6 +12,10 @@
  * Not a benchmark of the runner (not `*.bench.mjs`).
  *
  *   node bench/backfill-pair.mjs SESSIONS ROUNDS ROOT_A ROOT_B ...   (each ROOT holds a built dist/)
+ *
+ * A ROOT written `ROOT@NODE` runs that build's CLI under the node binary at NODE (e.g. the one
+ * `node scripts/newer-node.mjs` prints) instead of the Node running this script, so one run can pair
+ * builds across Node versions too.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,10 +31,10 @@ const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]
 const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
 
 /** One fresh backfill by the CLI at `cli` under /usr/bin/time, its node process sampled from /proc. */
-async function backfillOnce(cli, env, db, sessions) {
+async function backfillOnce(node, cli, env, db, sessions) {
   removeDir(path.dirname(db));
   const loadBefore = loadAverage();
-  const child = spawn(TIME_BIN, ['-f', 'BENCH-TIME %U %S %M', process.execPath, cli, 'backfill', '--json', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(TIME_BIN, ['-f', 'BENCH-TIME %U %S %M', node, cli, 'backfill', '--json', '--db', db], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -73,11 +77,14 @@ if (!fs.existsSync(TIME_BIN) || !fs.existsSync('/proc/self/status')) {
 const work = tempDir('backfill-pair');
 try {
   const { env } = buildOpenCodeStore(work, sessions, CHILD_TIMEOUT_MS);
-  const builds = roots.map((root) => ({ root, cli: path.join(path.resolve(root), 'dist', 'cli', 'main.js'), runs: [] }));
+  const builds = roots.map((root) => {
+    const [folder, node = process.execPath] = root.split('@');
+    return { root, node, cli: path.join(path.resolve(folder), 'dist', 'cli', 'main.js'), runs: [] };
+  });
   for (let round = 0; round < rounds; round += 1) {
     for (let k = 0; k < builds.length; k += 1) {
       const build = builds[(round + k) % builds.length];
-      const run = await backfillOnce(build.cli, env, path.join(work, 'db', 'tracker.lmdb'), sessions);
+      const run = await backfillOnce(build.node, build.cli, env, path.join(work, 'db', 'tracker.lmdb'), sessions);
       build.runs.push(run);
       console.log(JSON.stringify({ root: build.root, ...run }));
     }

@@ -4,6 +4,7 @@
  * or after live tracking of the same sessions, adds nothing twice: it starts from the watermark the
  * plugin's background import keeps, and a store unchanged since then is known from two `stat` calls
  * and a read-only look at the database, before the writer, the history readers or sql.js load.
+ * Anything else is imported in a worker thread with a small young generation (backfill-import.ts).
  *
  * `--from` a folder that is not OpenCode's own data folder is a user-only action: what such a store
  * holds is whatever was written there (an agent can copy its own history under fresh ids), so the
@@ -11,17 +12,16 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { summaryLine } from '../../core/backfill/run.js';
 import type { BackfillSummary } from '../../core/backfill/run.js';
 import { readWatermark } from '../../core/backfill/watermark.js';
-import { silentLogger } from '../../core/logger.js';
-import { UNKNOWN } from '../../core/types.js';
-import { historySignature, NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
+import { historySignature, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { parseSince } from '../report-args.js';
-import { confirmUserOnly, refuseUnderAgent } from '../user-only.js';
+import { currentProcessFacts, refuseUnderAgent } from '../user-only.js';
+import { importInWorker } from './backfill-import.js';
+import type { ImportRequest, ImportResult } from './backfill-import.js';
 import { progressReporter } from './progress.js';
 
 /** The summary of a run that found the store unchanged since the last import. */
@@ -50,33 +50,22 @@ export async function run(args: string[], output: Output): Promise<void> {
     const unchanged = await withStore(config, (store) => readWatermark(store, location)?.signature === signature, 'read');
     if (unchanged) return print(nothingNew(location, values['dry-run']));
   }
-  const [{ TrackingService }, { importHistory }] = await Promise.all([import('../../core/tracking/service.js'), import('../../opencode/history/import.js')]);
   const progress = values.json ? undefined : progressReporter(process.stderr);
-  const summary = await withStore(config, async (store): Promise<BackfillSummary> => {
-    const project = process.cwd();
-    const provenance = userOnly ? confirmUserOnly('backfill', { store, project }) : undefined;
-    const service = new TrackingService({ store, config, logger: silentLogger, project });
-    try {
-      const outcome = await importHistory(service, location, {
-        dryRun: values['dry-run'],
-        ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
-        ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
-        ...(progress ? { onProgress: progress.update, onTotal: progress.start } : {}),
-        classifyProject: async (directory) => (await import('../../core/projects/init-project.js')).profileIfMissing(store, directory),
-      });
-      if (provenance) {
-        service.recordUserAction({ agent: UNKNOWN, project, summary: `User backfilled the history store at ${location} (${provenance.via})`, provenance });
-        const recorded = service.flush('user action');
-        if (!recorded.ok) throw recorded.error;
-      }
-      return outcome.upToDate ? nothingNew(location, values['dry-run']) : outcome.summary;
-    } catch (error) {
-      if (error instanceof NoHistoryError) throw new CliError(`${error.message}. Pass --from with OpenCode's data folder, or run OpenCode once first.`);
-      if (error instanceof UnknownHistoryLayoutError) throw new CliError(`${error.message}. Nothing was written; an update of agent-tracker may know it.`);
-      throw error;
-    } finally {
-      progress?.finish();
-    }
-  });
-  print(summary);
+  const request: ImportRequest = {
+    config,
+    location,
+    project: process.cwd(),
+    dryRun: values['dry-run'],
+    ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
+    ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
+    // Read here: the worker thread has no terminal of its own to tell who runs the command.
+    ...(userOnly ? { userOnlyFacts: currentProcessFacts() } : {}),
+  };
+  let result: ImportResult;
+  try {
+    result = await importInWorker(request, progress);
+  } finally {
+    progress?.finish();
+  }
+  print(result ?? nothingNew(location, values['dry-run']));
 }
