@@ -150,8 +150,7 @@ export interface Overclaim {
   commits: number;
   /**
    * What is taken off its self-grades before they count in the score (grade points): its own overclaim
-   * pooled with the role's setups', as far as they overclaim alike, so it may differ from `mean` (on each
-   * kind of task it moves by how much more or less the role's setups overclaim on that kind). Null
+   * pooled with the role's setups', as far as they overclaim alike, so it may differ from `mean`. Null
    * when its self-grades count for nothing (under 3 commits both graded, or the same self-grade on every commit).
    */
   correction: number | null;

@@ -162,34 +162,3 @@ export function correctSelfGrades(tally: Tally, overclaim: number | null, inform
   const unpaired = information * Math.max(0, count - tally.pairedGraded);
   return { ...tally, selfGraded: unpaired, selfGradeSum: correctedMean * unpaired };
 }
-
-/**
- * A kind of task's overclaim counts as this many paired commits against the role's in its shift
- * (kindOverclaimShift). Set on the development task-mix seeds (1-200): 10 and 30 both gained there, 30
- * lost none of the worlds 101-200, 3 gained nothing.
- */
-export const KIND_OVERCLAIM_CREDIBILITY = 30;
-
-/**
- * How much more (or less) the role's setups overclaim on one kind of task than on all their work,
- * shrunk toward 0 by KIND_OVERCLAIM_CREDIBILITY pairs. Grades stop at 5: on easy work (docs) a setup
- * and its user both grade near the top, and the setup has less room to grade itself up than on a hard
- * bug fix. One correction for every kind takes too much off easy work and too little off hard work,
- * and so favours whoever was handed the hard kinds by what it was handed. 0 when the role has no
- * overclaim (nobody graded by both) or the kind has no pairs.
- */
-export function kindOverclaimShift(kindPool: Tally, roleMean: number | null): number {
-  if (roleMean === null) return 0;
-  return (kindPool.overclaimSum + KIND_OVERCLAIM_CREDIBILITY * roleMean) / (kindPool.pairedGraded + KIND_OVERCLAIM_CREDIBILITY) - roleMean;
-}
-
-/** The tally with its self-grades replaced by the sum of `byKind`'s (each kind corrected by its own overclaim). */
-export function sumSelfGrades(tally: Tally, byKind: ReadonlyMap<unknown, Tally>): Tally {
-  let graded = 0;
-  let sum = 0;
-  for (const kind of byKind.values()) {
-    graded += kind.selfGraded;
-    sum += kind.selfGradeSum;
-  }
-  return { ...tally, selfGraded: graded, selfGradeSum: sum };
-}

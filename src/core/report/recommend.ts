@@ -21,7 +21,7 @@ import type { RoleEvidence, SetupEvidence } from './recommend-evidence.js';
 import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
 import { explainScore } from './recommend-why.js';
-import { agreedOverclaim, agreementCredibility, correctSelfGrades, kindOverclaimShift, overclaimOf, roleOverclaim, selfGradeInformation, selfGradeTrust, sumSelfGrades, trustSelfGrades } from './recommend-overclaim.js';
+import { agreedOverclaim, agreementCredibility, correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, selfGradeTrust, trustSelfGrades } from './recommend-overclaim.js';
 import type { CostEstimator } from './recommend-prices.js';
 import type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
 export type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
@@ -142,13 +142,12 @@ function trialsOf(name: SignalName, tally: Tally): number {
 export const POOLED_TRUST = 0.5;
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number, byKind: ReadonlyMap<Stratum, Tally>): Candidate {
+function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number): Candidate {
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off,
   // and as the user's grades only as far as the setups' overclaims agree (agreementCredibility).
   const overclaimed = agreedOverclaim(setup.weighted, pool, credibility);
   const information = selfGradeInformation(setup.weighted, pool);
-  // Corrected kind by kind (`byKind`, as the kind fit reads them): a kind's own overclaim moves its correction.
-  const selfCorrected = sumSelfGrades(setup.weighted, byKind);
+  const selfCorrected = correctSelfGrades(setup.weighted, overclaimed, information);
   const trust = selfGradeTrust(setup.weighted, credibility);
   const corrected = overclaimed === null ? selfCorrected : trustSelfGrades(selfCorrected, trust);
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
@@ -253,6 +252,12 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   // How hard each kind of task is, fitted on the setups' work with self-grades corrected as they count.
   const poolOverclaim = roleOverclaim(pool);
   const credibility = agreementCredibility(setups.map((setup) => setup.weighted));
+  const byKind = setups.map((setup) => {
+    const overclaim = agreedOverclaim(setup.weighted, pool, credibility);
+    const information = selfGradeInformation(setup.weighted, pool);
+    return new Map([...setup.byKind].map(([kind, tally]) => [kind, correctSelfGrades(tally, overclaim, information)] as const));
+  });
+  const difficulty = fitKindEffects(byKind, mix);
   const poolByKind = new Map<Stratum, Tally>();
   for (const setup of setups) {
     for (const [kind, tally] of setup.byKind) {
@@ -261,17 +266,10 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
       addTally(kindPool, tally);
     }
   }
-  const kindShift = new Map([...poolByKind].map(([kind, tally]) => [kind, kindOverclaimShift(tally, poolOverclaim)] as const));
-  const byKind = setups.map((setup) => {
-    const overclaim = agreedOverclaim(setup.weighted, pool, credibility);
-    const information = selfGradeInformation(setup.weighted, pool);
-    return new Map([...setup.byKind].map(([kind, tally]) => [kind, correctSelfGrades(tally, overclaim === null ? null : overclaim + (kindShift.get(kind) ?? 0), information)] as const));
-  });
-  const difficulty = fitKindEffects(byKind, mix);
   for (const [kind, tally] of poolByKind) poolByKind.set(kind, correctSelfGrades(tally, poolOverclaim));
   const poolShift = mixShift(poolByKind, difficulty);
   const candidates = setups
-    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility, byKind[i] ?? new Map()))
+    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility))
     .sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
