@@ -7,6 +7,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { recommendSetups } from '../../src/core/report/recommend.js';
+import { agreementCredibility, MAX_AGREEMENT_CREDIBILITY, OVERCLAIM_CREDIBILITY } from '../../src/core/report/recommend-overclaim.js';
+import { addRecord, emptyTally } from '../../src/core/report/recommend-signals.js';
+import type { Tally } from '../../src/core/report/recommend-signals.js';
 import type { Recommendation, ScoredSetup } from '../../src/core/report/recommend.js';
 import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
 import { profile } from '../helpers/synthetic-history.js';
@@ -87,5 +90,43 @@ describe('the overclaim in the why', () => {
     const once = setupOf(result, 'm/once');
     expect(once.overclaim?.correction).toBeNull();
     expect(once.why).toContain('2 commits both graded); its self-grades do not count');
+  });
+
+  it('counts the self-grades of a setup with exactly 3 commits graded by both, and not of one with 2 whose self-grades vary', () => {
+    // One commit per session, graded by both; m/three: self 5, 4, 5 against user 3 (2, 1, 2 over: they vary);
+    // m/two: self 5, 4 against 3; m/honest as before. 3 pairs count, 2 do not, however the grades vary.
+    const single = (model: string, user: number, self: number) =>
+      usageRecord({ agent: 'build', model, commits: 1, userGradedCommits: 1, userGradeSum: user, selfGradedCommits: 1, selfGradeSum: self });
+    const honest = [...work('m/honest', 4, 3, 3), ...work('m/honest', 4, 2, 2)];
+    const result = recommend([single('m/three', 3, 5), single('m/three', 3, 4), single('m/three', 3, 5), single('m/two', 3, 5), single('m/two', 3, 4), ...honest]);
+    expect(setupOf(result, 'm/three').overclaim?.correction).not.toBeNull();
+    expect(setupOf(result, 'm/three').why).toContain('corrected by +');
+    expect(setupOf(result, 'm/two').overclaim?.correction).toBeNull();
+    expect(setupOf(result, 'm/two').why).toContain('2 commits both graded); its self-grades do not count');
+  });
+
+  it('gives self-grades no weight when nobody in the role graded the same commits as the setups', () => {
+    // The same work, self-graded 5 and 4 by m/proud, 2 and 3 by m/modest; the user graded none of it.
+    // With no overclaim to take off, no self-grade counts: the two score the same.
+    const selfOnly = (model: string, self: number) => usageRecord({ agent: 'build', model, commits: 2, selfGradedCommits: 2, selfGradeSum: 2 * self });
+    const result = recommend([...[5, 4, 5, 4, 5, 4].map((g) => selfOnly('m/proud', g)), ...[2, 3, 2, 3, 2, 3].map((g) => selfOnly('m/modest', g))]);
+    expect(setupOf(result, 'm/proud').score).toBe(setupOf(result, 'm/modest').score);
+    expect(setupOf(result, 'm/proud').overclaim).toBeNull();
+  });
+});
+
+describe('how alike the setups overclaim', () => {
+  /** One record per difference, one commit graded by both: user 2, self 2 + difference. */
+  function setup(differences: number[]): Tally {
+    const tally = emptyTally();
+    for (const d of differences) addRecord(tally, usageRecord({ agent: 'build', model: 'm', commits: 1, userGradedCommits: 1, userGradeSum: 2, selfGradedCommits: 1, selfGradeSum: 2 + d }), 1);
+    return tally;
+  }
+
+  it('is measured from setups with exactly 3 commits graded by both', () => {
+    // Over by 2, 0, 1 (mean 1) and by 1, 1, 1 (mean 1): no spread between the setups, so they share the
+    // role's correction outright. Were 3 pairs too few, neither would be measured: the fallback of 2 pairs.
+    expect(agreementCredibility([setup([2, 0, 1]), setup([1, 1, 1])])).toBe(MAX_AGREEMENT_CREDIBILITY);
+    expect(agreementCredibility([setup([2, 0]), setup([1, 1])])).toBe(OVERCLAIM_CREDIBILITY);
   });
 });
