@@ -148,6 +148,12 @@ export interface Overclaim {
   interval: [number, number];
   /** Commits both the user and the setup graded. */
   commits: number;
+  /**
+   * What is taken off its self-grades before they count in the score (grade points): its own overclaim
+   * pooled with the role's setups', as far as they overclaim alike, so it may differ from `mean`. Null
+   * when its self-grades count for nothing (under 3 commits both graded, or the same self-grade on every commit).
+   */
+  correction: number | null;
 }
 
 /** What the user trades: outcome only, outcome with an eye on cost, or cost as much as outcome. */

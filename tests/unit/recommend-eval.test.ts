@@ -17,7 +17,15 @@ import {
   SPARSE_PARAMETERS,
   userGradeBaseline,
 } from '../helpers/synthetic-eval.js';
-import { MIX_FRESH_HELD_OUT_SEEDS, MIX_HELD_OUT_OPTIONS, MIX_THIRD_HELD_OUT_SEEDS, SPECIAL_HELD_OUT_SEEDS, taskMixWorld } from '../helpers/synthetic-eval-kinds.js';
+import {
+  MIX_FOURTH_HELD_OUT_SEEDS,
+  MIX_FRESH_HELD_OUT_SEEDS,
+  MIX_HELD_OUT_OPTIONS,
+  MIX_THIRD_HELD_OUT_SEEDS,
+  SPECIAL_FOURTH_HELD_OUT_SEEDS,
+  SPECIAL_HELD_OUT_SEEDS,
+  taskMixWorld,
+} from '../helpers/synthetic-eval-kinds.js';
 import type { EvalWorld, RecommendJson, WorldParameters } from '../helpers/synthetic-eval.js';
 
 /** Cases where the best model has at least this many commits on the target's family are scored. */
@@ -210,6 +218,34 @@ describe('recommend on the evaluation set (written through import, read through 
   it('inflation case, held-out seeds', async () => {
     const figures = await score(SPECIAL_HELD_OUT_SEEDS.map(inflationWorld), 0);
     print(`inflation held-out seeds ${seedsName(SPECIAL_HELD_OUT_SEEDS)}`, figures);
+    expect(figures.cases).toBe(30);
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.85);
+  }, EVAL_TIMEOUT_MS);
+
+  // Added before the task-mix scoring was reworked again (self-grades corrected kind by kind); not run
+  // while that change was tuned (runs filtered them out with -t). Measured once with it: task mix 26 of
+  // 30, confounded 29, inflation 28; the change was then left out (no gain beyond noise, docs/QUALITY.md)
+  // and the scoring kept reads task mix 27 of 30 (the naive user-grade rule 2), confounded 29, inflation 28.
+  // Bounds set below that run.
+
+  it('task mix, fourth held-out worlds (added before the within-kind trust change)', async () => {
+    const figures = await score(MIX_FOURTH_HELD_OUT_SEEDS.map((seed) => taskMixWorld(seed, HELD_OUT_PARAMETERS, MIX_HELD_OUT_OPTIONS)));
+    print(`task mix fourth held-out seeds ${seedsName(MIX_FOURTH_HELD_OUT_SEEDS)}`, figures);
+    expect(figures.cases).toBe(30);
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.8);
+    expect(figures.hits - figures.baselineUser).toBeGreaterThanOrEqual(0.5 * figures.cases);
+  }, EVAL_TIMEOUT_MS);
+
+  it('confounded case, fourth held-out seeds', async () => {
+    const figures = await score(SPECIAL_FOURTH_HELD_OUT_SEEDS.map(confoundedWorld));
+    print(`confounded held-out seeds ${seedsName(SPECIAL_FOURTH_HELD_OUT_SEEDS)}`, figures);
+    expect(figures.cases).toBe(30);
+    expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.9);
+  }, EVAL_TIMEOUT_MS);
+
+  it('inflation case, fourth held-out seeds', async () => {
+    const figures = await score(SPECIAL_FOURTH_HELD_OUT_SEEDS.map(inflationWorld), 0);
+    print(`inflation held-out seeds ${seedsName(SPECIAL_FOURTH_HELD_OUT_SEEDS)}`, figures);
     expect(figures.cases).toBe(30);
     expect(figures.hits / figures.cases).toBeGreaterThanOrEqual(0.85);
   }, EVAL_TIMEOUT_MS);

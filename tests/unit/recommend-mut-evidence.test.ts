@@ -68,17 +68,20 @@ describe('the overclaim shown in the answer', () => {
     // Shown mean: max((20 + 2 × 0.5) / 22, 1) = 1; half-width Z_80 × √(1 / (20 + 2)).
     const usage = [...pairedWork('m/inflater', 5, 3, 5), ...pairedWork('m/inflater', 5, 3, 3), ...pairedWork('m/honest', 10, 3, 3)];
     const half = Z_80 * Math.sqrt(1 / 22);
-    expect(setupOf(recommend(usage), 'm/inflater').overclaim).toEqual({ mean: 1, interval: [round1(1 - half), round1(1 + half)], commits: 20 });
+    // Its correction in the score: σ² = (40 − 20²/20) / (40 − 2) = 10/19 within, τ² = (10 − 10/19) / (40 − 800/40)
+    // = 9/19 between, so 10/9 pairs of the role's 0.5: (20 + 10/9 × 0.5) / (20 + 10/9) = 0.97 → 1.
+    const correction = round1((20 + (10 / 9) * 0.5) / (20 + 10 / 9));
+    expect(setupOf(recommend(usage), 'm/inflater').overclaim).toEqual({ mean: 1, interval: [round1(1 - half), round1(1 + half)], commits: 20, correction });
     expect([round1(1 - half), round1(1 + half)]).toEqual([0.7, 1.3]);
   });
 
   it('takes a 1.5-point spread for a setup with a single commit graded by both, never a spread of zero', () => {
     // m/once: one commit, self 5 against user 3: 1 pair, 2 over. m/honest: 20 pairs, 0 over.
     // Shown mean: its own 2 (above (2 + 2 × 2/21) / 3); one pair has no spread of its own, so
-    // the half-width is Z_80 × √(1.5² / (1 + 2)) = 1.11.
+    // the half-width is Z_80 × √(1.5² / (1 + 2)) = 1.11. Its self-grades do not count (no correction).
     const usage = [...pairedWork('m/once', 1, 3, 5, 1), ...pairedWork('m/honest', 10, 3, 3)];
     const half = Z_80 * Math.sqrt(1.5 ** 2 / 3);
-    expect(setupOf(recommend(usage), 'm/once').overclaim).toEqual({ mean: 2, interval: [round1(2 - half), round1(2 + half)], commits: 1 });
+    expect(setupOf(recommend(usage), 'm/once').overclaim).toEqual({ mean: 2, interval: [round1(2 - half), round1(2 + half)], commits: 1, correction: null });
     expect([round1(2 - half), round1(2 + half)]).toEqual([0.9, 3.1]);
   });
 });

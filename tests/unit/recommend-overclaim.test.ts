@@ -116,7 +116,7 @@ describe('the overclaim shown', () => {
 
   it('of a setup with no commit graded by both is the role\'s, with the interval of a 1.5-point spread over the prior\'s pairs', () => {
     const half = Z_80 * Math.sqrt(1.5 ** 2 / OVERCLAIM_CREDIBILITY);
-    expect(overclaimOf(emptyTally(), pool(), 0)).toEqual({ mean: 1, interval: [Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10], commits: 0 });
+    expect(overclaimOf(emptyTally(), pool(), 0)).toEqual({ mean: 1, interval: [Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10], commits: 0, correction: null });
   });
 
   it('has an interval from the spread of its own pairs', () => {

@@ -122,8 +122,9 @@ export function shrunkOverclaim(setup: Tally, pool: Tally): number | null {
 /**
  * A setup's overclaim, shrunk toward the role's, for showing; null when nobody in the role has a
  * commit graded by both. (Its self-grades count only from MIN_OVERCLAIM_PAIRS pairs: shrunkOverclaim.) `counted` is the plain pair count shown.
+ * `correction` is what the score takes off its self-grades (agreedOverclaim), null when they count for nothing.
  */
-export function overclaimOf(setup: Tally, pool: Tally, counted: number): Overclaim | null {
+export function overclaimOf(setup: Tally, pool: Tally, counted: number, correction: number | null = null): Overclaim | null {
   const prior = roleOverclaim(pool);
   if (prior === null) return null;
   const mean = correctionOf(setup, prior);
@@ -131,7 +132,7 @@ export function overclaimOf(setup: Tally, pool: Tally, counted: number): Overcla
   const ownMean = pairs > 0 ? setup.overclaimSum / pairs : prior;
   const ownVariance = pairs > 1 ? Math.max(0, setup.overclaimSquares / pairs - ownMean * ownMean) : DEFAULT_OVERCLAIM_SD ** 2;
   const half = Z_80 * Math.sqrt(Math.max(ownVariance, 0.25) / (pairs + OVERCLAIM_CREDIBILITY));
-  return { mean: round1(mean), interval: [round1(mean - half), round1(mean + half)], commits: Math.round(counted) };
+  return { mean: round1(mean), interval: [round1(mean - half), round1(mean + half)], commits: Math.round(counted), correction: correction === null ? null : round1(correction) };
 }
 
 /**

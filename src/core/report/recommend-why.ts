@@ -40,12 +40,22 @@ export function describeSignal(name: SignalName, tally: Tally): string {
   }
 }
 
-/** "grades itself 1.8 above the user (80%: 1.4 to 2.2, 12 commits both graded)". */
-export function describeOverclaim(overclaim: Overclaim): string {
+const signed = (value: number) => `${value > 0 ? '+' : value < 0 ? '-' : ''}${Math.abs(value).toFixed(1)}`;
+
+/**
+ * "grades itself 1.8 above the user (80%: 1.4 to 2.2, 12 commits both graded); its self-grades count
+ * corrected by +1.2, pooled with the role's setups". The first figure is the setup's own; the score
+ * takes off the second (`correction`), which is pooled with the role's setups as far as they
+ * overclaim alike (`pooled`: most of it comes from them), so the two may differ and both are said.
+ */
+export function describeOverclaim(overclaim: Overclaim, pooled = false): string {
   const [low, high] = overclaim.interval;
   const size = Math.abs(overclaim.mean).toFixed(1);
   const direction = overclaim.mean > 0 ? `${size} above` : overclaim.mean < 0 ? `${size} below` : 'the same as';
-  return `grades itself ${direction} the user (80%: ${low.toFixed(1)} to ${high.toFixed(1)}, ${plural(overclaim.commits, 'commit')} both graded)`;
+  const shown = `grades itself ${direction} the user (80%: ${low.toFixed(1)} to ${high.toFixed(1)}, ${plural(overclaim.commits, 'commit')} both graded)`;
+  if (overclaim.correction === null) return `${shown}; its self-grades do not count`;
+  const source = pooled ? "pooled with the role's setups" : 'mostly from its own commits';
+  return `${shown}; its self-grades count corrected by ${signed(overclaim.correction)}, ${source}`;
 }
 
 /** Trials of a signal in a tally, to know whether the setup has any of its own. */
@@ -55,7 +65,7 @@ export type TrialsOf = (name: SignalName, tally: Tally) => number;
  * The signals that decided the score, most influential first: each one's weight × how far the
  * setup's estimate sits from the role's average, among signals the setup has its own evidence for.
  */
-export function explainScore(estimates: readonly SignalEstimate[], counts: Tally, trialsOf: TrialsOf, prefix: string, overclaim: Overclaim | null = null): string {
+export function explainScore(estimates: readonly SignalEstimate[], counts: Tally, trialsOf: TrialsOf, prefix: string, overclaim: Overclaim | null = null, pooled = false): string {
   const ranked = estimates
     .map((estimate, order) => ({ estimate, order, influence: Math.abs(estimate.weight * (estimate.mean - estimate.prior)) }))
     .filter(({ estimate }) => trialsOf(estimate.name, counts) > 0)
@@ -63,6 +73,6 @@ export function explainScore(estimates: readonly SignalEstimate[], counts: Tally
     .slice(0, WHY_SIGNALS);
   const facts = ranked.map(({ estimate }) => describeSignal(estimate.name, counts));
   if (facts.length === 0) facts.push('no graded or measured work of its own yet, so scored at its role\'s average');
-  if (overclaim && overclaim.commits > 0) facts.push(describeOverclaim(overclaim));
+  if (overclaim && overclaim.commits > 0) facts.push(describeOverclaim(overclaim, pooled));
   return `${prefix}${facts.join('; ')}`;
 }

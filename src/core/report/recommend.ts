@@ -135,13 +135,21 @@ function trialsOf(name: SignalName, tally: Tally): number {
   return signal ? signal.trials(tally) : 0;
 }
 
+/**
+ * From this share of a setup's correction coming from the role's setups (selfGradeTrust), its why
+ * says the correction is pooled with theirs; below it, that it is mostly its own.
+ */
+export const POOLED_TRUST = 0.5;
+
 /** Scores one setup against its role's pool. */
 function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number): Candidate {
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off,
   // and as the user's grades only as far as the setups' overclaims agree (agreementCredibility).
   const overclaimed = agreedOverclaim(setup.weighted, pool, credibility);
-  const selfCorrected = correctSelfGrades(setup.weighted, overclaimed, selfGradeInformation(setup.weighted, pool));
-  const corrected = overclaimed === null ? selfCorrected : trustSelfGrades(selfCorrected, selfGradeTrust(setup.weighted, credibility));
+  const information = selfGradeInformation(setup.weighted, pool);
+  const selfCorrected = correctSelfGrades(setup.weighted, overclaimed, information);
+  const trust = selfGradeTrust(setup.weighted, credibility);
+  const corrected = overclaimed === null ? selfCorrected : trustSelfGrades(selfCorrected, trust);
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   // Each signal's share is read as if the setup had done the role's mix of tasks (like with like).
   const estimates = signalEstimates(corrected, rolePool, shifts);
@@ -174,8 +182,10 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   if (thin) prefix = `only ${Math.round(own)} ${roleCommits ? 'commit' : 'session'}${Math.round(own) === 1 ? '' : 's'}, too little to pick; `;
   else if (similarity < SIMILARITY_THRESHOLD) prefix = 'mostly on unlike projects; ';
   const accepted = acceptedCommits(setup.counts);
-  const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded);
-  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim);
+  // The overclaim shown is the setup's own; the score takes off the pooled one: the why says both.
+  const counted = overclaimed !== null && information > 0;
+  const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded, counted ? overclaimed : null);
+  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim, trust >= POOLED_TRUST);
 
   return {
     mean,
