@@ -4,13 +4,13 @@
  * mix of tasks the scores are weighted by.
  */
 import { UNKNOWN } from '../types.js';
-import type { ProjectProfile, UsageRecord } from '../types.js';
+import type { ProjectProfile } from '../types.js';
 import type { History } from './history.js';
 import { addMass, kindSharesAndTurns, mixWeights } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
 import { costOf } from './recommend-prices.js';
 import type { CostEstimator } from './recommend-prices.js';
-import { addRecord, addScaledTally, addTally, emptyTally, gradesByProvenance } from './recommend-signals.js';
+import { addReading, addScaledTally, addTally, emptyReading, emptyTally, readRecord } from './recommend-signals.js';
 import type { Tally } from './recommend-signals.js';
 
 /**
@@ -115,22 +115,24 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
   type AgentEntry = { models: Map<string, Map<string, ProjectEntry>>; allMix: Map<Stratum, number>; targetMix: Map<Stratum, number> };
   const byAgent = new Map<string, AgentEntry>();
   const perProject: ProjectEntry[] = [];
+  // Each record's fields are read once (a read by name is most of the cost per record), into this
+  // one reading, and added from it to the setup's tally and to its tally of each kind.
+  const reading = emptyReading();
   for (const record of history.usage) {
-    if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
-    let agentEntry = byAgent.get(record.agent);
-    if (!agentEntry) byAgent.set(record.agent, (agentEntry = { models: new Map(), allMix: new Map(), targetMix: new Map() }));
-    let byProject = agentEntry.models.get(record.model);
-    if (!byProject) agentEntry.models.set(record.model, (byProject = new Map()));
-    let entry = byProject.get(record.project);
+    const { agent, model, project } = record;
+    if (agent === UNKNOWN || model === UNKNOWN) continue;
+    let agentEntry = byAgent.get(agent);
+    if (!agentEntry) byAgent.set(agent, (agentEntry = { models: new Map(), allMix: new Map(), targetMix: new Map() }));
+    let byProject = agentEntry.models.get(model);
+    if (!byProject) agentEntry.models.set(model, (byProject = new Map()));
+    let entry = byProject.get(project);
     if (!entry) {
-      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0, sole: undefined };
-      byProject.set(record.project, entry);
+      entry = { agent, model, project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0, sole: undefined };
+      byProject.set(project, entry);
       perProject.push(entry);
     }
     const { cost, kind } = costOf(record, input.estimateCost);
-    const costed: UsageRecord = kind === 'stored' ? record : { ...record, cost };
-    // The grades are read once and added to the setup's tally and to its tally of each kind.
-    const grades = gradesByProvenance(costed);
+    readRecord(reading, record, cost);
     const { shares, turns } = kindSharesAndTurns(record);
     const only = shares.length === 1 && shares[0]?.[1] === 1 ? shares[0][0] : null;
     if (only !== null && (entry.sole === undefined || entry.sole === only)) entry.sole = only;
@@ -139,15 +141,15 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
       if (entry.sole !== undefined) entry.byKind.set(entry.sole, soleKindTally(entry.tally));
       entry.sole = null;
     }
-    addRecord(entry.tally, costed, 1, grades);
+    addReading(entry.tally, reading, 1);
     if (kind === 'estimated') entry.tally.costEstimated += 1;
     else if (kind === 'unknown') entry.tally.costUnknown += 1;
-    const atTarget = record.project === target.path;
+    const atTarget = project === target.path;
     for (const [task, share] of shares) {
       if (entry.sole === null) {
         let tally = entry.byKind.get(task);
         if (!tally) entry.byKind.set(task, (tally = emptyTally()));
-        addRecord(tally, costed, share, grades);
+        addReading(tally, reading, share);
       }
       addMass(entry.kindSessions, task, share);
       // The same product kindMass gives: the record's share of the kind × its turns.
@@ -155,7 +157,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
       addMass(agentEntry.allMix, task, mass);
       if (atTarget) addMass(agentEntry.targetMix, task, mass);
     }
-    entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
+    entry.work += reading.commits > 0 ? reading.commits : Math.max(1, reading.toolCalls);
   }
   let closest = 0;
   for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));
