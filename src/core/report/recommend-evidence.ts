@@ -132,7 +132,9 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
       perProject.push(entry);
     }
     const { cost, kind } = costOf(record, input.estimateCost);
-    readRecord(reading, record, cost);
+    // The record as priced: a copy only for the few whose cost is estimated. Passing the cost alone
+    // instead measured slower in a long-lived process (docs/PERFORMANCE.md, "recommend, fifth pass").
+    readRecord(reading, kind === 'stored' ? record : { ...record, cost });
     const { shares, turns } = kindSharesAndTurns(record);
     const only = shares.length === 1 && shares[0]?.[1] === 1 ? shares[0][0] : null;
     if (only !== null && (entry.sole === undefined || entry.sole === only)) entry.sole = only;

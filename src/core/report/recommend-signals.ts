@@ -129,17 +129,16 @@ export function emptyReading(): RecordReading {
 }
 
 /**
- * Reads `record` into `into` (and returns it), at `cost` (its stored cost, or the catalog's estimate).
- * Grades by provenance as outcomes/counters.ts reads them (a record from before provenance holds
- * agent-reported grades), so report and recommend agree.
+ * Reads `record` into `into` (and returns it). Grades by provenance as outcomes/counters.ts reads them
+ * (a record from before provenance holds agent-reported grades), so report and recommend agree.
  */
-export function readRecord(into: RecordReading, record: UsageRecord, cost: number): RecordReading {
+export function readRecord(into: RecordReading, record: UsageRecord): RecordReading {
   const { user, self, agentReported } = gradeEvidence(record);
   into.commits = record.commits;
   into.bugs = record.bugs;
   into.toolCalls = record.toolCalls;
   into.toolFailures = record.toolFailures;
-  into.cost = cost;
+  into.cost = record.cost;
   into.userGraded = user.commits;
   into.userGradeSum = user.sum;
   into.reportedGraded = agentReported.commits;
@@ -188,9 +187,9 @@ export function addReading(tally: Tally, reading: RecordReading, weight: number)
   }
 }
 
-/** Adds `weight` × the record (at its stored cost) to the tally. */
+/** Adds `weight` × the record to the tally. */
 export function addRecord(tally: Tally, record: UsageRecord, weight: number): void {
-  addReading(tally, readRecord(emptyReading(), record, record.cost), weight);
+  addReading(tally, readRecord(emptyReading(), record), weight);
 }
 
 /**
