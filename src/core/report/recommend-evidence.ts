@@ -133,7 +133,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     }
     const { cost, kind } = costOf(record, input.estimateCost);
     // The record as priced: a copy only for the few whose cost is estimated. Passing the cost alone
-    // instead measured slower in a long-lived process (docs/PERFORMANCE.md, "recommend, fifth pass").
+    // instead measured slower in a long-lived process (docs/PERFORMANCE.md, "Fifth pass: recommend's CPU").
     readRecord(reading, kind === 'stored' ? record : { ...record, cost });
     const { shares, turns } = kindSharesAndTurns(record);
     const only = shares.length === 1 && shares[0]?.[1] === 1 ? shares[0][0] : null;
