@@ -4,13 +4,13 @@
  * mix of tasks the scores are weighted by.
  */
 import { UNKNOWN } from '../types.js';
-import type { ProjectProfile } from '../types.js';
+import type { ProjectProfile, UsageRecord } from '../types.js';
 import type { History } from './history.js';
 import { addMass, kindSharesAndTurns, mixWeights } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
 import { costOf } from './recommend-prices.js';
 import type { CostEstimator } from './recommend-prices.js';
-import { addReading, addScaledTally, addTally, emptyReading, emptyTally, readRecord } from './recommend-signals.js';
+import { addRecord, addScaledTally, addTally, emptyTally, gradesByProvenance } from './recommend-signals.js';
 import type { Tally } from './recommend-signals.js';
 
 /**
@@ -115,26 +115,22 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
   type AgentEntry = { models: Map<string, Map<string, ProjectEntry>>; allMix: Map<Stratum, number>; targetMix: Map<Stratum, number> };
   const byAgent = new Map<string, AgentEntry>();
   const perProject: ProjectEntry[] = [];
-  // Each record's fields are read once (a read by name is most of the cost per record), into this
-  // one reading, and added from it to the setup's tally and to its tally of each kind.
-  const reading = emptyReading();
   for (const record of history.usage) {
-    const { agent, model, project } = record;
-    if (agent === UNKNOWN || model === UNKNOWN) continue;
-    let agentEntry = byAgent.get(agent);
-    if (!agentEntry) byAgent.set(agent, (agentEntry = { models: new Map(), allMix: new Map(), targetMix: new Map() }));
-    let byProject = agentEntry.models.get(model);
-    if (!byProject) agentEntry.models.set(model, (byProject = new Map()));
-    let entry = byProject.get(project);
+    if (record.agent === UNKNOWN || record.model === UNKNOWN) continue;
+    let agentEntry = byAgent.get(record.agent);
+    if (!agentEntry) byAgent.set(record.agent, (agentEntry = { models: new Map(), allMix: new Map(), targetMix: new Map() }));
+    let byProject = agentEntry.models.get(record.model);
+    if (!byProject) agentEntry.models.set(record.model, (byProject = new Map()));
+    let entry = byProject.get(record.project);
     if (!entry) {
-      entry = { agent, model, project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0, sole: undefined };
-      byProject.set(project, entry);
+      entry = { agent: record.agent, model: record.model, project: record.project, tally: emptyTally(), byKind: new Map(), kindSessions: new Map(), work: 0, sole: undefined };
+      byProject.set(record.project, entry);
       perProject.push(entry);
     }
     const { cost, kind } = costOf(record, input.estimateCost);
-    // The record as priced: a copy only for the few whose cost is estimated. Passing the cost alone
-    // instead measured slower in a long-lived process (docs/PERFORMANCE.md, "Fifth pass: recommend's CPU").
-    readRecord(reading, kind === 'stored' ? record : { ...record, cost });
+    const costed: UsageRecord = kind === 'stored' ? record : { ...record, cost };
+    // The grades are read once and added to the setup's tally and to its tally of each kind.
+    const grades = gradesByProvenance(costed);
     const { shares, turns } = kindSharesAndTurns(record);
     const only = shares.length === 1 && shares[0]?.[1] === 1 ? shares[0][0] : null;
     if (only !== null && (entry.sole === undefined || entry.sole === only)) entry.sole = only;
@@ -143,15 +139,15 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
       if (entry.sole !== undefined) entry.byKind.set(entry.sole, soleKindTally(entry.tally));
       entry.sole = null;
     }
-    addReading(entry.tally, reading, 1);
+    addRecord(entry.tally, costed, 1, grades);
     if (kind === 'estimated') entry.tally.costEstimated += 1;
     else if (kind === 'unknown') entry.tally.costUnknown += 1;
-    const atTarget = project === target.path;
+    const atTarget = record.project === target.path;
     for (const [task, share] of shares) {
       if (entry.sole === null) {
         let tally = entry.byKind.get(task);
         if (!tally) entry.byKind.set(task, (tally = emptyTally()));
-        addReading(tally, reading, share);
+        addRecord(tally, costed, share, grades);
       }
       addMass(entry.kindSessions, task, share);
       // The same product kindMass gives: the record's share of the kind × its turns.
@@ -159,7 +155,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
       addMass(agentEntry.allMix, task, mass);
       if (atTarget) addMass(agentEntry.targetMix, task, mass);
     }
-    entry.work += reading.commits > 0 ? reading.commits : Math.max(1, reading.toolCalls);
+    entry.work += record.commits > 0 ? record.commits : Math.max(1, record.toolCalls);
   }
   let closest = 0;
   for (const entry of perProject) closest = Math.max(closest, similarityTo(entry.project));

@@ -80,116 +80,36 @@ export function gradesByProvenance(record: UsageRecord): { user: [number, number
   return { user: [user.commits, user.sum], reported: [agentReported.commits, agentReported.sum], self: [self.commits, self.sum] };
 }
 
-/**
- * What a tally adds of one usage record, read from it once. Usage records are read by name field
- * by field, and a field read is most of what the recommendation costs per record, so a record is
- * read into one of these (reused from record to record) and added from it to the setup's tally and
- * to its tally of each kind of task the record did.
- */
-export interface RecordReading {
-  commits: number;
-  bugs: number;
-  toolCalls: number;
-  toolFailures: number;
-  cost: number;
-  userGraded: number;
-  userGradeSum: number;
-  reportedGraded: number;
-  reportedGradeSum: number;
-  selfGraded: number;
-  selfGradeSum: number;
-  turns: number;
-  undoneTurns: number;
-  testRuns: number;
-  testPasses: number;
-  reverted: number;
-  followUpFixes: number;
-}
-
-export function emptyReading(): RecordReading {
-  return {
-    commits: 0,
-    bugs: 0,
-    toolCalls: 0,
-    toolFailures: 0,
-    cost: 0,
-    userGraded: 0,
-    userGradeSum: 0,
-    reportedGraded: 0,
-    reportedGradeSum: 0,
-    selfGraded: 0,
-    selfGradeSum: 0,
-    turns: 0,
-    undoneTurns: 0,
-    testRuns: 0,
-    testPasses: 0,
-    reverted: 0,
-    followUpFixes: 0,
-  };
-}
-
-/**
- * Reads `record` into `into` (and returns it). Grades by provenance as outcomes/counters.ts reads them
- * (a record from before provenance holds agent-reported grades), so report and recommend agree.
- */
-export function readRecord(into: RecordReading, record: UsageRecord): RecordReading {
-  const { user, self, agentReported } = gradeEvidence(record);
-  into.commits = record.commits;
-  into.bugs = record.bugs;
-  into.toolCalls = record.toolCalls;
-  into.toolFailures = record.toolFailures;
-  into.cost = record.cost;
-  into.userGraded = user.commits;
-  into.userGradeSum = user.sum;
-  into.reportedGraded = agentReported.commits;
-  into.reportedGradeSum = agentReported.sum;
-  into.selfGraded = self.commits;
-  into.selfGradeSum = self.sum;
-  into.turns = record.turns ?? 0;
-  into.undoneTurns = record.undoneTurns ?? 0;
-  into.testRuns = record.testRuns ?? 0;
-  into.testPasses = record.testPasses ?? 0;
-  into.reverted = record.revertedCommits ?? 0;
-  into.followUpFixes = record.followUpFixCommits ?? 0;
-  return into;
-}
-
-/** Adds `weight` × the record read into `reading` to the tally. */
-export function addReading(tally: Tally, reading: RecordReading, weight: number): void {
-  const { userGraded, userGradeSum, selfGraded, selfGradeSum } = reading;
+/** Adds `weight` × the record to the tally; `grades` are its gradesByProvenance when the caller has them already. */
+export function addRecord(tally: Tally, record: UsageRecord, weight: number, grades = gradesByProvenance(record)): void {
   tally.sessions += weight;
-  tally.commits += weight * reading.commits;
-  tally.bugs += weight * reading.bugs;
-  tally.toolCalls += weight * reading.toolCalls;
-  tally.toolFailures += weight * reading.toolFailures;
-  tally.cost += weight * reading.cost;
-  tally.userGraded += weight * userGraded;
-  tally.userGradeSum += weight * userGradeSum;
-  tally.reportedGraded += weight * reading.reportedGraded;
-  tally.reportedGradeSum += weight * reading.reportedGradeSum;
-  tally.selfGraded += weight * selfGraded;
-  tally.selfGradeSum += weight * selfGradeSum;
-  tally.turns += weight * reading.turns;
-  tally.undoneTurns += weight * reading.undoneTurns;
-  tally.testRuns += weight * reading.testRuns;
-  tally.testPasses += weight * reading.testPasses;
-  tally.reverted += weight * reading.reverted;
-  tally.followUpFixes += weight * reading.followUpFixes;
-  if (selfGraded > 0) tally.selfMeanSquares += (weight * selfGradeSum * selfGradeSum) / selfGraded;
+  tally.commits += weight * record.commits;
+  tally.bugs += weight * record.bugs;
+  tally.toolCalls += weight * record.toolCalls;
+  tally.toolFailures += weight * record.toolFailures;
+  tally.cost += weight * record.cost;
+  tally.userGraded += weight * grades.user[0];
+  tally.userGradeSum += weight * grades.user[1];
+  tally.reportedGraded += weight * grades.reported[0];
+  tally.reportedGradeSum += weight * grades.reported[1];
+  tally.selfGraded += weight * grades.self[0];
+  tally.selfGradeSum += weight * grades.self[1];
+  tally.turns += weight * (record.turns ?? 0);
+  tally.undoneTurns += weight * (record.undoneTurns ?? 0);
+  tally.testRuns += weight * (record.testRuns ?? 0);
+  tally.testPasses += weight * (record.testPasses ?? 0);
+  tally.reverted += weight * (record.revertedCommits ?? 0);
+  tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
+  if (grades.self[0] > 0) tally.selfMeanSquares += (weight * grades.self[1] * grades.self[1]) / grades.self[0];
   // Usage records hold sums, not single grades: a record's overclaim is its mean self-grade minus
   // its mean user grade, counted once per commit both graded (the nearest to "on the same commits").
-  const paired = Math.min(userGraded, selfGraded);
+  const paired = Math.min(grades.user[0], grades.self[0]);
   if (paired > 0) {
-    const difference = selfGradeSum / selfGraded - userGradeSum / userGraded;
+    const difference = grades.self[1] / grades.self[0] - grades.user[1] / grades.user[0];
     tally.pairedGraded += weight * paired;
     tally.overclaimSum += weight * paired * difference;
     tally.overclaimSquares += weight * paired * difference * difference;
   }
-}
-
-/** Adds `weight` × the record to the tally. */
-export function addRecord(tally: Tally, record: UsageRecord, weight: number): void {
-  addReading(tally, readRecord(emptyReading(), record), weight);
 }
 
 /**
