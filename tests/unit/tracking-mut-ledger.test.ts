@@ -2,7 +2,7 @@
  * Replays checked against what the store holds (ledger.ts) and a turn's journal entry (turns.ts), on a
  * temporary LMDB: a replayed message that grew adds its growth; an event id another session holds is
  * still this session's to count; a held event is found whatever session sorts before it; a turn's
- * journal entry lists every tool it used.
+ * journal entry lists every tool it used, and its kind is read from the files it edited.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { tempTracker } from '../helpers/temp-store.js';
@@ -64,5 +64,16 @@ describe("a turn's journal entry", () => {
     t.service.endTurn('s1');
     const entries = [...t.store.tables.activities.getRange()].map(({ value }) => value);
     expect(entries).toEqual([expect.objectContaining({ task: 'tidy the parser', actions: 'bash x1, edit x2', outcome: 'no commits; 1 failed tool call(s)', decisions: '', automatic: true })]);
+  });
+
+  it('counts a turn that edited only tests as a tests turn, whatever its prompt says', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.noteTurnTask('s1', 'the parser, please', 'msg_1');
+    t.service.recordToolCall('s1', 'c1', 'edit', true);
+    t.service.noteFileEdited('s1', 'tests/parser.test.ts');
+    t.service.endTurn('s1');
+    const usage = t.store.tables.usage.get(['s1', 'build', 'fake/a']);
+    expect([usage?.turns, usage?.turnsTests, usage?.turnsOther ?? 0, usage?.turnsFeature ?? 0]).toEqual([1, 1, 0, 0]);
   });
 });
