@@ -2,7 +2,8 @@
  * Replays checked against what the store holds (ledger.ts) and a turn's journal entry (turns.ts), on a
  * temporary LMDB: a replayed message that grew adds its growth; an event id another session holds is
  * still this session's to count; a held event is found whatever session sorts before it; a turn's
- * journal entry lists every tool it used, and its kind is read from the files it edited.
+ * journal entry lists every tool it used, and its kind is read from the files it edited; a streamed
+ * message's change in any one figure counts.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { tempTracker } from '../helpers/temp-store.js';
@@ -50,6 +51,32 @@ describe('a replayed event', () => {
     const backfill = t.another();
     backfill.recordToolCall('s1', 'prt_1', 'bash', true, { at: AT });
     expect(backfill.pendingMutations).toBe(0);
+  });
+});
+
+describe('a streamed message', () => {
+  it('counts a change of any one token figure or of the cost alone', () => {
+    t = tempTracker();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    const ones = { input: 1, output: 1, reasoning: 1, cacheRead: 1, cacheWrite: 1 };
+    // One message per figure: reported with every figure at 1, then again with only that figure at 7.
+    for (const name of ['input', 'output', 'reasoning', 'cacheRead', 'cacheWrite'] as const) {
+      t.service.recordAssistantMessage('s1', `msg_${name}`, SETUP, { ...ones }, 0.5);
+      t.service.recordAssistantMessage('s1', `msg_${name}`, SETUP, { ...ones, [name]: 7 }, 0.5);
+    }
+    t.service.recordAssistantMessage('s1', 'msg_cost', SETUP, { ...ones }, 0.5);
+    t.service.recordAssistantMessage('s1', 'msg_cost', SETUP, { ...ones }, 0.75);
+    t.service.flush('test');
+    // Six messages; each figure is 7 in one of them and 1 in the five others; the cost 0.5 five times and 0.75 once.
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({
+      messages: 6,
+      tokensInput: 12,
+      tokensOutput: 12,
+      tokensReasoning: 12,
+      tokensCacheRead: 12,
+      tokensCacheWrite: 12,
+      cost: 3.25,
+    });
   });
 });
 
