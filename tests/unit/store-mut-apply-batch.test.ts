@@ -1,0 +1,83 @@
+/**
+ * What a flush counts (apply-batch.ts), read back from a temporary database: a host event that
+ * reports nothing yet still records its session and its agent ops once; a long session's held events
+ * are found whatever session sorts before it; two setups whose key parts run together stay apart.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { resolveConfig } from '../../src/core/config.js';
+import type { Mutation, ReplayMutation, SessionInit } from '../../src/core/store/mutations.js';
+import { Store } from '../../src/core/store/store.js';
+import type { CounterDeltas } from '../../src/core/types.js';
+
+const rules = resolveConfig({ options: {}, env: {}, home: '/tmp' }).rules;
+const PROJECT = '/work/shop';
+const NOW = '2026-11-26T12:00:00.000Z';
+const AT = '2026-11-26T10:30:00.000Z';
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function openTemp(): Store {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-apply-'));
+  dirs.push(dir);
+  const store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: () => undefined });
+  stores.push(store);
+  return store;
+}
+
+function init(sessionId: string, agent = 'build', model = 'p/m'): SessionInit {
+  return { sessionId, agent, model, project: PROJECT, firstAt: AT };
+}
+
+/** A host event of `sessionId` with its totals; its agent op is one commit for `build`. */
+function event(sessionId: string, id: string, totals: CounterDeltas): ReplayMutation {
+  return { table: 'events', key: [sessionId, id], totals, session: { key: [sessionId, 'build', 'p/m'], init: init(sessionId), at: AT }, agentOps: [{ agent: 'build', ops: [{ kind: 'commits', amount: 1 }] }] };
+}
+
+describe('a host event that reports no counter yet', () => {
+  it('records its session at zero and applies its agent ops, once, and tells no listener of counters', () => {
+    const store = openTemp();
+    const first = store.applyBatch([event('ses_1', 'tool:a', { toolCalls: 0 })], rules, NOW);
+    expect(first.counted).toEqual([]);
+    expect(store.tables.usage.get(['ses_1', 'build', 'p/m'])).toMatchObject({ toolCalls: 0, commits: 0, firstAt: AT, lastAt: AT });
+    expect(store.tables.agents.get('build')?.commits).toBe(1);
+    expect(store.tables.events.get(['ses_1', 'tool:a'])).toEqual({ toolCalls: 0 });
+    // Reported again (a backfill): nothing more.
+    const again = store.applyBatch([event('ses_1', 'tool:a', { toolCalls: 0 })], rules, NOW);
+    expect(again.counted).toEqual([]);
+    expect(store.tables.agents.get('build')?.commits).toBe(1);
+  });
+});
+
+describe('a long session replayed', () => {
+  it('counts only its new events when other sessions sort before and after it in the store', () => {
+    const store = openTemp();
+    // ses_0 sorts first and ses_2 last; ses_1 holds three events already.
+    store.applyBatch([event('ses_0', 'tool:z', { toolCalls: 1 }), event('ses_2', 'tool:z', { toolCalls: 1 }), ...['tool:a', 'tool:b', 'tool:c'].map((id) => event('ses_1', id, { toolCalls: 1 }))], rules, NOW);
+    const ids = Array.from({ length: 20 }, (_v, i) => `tool:${String.fromCharCode(97 + i)}`);
+    store.applyBatch(ids.map((id) => event('ses_1', id, { toolCalls: 1 })), rules, NOW);
+    // 20 distinct events of ses_1 in all, each counted once; ses_0's and ses_2's are their own.
+    expect(store.tables.usage.get(['ses_1', 'build', 'p/m'])?.toolCalls).toBe(20);
+    expect(store.tables.usage.get(['ses_0', 'build', 'p/m'])?.toolCalls).toBe(1);
+    expect(store.tables.usage.get(['ses_2', 'build', 'p/m'])?.toolCalls).toBe(1);
+    expect(store.tables.agents.get('build')?.commits).toBe(22);
+  });
+});
+
+describe('usage records in one batch', () => {
+  it('keeps apart two setups whose session, agent and model read the same run together', () => {
+    const store = openTemp();
+    const a: Mutation = { table: 'usage', key: ['s1', 'build', 'p/m'], init: init('s1', 'build', 'p/m'), counters: { commits: 1 }, lastAt: AT };
+    const b: Mutation = { table: 'usage', key: ['s1b', 'uild', 'p/m'], init: init('s1b', 'uild', 'p/m'), counters: { commits: 2 }, lastAt: AT };
+    store.applyBatch([a, b], rules, NOW);
+    expect(store.tables.usage.get(['s1', 'build', 'p/m'])).toMatchObject({ commits: 1, agent: 'build' });
+    expect(store.tables.usage.get(['s1b', 'uild', 'p/m'])).toMatchObject({ commits: 2, agent: 'uild' });
+  });
+});
