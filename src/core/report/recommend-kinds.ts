@@ -30,12 +30,19 @@ export const MIN_KIND_SESSIONS = 1;
  * about kinds and has no share in any; it still counts in the setup's totals. So a question asked in
  * a new session gets the same answer as the same question asked just before it.
  */
-export function kindShares(record: UsageRecord): [Stratum, number][] {
+export function kindShares(record: UsageRecord): KindShares {
   return sharesOf(record, classifiedTurns(record));
 }
 
+/** A record's share of each kind of task it did. */
+export type KindShares = readonly (readonly [Stratum, number])[];
+
+/** The shares of most records (all of an unknown kind, or no work yet), made once: they are read, never changed. */
+const ALL_UNKNOWN: KindShares = Object.freeze([Object.freeze([UNKNOWN_KIND, 1] as const)]);
+const NO_SHARES: KindShares = Object.freeze([]);
+
 /** kindShares, with the record's classified turns already counted. */
-function sharesOf(record: UsageRecord, total: number): [Stratum, number][] {
+function sharesOf(record: UsageRecord, total: number): KindShares {
   // Loops, not map/filter: this runs for every usage record of every recommendation.
   if (total > 0) {
     const shares: [Stratum, number][] = [];
@@ -46,7 +53,7 @@ function sharesOf(record: UsageRecord, total: number): [Stratum, number][] {
     return shares;
   }
   const worked = (record.turns ?? 0) > 0 || record.toolCalls > 0 || record.commits > 0;
-  return worked ? [[UNKNOWN_KIND, 1]] : [];
+  return worked ? ALL_UNKNOWN : NO_SHARES;
 }
 
 /**
@@ -75,7 +82,7 @@ function massOf(record: UsageRecord, classified: number): number {
  * How much of the user's work a record is, per kind: its turns (at least one for a record that
  * counts none). `shares` is the record's kindShares when the caller has them already.
  */
-export function kindMass(record: UsageRecord, shares: readonly [Stratum, number][] = kindShares(record)): [Stratum, number][] {
+export function kindMass(record: UsageRecord, shares: KindShares = kindShares(record)): [Stratum, number][] {
   const mass = massOf(record, classifiedTurns(record));
   return shares.map(([kind, share]) => [kind, share * mass]);
 }
@@ -84,7 +91,7 @@ export function kindMass(record: UsageRecord, shares: readonly [Stratum, number]
  * kindShares and, for kindMass, the turns its shares are of (share × turns is the kind's mass), with
  * the record's counters read once: what the recommendation reads of every record.
  */
-export function kindSharesAndTurns(record: UsageRecord): { shares: [Stratum, number][]; turns: number } {
+export function kindSharesAndTurns(record: UsageRecord): { shares: KindShares; turns: number } {
   const classified = classifiedTurns(record);
   return { shares: sharesOf(record, classified), turns: massOf(record, classified) };
 }
