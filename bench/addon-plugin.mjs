@@ -2,7 +2,8 @@
  * A plugin that only loads a native addon (no JavaScript of its package, no database): what an
  * addon's presence costs OpenCode's process (plugin-cost-variants.ts). PLUGIN_COST_ADDON picks it:
  * `lmdb` (default, the tracker's), `msgpackr-extract` (the same author's build, the same Node-API
- * registration), `unrs-resolver` (a napi-rs addon). Not a benchmark itself.
+ * registration), `unrs-resolver` (a napi-rs addon); PLUGIN_COST_ADDON_DELAY_MS loads it that long
+ * after the plugin's start instead. Not a benchmark itself.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,7 +18,9 @@ function load(name) {
 }
 
 async function server() {
-  load(process.env.PLUGIN_COST_ADDON ?? 'lmdb');
+  const delayMs = Number(process.env.PLUGIN_COST_ADDON_DELAY_MS ?? 0);
+  if (delayMs > 0) setTimeout(() => load(process.env.PLUGIN_COST_ADDON ?? 'lmdb'), delayMs).unref();
+  else load(process.env.PLUGIN_COST_ADDON ?? 'lmdb');
   return {};
 }
 

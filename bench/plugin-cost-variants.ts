@@ -2,7 +2,8 @@
  * Splits what the plugin costs OpenCode's process (plugin-cost-run.ts) by part: run under the Bun in
  * the `opencode` binary (BUN_BE_BUN=1 opencode bench/plugin-cost-variants.ts ROUNDS [VARIANT...]).
  * Variants: `none` (no plugin), `empty` (bench/empty-plugin.mjs: does nothing), `addon`
- * (bench/addon-plugin.mjs: loads lmdb's native addon only; `addon-NAME` another addon it names), `floor` (bench/floor-plugin.mjs: opens
+ * (bench/addon-plugin.mjs: loads lmdb's native addon only; `addon-NAME` another addon it names;
+ * `addon-late-MS` lmdb's, MS after start), `floor` (bench/floor-plugin.mjs: opens
  * lmdb only), `noimport` (the plugin, history import off), `nosetup` (self-provisioning off),
  * `quiet` (both off), `full` (as a user gets it). Rounds
  * rotate the variants' order. Each run is timed by /usr/bin/time (whose %M is the largest peak of
@@ -107,7 +108,9 @@ try {
     if (variant === 'floor') config.plugin = [`file://${path.join(ROOT, 'bench', 'floor-plugin.mjs')}`];
     fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
     const env: NodeJS.ProcessEnv = { ...base, AGENT_TRACKER_DB_PATH: sandbox.dbPath };
-    if (variant.startsWith('addon-')) env.PLUGIN_COST_ADDON = variant.slice('addon-'.length);
+    const late = /^addon-late-(\d+)$/.exec(variant);
+    if (late) env.PLUGIN_COST_ADDON_DELAY_MS = late[1];
+    else if (variant.startsWith('addon-')) env.PLUGIN_COST_ADDON = variant.slice('addon-'.length);
     if (variant === 'noimport' || variant === 'quiet') env.AGENT_TRACKER_IMPORT_HISTORY = '0';
     if (variant === 'nosetup' || variant === 'quiet') env.AGENT_TRACKER_SKIP_SETUP = '1';
     return timedRun(variant, ['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, env);
