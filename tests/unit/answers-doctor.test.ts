@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { databaseHealthAnswer } from '../../src/core/answers/doctor.js';
 import { silentLogger } from '../../src/core/logger.js';
+import { SCHEMA_VERSION } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -41,7 +42,7 @@ describe('doctor answer', () => {
       databasePath: path.join(t.dir, 'db.lmdb'),
       maxDatabaseSize: t.config.maxDatabaseSize,
       fileSize: fs.statSync(path.join(t.dir, 'db.lmdb')).size,
-      schemaVersion: 4,
+      schemaVersion: SCHEMA_VERSION,
       flushes: 0,
       lastFlushAt: null,
       capacity: { entries: 0, bytesPerEntry: null, moreEntries: null },

@@ -30,7 +30,7 @@ beforeAll(() => {
   tracker = tempTracker();
   recordHistory(
     [
-      block({ agent: 'build', model: 'anthropic/claude', project: '/work/alpha', sessions: 40 }),
+      block({ agent: 'build', model: 'anthropic/claude', project: '/work/alpha', sessions: 150 }),
       block({ agent: 'plan', model: 'openai/gpt', project: '/work/beta', sessions: 8 }),
     ],
     { store: tracker.store, config: tracker.config },

@@ -52,7 +52,7 @@ describe('sessions', () => {
     t.service.flush('test');
     const usage = t.store.tables.usage.get(['s1', 'build', 'fake/a']);
     expect(usage).toMatchObject({ source: 'live', project: '/work/project', trackerFileEdits: 1 });
-    expect(usage).not.toHaveProperty('parentSessionId');
+    expect(usage?.parentSessionId).toBeUndefined();
   });
 
   it('forgets a session: its open turn and counted calls go (the call itself still counts once in the record)', () => {
