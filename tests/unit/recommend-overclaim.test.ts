@@ -10,7 +10,6 @@ import {
   overclaimOf,
   selfGradeInformation,
   selfGradeTrust,
-  shrunkOverclaim,
   trustSelfGrades,
 } from '../../src/core/report/recommend-overclaim.js';
 import { addRecord, emptyTally } from '../../src/core/report/recommend-signals.js';
@@ -36,7 +35,6 @@ describe('overclaim', () => {
     for (const t of [inflater, honest]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
     // The role overclaims by 1 on average (40 pairs); the honest one's own 0 over 20 pairs, shrunk by the prior's pairs.
     const expected = (20 * 0 + OVERCLAIM_CREDIBILITY * 1) / (20 + OVERCLAIM_CREDIBILITY);
-    expect(shrunkOverclaim(honest, pool)).toBeCloseTo(expected, 10);
     const shown = overclaimOf(honest, pool, 20);
     expect(shown?.mean).toBe(Math.round(expected * 10) / 10);
     expect(shown?.commits).toBe(20);
@@ -49,10 +47,9 @@ describe('overclaim', () => {
     const pool = emptyTally();
     for (const t of [inflater, tallyOf(10, { user: [2, 6], self: [2, 6] })]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
     // Its own 2 points, not (20 × 2 + 2 × 1) / 22 = 1.9 toward the role's 1.
-    expect(shrunkOverclaim(inflater, pool)).toBe(2);
     expect(overclaimOf(inflater, pool, 20)?.mean).toBe(2);
-    // Corrected, its self-grades on the 20 commits the user did not grade read 5 - 2 = 3: what the user gave it, not more.
-    const corrected = correctSelfGrades(inflater, shrunkOverclaim(inflater, pool));
+    // Corrected by it, its self-grades on the 20 commits the user did not grade read 5 - 2 = 3: what the user gave it, not more.
+    const corrected = correctSelfGrades(inflater, 2);
     expect(corrected.selfGraded).toBe(20);
     expect(corrected.selfGradeSum).toBe(60);
   });
@@ -60,15 +57,15 @@ describe('overclaim', () => {
   it('is unknown when nobody in the role has a commit graded by both, and then self-grades are dropped', () => {
     const selfOnly = tallyOf(5, { user: [0, 0], self: [3, 15] });
     expect(overclaimOf(selfOnly, selfOnly, 0)).toBeNull();
-    expect(shrunkOverclaim(selfOnly, selfOnly)).toBeNull();
+    expect(agreedOverclaim(selfOnly, selfOnly, OVERCLAIM_CREDIBILITY)).toBeNull();
     expect(correctSelfGrades(selfOnly, null)).toMatchObject({ selfGraded: 0, selfGradeSum: 0 });
   });
 
   it(`is not used below ${MIN_OVERCLAIM_PAIRS} pairs of the setup's own`, () => {
     const few = tallyOf(MIN_OVERCLAIM_PAIRS - 1, { user: [1, 2], self: [1, 5] });
     const pool = tallyOf(20, { user: [1, 2], self: [1, 2] });
-    expect(shrunkOverclaim(few, pool)).toBeNull();
-    expect(shrunkOverclaim(tallyOf(MIN_OVERCLAIM_PAIRS, { user: [1, 2], self: [1, 5] }), pool)).not.toBeNull();
+    expect(agreedOverclaim(few, pool, OVERCLAIM_CREDIBILITY)).toBeNull();
+    expect(agreedOverclaim(tallyOf(MIN_OVERCLAIM_PAIRS, { user: [1, 2], self: [1, 5] }), pool, OVERCLAIM_CREDIBILITY)).not.toBeNull();
   });
 });
 

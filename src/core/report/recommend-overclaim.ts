@@ -70,7 +70,7 @@ export function agreementCredibility(setups: readonly Tally[]): number {
 
 /**
  * A setup's overclaim shrunk toward the role's with `credibility` pairs (agreementCredibility); null
- * when it cannot be measured. Not floored at its own measured overclaim (shrunkOverclaim is): a setup
+ * when it cannot be measured. Not floored at its own measured overclaim (the shown one is): a setup
  * far from the role's makes τ² large and the credibility small, and one that grades itself the same
  * on every commit counts nothing from its self-grades anyway (selfGradeInformation).
  */
@@ -110,18 +110,8 @@ export function roleOverclaim(pool: Tally): number | null {
 }
 
 /**
- * A setup's overclaim shrunk toward the role's (unrounded: what the correction uses); null when it
- * cannot be measured (too few commits graded by both), so its self-grades are not used at all.
- */
-export function shrunkOverclaim(setup: Tally, pool: Tally): number | null {
-  const prior = roleOverclaim(pool);
-  if (prior === null || setup.pairedGraded < MIN_OVERCLAIM_PAIRS) return null;
-  return correctionOf(setup, prior);
-}
-
-/**
  * A setup's overclaim, shrunk toward the role's, for showing; null when nobody in the role has a
- * commit graded by both. (Its self-grades count only from MIN_OVERCLAIM_PAIRS pairs: shrunkOverclaim.) `counted` is the plain pair count shown.
+ * commit graded by both. (Its self-grades count only from MIN_OVERCLAIM_PAIRS pairs: agreedOverclaim.) `counted` is the plain pair count shown.
  * `correction` is what the score takes off its self-grades (agreedOverclaim), null when they count for nothing.
  */
 export function overclaimOf(setup: Tally, pool: Tally, counted: number, correction: number | null = null): Overclaim | null {
