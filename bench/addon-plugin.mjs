@@ -3,15 +3,29 @@
  * addon's presence costs OpenCode's process (plugin-cost-variants.ts). PLUGIN_COST_ADDON picks it:
  * `lmdb` (default, the tracker's), `msgpackr-extract` (the same author's build, the same Node-API
  * registration), `unrs-resolver` (a napi-rs addon); PLUGIN_COST_ADDON_DELAY_MS loads it that long
- * after the plugin's start instead. Not a benchmark itself.
+ * after the plugin's start instead. Two more, to test what lmdb's addon does at load (it allocates a
+ * 16 MiB shared read buffer with napi_create_buffer): `buffer16`, no addon, a 16 MiB Buffer kept
+ * alive; `lmdb-freed`, lmdb's addon with that buffer swapped for a 4 KiB one and dropped.
+ * Not a benchmark itself.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 
+/** Kept alive for the process's life, as an addon's buffer would be. */
+const kept = [];
+
 function load(name) {
+  if (name === 'buffer16') return kept.push(Buffer.allocUnsafeSlow(16 * 1024 * 1024));
   const loadAddon = require('node-gyp-build-optional-packages');
+  if (name === 'lmdb-freed') {
+    const addon = loadAddon(path.dirname(require.resolve('lmdb/package.json')));
+    addon.setGlobalBuffer(Buffer.allocUnsafeSlow(4096));
+    delete addon.globalBuffer;
+    globalThis.Bun?.gc(true);
+    return addon;
+  }
   if (name === 'msgpackr-extract') return loadAddon(path.dirname(require.resolve('msgpackr-extract/package.json')));
   if (name === 'unrs-resolver') return require('@unrs/resolver-binding-linux-x64-gnu');
   return loadAddon(path.dirname(require.resolve('lmdb/package.json')));
