@@ -10,7 +10,7 @@ import type { TempTracker } from '../helpers/temp-store.js';
 let t: TempTracker;
 afterEach(() => t?.dispose());
 
-const USAGE = ['s1', 'build', 'fake/a'];
+const USAGE: [string, string, string] = ['s1', 'build', 'fake/a'];
 
 function start(): void {
   // Levels so dear that no XP here is spent on one: the agent's XP is the plain sum of what it earned.

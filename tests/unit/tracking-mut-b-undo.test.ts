@@ -10,7 +10,7 @@ import type { TempTracker } from '../helpers/temp-store.js';
 let t: TempTracker;
 afterEach(() => t?.dispose());
 
-const USAGE = ['s1', 'build', 'fake/a'];
+const USAGE: [string, string, string] = ['s1', 'build', 'fake/a'];
 const id = (n: number) => `msg_${n.toString().padStart(4, '0')}`;
 
 function turn(messageId: string, session = 's1') {
@@ -19,7 +19,7 @@ function turn(messageId: string, session = 's1') {
   t.service.endTurn(session);
 }
 
-function undone(key: string[] = USAGE): number | undefined {
+function undone(key: [string, string, string] = USAGE): number | undefined {
   return t.store.tables.usage.get(key)?.undoneTurns;
 }
 
