@@ -4,8 +4,8 @@
  * `lmdb` (default, the tracker's), `msgpackr-extract` (the same author's build, the same Node-API
  * registration), `unrs-resolver` (a napi-rs addon); PLUGIN_COST_ADDON_DELAY_MS loads it that long
  * after the plugin's start instead. Two more, to test what lmdb's addon does at load (it allocates a
- * 16 MiB shared read buffer with napi_create_buffer): `buffer16`, no addon, a 16 MiB Buffer kept
- * alive; `lmdb-freed`, lmdb's addon with that buffer swapped for a 4 KiB one and dropped.
+ * 16 MiB shared read buffer with napi_create_buffer): `buffer16` (or any size in MiB), no addon, a
+ * 16 MiB Buffer kept alive; `buffer16-dropped`, the same dropped and collected at once; `lmdb-freed`, lmdb's addon with that buffer swapped for a 4 KiB one and dropped.
  * Not a benchmark itself.
  */
 import { createRequire } from 'node:module';
@@ -17,7 +17,13 @@ const require = createRequire(import.meta.url);
 const kept = [];
 
 function load(name) {
-  if (name === 'buffer16') return kept.push(Buffer.allocUnsafeSlow(16 * 1024 * 1024));
+  // bufferN: an N MiB Buffer kept alive; bufferN-dropped: allocated, dropped and collected at once.
+  const buffer = /^buffer(\d+)(-dropped)?$/.exec(name);
+  if (buffer) {
+    const bytes = Buffer.allocUnsafeSlow(Number(buffer[1]) * 1024 * 1024);
+    if (!buffer[2]) return kept.push(bytes);
+    return globalThis.Bun?.gc(true);
+  }
   const loadAddon = require('node-gyp-build-optional-packages');
   if (name === 'lmdb-freed') {
     const addon = loadAddon(path.dirname(require.resolve('lmdb/package.json')));
