@@ -8,6 +8,7 @@
  * 16 MiB Buffer kept alive; `buffer16-dropped`, the same dropped and collected at once; `lmdb-freed`, lmdb's addon with that buffer swapped for a 4 KiB one and dropped.
  * Not a benchmark itself.
  */
+import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 

@@ -20,8 +20,9 @@
  *   every record; copies of one object share one fast layout (field reads about twice as fast).
  *
  * Records written before (a map, with or without the key fields: schema versions 2 and 3; usage
- * records before version 5) read as they were written. Every reader goes through `restoredValue` (the store's tables, the salvage
- * child), every writer through `storedValue` (the store's tables): nothing else sees the stored form.
+ * records before version 5) read as they were written. Every reader goes through `restoredValue`
+ * (the store's tables, the salvage child), every writer through `storedValue` (the store's tables):
+ * nothing else sees the stored form.
  */
 import { isoMillis, isoText } from '../iso-time.js';
 import type { ActivityEntry, CommitRecord, RetrospectiveEntry, UsageRecord } from '../types.js';
@@ -64,9 +65,10 @@ function storedForm<const F extends readonly string[]>(
 }
 
 /**
- * Per table, its values' fields in stored order (the types' declaration order), the fields its
- * key repeats and the fields that hold a time. A stored array means this order for good: a new
- * field goes at the end, and no field ever moves or leaves.
+ * Per table, its values' fields in stored order (the types' declaration order; for usage records,
+ * what the session is, then the counters), the fields its key repeats and the fields that hold a
+ * time. A stored array means this order for good: a new field goes at the end, and no field ever
+ * moves or leaves.
  */
 const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
   [
