@@ -1,0 +1,94 @@
+/**
+ * The store's write door as a user meets it (store.ts): a write nested in another still lets the
+ * outer one go on, a store opened read-only leaves the file as it was, opening an up-to-date file
+ * changes nothing in it, a flush reports a duration it really took, and a review written through
+ * `putRecords` is chained, so a later change to it around the tracker is what `doctor` names.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { resolveConfig } from '../../src/core/config.js';
+import { verifyChain } from '../../src/core/integrity/chain-check.js';
+import { Store } from '../../src/core/store/store.js';
+import type { ProjectProfile } from '../../src/core/types.js';
+
+const SIZE = 64 * 1024 * 1024;
+const rules = resolveConfig({ options: {}, env: {}, home: '/tmp' }).rules;
+const dirs: string[] = [];
+const stores: Store[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function tempFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-mut-writes-'));
+  dirs.push(dir);
+  return path.join(dir, 'db.lmdb');
+}
+
+function open(file: string, readOnly = false): Store {
+  const store = Store.open({ path: file, maxDatabaseSize: SIZE, ...(readOnly ? { readOnly } : {}) });
+  stores.push(store);
+  return store;
+}
+
+function profile(projectPath: string): ProjectProfile {
+  return { path: projectPath, language: 'go', framework: 'none', scope: 'service', dependencies: [], manifestType: 'go.mod', classifiedAt: '2026-11-26T00:00:00.000Z', agentsmdHash: '' };
+}
+
+describe('the write door', () => {
+  it('after a write nested in another, the outer write goes on with the store helpers and keeps everything', () => {
+    const store = open(tempFile());
+    const counts = store.write((tables) => {
+      store.write((inner) => inner.meta.putSync('inner', 1));
+      tables.meta.putSync('outer', 2);
+      // Still inside the outer write: the merge helper must not be refused as "outside store.write".
+      return store.mergeAbsent([{ table: 'projects', key: '/work/a', value: profile('/work/a') }]);
+    });
+    expect(counts).toEqual({ added: 1, skipped: 0, addedByTable: { projects: 1 } });
+    expect([store.tables.meta.get('inner'), store.tables.meta.get('outer'), store.tables.projects.get('/work/a')]).toEqual([1, 2, profile('/work/a')]);
+  });
+
+  it('a store opened read-only writes nothing: its write fails and the file does not hold the record afterwards', () => {
+    const file = tempFile();
+    open(file).close();
+    const reader = open(file, true);
+    expect(() => reader.write((tables) => tables.meta.putSync('from-reader', 1))).toThrow();
+    reader.close();
+    expect(open(file).tables.meta.get('from-reader')).toBeUndefined();
+  });
+
+  it('opening an up-to-date file for writing leaves its bytes unchanged until something is written', () => {
+    const file = tempFile();
+    const first = open(file);
+    first.putRecords([{ table: 'projects', key: '/work/a', value: profile('/work/a') }]);
+    first.close();
+    const before = fs.readFileSync(file);
+    open(file).close();
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('a flush reports how long it took: no less than nothing and no more than the call around it', () => {
+    const store = open(tempFile());
+    const started = performance.now();
+    const result = store.applyBatch([{ table: 'meta', key: 'note', value: 1 }], rules, '2026-11-26T10:00:00.000Z');
+    const elapsed = performance.now() - started;
+    expect(result.mutations).toBe(1);
+    expect(result.durationMs).toBeGreaterThanOrEqual(0);
+    expect(result.durationMs).toBeLessThanOrEqual(elapsed);
+  });
+});
+
+describe('a review written through putRecords', () => {
+  it('is chained: changed around the tracker afterwards, the chain check names it', () => {
+    const store = open(tempFile());
+    const key = 'review:0badc0de';
+    store.putRecords([{ table: 'meta', key, value: { decision: 'dropped', at: '2026-11-26T10:00:00.000Z' } }]);
+    expect(verifyChain(store.tables).broken).toBeUndefined();
+    // A plain write: store.write opens no chain entry, as a write around the tracker would not.
+    store.write((tables) => tables.meta.putSync(key, { decision: 'confirmed', at: '2026-11-26T10:00:00.000Z' }));
+    expect(verifyChain(store.tables).broken).toBe(`meta record "${key}" was changed around the tracker after chain entry 1`);
+  });
+});
