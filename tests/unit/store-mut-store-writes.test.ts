@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import { verifyChain } from '../../src/core/integrity/chain-check.js';
-import { Store } from '../../src/core/store/store.js';
+import { Store, StoreNotWritableError } from '../../src/core/store/store.js';
 import type { ProjectProfile } from '../../src/core/types.js';
 
 const SIZE = 64 * 1024 * 1024;
@@ -55,7 +55,8 @@ describe('the write door', () => {
     const file = tempFile();
     open(file).close();
     const reader = open(file, true);
-    expect(() => reader.write((tables) => tables.meta.putSync('from-reader', 1))).toThrow();
+    expect(() => reader.write((tables) => tables.meta.putSync('from-reader', 1))).toThrow(StoreNotWritableError);
+    expect(() => reader.write((tables) => tables.meta.putSync('from-reader', 1))).toThrow(/opened read-only/);
     reader.close();
     expect(open(file).tables.meta.get('from-reader')).toBeUndefined();
   });

@@ -376,6 +376,7 @@ export class Store {
   /** The open root, unless writes are refused. */
   private openForWrites(): RootDatabase {
     if (!this.root || this.writeRefusal) throw new StoreNotWritableError(this.writeRefusal ?? 'the database is not open');
+    if (this.options.readOnly === true) throw new StoreNotWritableError(`the agent-tracker database at ${this.path} was opened read-only`);
     return this.root;
   }
 
