@@ -10,6 +10,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -24,6 +25,20 @@ function load(name) {
     const bytes = Buffer.allocUnsafeSlow(Number(buffer[1]) * 1024 * 1024);
     if (!buffer[2]) return kept.push(bytes);
     return globalThis.Bun?.gc(true);
+  }
+  // workerN: the same Buffer in a worker thread of its own (its own heap), kept alive there.
+  const inWorker = /^worker(\d+)$/.exec(name);
+  if (inWorker) {
+    const source = `globalThis.kept = Buffer.allocUnsafeSlow(${Number(inWorker[1])} * 1024 * 1024); setInterval(() => {}, 60000);`;
+    const worker = new Worker(source, { eval: true });
+    worker.unref?.();
+    return kept.push(worker);
+  }
+  // worker-lmdb: lmdb loaded and a database opened in a worker thread (lmdb-worker.mjs).
+  if (name === 'worker-lmdb') {
+    const worker = new Worker(new URL('./lmdb-worker.mjs', import.meta.url), { workerData: { path: path.join(process.env.PLUGIN_COST_WORKER_DB ?? '/tmp', 'worker-lmdb.mdb') } });
+    worker.unref?.();
+    return kept.push(worker);
   }
   const loadAddon = require('node-gyp-build-optional-packages');
   if (name === 'lmdb-freed') {
