@@ -5,7 +5,6 @@
  * stamps it: only a new, empty file may be marked as having a complete (empty) suspect index.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { openChainEntry } from '../../src/core/integrity/record-chain.js';
@@ -13,20 +12,14 @@ import { suspectUserActions } from '../../src/core/integrity/suspect-actions.js'
 import { StoreProblem } from '../../src/core/store/problems.js';
 import { Store } from '../../src/core/store/store.js';
 import type { ActivityEntry } from '../../src/core/types.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const SIZE = 64 * 1024 * 1024;
-const dirs: string[] = [];
 const stores: Store[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-mut-open-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('agent-tracker-mut-open-');
 
 /** The error a call throws, or undefined. */
 function thrown(call: () => unknown): unknown {

@@ -6,20 +6,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { open } from 'lmdb';
 import { Store } from '../../src/core/store/store.js';
 import type { ProjectProfile } from '../../src/core/types.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const SIZE = 64 * 1024 * 1024;
-const dirs: string[] = [];
 const stores: Store[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+const tempDir = useTempDirs('agent-tracker-mut-pages-');
 
 /** A profile whose dependency list is 6,000 random hex characters: past a page, so lmdb keeps it in overflow pages. */
 function bigProfile(projectPath: string): ProjectProfile {
@@ -28,8 +27,7 @@ function bigProfile(projectPath: string): ProjectProfile {
 
 describe('the bytes in use doctor shows', () => {
   it('equal a compacted copy file size for that copy, and are no fewer than it for the original with its free pages', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-mut-pages-'));
-    dirs.push(dir);
+    const dir = tempDir();
     const file = path.join(dir, 'db.lmdb');
     const store = Store.open({ path: file, maxDatabaseSize: SIZE });
     stores.push(store);

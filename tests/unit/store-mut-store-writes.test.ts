@@ -5,27 +5,24 @@
  * `putRecords` is chained, so a later change to it around the tracker is what `doctor` names.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import { verifyChain } from '../../src/core/integrity/chain-check.js';
 import { Store, StoreNotWritableError } from '../../src/core/store/store.js';
 import type { ProjectProfile } from '../../src/core/types.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const SIZE = 64 * 1024 * 1024;
 const rules = resolveConfig({ options: {}, env: {}, home: '/tmp' }).rules;
-const dirs: string[] = [];
 const stores: Store[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+const tempDir = useTempDirs('agent-tracker-mut-writes-');
 
 function tempFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-mut-writes-'));
-  dirs.push(dir);
-  return path.join(dir, 'db.lmdb');
+  return path.join(tempDir(), 'db.lmdb');
 }
 
 function open(file: string, readOnly = false): Store {

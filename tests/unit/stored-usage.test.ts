@@ -1,6 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
-import fs from 'node:fs';
-import os from 'node:os';
+import { describe, expect, it } from '@jest/globals';
 import path from 'node:path';
 import { open } from 'lmdb';
 import fc from 'fast-check';
@@ -14,6 +12,7 @@ import { restoredValue, storedValue } from '../../src/core/store/stored-form.js'
 import { Store } from '../../src/core/store/store.js';
 import { exportRecords } from '../../src/core/store/transfer.js';
 import type { UsageRecord } from '../../src/core/types.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const SIZE = 64 * 1024 * 1024;
 const NOW = '2026-11-26T12:00:00.000Z';
@@ -51,15 +50,10 @@ const record: UsageRecord = {
   turnsFeature: 1,
 };
 
-const dirs: string[] = [];
+const tempDir = useTempDirs('agent-tracker-stored-usage-');
 function tempFile(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-stored-usage-'));
-  dirs.push(dir);
-  return path.join(dir, 'db.lmdb');
+  return path.join(tempDir(), 'db.lmdb');
 }
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
 
 /** Writes usage records with lmdb directly, as maps: how trackers before schema version 5 stored them. */
 function writeMaps(file: string, entries: readonly { key: [string, string, string]; value: object }[]): void {
