@@ -40,7 +40,7 @@ export const GROUPS = {
     tests: ['tracking', 'state', 'host-call-ids', 'outcome-tracking', 'task-kind', 'user-grades'],
   },
   store: {
-    mutate: ['src/core/store/store.ts', 'src/core/store/apply-batch.ts', 'src/core/store/batch-room.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/contract/git-signal-cache.ts'],
+    mutate: ['src/core/store/store.ts', 'src/core/store/apply-batch.ts', 'src/core/store/batch-room.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/core/store/usage-rewrite.ts', 'src/contract/git-signal-cache.ts'],
     tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'host-call-ids'],
     // Less the stored-form group's tests (the `store` prefix finds them; stored-text waits seconds for a
     // child import) and the integration tests (import-bounds, transfer): they start the built CLI

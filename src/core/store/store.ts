@@ -18,6 +18,7 @@ import { tablesOf } from './open-tables.js';
 import { preflight } from './preflight.js';
 import { newerSchema } from './problems.js';
 import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
+import { markUsageRewritten, rewriteUsageStep } from './usage-rewrite.js';
 import { chainedRefsOf, chainedRefsOfRecords, markSuspectIndexBuilt, openChainEntry } from '../integrity/record-chain.js';
 
 export { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
@@ -211,7 +212,10 @@ export class Store {
       const created = stored === undefined && [...this.tables.activities.getRange({ limit: 1 })].length === 0;
       this.write((tables) => {
         tables.meta.putSync('schemaVersion', SCHEMA_VERSION);
-        if (created) markSuspectIndexBuilt(tables);
+        if (created) {
+          markSuspectIndexBuilt(tables);
+          markUsageRewritten(tables);
+        }
       });
     }
   }
@@ -233,14 +237,17 @@ export class Store {
   }
 
   /**
-   * One step of the indexers' deferred work (see DocumentIndexer.maintain), in its own
-   * transaction; returns whether any is left. Nothing to do on a store not open for writing.
+   * One step of the deferred work, in its own transaction: the indexers' (DocumentIndexer.maintain)
+   * and the rewrite of usage records from before schema version 5 (usage-rewrite.ts). Returns
+   * whether any is left. Nothing to do on a store not open for writing.
    */
   maintainIndexes(): boolean {
     if (!this.root || this.writeRefusal !== undefined || this.options.readOnly === true) return false;
     const steps = this.indexers.filter((indexer) => indexer.maintain !== undefined);
-    if (steps.length === 0) return false;
-    return this.write((tables) => steps.map((indexer) => indexer.maintain?.(tables) === true).includes(true));
+    return this.write((tables) => {
+      const indexesLeft = steps.map((indexer) => indexer.maintain?.(tables) === true).includes(true);
+      return rewriteUsageStep(tables) || indexesLeft;
+    });
   }
 
   /**
