@@ -3,30 +3,27 @@
  * reports nothing yet still records its session and its agent ops once; a long session's held events
  * are found whatever session sorts before it; two setups whose key parts run together stay apart.
  */
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import type { Mutation, ReplayMutation, SessionInit } from '../../src/core/store/mutations.js';
 import { Store } from '../../src/core/store/store.js';
 import type { CounterDeltas } from '../../src/core/types.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const rules = resolveConfig({ options: {}, env: {}, home: '/tmp' }).rules;
 const PROJECT = '/work/shop';
 const NOW = '2026-11-26T12:00:00.000Z';
 const AT = '2026-11-26T10:30:00.000Z';
 
-const dirs: string[] = [];
 const stores: Store[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+const tempDir = useTempDirs('agent-tracker-apply-');
 
 function openTemp(): Store {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-apply-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: () => undefined });
   stores.push(store);
   return store;

@@ -4,13 +4,13 @@
  * refused where a plain value of the same size still fits.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
 import { DatabaseFullError, Store } from '../../src/core/store/store.js';
 import type { UserGradeRecord } from '../../src/core/types.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const rules = resolveConfig({ options: {}, env: {}, home: '/tmp' }).rules;
 const PROJECT = '/work/shop';
@@ -24,17 +24,15 @@ const LONG = 'x'.repeat(100_000);
  */
 const ROOM = (24 + 2 + 110) * PAGE;
 
-const dirs: string[] = [];
 const stores: Store[] = [];
 afterEach(() => {
   for (const store of stores.splice(0)) store.close();
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
+const tempDir = useTempDirs('agent-tracker-room-');
 
 /** A fresh database reopened with ROOM bytes left under maxDatabaseSize. */
 function nearlyFull(): Store {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-room-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const file = path.join(dir, 'db.lmdb');
   Store.open({ path: file, maxDatabaseSize: 64 * 1024 * 1024, indexer: () => undefined }).close();
   const store = Store.open({ path: file, maxDatabaseSize: fs.statSync(file).size + ROOM, indexer: () => undefined });
