@@ -7,7 +7,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { BackfillSummary } from '../../src/core/backfill/run.js';
+import type { BackfillSummary } from '../../src/core/backfill/summary.js';
 import type { ReportRow } from '../../src/core/report/report.js';
 import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';

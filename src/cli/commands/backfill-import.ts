@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
-import type { BackfillSummary } from '../../core/backfill/run.js';
+import type { BackfillSummary } from '../../core/backfill/summary.js';
 import type { TrackerConfig } from '../../core/config.js';
 import type { ProcessFacts } from '../../core/integrity/user-only.js';
 import { silentLogger } from '../../core/logger.js';

@@ -12,17 +12,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { summaryLine } from '../../core/backfill/run.js';
-import type { BackfillSummary } from '../../core/backfill/run.js';
+import { summaryLine } from '../../core/backfill/summary.js';
+import type { BackfillSummary } from '../../core/backfill/summary.js';
 import { readWatermark } from '../../core/backfill/watermark.js';
 import { historySignature, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
-import { parseSince } from '../report-args.js';
-import { currentProcessFacts, refuseUnderAgent } from '../user-only.js';
-import { importInWorker } from './backfill-import.js';
 import type { ImportRequest, ImportResult } from './backfill-import.js';
-import { progressReporter } from './progress.js';
 
 /** The summary of a run that found the store unchanged since the last import. */
 function nothingNew(location: string, dryRun: boolean): BackfillSummary {
@@ -36,12 +32,14 @@ export async function run(args: string[], output: Output): Promise<void> {
     false,
   );
   if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
-  const since = parseSince(values.since);
+  // The nothing-new answer below loads only what it needs: the rest is imported once there is work.
+  const since = values.since === undefined ? undefined : (await import('../report-args.js')).parseSince(values.since);
   const ownFolder = path.resolve(opencodeDataDir());
   const location = path.resolve(values.from ?? ownFolder);
   const userOnly = location !== ownFolder && !values['dry-run'];
   // Refused before anything is read when an agent runs it; otherwise its provenance is recorded below.
-  if (userOnly) refuseUnderAgent('backfill');
+  const userOnlyChecks = userOnly ? await import('../user-only.js') : undefined;
+  userOnlyChecks?.refuseUnderAgent('backfill');
   const config = loadConfig(values.db);
   const print = (summary: BackfillSummary): void => output.out(values.json ? JSON.stringify(summary, null, 2) : summaryLine(summary));
   // Nothing new since the last import (the plugin's or this command's): a read-only look, no write.
@@ -50,6 +48,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const unchanged = await withStore(config, (store) => readWatermark(store, location)?.signature === signature, 'read');
     if (unchanged) return print(nothingNew(location, values['dry-run']));
   }
+  const [{ importInWorker }, { progressReporter }] = await Promise.all([import('./backfill-import.js'), import('./progress.js')]);
   const progress = values.json ? undefined : progressReporter(process.stderr);
   const request: ImportRequest = {
     config,
@@ -59,7 +58,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
     ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
     // Read here: the worker thread has no terminal of its own to tell who runs the command.
-    ...(userOnly ? { userOnlyFacts: currentProcessFacts() } : {}),
+    ...(userOnlyChecks ? { userOnlyFacts: userOnlyChecks.currentProcessFacts() } : {}),
   };
   let result: ImportResult;
   try {

@@ -9,6 +9,7 @@ import type { TrackingService } from '../tracking/service.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
 import { COPY_OF_RECORDED, ReplayLedger } from './replay-ledger.js';
 import { replaySession } from './replay-session.js';
+import type { BackfillSummary } from './summary.js';
 
 /** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
 const FLUSH_EVERY_MUTATIONS = 2000;
@@ -24,20 +25,6 @@ export interface BackfillOptions extends HistoryQuery {
   onProgress?: (done: number) => void;
   /** Profiles a project folder once per run (like init-project); errors are counted, not thrown. */
   classifyProject?: (directory: string) => Promise<unknown>;
-}
-
-export interface BackfillSummary {
-  source: string;
-  sessions: number;
-  messages: number;
-  toolCalls: number;
-  commits: number;
-  pushes: number;
-  /** Sessions or parts left out, by reason. */
-  skipped: Record<string, number>;
-  /** The newest session update seen (epoch ms): the watermark of the next incremental import. */
-  latestUpdate: number;
-  dryRun: boolean;
 }
 
 function add(skipped: Record<string, number>, reason: string, count = 1): void {
@@ -113,14 +100,4 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
   }
   if (!options.dryRun) flush();
   return summary;
-}
-
-/** The summary as one line: what was imported, then "skipped N: reason" per reason. */
-export function summaryLine(summary: BackfillSummary): string {
-  const verb = summary.dryRun ? 'Would import' : 'Imported';
-  const skipped = Object.entries(summary.skipped).map(([reason, count]) => `skipped ${count}: ${reason}`);
-  return [
-    `${verb} ${summary.sessions} session(s), ${summary.messages} message(s), ${summary.toolCalls} tool call(s), ${summary.commits} commit(s), ${summary.pushes} push(es) from ${summary.source}`,
-    ...skipped,
-  ].join('; ');
 }

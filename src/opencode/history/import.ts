@@ -3,7 +3,8 @@
  * `agent-tracker backfill` runs in full. Nothing new (the store's files unchanged since the last
  * import) is known from two `stat` calls, without opening the store.
  */
-import type { BackfillOptions, BackfillSummary } from '../../core/backfill/run.js';
+import type { BackfillOptions } from '../../core/backfill/run.js';
+import type { BackfillSummary } from '../../core/backfill/summary.js';
 import { runBackfill } from '../../core/backfill/run.js';
 import { readWatermark, writeWatermark } from '../../core/backfill/watermark.js';
 import type { TrackingService } from '../../core/tracking/service.js';

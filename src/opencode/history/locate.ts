@@ -1,14 +1,13 @@
 /**
  * Where OpenCode keeps its history and which layout it is: `$XDG_DATA_HOME/opencode` (else
  * `~/.local/share/opencode`), with `opencode.db` (current versions) or `storage/` JSON files (older).
+ * The readers load when a store is opened: the fingerprint alone (nothing new to import) needs none.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { HistorySource } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
-import { JsonHistorySource } from './json-store.js';
-import { loadNativeEngine } from './native-engine.js';
 
 /** OpenCode's data folder, from the environment the way OpenCode resolves it. */
 export function opencodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -33,7 +32,7 @@ export async function openHistory(location: string): Promise<HistorySource> {
   const database = path.join(resolved, 'opencode.db');
   if (fs.statSync(database, { throwIfNoEntry: false })?.isFile()) return openDatabase(database);
   const storage = path.basename(resolved) === 'storage' ? resolved : path.join(resolved, 'storage');
-  if (fs.statSync(path.join(storage, 'session'), { throwIfNoEntry: false })?.isDirectory()) return new JsonHistorySource(storage);
+  if (fs.statSync(path.join(storage, 'session'), { throwIfNoEntry: false })?.isDirectory()) return new (await import('./json-store.js')).JsonHistorySource(storage);
   throw new NoHistoryError(`no OpenCode history at ${resolved} (looked for opencode.db and storage/session/)`);
 }
 
@@ -48,7 +47,7 @@ async function openDatabase(file: string): Promise<HistorySource> {
   let fallback = '';
   const engineName = process.versions.bun ? 'bun:sqlite' : 'node:sqlite';
   try {
-    const engine = await loadNativeEngine();
+    const engine = await (await import('./native-engine.js')).loadNativeEngine();
     if (engine) {
       const { NativeSqliteHistorySource } = await import('./native-sqlite-store.js');
       const native = NativeSqliteHistorySource.open(file, engine);
