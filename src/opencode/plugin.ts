@@ -43,6 +43,9 @@ function telemetryAsked(option: unknown): boolean {
   return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
 
+/** How long a dispose waits for a store still opening before its last flush (the worker opens it in well under a second). */
+const OPEN_WAIT_MS = 5_000;
+
 /** Whether OpenCode 1 started the plugin (`server`) in this process. */
 let serverStarted = false;
 
@@ -162,6 +165,8 @@ const server: Plugin = async (input, options) => {
       stopHistoryImport();
       stopExitFlush();
       maintainer.stop();
+      // A session disposed right after its start: its last flush waits for the store to open (else it is spilled).
+      await store.settled(OPEN_WAIT_MS);
       await endSession(service, logger);
       await telemetry?.shutdown();
       releaseRemoteStore(store);

@@ -13,10 +13,9 @@ export type PriorArtAnswerer = (query: CrossProjectQuery, project: string) => Pr
 /** The answerer that searches `store` in this thread. */
 export function localPriorArt(store: Store, logger: Logger): PriorArtAnswerer {
   return async (query, project) => {
-    const [{ formatCrossProjectPriorArt, searchPriorArtAcrossProjects }, { upgradeTermIndex }] = await Promise.all([
-      import('../core/projects/cross-project-search.js'),
-      import('./term-index-upgrade.js'),
-    ]);
+    // One after the other: they share modules, and Jest's ESM loader races on parallel imports of them.
+    const { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } = await import('../core/projects/cross-project-search.js');
+    const { upgradeTermIndex } = await import('./term-index-upgrade.js');
     upgradeTermIndex(store, logger);
     return formatCrossProjectPriorArt(await searchPriorArtAcrossProjects(store, query, project));
   };

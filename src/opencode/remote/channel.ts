@@ -104,7 +104,7 @@ export class Channel {
         this.waiting.delete(id);
         reject(new Error(`the agent-tracker database thread did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
-      timer.unref();
+      // Ref'd: an answer awaited (a dispose's snapshot, a tool) keeps the process until it comes; the worker itself does not.
       this.waiting.set(id, { resolve, reject: (error) => reject(Object.assign(new Error(error.message), { name: error.name })), timer });
       worker.postMessage({ id, request });
     });

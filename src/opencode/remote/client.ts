@@ -12,7 +12,7 @@ import type { StoreAccess } from '../../core/store/access.js';
 import type { FlushResult, Mutation, StateMutation, TableName } from '../../core/store/mutations.js';
 import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from '../../core/store/store-errors.js';
 import { STORED_NAMES } from '../../core/store/tables.js';
-import type { MetaValues, Table, Tables } from '../../core/store/tables.js';
+import type { MetaValues, StoreKey, Table, Tables } from '../../core/store/tables.js';
 import { Channel } from './channel.js';
 import type { HostEvent, SentError, StoreState, SyncReply, SyncRequest, TableMethod } from './protocol.js';
 
@@ -60,6 +60,10 @@ export class RemoteStore implements StoreAccess {
   private users = 0;
   private readonly events: RemoteEvents[] = [];
   private isReady = false;
+  /** Whether the worker answered the open (the file is open now, or is being checked, or could not be opened). */
+  private answered = false;
+  private closed = false;
+  private readonly waiters: (() => void)[] = [];
 
   constructor(
     readonly path: string,
@@ -137,31 +141,62 @@ export class RemoteStore implements StoreAccess {
     );
   }
 
+  /**
+   * Resolves once the open is settled: the store is ready, or it is not open now (being checked out of
+   * process, refused, a dead worker), or `timeoutMs` passed. A session disposed right after its start
+   * waits for this before its last flush (else what it recorded would go to a spill file).
+   */
+  settled(timeoutMs: number): Promise<void> {
+    if (this.isSettled()) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private isSettled(): boolean {
+    return this.isReady || this.link.dead !== undefined || (this.answered && !(this.state.attached && this.state.refusal === undefined));
+  }
+
+  private wake(): void {
+    if (!this.isSettled()) return;
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
   /** One plugin instance is done; returns whether it was the last. */
   leave(): boolean {
     this.users -= 1;
     if (this.users > 0) return false;
+    this.closed = true;
+    this.state = { attached: false, refusal: 'the agent-tracker database is closed' };
     this.link.ask({ op: 'release', path: this.path }, ASK_TIMEOUT_MS).catch(() => undefined);
     return true;
   }
 
   /** The open's answer: the newest word on the store (the worker's events on it came before). */
   private settle(state: StoreState): void {
-    if (this.link.dead === undefined) this.state = state;
+    if (this.link.dead !== undefined || this.closed) return;
+    this.state = state;
+    this.answered = true;
+    this.wake();
   }
 
   private receive(event: HostEvent): void {
     if (event.kind === 'log') {
-      this.logger[event.level](event.line);
+      if (!this.closed) this.logger[event.level](event.line);
       return;
     }
-    if (event.kind === 'reply' || event.path !== this.path) return;
+    if (event.kind === 'reply' || event.path !== this.path || this.closed) return;
     if (event.kind === 'state') this.state = event.state;
     else if (event.kind === 'problem') this.problem(event.line);
     else if (!this.isReady) {
       this.isReady = true;
       for (const events of this.events) events.ready();
     }
+    this.wake();
   }
 
   private problem(line: string): void {
@@ -169,8 +204,10 @@ export class RemoteStore implements StoreAccess {
   }
 
   private died(): void {
+    if (this.closed) return;
     this.state = { attached: false, refusal: this.link.deathLine() };
     this.problem(this.link.deathLine());
+    this.wake();
   }
 
   /** A read: empty (undefined) while the file is not open or the worker is out of use, as a store being checked reads. */
@@ -198,10 +235,49 @@ export class RemoteStore implements StoreAccess {
     return {
       get: (key) => ask('get', key),
       doesExist: (key) => ask('doesExist', key) === true,
-      getRange: (options) => (ask('getRange', options) as { key: never; value: unknown }[] | undefined) ?? [],
+      getRange: (options) => pagedRange((page) => (ask('getRange', page) as RangeEntry[] | undefined) ?? [], options ?? {}),
       getKeysCount: (options) => (ask('getKeysCount', options) as number | undefined) ?? 0,
       getKeys: (options) => (ask('getKeys', options) as never[] | undefined) ?? [],
     };
+  }
+}
+
+type RangeEntry = { key: StoreKey; value: unknown };
+type RangeOptions = { start?: StoreKey; end?: StoreKey; limit?: number; reverse?: boolean };
+
+/** The first page of a range: most readers on the hooks' path stop after a few entries. */
+const FIRST_PAGE = 32;
+/** Pages grow to this: a full scan takes one call per this many entries. */
+const LARGEST_PAGE = 4096;
+
+function sameKey(a: StoreKey, b: StoreKey): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * A range read in pages of growing size, each one call: a reader that stops early (the next key is
+ * another session's) costs one small call, a full scan a few large ones. Each next page starts at the
+ * last key read (ranges include their start) and leaves that entry out.
+ */
+function* pagedRange(fetch: (options: RangeOptions) => RangeEntry[], options: RangeOptions): Generator<RangeEntry> {
+  let left = options.limit ?? Number.POSITIVE_INFINITY;
+  let start = options.start;
+  let after: StoreKey | undefined;
+  let size = FIRST_PAGE;
+  while (left > 0) {
+    const asked = Math.min(size, left) + (after === undefined ? 0 : 1);
+    const page = fetch({ ...options, ...(start === undefined ? {} : { start }), limit: asked });
+    let fresh = page;
+    if (after !== undefined && page.length > 0 && sameKey(page[0]!.key, after)) fresh = page.slice(1);
+    for (const entry of fresh) {
+      if (left <= 0) return;
+      left -= 1;
+      yield entry;
+    }
+    if (page.length < asked || fresh.length === 0) return;
+    after = fresh[fresh.length - 1]!.key;
+    start = after;
+    size = Math.min(size * 4, LARGEST_PAGE);
   }
 }
 
