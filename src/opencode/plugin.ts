@@ -58,7 +58,7 @@ const server: Plugin = async (input, options) => {
   let config: TrackerConfig | undefined;
   let store: RemoteStore;
   let trust;
-  // The store lives in a worker thread (lmdb never loads on OpenCode's main thread: core/store/remote/).
+  // The store lives in a worker thread (lmdb never loads on OpenCode's main thread: ./remote/).
   // Until it is open and what waited at its start is merged (spills, migrations; the file may be
   // checked out of process first), the hooks record into memory; `ready` then writes what waited.
   const late: { service?: TrackingService<RemoteStore>; importHistory?: () => void; knownProjects?: (opened: RemoteStore) => void } = {};
