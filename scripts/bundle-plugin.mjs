@@ -28,6 +28,9 @@ import { asciiSource } from './ascii-source.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY_SOURCE = path.join(ROOT, 'src', 'opencode', 'plugin.ts');
+/** The store's worker thread (src/opencode/remote/host.ts): bundled too, to dist/opencode/remote/host.js, sharing chunks with the plugin. */
+const HOST_SOURCE = path.join(ROOT, 'src', 'opencode', 'remote', 'host.ts');
+const HOST_FILE = path.join('remote', 'host.js');
 const OUT_DIR = path.join(ROOT, 'dist', 'opencode');
 const CHUNK_PREFIX = 'chunk-';
 const BUNDLE_TIMEOUT_MS = 120_000;
@@ -44,13 +47,18 @@ function bunBinary() {
   }
 }
 
+/** The files the bundler wrote: the entry and its chunks in dist/opencode/, and the worker's entry below it. */
+function bundleFiles() {
+  return [...fs.readdirSync(OUT_DIR), HOST_FILE, `${HOST_FILE}.map`].filter((file) => fs.existsSync(path.join(OUT_DIR, file)));
+}
+
 /**
  * Bun's source maps carry the sources' text; tsc's maps (the rest of dist/) do not, and pointing at
  * src/ is enough where the sources are. Without it the bundle's maps are a sixth of their size.
  */
 function dropSourcesContent() {
-  for (const file of fs.readdirSync(OUT_DIR)) {
-    if (!(file === 'plugin.js.map' || (file.startsWith(CHUNK_PREFIX) && file.endsWith('.js.map')))) continue;
+  for (const file of bundleFiles()) {
+    if (!(file === 'plugin.js.map' || file === `${HOST_FILE}.map` || (file.startsWith(CHUNK_PREFIX) && file.endsWith('.js.map')))) continue;
     const mapPath = path.join(OUT_DIR, file);
     const map = JSON.parse(fs.readFileSync(mapPath, 'utf8'));
     delete map.sourcesContent;
@@ -60,8 +68,8 @@ function dropSourcesContent() {
 
 /** The bundle's files, pure ASCII: Bun decodes a `// @bun` file that is not as Latin-1 (scripts/ascii-source.mjs). */
 function escapeNonAscii() {
-  for (const file of fs.readdirSync(OUT_DIR)) {
-    if (!(file === 'plugin.js' || (file.startsWith(CHUNK_PREFIX) && file.endsWith('.js')))) continue;
+  for (const file of bundleFiles()) {
+    if (!(file === 'plugin.js' || file === HOST_FILE || (file.startsWith(CHUNK_PREFIX) && file.endsWith('.js')))) continue;
     const filePath = path.join(OUT_DIR, file);
     const text = fs.readFileSync(filePath, 'utf8');
     const ascii = asciiSource(text);
@@ -91,6 +99,7 @@ function main() {
   const args = [
     'build',
     ENTRY_SOURCE,
+    HOST_SOURCE,
     `--outdir=${OUT_DIR}`,
     '--target=node',
     '--format=esm',

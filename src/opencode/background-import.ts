@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TrackerConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
+import type { StoreAccess } from '../core/store/access.js';
 import type { Store } from '../core/store/store.js';
 
 /** How long after plugin start the import begins, so OpenCode's own start is not competed with. */
@@ -20,7 +21,7 @@ export const BACKGROUND_IMPORT_DELAY_MS = 2000;
 export const IMPORT_CHILD_TIMEOUT_MS = 10 * 60_000;
 
 export interface BackgroundImportOptions {
-  store: Store;
+  store: StoreAccess;
   config: TrackerConfig;
   logger: Logger;
   project: string;
@@ -40,6 +41,11 @@ export function importChildScript(): string {
   const here = fileURLToPath(new URL('./history/import-child.js', import.meta.url));
   if (fs.existsSync(here)) return here;
   return here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
+}
+
+/** readWatermark reads only the meta table: the plugin's store (a RemoteStore on the main thread) serves that. */
+function watermarkReader(store: StoreAccess): Store {
+  return { tables: store.tables } as unknown as Store;
 }
 
 /** The import's child process; resolves with its one-line answer. Never rejects. */
@@ -82,7 +88,7 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
           import('./history/import-job.js'),
         ]);
         const location = options.location ?? opencodeDataDir();
-        if (cancelled || readWatermark(options.store, location)?.signature === historySignature(location)) return;
+        if (cancelled || readWatermark(watermarkReader(options.store), location)?.signature === historySignature(location)) return;
         const result = await runImportChild(encodeJob(location, options.project, startedAt, options.config), (kill) => (killChild = kill));
         if (cancelled) return;
         if (!result.ok) throw new Error(result.message);

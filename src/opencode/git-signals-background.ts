@@ -5,9 +5,10 @@
  */
 import type { Logger } from '../core/logger.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import type { StoreAccess } from '../core/store/access.js';
 
 /** Returns a trigger that refreshes the project's git signals off the hook's path. */
-export function backgroundGitSignals(service: TrackingService, project: string, logger: Logger): () => void {
+export function backgroundGitSignals(service: TrackingService<StoreAccess>, project: string, logger: Logger): () => void {
   let running = false;
   return () => {
     if (running) return;

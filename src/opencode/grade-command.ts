@@ -6,6 +6,7 @@ import type { PluginInput } from '@opencode-ai/plugin';
 import type { Logger } from '../core/logger.js';
 import { parseGradeArguments } from '../core/outcomes/grade-command.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import type { StoreAccess } from '../core/store/access.js';
 import { GRADE_LABELS } from '../core/types.js';
 import { InputError } from '../core/validation.js';
 import { recordSlashGrade } from '../core/integrity/slash-grade.js';
@@ -16,7 +17,7 @@ const SHORT_HASH_LENGTH = 7;
 
 export interface GradeCommandDeps {
   client: PluginInput['client'];
-  service: TrackingService;
+  service: TrackingService<StoreAccess>;
   logger: Logger;
   project: string;
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projects/git.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import type { StoreAccess } from '../core/store/access.js';
 import { asBusEvent, assistantUsage, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
 import { revertPoint } from './outcome-events.js';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
@@ -26,7 +27,7 @@ const TITLE_AGENT = 'title';
 export const EDITING_TOOLS: ReadonlySet<string> = new Set(['edit', 'write', 'patch', 'multiedit']);
 
 export interface HookContext {
-  service: TrackingService;
+  service: TrackingService<StoreAccess>;
   logger: Logger;
   /** The project folder git runs in. */
   directory: string;
@@ -88,7 +89,7 @@ export function protect(check: () => void): void {
 }
 
 /** Why the session's agent may not work, when it is halted. */
-export function haltMessage(service: TrackingService, sessionId: string): string | undefined {
+export function haltMessage(service: TrackingService<StoreAccess>, sessionId: string): string | undefined {
   const agent = service.setupOf(sessionId).agent;
   if (!service.isHalted(agent)) return undefined;
   const status = service.getAgentStatus(agent);

@@ -10,10 +10,8 @@ import { opencodeConfigDir, resolveSessionConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { trackerFileEditCheck } from '../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
-import { acquireStore, releaseStore } from '../core/store/open-shared.js';
-import { openChecked } from '../core/store/open-checked.js';
-import type { DocumentIndexer, Store } from '../core/store/store.js';
-import type { Logger } from '../core/logger.js';
+import { acquireRemoteStore, releaseRemoteStore } from './remote/client.js';
+import type { RemoteStore } from './remote/client.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
@@ -30,8 +28,7 @@ import { createHooks } from './hooks.js';
 import { createGradeCommand } from './grade-command.js';
 import { hostLogger } from './host-logger.js';
 import { startSelfProvisioning } from './self-provision.js';
-import { chainTailNotice } from '../core/integrity/chain-check.js';
-import { endSession, indexMaintainer, mergeSpilledSessions, sizeWatcher, storeNotifier } from './store-health.js';
+import { endSession, indexMaintainer, sizeWatcher, storeNotifier } from './store-health.js';
 import { pinnedPluginOptions, trustPluginOptions } from './option-trust.js';
 import { createStatusSheets, showStartWarnings } from './toast.js';
 import { createTools, TOOL_NAMES } from './tools/index.js';
@@ -41,56 +38,13 @@ function projectOf(input: PluginInput): string {
   return input.worktree && input.worktree !== '/' ? input.worktree : input.directory;
 }
 
-/**
- * What the store's writes need but the start does not: the term indexer (search/, the largest part
- * of the code a flush runs) and the one-off migrations. Loaded once per process, just after the
- * first `server()` returns: until the indexer is given, the store refuses writes that add entries
- * (they wait in memory, store.ts NO_INDEXER), so no entry is ever written unindexed.
- */
-interface WriteModules {
-  termIndexer: DocumentIndexer;
-  migrateLegacy: typeof import('../core/store/legacy.js').migrateLegacy;
-  legacyPathIn: typeof import('../core/store/legacy.js').legacyPathIn;
-  migrateGradeProvenance: typeof import('../core/outcomes/legacy-grades.js').migrateGradeProvenance;
-}
-let writeModules: Promise<WriteModules> | undefined;
-
-function loadWriteModules(): Promise<WriteModules> {
-  writeModules ??= new Promise<void>((resolve) => setTimeout(resolve, 0))
-    .then(() => Promise.all([import('../core/search/indexer.js'), import('../core/store/legacy.js'), import('../core/outcomes/legacy-grades.js')]))
-    .then(([indexer, legacy, grades]) => ({
-      termIndexer: indexer.termIndexer,
-      migrateLegacy: legacy.migrateLegacy,
-      legacyPathIn: legacy.legacyPathIn,
-      migrateGradeProvenance: grades.migrateGradeProvenance,
-    }));
-  return writeModules;
-}
-
-/** Merges a legacy per-project database found in `directory`; a failure is logged, never fatal. */
-function migrateLegacyIn(modules: WriteModules, store: Store, directory: string, logger: Logger): void {
-  const source = modules.legacyPathIn(directory);
-  try {
-    const result = modules.migrateLegacy(store, source, { skipIfUnchanged: true });
-    if (result.added > 0) logger.info(`agent-tracker: migrated ${result.added} legacy entries from ${result.source}`, { ...result });
-  } catch (error) {
-    logger.error(`agent-tracker: legacy migration from ${source} failed, tracking goes on: ${(error as Error).message}`);
-  }
-}
-
-/** Counts grades recorded before provenance (self / agent-reported) once; a failure is logged, never fatal. */
-function migrateGradesOf(modules: WriteModules, store: Store, logger: Logger): void {
-  try {
-    modules.migrateGradeProvenance(store);
-  } catch (error) {
-    logger.error(`agent-tracker: counting old grades by provenance failed, tracking goes on: ${(error as Error).message}`);
-  }
-}
-
 /** Whether the settings ask for telemetry at all (adapters/telemetry/start.ts resolves and checks them). */
 function telemetryAsked(option: unknown): boolean {
   return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
+
+/** How long a dispose waits for a store still opening before its last flush (the worker opens it in well under a second). */
+const OPEN_WAIT_MS = 5_000;
 
 /** Whether OpenCode 1 started the plugin (`server`) in this process. */
 let serverStarted = false;
@@ -102,32 +56,21 @@ const server: Plugin = async (input, options) => {
   const logger = hostLogger(input.client);
   const notify = storeNotifier(input.client, logger);
   let config: TrackerConfig | undefined;
-  let store: Store;
+  let store: RemoteStore;
   let trust;
-  // The file is checked out of process when it changed since it was last verified; until it is
-  // cleared, the hooks record into memory (open-checked.ts). `ready` runs once it is open and the
-  // term indexer is loaded (both may come after server() returned; the hooks record into memory).
-  const late: { service?: TrackingService; importHistory?: () => void; knownProjects?: (opened: Store) => void } = {};
-  let indexed: Promise<WriteModules> | undefined;
+  // The store lives in a worker thread (lmdb never loads on OpenCode's main thread: ./remote/).
+  // Until it is open and what waited at its start is merged (spills, migrations; the file may be
+  // checked out of process first), the hooks record into memory; `ready` then writes what waited.
+  const late: { service?: TrackingService<RemoteStore>; importHistory?: () => void; knownProjects?: (opened: RemoteStore) => void } = {};
   let wired = (): void => undefined;
   const wiring = new Promise<void>((resolve) => (wired = resolve));
-  const ready = (opened: Store): void => {
-    // Before this process writes: a later write would re-seal the chain over a change made around it.
-    const chainBreak = chainTailNotice(opened.tables);
-    if (chainBreak) notify(chainBreak);
-    void Promise.all([indexed, wiring]).then(
-      ([modules]) => {
-        if (!config || !modules) return;
-        mergeSpilledSessions(opened, config, logger);
-        migrateLegacyIn(modules, opened, input.directory, logger);
-        migrateGradesOf(modules, opened, logger);
-        late.knownProjects?.(opened);
-        late.service?.storeAttached();
-        late.service?.flush('database ready');
-        late.importHistory?.();
-      },
-      () => undefined, // logged where it is loaded
-    );
+  const ready = (): void => {
+    void wiring.then(() => {
+      late.knownProjects?.(store);
+      late.service?.storeAttached();
+      late.service?.flush('database ready');
+      late.importHistory?.();
+    });
   };
   try {
     trust = trustPluginOptions(options ?? {}, projectOf(input));
@@ -136,23 +79,16 @@ const server: Plugin = async (input, options) => {
     const resolved = resolveSessionConfig({ options: pinned.options });
     config = resolved.config;
     trust = { ...trust, notices: [...trust.notices, ...pinned.lines, ...resolved.warnings] };
-    store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
-      openChecked(storeOptions, { problem: (problem) => notify(problem.message), ready }),
-    );
-    const opened = store;
-    indexed = loadWriteModules().then((modules) => {
-      opened.addIndexer(modules.termIndexer);
-      return modules;
-    });
-    indexed.catch((error: unknown) =>
-      logger.error(`agent-tracker: loading the prior-art index failed; entries wait in memory and are kept for the next start: ${(error as Error).message}`),
+    store = acquireRemoteStore(
+      { path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, directory: input.directory, rules: config.rules },
+      { problem: notify, ready },
+      logger,
     );
   } catch (error) {
     logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
     return {};
   }
 
-  if (store.attached && !store.refusal) ready(store);
   if (trust.notices.length > 0) showStartWarnings(input.client, logger, trust.notices);
   const project = projectOf(input);
   const ownTools = new Set<string>(TOOL_NAMES);
@@ -214,7 +150,7 @@ const server: Plugin = async (input, options) => {
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
       onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
     })),
-    tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus }),
+    tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus, priorArt: (query, folder) => store.priorArt(query, folder) }),
     // AGENTS.md and instruction files reach every request through the system prompt: masked there too;
     // and tool parts are masked once more as each request is built (a failed tool's error text passes no other hook).
     ...(secrets ? { 'experimental.chat.system.transform': async (_input, output) => maskSystemPrompt(output, () => secrets.masker()) } : {}),
@@ -229,11 +165,11 @@ const server: Plugin = async (input, options) => {
       stopHistoryImport();
       stopExitFlush();
       maintainer.stop();
-      // A session disposed right after its start: its last flush waits for the indexer (else it is spilled).
-      await indexed?.catch(() => undefined);
+      // A session disposed right after its start: its last flush waits for the store to open (else it is spilled).
+      await store.settled(OPEN_WAIT_MS);
       await endSession(service, logger);
       await telemetry?.shutdown();
-      releaseStore(store);
+      releaseRemoteStore(store);
     },
   };
   // After the hooks are ready, in the background: adds what setup provisions when it is missing.

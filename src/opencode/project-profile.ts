@@ -4,14 +4,14 @@
  * waits for file reads; failures are logged, never thrown.
  */
 import type { Logger } from '../core/logger.js';
-import { StoreNotWritableError } from '../core/store/store.js';
-import type { Store } from '../core/store/store.js';
+import { StoreNotWritableError } from '../core/store/store-errors.js';
+import type { StoreAccess } from '../core/store/access.js';
 
 /** Projects already being profiled or profiled by this process, per database. */
 const started = new Set<string>();
 
 export interface BackgroundProfilerOptions {
-  store: Store;
+  store: StoreAccess;
   project: string;
   logger: Logger;
 }

@@ -15,6 +15,7 @@ import { opencodeConfigDir } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { planProvisioning, provisionedMessage } from '../core/provisioning/plan.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import type { StoreAccess } from '../core/store/access.js';
 
 const TOAST_TITLE = 'agent-tracker set up OpenCode';
 
@@ -25,7 +26,7 @@ export interface SelfProvisionToast {
 }
 
 export interface SelfProvisionDeps {
-  service: TrackingService;
+  service: TrackingService<StoreAccess>;
   logger: Logger;
   showToast: (toast: SelfProvisionToast) => Promise<unknown>;
   /** Defaults to `$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`. */

@@ -7,15 +7,16 @@
  */
 import type { PluginInput } from '@opencode-ai/plugin';
 import fs from 'node:fs';
-import type { TrackerConfig } from '../core/config.js';
+import type { ScoringRules } from '../core/rules.js';
 import type { Logger } from '../core/logger.js';
 import { snapshotIfDue } from '../core/store/snapshot.js';
 import { mergeSpills } from '../core/store/spill.js';
 import { usageWarning } from '../core/store/size-limit.js';
-import { StoreNotWritableError } from '../core/store/store.js';
+import { StoreNotWritableError } from '../core/store/store-errors.js';
 import type { Store } from '../core/store/store.js';
 import { finalFlush } from '../core/tracking/final-flush.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import type { StoreAccess } from '../core/store/access.js';
 
 /** How long a problem toast stays up: long enough to read a path and a command. */
 export const NOTICE_TOAST_DURATION_MS = 15_000;
@@ -39,9 +40,9 @@ export function storeNotifier(client: PluginInput['client'], logger: Logger): (l
 }
 
 /** Merges what earlier sessions spilled; the result is logged, a failure never stops the plugin. */
-export function mergeSpilledSessions(store: Store, config: TrackerConfig, logger: Logger): void {
+export function mergeSpilledSessions(store: Store, rules: ScoringRules, logger: Logger): void {
   try {
-    const result = mergeSpills(store, config.rules);
+    const result = mergeSpills(store, rules);
     if (result.merged > 0) logger.info(`agent-tracker: merged ${result.mutations} change(s) kept from ${result.merged} earlier session(s)`);
     for (const left of result.left) logger.warn(`agent-tracker: ${left.file} waits for the next start: ${left.reason}`);
   } catch (error) {
@@ -50,7 +51,7 @@ export function mergeSpilledSessions(store: Store, config: TrackerConfig, logger
 }
 
 /** An after-flush listener that warns once when the file passes 80% of maxDatabaseSize. */
-export function sizeWatcher(store: Store, notify: (line: string) => void): () => void {
+export function sizeWatcher(store: StoreAccess, notify: (line: string) => void): () => void {
   let warned = false;
   return () => {
     if (warned) return;
@@ -79,7 +80,7 @@ export const MAINTENANCE_DELAY_MS = 250;
  * the work is left for the next flush. `stop` cancels what is scheduled and what later flushes
  * would (the runs stay, readable; the next session merges them).
  */
-export function indexMaintainer(store: Store, logger: Logger, delayMs: number = MAINTENANCE_DELAY_MS): { onFlushed: () => void; stop: () => void } {
+export function indexMaintainer(store: StoreAccess, logger: Logger, delayMs: number = MAINTENANCE_DELAY_MS): { onFlushed: () => void; stop: () => void } {
   let due = 0;
   let timer: NodeJS.Timeout | undefined;
   let lastError = '';
@@ -118,7 +119,7 @@ export function indexMaintainer(store: Store, logger: Logger, delayMs: number = 
 }
 
 /** The end of a session: the last flush (what it cannot write is spilled), then a snapshot when one is due. */
-export async function endSession(service: TrackingService, logger: Logger): Promise<void> {
+export async function endSession(service: TrackingService<StoreAccess>, logger: Logger): Promise<void> {
   finalFlush(service, 'dispose', logger);
   try {
     await snapshotIfDue(service.store);

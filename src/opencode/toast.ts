@@ -11,6 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { readWorkingTreeChanges } from '../core/projects/git.js';
 import type { WorkingTreeChange } from '../core/projects/git.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import type { StoreAccess } from '../core/store/access.js';
 import type { AgentStatus, CommitRecord } from '../core/types.js';
 
 /** How long a sheet toast stays up. */
@@ -34,7 +35,7 @@ type ToastVariant = 'info' | 'success' | 'warning' | 'error';
 
 export interface SheetToastDeps {
   client: PluginInput['client'];
-  service: TrackingService;
+  service: TrackingService<StoreAccess>;
   logger: Logger;
   /** The project whose `git status` the sheet lists. */
   project: string;

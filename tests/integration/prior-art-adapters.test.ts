@@ -11,6 +11,8 @@ import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
+import { localPriorArt } from '../../src/opencode/prior-art-answer.js';
+import { silentLogger } from '../../src/core/logger.js';
 
 const MINE = '/projects/mine';
 const OTHER = '/projects/other';
@@ -94,7 +96,7 @@ describe('the prior-art tool', () => {
     tracker = tempTracker({}, MINE);
     tracker.service.logActivity({ agent: 'plan', project: MINE, task: 'Design the export pipeline', decisions: 'stream NDJSON, never buffer' });
     expect(tracker.service.flush('test').ok).toBe(true);
-    const tools = priorArtTools({ service: tracker.service, logger: { info: () => {}, warn: () => {}, error: () => {} }, project: MINE, renderStatus: () => '' });
+    const tools = priorArtTools({ service: tracker.service, logger: silentLogger, project: MINE, renderStatus: () => '', priorArt: localPriorArt(tracker.service.store, silentLogger) });
     const text = await tools['prior-art']!.execute({ task: 'export pipeline' }, context);
     expect(text).toContain('### Prior Art: Positive Patterns');
     expect(text).toContain('- ungraded activity; agent plan, scope mine');
@@ -104,7 +106,7 @@ describe('the prior-art tool', () => {
 
   it('rejects an empty task with a clear error', async () => {
     tracker = tempTracker({}, MINE);
-    const tools = priorArtTools({ service: tracker.service, logger: { info: () => {}, warn: () => {}, error: () => {} }, project: MINE, renderStatus: () => '' });
+    const tools = priorArtTools({ service: tracker.service, logger: silentLogger, project: MINE, renderStatus: () => '', priorArt: localPriorArt(tracker.service.store, silentLogger) });
     await expect(tools['prior-art']!.execute({ task: '   ' }, context)).rejects.toThrow('the task description is empty');
   });
 });

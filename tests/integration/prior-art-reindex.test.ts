@@ -25,6 +25,7 @@ import type { PriorArtStore, Seed } from '../helpers/prior-art-store.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
+import { localPriorArt } from '../../src/opencode/prior-art-answer.js';
 
 const FIXTURE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'prior-art-v1', 'prior-art-v1.lmdb');
 const PROJECT = '/projects/photo-gallery';
@@ -173,7 +174,7 @@ describe('rebuilding a prior-art index built by the earlier analyzer', () => {
     const logger = recordingLogger();
     const config = resolveConfig({ options: { databasePath: store.path }, env: {}, home: tempDir() });
     const service = new TrackingService({ store, config, logger, project: PROJECT });
-    const tools = priorArtTools({ service, logger, project: PROJECT, renderStatus: () => '' });
+    const tools = priorArtTools({ service, logger, project: PROJECT, renderStatus: () => '', priorArt: localPriorArt(service.store, logger) });
     const context = { sessionID: 's1', messageID: 'm1', agent: 'plan', directory: PROJECT, worktree: PROJECT, abort: new AbortController().signal } as unknown as ToolContext;
     expect(termIndexIsCurrent(store)).toBe(false);
     const text = await tools['prior-art']!.execute({ task: 'caching thumbnails', scope: PROJECT }, context);

@@ -12,6 +12,7 @@ import { block, recordHistory } from '../helpers/synthetic-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
+import { localPriorArt } from '../../src/opencode/prior-art-answer.js';
 
 const tempDir = useTempDirs('agent-tracker-recommend-tool-');
 
@@ -34,7 +35,7 @@ describe('recommend-setup', () => {
       ],
       { store: t.store, config: t.config },
     );
-    const tools = createTools({ service: t.service, logger: silentLogger, project, renderStatus: (status) => formatHealthStatus(status) });
+    const tools = createTools({ service: t.service, logger: silentLogger, project, renderStatus: (status) => formatHealthStatus(status), priorArt: localPriorArt(t.service.store, silentLogger) });
     const context = { sessionID: 'ses_x', messageID: 'msg_x', agent: 'build', directory: project, worktree: project, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as unknown as ToolContext;
     const text = await tools['recommend-setup']?.execute({ prefer: 'cheap' }, context);
     expect(text).toBe(formatRecommendation(await recommendForProject(t.store, project, 'cheap')));

@@ -18,6 +18,7 @@ import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
+import { localPriorArt } from '../../src/opencode/prior-art-answer.js';
 
 const RUNS_PER_TOOL = Number(process.env.FUZZ_RUNS ?? 60);
 const ROUND_TRIP_RUNS = 40;
@@ -49,7 +50,7 @@ beforeAll(() => {
   for (let i = 0; i < GRADED_COMMITS; i += 1) git(repo, ['commit', '--quiet', '--allow-empty', '-m', `change ${i}`], sandbox.env);
   ungraded = git(repo, ['log', '--format=%H', '-n', String(GRADED_COMMITS)]).trim().split('\n');
   t = tempTracker({}, repo);
-  tools = createTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
+  tools = createTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status), priorArt: localPriorArt(t.service.store, silentLogger) });
   t.service.noteModelRequest('ses_fuzz', 'build', 'fake/model');
   // Only commits a tracked session recorded can be graded: the fuzz session made them.
   t.service.recordCommits('ses_fuzz', ungraded.map((hash) => ({ hash, message: 'change', files: [], insertions: 0, deletions: 0, timestamp: new Date().toISOString() })));

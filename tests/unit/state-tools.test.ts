@@ -15,6 +15,7 @@ import { git, makeRepo, makeSandbox, removeSandbox, ROOT } from '../helpers/sand
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
+import { localPriorArt } from '../../src/opencode/prior-art-answer.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -32,7 +33,7 @@ afterEach(() => t?.dispose());
 
 function setup(options: { recordHead?: boolean } = {}): void {
   t = tempTracker({}, repo);
-  tools = stateTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
+  tools = stateTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status), priorArt: localPriorArt(t.service.store, silentLogger) });
   t.service.noteModelRequest('s1', 'build', 'fake/model');
   t.service.recordToolCall('s1', 'c0', 'bash', true);
   // Only commits a tracked session recorded can be graded: the session made HEAD.

@@ -17,6 +17,7 @@ import { commitToastTitle } from '../../src/opencode/toast.js';
 import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
+import { localPriorArt } from '../../src/opencode/prior-art-answer.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 
 // Real git on a shared machine: seconds each, more under load.
@@ -126,7 +127,7 @@ describe('what the agent and the user are shown', () => {
     const repo = makeRepo(sandbox, 'tool-output');
     const t = tracker(repo);
     const { amend } = await commitThenAmend(t, repo);
-    const tools = createTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status) });
+    const tools = createTools({ service: t.service, logger: silentLogger, project: repo, renderStatus: (status) => formatHealthStatus(status), priorArt: localPriorArt(t.service.store, silentLogger) });
     const context = { sessionID: 's1', messageID: 'm1', agent: 'build', directory: repo, worktree: repo, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as unknown as ToolContext;
     const text = String(await tools['grade-commit']?.execute({ commit: 'HEAD', agentGrade: 5, agentNote: 'amended' } as never, context));
     expect(text).toContain(`self-grade of commit ${amend.slice(0, 12)}`);

@@ -2,6 +2,7 @@
 import type { Logger } from '../../core/logger.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import type { AgentStatus } from '../../core/types.js';
+import { localPriorArt } from '../../opencode/prior-art-answer.js';
 import { createTools } from '../../opencode/tools/index.js';
 import type { V2Context, V2Registration } from './host-types.js';
 import { asV2Tool } from './tools.js';
@@ -12,7 +13,7 @@ function plainStatus(status: AgentStatus): string {
 }
 
 export async function registerTools(ctx: V2Context, service: TrackingService, logger: Logger, project: string): Promise<{ names: string[]; registration: V2Registration }> {
-  const definitions = createTools({ service, logger, project, renderStatus: plainStatus });
+  const definitions = createTools({ service, logger, project, renderStatus: plainStatus, priorArt: localPriorArt(service.store, logger) });
   const names = Object.keys(definitions);
   const registration = await ctx.tool.transform((editor) => {
     for (const [name, definition] of Object.entries(definitions)) editor.add(asV2Tool(name, definition, project));

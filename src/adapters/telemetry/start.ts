@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../../core/logger.js';
 import type { Mutation } from '../../core/store/mutations.js';
-import type { Store } from '../../core/store/store.js';
+import type { StoreAccess } from '../../core/store/access.js';
 import { resolveTelemetry } from './settings.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import { packageVersion } from '../../provisioning/package-root.js';
@@ -15,7 +15,7 @@ export interface TelemetryHandle {
   shutdown(): Promise<void>;
 }
 
-export function startTelemetry(input: { option: unknown; logger: Logger; store: Store; service: TrackingService; env?: NodeJS.ProcessEnv }): TelemetryHandle | undefined {
+export function startTelemetry(input: { option: unknown; logger: Logger; store: StoreAccess; service: TrackingService<StoreAccess>; env?: NodeJS.ProcessEnv }): TelemetryHandle | undefined {
   let settings;
   try {
     settings = resolveTelemetry(input.option, input.env ?? process.env);

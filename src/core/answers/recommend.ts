@@ -9,7 +9,7 @@ import { loadHistory } from '../report/history.js';
 import { recommendForProject, targetProfile } from '../report/recommend-project.js';
 import type { Preference } from '../report/recommend.js';
 import type { RecommendAnswer } from '../../contract/answers.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { TrackingService } from '../tracking/service.js';
 import { refreshSignals } from './signals.js';
 
@@ -22,7 +22,7 @@ export interface RecommendRequest {
 export type { RecommendAnswer } from '../../contract/answers.js';
 
 /** @throws InputError when the project can be neither classified nor found among the stored profiles. */
-export function recommendAnswer(store: Store, request: RecommendRequest): Promise<RecommendAnswer> {
+export function recommendAnswer(store: StoreAccess, request: RecommendRequest): Promise<RecommendAnswer> {
   return recommendForProject(store, request.project, request.prefer);
 }
 
@@ -30,7 +30,7 @@ export function recommendAnswer(store: Store, request: RecommendRequest): Promis
  * The answer after the recorder brought every project's git signals up to date.
  * @throws InputError as `recommendAnswer`, before anything is written.
  */
-export async function refreshedRecommendAnswer(recorder: TrackingService, request: RecommendRequest): Promise<RecommendAnswer> {
+export async function refreshedRecommendAnswer(recorder: TrackingService<StoreAccess>, request: RecommendRequest): Promise<RecommendAnswer> {
   await targetProfile(recorder.store, request.project);
   await refreshSignals(recorder, loadHistory(recorder.store).usage.map((record) => record.project));
   return recommendAnswer(recorder.store, request);

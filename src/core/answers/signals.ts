@@ -4,9 +4,10 @@
  * agent tools or the HTML page. Once per new HEAD per project; a folder that is gone has none.
  */
 import type { TrackingService } from '../tracking/service.js';
+import type { StoreAccess } from '../store/access.js';
 
 /** Refreshes each project's git signals through `recorder` and writes them in one flush. */
-export async function refreshSignals(recorder: TrackingService, projects: Iterable<string>): Promise<void> {
+export async function refreshSignals(recorder: TrackingService<StoreAccess>, projects: Iterable<string>): Promise<void> {
   const { refreshGitSignals } = await import('../outcomes/git-outcomes.js');
   for (const project of new Set(projects)) await refreshGitSignals(recorder, project);
   const outcome = recorder.flush('git signals');

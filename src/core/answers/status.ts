@@ -7,11 +7,11 @@ import { toStatus } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import { loadHistory } from '../report/history.js';
 import { buildReport } from '../report/report.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { AgentSummary, StatusAnswer } from '../../contract/answers.js';
 export type { AgentSummary, StatusAnswer } from '../../contract/answers.js';
 
-export function statusAnswer(store: Store, rules: ScoringRules, only?: string): StatusAnswer {
+export function statusAnswer(store: StoreAccess, rules: ScoringRules, only?: string): StatusAnswer {
   const records = only ? [store.tables.agents.get(only)].filter((agent) => agent !== undefined) : [...store.tables.agents.getRange()].map((entry) => entry.value);
   const history = loadHistory(store);
   const byAgent = new Map(buildReport(history, 'agent').rows.map((row) => [row.agent, row]));

@@ -12,7 +12,7 @@ import type { StoreKey } from '../store/tables.js';
 import { chainEntries, REVIEW_KEY_PREFIX } from './record-chain.js';
 import type { ChainEntry } from './record-chain.js';
 import { indexedSuspects } from './suspect-index.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { UserActionProvenance } from '../types.js';
 import type { ReviewDecision, SuspectReview, SuspectUserAction } from '../../contract/answers.js';
 export type { ReviewDecision, SuspectReview, SuspectUserAction } from '../../contract/answers.js';
@@ -32,7 +32,7 @@ export function suspectId(table: string, key: StoreKey): string {
   return createHash('sha256').update(JSON.stringify([table, key])).digest('hex').slice(0, SUSPECT_ID_LENGTH);
 }
 
-function reviewOf(store: Store, id: string): SuspectReview | undefined {
+function reviewOf(store: StoreAccess, id: string): SuspectReview | undefined {
   const stored = store.tables.meta.get(`${REVIEW_KEY_PREFIX}${id}`) as Partial<SuspectReview> | undefined;
   if (!stored || !REVIEW_DECISIONS.includes(stored.decision as ReviewDecision)) return undefined;
   return stored as SuspectReview;
@@ -69,7 +69,7 @@ function suspectWrites(entries: Iterable<ChainEntry>): Omit<SuspectUserAction, '
  * Every suspect user-only record, oldest first. Reviewed ones are left out (they no longer warn)
  * unless `includeReviewed`.
  */
-export function suspectUserActions(store: Store, options: { includeReviewed?: boolean } = {}): SuspectUserAction[] {
+export function suspectUserActions(store: StoreAccess, options: { includeReviewed?: boolean } = {}): SuspectUserAction[] {
   const found: SuspectUserAction[] = [];
   const add = (entry: Omit<SuspectUserAction, 'review'>) => {
     const review = reviewOf(store, entry.id);
@@ -104,7 +104,7 @@ export function suspectUserActions(store: Store, options: { includeReviewed?: bo
  * refused (the first decision stands). Returns the record reviewed.
  * @throws Error naming the id when no unreviewed suspect record has it.
  */
-export function reviewSuspectAction(store: Store, id: string, review: SuspectReview): SuspectUserAction {
+export function reviewSuspectAction(store: StoreAccess, id: string, review: SuspectReview): SuspectUserAction {
   const wanted = id.trim().toLowerCase();
   const target = suspectUserActions(store, { includeReviewed: true }).find((action) => action.id === wanted);
   if (!target) throw new Error(`no suspect record has the id "${id}"; "agent-tracker review" lists them`);

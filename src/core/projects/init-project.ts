@@ -3,7 +3,7 @@
  * classification (AGENTS.md hash, language, framework, scope, dependencies, manifest) is unchanged
  * keeps its stored profile untouched; a changed AGENTS.md or manifest replaces it.
  */
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { ProjectProfile } from '../types.js';
 import { classifyProject } from './classifier.js';
 import type { ClassifyOptions } from './classifier.js';
@@ -30,7 +30,7 @@ function sameClassification(a: ProjectProfile, b: ProjectProfile): boolean {
 }
 
 /** Classifies the project and stores its profile when it is new or changed. */
-export async function initProject(store: Store, projectPath: string, options: ClassifyOptions = {}): Promise<InitResult> {
+export async function initProject(store: StoreAccess, projectPath: string, options: ClassifyOptions = {}): Promise<InitResult> {
   const profile = await classifyProject(projectPath, options);
   const stored = getProject(store, profile.path);
   if (stored && sameClassification(stored, profile)) return { status: 'unchanged', profile: stored };
@@ -39,7 +39,7 @@ export async function initProject(store: Store, projectPath: string, options: Cl
 }
 
 /** Classifies and stores the project only when it has no profile yet; returns the new profile. */
-export async function profileIfMissing(store: Store, projectPath: string, options: ClassifyOptions = {}): Promise<ProjectProfile | undefined> {
+export async function profileIfMissing(store: StoreAccess, projectPath: string, options: ClassifyOptions = {}): Promise<ProjectProfile | undefined> {
   if (getProject(store, projectPath)) return undefined;
   return (await initProject(store, projectPath, options)).profile;
 }

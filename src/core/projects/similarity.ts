@@ -2,7 +2,7 @@
  * How alike two projects are, from 0 to 1: same language, same framework, same scope, and the
  * share of dependencies they have in common. "unknown" never counts as a match.
  */
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile } from '../types.js';
 import { getAllProjects, projectKey } from './profiles.js';
@@ -61,7 +61,7 @@ export interface FindSimilarOptions {
  * The stored projects similar to `profile` (itself excluded), most similar first. Reads every
  * profile: there is one per project folder, a small table next to the journals.
  */
-export function findSimilarProjects(store: Store, profile: ProjectProfile, options: FindSimilarOptions = {}): SimilarProject[] {
+export function findSimilarProjects(store: StoreAccess, profile: ProjectProfile, options: FindSimilarOptions = {}): SimilarProject[] {
   const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
   const self = projectKey(profile.path);
   const similar: SimilarProject[] = [];

@@ -5,7 +5,7 @@
  * over 10,000 sessions answers for 100,000 commits; everything after this read is pure.
  */
 import { totalTokens } from '../../contract/counters.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import { allGrades, gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
 import type { GradeEvidence } from '../outcomes/counters.js';
 import type { UsageRecord, UsageSource } from '../types.js';
@@ -36,7 +36,7 @@ function keeps(filter: HistoryFilter, project: string, at: string, source: Usage
 }
 
 /** Reads the usage records that pass the filter. */
-export function loadHistory(store: Store, filter: HistoryFilter = {}): History {
+export function loadHistory(store: StoreAccess, filter: HistoryFilter = {}): History {
   const usage: UsageRecord[] = [];
   for (const { value } of store.tables.usage.getRange()) {
     if (keeps(filter, value.project, value.firstAt, value.source)) usage.push(value);

@@ -6,7 +6,7 @@
 import { classifyProject } from '../projects/classifier.js';
 import { getAllProjects, getProject, projectKey } from '../projects/profiles.js';
 import { scoreSimilarity } from '../projects/similarity.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { ProjectProfile } from '../types.js';
 import { loadHistory } from './history.js';
 import { recommendSetups } from './recommend.js';
@@ -16,7 +16,7 @@ import type { Backtest } from './recommend-backtest.js';
 import type { Preference, Recommendation } from './recommend.js';
 
 /** The target's profile: classified now, else the stored one. @throws InputError when neither exists. */
-export async function targetProfile(store: Store, projectPath: string): Promise<ProjectProfile> {
+export async function targetProfile(store: StoreAccess, projectPath: string): Promise<ProjectProfile> {
   const key = projectKey(projectPath);
   try {
     return await classifyProject(key);
@@ -28,7 +28,7 @@ export async function targetProfile(store: Store, projectPath: string): Promise<
 }
 
 /** Recommends a model per role for the project at `projectPath`. */
-export async function recommendForProject(store: Store, projectPath: string, prefer?: Preference): Promise<Recommendation> {
+export async function recommendForProject(store: StoreAccess, projectPath: string, prefer?: Preference): Promise<Recommendation> {
   const target = await targetProfile(store, projectPath);
   const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
   // Without the catalog (a damaged install) usage stored at cost 0 stays of unknown cost, never free.
@@ -37,7 +37,7 @@ export async function recommendForProject(store: Store, projectPath: string, pre
 }
 
 /** Replays the whole history in time order: would following recommend have gone better? */
-export async function backtestForStore(store: Store, prefer?: Preference): Promise<Backtest> {
+export async function backtestForStore(store: StoreAccess, prefer?: Preference): Promise<Backtest> {
   const profiles = new Map(getAllProjects(store).map((profile) => [profile.path, profile]));
   const estimateCost = await loadPriceCatalog().catch(() => undefined);
   return backtestRecommendations({ history: loadHistory(store), profiles, similarity: scoreSimilarity, ...(estimateCost ? { estimateCost } : {}), ...(prefer ? { prefer } : {}) });

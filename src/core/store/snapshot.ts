@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Store } from './store.js';
+import type { StoreAccess } from './access.js';
 
 export const SNAPSHOT_INTERVAL_MS = 24 * 60 * 60 * 1000;
 export const SNAPSHOTS_KEPT = 3;
@@ -71,7 +71,7 @@ export function pruneSnapshots(database: string): void {
  * Takes a snapshot when one is due; returns its file, or undefined when none was due.
  * Written under a temporary name and renamed, so a half-copied snapshot never looks whole.
  */
-export async function snapshotIfDue(store: Store, now: Date = new Date()): Promise<string | undefined> {
+export async function snapshotIfDue(store: StoreAccess, now: Date = new Date()): Promise<string | undefined> {
   if (!store.attached || !isSnapshotDue(store.path, now)) return undefined;
   const target = `${store.path}${SNAPSHOT_INFIX}${stampOf(now)}`;
   const temporary = `${path.dirname(store.path)}${path.sep}.${path.basename(target)}.partial`;

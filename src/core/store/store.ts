@@ -9,6 +9,7 @@ import path from 'node:path';
 import { open } from 'lmdb';
 import type { Key, RootDatabase } from 'lmdb';
 import type { ScoringRules } from '../rules.js';
+import type { StoreAccess } from './access.js';
 import type { FlushResult, Mutation, StateMutation, TableName } from './mutations.js';
 import { applyMutations, applyStateMutation, provisionedItemsIn } from './apply-batch.js';
 import { ensureBatchFits, PAGE_SIZE } from './batch-room.js';
@@ -24,6 +25,7 @@ import { chainedRefsOf, chainedRefsOfRecords, markSuspectIndexBuilt, openChainEn
 export { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
 export { ZERO_COUNTERS } from './apply-batch.js';
 export { readLegacyEntries } from './legacy-read.js';
+export type { StoreAccess } from './access.js';
 export type { LegacyEntry } from './legacy-read.js';
 
 /**
@@ -104,7 +106,7 @@ export const NO_INDEXER = 'the prior-art index is not loaded yet, so entries are
 /** The refusal of a write helper called outside `store.write`: it would write in a transaction of its own. */
 const OUTSIDE_WRITE = 'a store write ran outside store.write';
 
-export class Store {
+export class Store implements StoreAccess {
   readonly path: string;
   readonly maxDatabaseSize: number;
   /** Every table, read-only: writes go through `write`. */

@@ -4,7 +4,7 @@
  * by the TrackingService facade and handed to each part.
  */
 import type { TrackerConfig } from '../config.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { Flusher } from './flusher.js';
 import type { Journal } from './journal.js';
 import type { Ledger } from './ledger.js';
@@ -12,7 +12,7 @@ import type { Sessions } from './sessions.js';
 import type { WriteBuffer } from './write-buffer.js';
 
 export interface TrackingContext {
-  readonly store: Store;
+  readonly store: StoreAccess;
   readonly config: TrackerConfig;
   /** The project of sessions and reports that do not name their own directory. */
   readonly project: string;

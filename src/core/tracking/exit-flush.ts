@@ -4,9 +4,10 @@
  * process still ends the way it would have without the tracker.
  */
 import { finalFlush } from './final-flush.js';
+import type { StoreAccess } from '../store/access.js';
 import type { TrackingService } from './service.js';
 
-const live = new Set<TrackingService>();
+const live = new Set<TrackingService<StoreAccess>>();
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 let installed = false;
 
@@ -20,7 +21,7 @@ function onSignal(signal: NodeJS.Signals): void {
 }
 
 /** Registers a service for the exit flush; returns the function that unregisters it. */
-export function flushOnExit(service: TrackingService): () => void {
+export function flushOnExit(service: TrackingService<StoreAccess>): () => void {
   live.add(service);
   if (!installed) {
     installed = true;

@@ -9,6 +9,7 @@ import { writeSpill } from '../store/spill.js';
 import { SALVAGED_TABLES } from '../store/salvage.js';
 import { tableNamed } from '../store/tables.js';
 import { recordVerifiedIfOwn } from '../store/verify.js';
+import type { StoreAccess } from '../store/access.js';
 import type { TrackingService } from './service.js';
 
 export interface FinalFlushResult {
@@ -17,14 +18,15 @@ export interface FinalFlushResult {
   mutations: number;
 }
 
-export function finalFlush(service: TrackingService, reason: string, logger: Logger = silentLogger): FinalFlushResult {
+export function finalFlush(service: TrackingService<StoreAccess>, reason: string, logger: Logger = silentLogger): FinalFlushResult {
   const store = service.store;
   const outcome = service.flush(reason, { final: true });
   if (service.pendingMutations === 0) {
     // The file was verified when it opened and has since changed by this process's own commits
     // alone: it stays verified (verify.ts). Changed by any other hand, it is checked next time.
     if (outcome.ok && store.attached && !store.refusal) {
-      recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((table) => [table, tableNamed(store.tables, table).getKeysCount()])));
+      if (store.keepVerifiedIfOwn) store.keepVerifiedIfOwn();
+      else recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((table) => [table, tableNamed(store.tables, table).getKeysCount()])));
     }
     return { mutations: 0 };
   }

@@ -5,8 +5,8 @@
  */
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { StoreNotWritableError } from '../store/store.js';
-import type { Store } from '../store/store.js';
+import { StoreNotWritableError } from '../store/store-errors.js';
+import type { StoreAccess } from '../store/access.js';
 import type { Mutation } from '../store/mutations.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
 import type { WriteBuffer } from './write-buffer.js';
@@ -24,7 +24,7 @@ export class Flusher {
   private boundsHeld = 0;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: StoreAccess,
     private readonly buffer: WriteBuffer,
     private readonly config: TrackerConfig,
     private readonly logger: Logger,

@@ -3,7 +3,7 @@
  * host's own ids (`replay`), which count once however often live hooks and a backfill report them.
  */
 import { replayDelta } from '../store/replay.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { SessionInit, SessionKey } from '../store/mutations.js';
 import type { AgentOp, CounterDeltas } from '../types.js';
 import type { SessionSetup } from './sessions.js';
@@ -14,7 +14,7 @@ export class Ledger {
   private heldEvents: { sessionId: string; held: Map<string, CounterDeltas> } | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: StoreAccess,
     private readonly buffer: WriteBuffer,
     private readonly now: () => Date,
   ) {}

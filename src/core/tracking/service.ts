@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import type { GitSignalCache } from '../../contract/git-signal-cache.js';
 import type { CommitSignal } from '../outcomes/git-outcomes.js';
 import type { BugReportVerdict } from '../integrity/bug-evidence.js';
+import type { StoreAccess } from '../store/access.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, Mutation } from '../store/mutations.js';
 import type { ActivityEntry, AgentStatus, CommitRecord, TokenCounts, UserActionProvenance, UsageSource } from '../types.js';
@@ -38,8 +39,9 @@ import { Turns } from './turns.js';
 import { Undo } from './undo.js';
 import { WriteBuffer } from './write-buffer.js';
 
-export interface TrackingOptions {
-  store: Store;
+/** `S`: the store it is given (a Store in the CLI and tests; the plugin's RemoteStore on OpenCode's main thread). */
+export interface TrackingOptions<S extends StoreAccess = Store> {
+  store: S;
   config: TrackerConfig;
   logger: Logger;
   /** The project of sessions that do not name their own directory. */
@@ -51,8 +53,8 @@ export interface TrackingOptions {
   maskText?: (text: string) => string;
 }
 
-export class TrackingService implements Recorder {
-  readonly store: Store;
+export class TrackingService<S extends StoreAccess = Store> implements Recorder {
+  readonly store: S;
   readonly config: TrackerConfig;
   private readonly ctx: TrackingContext;
   private readonly agents: Agents;
@@ -64,7 +66,7 @@ export class TrackingService implements Recorder {
   private readonly bugReports: BugReports;
   private readonly grading: Grading;
 
-  constructor(options: TrackingOptions) {
+  constructor(options: TrackingOptions<S>) {
     this.store = options.store;
     this.config = options.config;
     const now = options.now ?? (() => new Date());

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { ensureOwnFolder, writeFileAtomic } from '../fs/atomic-write.js';
 import { toStatus } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { AgentStatus } from '../types.js';
 
 export const STATUS_EXPORT_DIR = '.agent';
@@ -26,7 +26,7 @@ export interface StatusExport {
 }
 
 export interface StatusExportOptions {
-  store: Store;
+  store: StoreAccess;
   rules: ScoringRules;
   project: string;
   /** Write even when the project has no `.agent/` folder (creating it): the `exportStatus` option. */

@@ -9,7 +9,6 @@ import { defineTool } from './define.js';
 import type { ToolContextDeps } from './deps.js';
 
 export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinition> {
-  const store = deps.service.store;
   return {
     'prior-art': defineTool({
       description:
@@ -34,12 +33,8 @@ export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinit
           ...(args.agent?.trim() ? { agentId: args.agent.trim() } : {}),
           ...(args.maxResults === undefined ? {} : { maxResults: args.maxResults }),
         };
-        // Loaded on first use, not at plugin start: classification pulls in the manifest parsers.
-        const { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } = await import('../../core/projects/cross-project-search.js');
-        // An index left by an earlier version is rebuilt here, once (one read when it is current).
-        const { upgradeTermIndex } = await import('../term-index-upgrade.js');
-        upgradeTermIndex(store, deps.logger);
-        return formatCrossProjectPriorArt(await searchPriorArtAcrossProjects(store, query, deps.project));
+        // Where the store is: in the plugin, its worker thread (an index left by an earlier version is rebuilt there, once).
+        return deps.priorArt(query, deps.project);
       },
     }),
   };

@@ -1,0 +1,34 @@
+/**
+ * What the recording side uses of a store: its tables to read, the batch and local-state writes, and
+ * the deferred work. The plugin's main thread holds a RemoteStore (remote/client.ts) that forwards
+ * these to a worker thread, so lmdb never loads on OpenCode's main thread; the CLI holds the Store
+ * itself. Both are this.
+ */
+import type { ScoringRules } from '../rules.js';
+import type { FlushResult, Mutation, StateMutation, TableName } from './mutations.js';
+import type { MetaValues, Tables } from './tables.js';
+
+export interface StoreAccess {
+  readonly path: string;
+  readonly maxDatabaseSize: number;
+  /** Every table, read-only. */
+  readonly tables: Tables;
+  /** Whether the file is open (false while it is checked, or when it could not be opened). */
+  readonly attached: boolean;
+  /** Why writes are refused, or undefined when the store takes writes. */
+  readonly refusal: string | undefined;
+  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult;
+  putRecords(records: readonly StateMutation[]): void;
+  maintainIndexes(): boolean;
+  meta(): MetaValues;
+  provisionedItems(configDir: string): string[];
+  counts(): Record<TableName, number>;
+  bytesInUse(): number | undefined;
+  backup(target: string): Promise<void>;
+  /**
+   * Keeps the file marked verified when only this process's commits changed it (verify.ts). A store
+   * whose writes run elsewhere (a worker thread) does it there, where those commits were counted;
+   * absent, the caller does it on this thread.
+   */
+  keepVerifiedIfOwn?(): void;
+}

@@ -1,0 +1,58 @@
+/**
+ * The messages between the plugin's main thread (client.ts) and the worker thread that holds the
+ * store (host.ts). Synchronous calls travel on a MessagePort with a shared flag the main thread waits
+ * on (bounded); everything else (opening, the snapshot, the prior-art search, events) goes through
+ * the worker's own message channel, asynchronously. All of it is plain data (structured clone).
+ */
+import type { CrossProjectQuery } from '../../core/projects/cross-project-search.js';
+import type { ScoringRules } from '../../core/rules.js';
+import type { Mutation, StateMutation } from '../../core/store/mutations.js';
+import type { MessagePort } from 'node:worker_threads';
+import type { Tables } from '../../core/store/tables.js';
+
+/** The read methods of a table a synchronous call may run; `getRange` and `getKeys` answer with an array. */
+export type TableMethod = 'get' | 'doesExist' | 'getRange' | 'getKeysCount' | 'getKeys';
+
+export type SyncRequest =
+  | { op: 'table'; path: string; table: keyof Tables; method: TableMethod; arg: unknown }
+  | { op: 'applyBatch'; path: string; mutations: readonly Mutation[]; rules: ScoringRules; now: string }
+  | { op: 'putRecords'; path: string; records: readonly StateMutation[] }
+  | { op: 'maintainIndexes' | 'counts' | 'bytesInUse' | 'meta' | 'keepVerifiedIfOwn'; path: string }
+  | { op: 'provisionedItems'; path: string; configDir: string };
+
+/** Whether the file is open and why writes are refused, as the worker sees it now. */
+export interface StoreState {
+  attached: boolean;
+  refusal: string | undefined;
+}
+
+/** An error as it crosses the thread: its class name (StoreNotWritableError, DatabaseFullError, ...) and message. */
+export interface SentError {
+  name: string;
+  message: string;
+}
+
+export type SyncReply = { id: number; state: StoreState } & ({ ok: true; value: unknown } | { ok: false; error: SentError });
+
+export type AsyncRequest =
+  | { op: 'open'; path: string; maxDatabaseSize: number; directory: string; rules: ScoringRules }
+  | { op: 'release'; path: string }
+  | { op: 'backup'; path: string; target: string }
+  | { op: 'priorArt'; path: string; query: CrossProjectQuery; project: string };
+
+export type HostEvent =
+  | { kind: 'reply'; id: number; ok: true; value: unknown }
+  | { kind: 'reply'; id: number; ok: false; error: SentError }
+  | { kind: 'state'; path: string; state: StoreState }
+  /** The store is open for writing and what waited at its start (spills, migrations) is merged. */
+  | { kind: 'ready'; path: string }
+  | { kind: 'problem'; path: string; line: string }
+  | { kind: 'log'; level: 'info' | 'warn' | 'error'; line: string };
+
+/** What the worker is started with. */
+export interface HostData {
+  /** The port synchronous calls come on. */
+  port: MessagePort;
+  /** One Int32: the worker sets it to 1 (and notifies) after each synchronous reply. */
+  flag: SharedArrayBuffer;
+}

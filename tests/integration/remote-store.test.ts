@@ -1,0 +1,117 @@
+/**
+ * The plugin's store as its main thread sees it: a RemoteStore whose tables and writes are calls into
+ * the worker thread that holds lmdb (the built dist/opencode/remote/host.js). Range reads come in pages
+ * and read the same as the file; a worker that cannot start or stops answering leaves a store that
+ * reads empty, refuses writes quietly and says so once, and no call waits past its bound.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { silentLogger } from '../../src/core/logger.js';
+import { DEFAULT_RULES } from '../../src/core/rules.js';
+import { Store, StoreNotWritableError } from '../../src/core/store/store.js';
+import { Channel } from '../../src/opencode/remote/channel.js';
+import { READ_TIMEOUT_MS, RemoteStore } from '../../src/opencode/remote/client.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+
+const tempDir = useTempDirs('agent-tracker-remote-store-');
+const SIZE = 64 * 1024 * 1024;
+/** More entries than the first pages hold (32, then 128), so a full scan crosses several pages. */
+const ENTRIES = 300;
+
+function metaKey(index: number): string {
+  return `test:${String(index).padStart(4, '0')}`;
+}
+
+/** A file with ENTRIES meta records written directly (the test's own Store, closed before the worker opens it). */
+function seeded(dir: string): string {
+  const file = path.join(dir, 'db.lmdb');
+  const store = Store.open({ path: file, maxDatabaseSize: SIZE });
+  store.putRecords(Array.from({ length: ENTRIES }, (_, index) => ({ table: 'meta' as const, key: metaKey(index), value: index })));
+  store.close();
+  return file;
+}
+
+/** The store once it is ready (the file, written by another hand, is checked out of process first), or once it failed. */
+function opened(file: string, channel: Channel, problems: string[] = []): Promise<RemoteStore> {
+  return new Promise((resolve) => {
+    const store = new RemoteStore(file, SIZE, channel, silentLogger);
+    store.join(path.dirname(file), DEFAULT_RULES, {
+      problem: (line) => {
+        problems.push(line);
+        resolve(store);
+      },
+      ready: () => resolve(store),
+    });
+  });
+}
+
+describe('RemoteStore', () => {
+  it('reads ranges in pages exactly as the file holds them, early stops included, and writes through the worker', async () => {
+    const file = seeded(tempDir());
+    const store = await opened(file, new Channel());
+    expect(store.attached).toBe(true);
+    const expected = Array.from({ length: ENTRIES }, (_, index) => metaKey(index));
+    const inRange = (options: Parameters<typeof store.tables.meta.getRange>[0]) =>
+      [...store.tables.meta.getRange(options)].map((entry) => entry.key).filter((key) => key.startsWith('test:'));
+    expect(inRange({ start: 'test:' })).toEqual(expected);
+    expect(inRange({ start: metaKey(100), limit: 150 })).toEqual(expected.slice(100, 250));
+    expect(inRange({ start: metaKey(299), end: 'test:', reverse: true })).toEqual([...expected].reverse());
+    const stoppedEarly: string[] = [];
+    for (const { key } of store.tables.meta.getRange({ start: metaKey(5) })) {
+      if (stoppedEarly.length === 3) break;
+      stoppedEarly.push(key);
+    }
+    expect(stoppedEarly).toEqual(expected.slice(5, 8));
+    expect(store.tables.meta.get(metaKey(42))).toBe(42);
+    expect(store.tables.meta.doesExist(metaKey(ENTRIES))).toBe(false);
+
+    store.putRecords([{ table: 'meta', key: metaKey(ENTRIES), value: 'written' }]);
+    expect(store.tables.meta.get(metaKey(ENTRIES))).toBe('written');
+  });
+
+  it('fails open when the worker cannot start: reads empty, refuses writes quietly, one line', async () => {
+    const file = seeded(tempDir());
+    const problems: string[] = [];
+    const store = await opened(file, new Channel(path.join(tempDir(), 'missing-host.js')), problems);
+    expect(store.attached).toBe(false);
+    expect(store.tables.meta.get(metaKey(1))).toBeUndefined();
+    expect([...store.tables.meta.getRange({})]).toEqual([]);
+    expect(() => store.putRecords([{ table: 'meta', key: 'x', value: 1 }])).toThrow(StoreNotWritableError);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((line) => line.includes('database thread'))).toBe(true);
+  });
+
+  it('bounds a call to a worker that stops answering, then reads empty, refuses writes and says so once', async () => {
+    const dir = tempDir();
+    const file = seeded(dir);
+    // A host that says the file is open, then never answers a synchronous call.
+    const stuck = path.join(dir, 'stuck-host.mjs');
+    fs.writeFileSync(
+      stuck,
+      [
+        "import { parentPort } from 'node:worker_threads';",
+        'parentPort.on(\'message\', ({ id, request }) => {',
+        "  if (request.op !== 'open') return;",
+        "  parentPort.postMessage({ kind: 'reply', id, ok: true, value: { attached: true, refusal: undefined } });",
+        "  parentPort.postMessage({ kind: 'ready', path: request.path });",
+        '});',
+      ].join('\n'),
+    );
+    const problems: string[] = [];
+    const store = await opened(file, new Channel(stuck), problems);
+    expect(store.attached).toBe(true);
+    const started = Date.now();
+    expect(store.tables.meta.get(metaKey(1))).toBeUndefined();
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 50);
+    expect(waited).toBeLessThan(READ_TIMEOUT_MS + 2_000);
+    expect(store.attached).toBe(false);
+    const again = Date.now();
+    expect([...store.tables.meta.getRange({})]).toEqual([]);
+    expect(() => store.putRecords([{ table: 'meta', key: 'x', value: 1 }])).toThrow(StoreNotWritableError);
+    expect(Date.now() - again).toBeLessThan(1_000);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain('did not answer');
+  }, 30_000);
+});
