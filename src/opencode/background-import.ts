@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 import type { TrackerConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { StoreAccess } from '../core/store/access.js';
-import type { Store } from '../core/store/store.js';
 
 /** How long after plugin start the import begins, so OpenCode's own start is not competed with. */
 export const BACKGROUND_IMPORT_DELAY_MS = 2000;
@@ -41,11 +40,6 @@ export function importChildScript(): string {
   const here = fileURLToPath(new URL('./history/import-child.js', import.meta.url));
   if (fs.existsSync(here)) return here;
   return here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
-}
-
-/** readWatermark reads only the meta table: the plugin's store (a RemoteStore on the main thread) serves that. */
-function watermarkReader(store: StoreAccess): Store {
-  return { tables: store.tables } as unknown as Store;
 }
 
 /** The import's child process; resolves with its one-line answer. Never rejects. */
@@ -88,7 +82,7 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
           import('./history/import-job.js'),
         ]);
         const location = options.location ?? opencodeDataDir();
-        if (cancelled || readWatermark(watermarkReader(options.store), location)?.signature === historySignature(location)) return;
+        if (cancelled || readWatermark(options.store, location)?.signature === historySignature(location)) return;
         const result = await runImportChild(encodeJob(location, options.project, startedAt, options.config), (kill) => (killChild = kill));
         if (cancelled) return;
         if (!result.ok) throw new Error(result.message);

@@ -3,6 +3,7 @@
  * newest session update imported and a fingerprint of the store's files. Unchanged files mean
  * nothing new, known without opening the store.
  */
+import type { StoreAccess } from '../store/access.js';
 import type { Store } from '../store/store.js';
 
 export interface Watermark {
@@ -22,7 +23,7 @@ function isWatermark(value: unknown): value is Watermark {
 }
 
 /** The watermark of the history store at `location`, undefined before its first import. */
-export function readWatermark(store: Store, location: string): Watermark | undefined {
+export function readWatermark(store: StoreAccess, location: string): Watermark | undefined {
   const value = store.tables.meta.get(`${KEY_PREFIX}${location}`);
   return isWatermark(value) ? value : undefined;
 }
