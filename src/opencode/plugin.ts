@@ -12,6 +12,7 @@ import { trackerFileEditCheck } from '../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
 import { acquireRemoteStore, releaseRemoteStore } from './remote/client.js';
 import type { RemoteStore } from './remote/client.js';
+import type { V2Cleanup } from '../adapters/opencode-v2/host-types.js';
 import { flushOnExit } from '../core/tracking/exit-flush.js';
 import { TrackingService } from '../core/tracking/service.js';
 import { statusExporter } from '../core/tracking/status-export.js';
@@ -182,12 +183,13 @@ const server: Plugin = async (input, options) => {
  * OpenCode 2 calls `setup` (OpenCode 1 calls `server`): one package loads on both. The version-2
  * adapter is imported only when `setup` runs, so version 1 never pays for it.
  */
-const setup = async (context: Parameters<typeof import('../adapters/opencode-v2/setup.js').setup>[0]): Promise<void> => {
+const setup = async (context: Parameters<typeof import('../adapters/opencode-v2/setup.js').setup>[0]): Promise<V2Cleanup> => {
   // OpenCode 1.18.33 calls `setup` beside `server`; once `server` has run in this process, the session
   // is recorded there, and a second adapter would count everything twice.
-  if (serverStarted) return;
+  if (serverStarted) return () => undefined;
   const v2 = await import('../adapters/opencode-v2/setup.js');
-  await v2.setup(context);
+  // The host calls what setup returns when it unloads the plugin: the session's last flush and the store's release.
+  return v2.setup(context);
 };
 
 export default { id: 'agent-tracker', server, setup };

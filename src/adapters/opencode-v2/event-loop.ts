@@ -4,6 +4,7 @@
  * records happens synchronously (the host does not wait for a plugin's reading of its events).
  */
 import type { Logger } from '../../core/logger.js';
+import type { StoreAccess } from '../../core/store/access.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import { eventSession, failedTool, isDict, stepStarted, stepUsage, str, toolCallKey, TURN_END_EVENTS } from './events.js';
 import type { V2Event, V2EventDomain } from './host-types.js';
@@ -16,7 +17,7 @@ export interface EventReader {
   handle(event: V2Event): void;
 }
 
-export function createEventReader(service: TrackingService, logger: Logger): EventReader {
+export function createEventReader(service: TrackingService<StoreAccess>, logger: Logger): EventReader {
   /** Agent and model of each assistant message, from its `session.step.started`. */
   const steps = new Map<string, { agent: string; model: string }>();
   /** Tool names by call key, from `session.tool.input.started` (a failure event does not name its tool). */

@@ -3,6 +3,7 @@
  * arguments as the user's grade before any model sees it, and finished at once (no prompt).
  */
 import type { Logger } from '../../core/logger.js';
+import type { StoreAccess } from '../../core/store/access.js';
 import { GRADE_COMMAND_NAME, parseGradeArguments } from '../../core/outcomes/grade-command.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import { InputError } from '../../core/validation.js';
@@ -10,7 +11,7 @@ import { recordSlashGrade } from '../../core/integrity/slash-grade.js';
 import { promptText } from './events.js';
 import type { V2CommandDefinition } from './host-types.js';
 
-export function createGradeCommandV2(deps: { service: TrackingService; logger: Logger; project: string }): V2CommandDefinition {
+export function createGradeCommandV2(deps: { service: TrackingService<StoreAccess>; logger: Logger; project: string }): V2CommandDefinition {
   return {
     name: GRADE_COMMAND_NAME,
     description: 'Grade a commit as the user: /grade <-1|1|2|5> [commit] [note]',

@@ -5,11 +5,12 @@
  * goes to the log.
  */
 import type { Logger } from '../../core/logger.js';
+import type { StoreAccess } from '../../core/store/access.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import { SELF_PROVISION_DELAY_MS } from '../../opencode/self-provision.js';
 
 /** Schedules it; returns a cancel for cleanup. Never throws, never rejects. */
-export function scheduleSelfProvisioning(service: TrackingService, logger: Logger): () => void {
+export function scheduleSelfProvisioning(service: TrackingService<StoreAccess>, logger: Logger): () => void {
   const timer = setTimeout(() => {
     import('../../opencode/self-provision-run.js')
       .then((run) =>

@@ -1,24 +1,23 @@
 /**
  * The OpenCode 2 entry: `setup(ctx)` of the dual default export (src/opencode/plugin.ts keeps `server`
- * for version 1). It opens the same shared store and TrackingService version 1 uses and registers the
+ * for version 1). It opens the same shared store, in the same worker thread (lmdb never loads on the
+ * host's main thread: src/opencode/remote/), and TrackingService version 1 uses, and registers the
  * hooks, the event reader, the tracker's tools and `/grade` through the context's domains. A bad
  * setting or a store that cannot be opened is logged once and leaves the session untracked.
  */
-import { chainTailNotice } from '../../core/integrity/chain-check.js';
 import { opencodeConfigDir, resolveConfig } from '../../core/config.js';
 import type { TrackerConfig } from '../../core/config.js';
 import { trackerFileEditCheck } from '../../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../../core/integrity/user-only.js';
 import type { Logger } from '../../core/logger.js';
-import { acquireStore, releaseStore } from '../../core/store/open-shared.js';
-import { openChecked } from '../../core/store/open-checked.js';
-import type { Store } from '../../core/store/store.js';
 import { flushOnExit } from '../../core/tracking/exit-flush.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } from '../../opencode/guards/env-guard.js';
 import { maskToolOutput } from '../../opencode/guards/output-mask.js';
 import { ProjectSecrets } from '../../opencode/guards/project-secrets.js';
 import { trustPluginOptions } from '../../opencode/option-trust.js';
+import { acquireRemoteStore, releaseRemoteStore } from '../../opencode/remote/client.js';
+import type { RemoteStore } from '../../opencode/remote/client.js';
 import { endSession } from '../../opencode/store-health.js';
 import { TOOL_NAMES } from '../../opencode/tools/index.js';
 import { createEventReader, readEvents } from './event-loop.js';
@@ -40,13 +39,8 @@ function optionsOf(ctx: V2Context): Record<string, unknown> {
   return typeof options === 'object' && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
 }
 
-/** Loads the term indexer (what a flush needs to write entries) off the start path, as version 1 does. */
-function attachIndexer(store: Store, logger: Logger): Promise<void> {
-  return import('../../core/search/indexer.js').then(
-    (indexer) => store.addIndexer(indexer.termIndexer),
-    (error: unknown) => logger.error(`agent-tracker: loading the prior-art index failed; entries wait in memory: ${(error as Error).message}`),
-  );
-}
+/** How long a cleanup waits for a store still opening before its last flush (the worker opens it in well under a second). */
+const OPEN_WAIT_MS = 5_000;
 
 /** Whether the host's context has the domains tracking needs (OpenCode 2 does; 1.18.x's early one does not). */
 export function hasTrackingDomains(ctx: unknown): ctx is V2Context {
@@ -70,28 +64,21 @@ export function createSetup(setupOptions: V2SetupOptions = {}): (ctx: V2Context)
     const logger = setupOptions.logger ?? stderrLogger;
     const project = setupOptions.project ?? process.cwd();
     let config: TrackerConfig;
-    let store: Store;
-    let service: TrackingService;
+    let store: RemoteStore;
+    let service: TrackingService<RemoteStore>;
     try {
       const trust = trustPluginOptions(optionsOf(ctx), project);
       for (const notice of trust.notices) logger.warn(notice);
       config = resolveConfig({ options: trust.options });
-      const indexed: { done?: Promise<void> } = {};
-      store = acquireStore({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize }, (storeOptions) =>
-        openChecked(storeOptions, {
-          problem: (problem) => logger.warn(`agent-tracker: ${problem.message}`),
-          ready: (opened) => {
-            // Before this process writes: a later write would re-seal the chain over a change made around it.
-            const chainBreak = chainTailNotice(opened.tables);
-            if (chainBreak) logger.warn(chainBreak);
-            void indexed.done?.then(() => service.storeAttached());
-          },
-        }),
+      // Spills, legacy databases and the chain's tail are dealt with in the worker once the file is open; then what waited in memory is written.
+      store = acquireRemoteStore(
+        { path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, directory: project, rules: config.rules },
+        { problem: (line) => logger.warn(`agent-tracker: ${line}`), ready: () => service.storeAttached() },
+        logger,
       );
-      indexed.done = attachIndexer(store, logger);
       const secrets = config.protectEnvFiles ? new ProjectSecrets(project, logger) : undefined;
       service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES, ...(secrets ? { maskText: (text: string) => secrets.maskNow(text) } : {}) });
-      return await wire(ctx, { config, store, service, logger, project, secrets, indexed: indexed.done });
+      return await wire(ctx, { config, store, service, logger, project, secrets });
     } catch (error) {
       logger.error(`agent-tracker is off for this session: ${(error as Error).message}`);
       return () => undefined;
@@ -101,19 +88,18 @@ export function createSetup(setupOptions: V2SetupOptions = {}): (ctx: V2Context)
 
 interface Started {
   config: TrackerConfig;
-  store: Store;
-  service: TrackingService;
+  store: RemoteStore;
+  service: TrackingService<RemoteStore>;
   logger: Logger;
   project: string;
   secrets: ProjectSecrets | undefined;
-  indexed: Promise<void>;
 }
 
 async function wire(ctx: V2Context, started: Started): Promise<V2Cleanup> {
   const { config, store, service, logger, project, secrets } = started;
   const stopExitFlush = flushOnExit(service);
   if (secrets) secrets.scan().catch((error: unknown) => logger.warn(`agent-tracker: scanning for .env files failed: ${(error as Error).message}`));
-  const tools = await registerTools(ctx, service, logger, project);
+  const tools = await registerTools(ctx, service, logger, project, (query, folder) => store.priorArt(query, folder));
   const handlers = createV2Handlers({
     service,
     logger,
@@ -139,9 +125,10 @@ async function wire(ctx: V2Context, started: Started): Promise<V2Cleanup> {
     events.stop();
     stopExitFlush();
     for (const registration of registrations) await registration.dispose().catch(() => undefined);
-    await started.indexed;
+    // A session ended right after its start: its last flush waits for the store to open (else it is spilled).
+    await store.settled(OPEN_WAIT_MS);
     await endSession(service, logger);
-    releaseStore(store);
+    releaseRemoteStore(store);
   };
 }
 
