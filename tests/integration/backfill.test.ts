@@ -13,6 +13,8 @@ import type { BackfillSummary } from '../../src/core/backfill/summary.js';
 import { SKIP_REASONS } from '../../src/core/backfill/replay-session.js';
 import { importHistory } from '../../src/opencode/history/import.js';
 import { scheduleHistoryImport } from '../../src/opencode/background-import.js';
+import { needsVerification } from '../../src/core/store/open-checked.js';
+import { noteSoundState, recordVerified, recordVerifiedIfOwn } from '../../src/core/store/verify.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
 import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
 import type { UsageRecord } from '../../src/core/types.js';
@@ -349,5 +351,38 @@ describe("the plugin's background import (a child process)", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(t.logged).toHaveLength(1);
     expect(usage(t)).toEqual(before);
+  });
+
+  /** A tracker whose database is known sound as the plugin's is after its checked open (verified: recorded as such). */
+  async function importIntoSoundStore(verified: boolean): Promise<{ t: TempTracker; file: string }> {
+    const project = tempDir();
+    const dataDir = path.join(tempDir(), 'opencode');
+    await writeSqliteHistory(dataDir, fixture(project));
+    tracker = tempTracker({}, project);
+    const t = tracker;
+    const file = t.store.path;
+    if (verified) recordVerified(file);
+    noteSoundState(file);
+    scheduleHistoryImport({ store: t.store, config: t.config, logger: recordingLogger(t.logged), project, location: dataDir, delayMs: 0, startedAt: T0 + 10_000_000 });
+    await until(() => t.logged.length > 0);
+    expect(t.logged).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('imported 2 past session(s)') })]);
+    return { t, file };
+  }
+
+  it("leaves a verified database verified: the next start reads no whole file again, and the plugin's later writes stay its own", async () => {
+    const { t, file } = await importIntoSoundStore(true);
+    expect(needsVerification(file)).toBe(false);
+    // The plugin's next flush, after the child's commits, then the end of its session.
+    t.store.putRecords([{ table: 'meta', key: 'test:after-import', value: 1 }]);
+    expect(recordVerifiedIfOwn(file, () => ({}))).toBe(true);
+    expect(needsVerification(file)).toBe(false);
+  });
+
+  it('vouches for nothing it did not start from: a database not recorded as verified is checked at the next start', async () => {
+    const { t, file } = await importIntoSoundStore(false);
+    expect(needsVerification(file)).toBe(true);
+    t.store.putRecords([{ table: 'meta', key: 'test:after-import', value: 1 }]);
+    expect(recordVerifiedIfOwn(file, () => ({}))).toBe(false);
+    expect(needsVerification(file)).toBe(true);
   });
 });

@@ -74,13 +74,7 @@ function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
 /** Whether the file is exactly as it was when it last passed verification. */
 export function isVerified(file: string): boolean {
   const now = fingerprintOf(file);
-  if (!now) return false;
-  try {
-    const stored = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as { format?: number; fingerprint?: Fingerprint };
-    return stored.format === SIDECAR_FORMAT && stored.fingerprint !== undefined && sameFingerprint(stored.fingerprint, now);
-  } catch {
-    return false;
-  }
+  return now !== undefined && recordedState(file, now);
 }
 
 /**
@@ -132,12 +126,32 @@ export function noteSoundState(file: string, expected?: Fingerprint): void {
   ownWrites.set(file, { last: sound ? now : undefined, broken: !sound });
 }
 
+/** Starts the chain in a process that opened the file without checking it, only when the sidecar vouches for its state now. */
+export function noteSoundIfRecorded(file: string): void {
+  const now = fingerprintOf(file);
+  if (now && recordedState(file, now)) noteSoundState(file, now);
+}
+
 /** Before a commit of this process: a file changed since its last known sound state breaks the chain. */
 export function beforeOwnWrite(file: string): void {
   const chain = ownWrites.get(file);
   if (!chain || chain.broken) return;
   const now = fingerprintOf(file);
-  if (!now || !chain.last || !sameFingerprint(chain.last, now)) chain.broken = true;
+  if (now && chain.last && sameFingerprint(chain.last, now)) return;
+  // Changed by another tracker process that recorded its own clean commits (the history import's child):
+  // a state the sidecar vouches for is as sound as one verified at start.
+  if (now && chain.last && recordedState(file, now)) chain.last = now;
+  else chain.broken = true;
+}
+
+/** Whether the sidecar holds exactly this state of the file. */
+function recordedState(file: string, now: Fingerprint): boolean {
+  try {
+    const stored = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as { format?: number; fingerprint?: Fingerprint };
+    return stored.format === SIDECAR_FORMAT && stored.fingerprint !== undefined && sameFingerprint(stored.fingerprint, now);
+  } catch {
+    return false;
+  }
 }
 
 /** After a commit of this process: its result is the new known state. */
@@ -154,8 +168,10 @@ export function recordVerifiedIfOwn(file: string, entries: () => Record<string, 
   const chain = ownWrites.get(file);
   if (!chain || chain.broken || !chain.last) return false;
   const now = fingerprintOf(file);
+  if (!now) return false;
+  // Another tracker process's clean commits came last and are recorded already.
+  if (!sameFingerprint(chain.last, now)) return recordedState(file, now);
   // Counting reads every table: only a file known sound is read (a changed one may crash lmdb).
-  if (!now || !sameFingerprint(chain.last, now)) return false;
   recordVerified(file, entries(), chain.last);
   return true;
 }

@@ -11,7 +11,10 @@
  */
 import { silentLogger } from '../../core/logger.js';
 import { termIndexer } from '../../core/search/indexer.js';
+import { SALVAGED_TABLES } from '../../core/store/salvage.js';
 import { Store } from '../../core/store/store.js';
+import { tableNamed } from '../../core/store/tables.js';
+import { noteSoundIfRecorded, recordVerifiedIfOwn } from '../../core/store/verify.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import { importHistory } from './import.js';
 import { decodeJob, IMPORT_JOB_ENV } from './import-job.js';
@@ -35,11 +38,15 @@ async function storedTextMasker(store: Store, project: string): Promise<(text: s
 async function runJob(): Promise<ImportChildResult> {
   const job = decodeJob(process.env[IMPORT_JOB_ENV]);
   const store = Store.open({ path: job.config.databasePath, maxDatabaseSize: job.config.maxDatabaseSize, indexer: termIndexer });
+  // From a recorded sound state, this child's clean commits are recorded too: its write is then no
+  // reason for the next plugin start to read the whole file again in the check's child process.
+  noteSoundIfRecorded(store.path);
   try {
     // What it stores is masked like live tracking's: with the values of every known project's env files.
     const maskText = job.config.protectEnvFiles ? await storedTextMasker(store, job.project) : undefined;
     const service = new TrackingService({ store, config: job.config, logger: silentLogger, project: job.project, ...(maskText ? { maskText } : {}) });
     const outcome = await importHistory(service, job.location, { createdBefore: job.createdBefore });
+    recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((name) => [name, tableNamed(store.tables, name).getKeysCount()])));
     return outcome.upToDate ? { ok: true, sessions: 0 } : { ok: true, sessions: outcome.summary.sessions, source: outcome.summary.source };
   } catch (error) {
     if (error instanceof NoHistoryError) return { ok: true, sessions: 0 };
