@@ -70,6 +70,23 @@ describe('RemoteStore', () => {
     expect(store.tables.meta.get(metaKey(ENTRIES))).toBe('written');
   });
 
+  it('never writes late: a write the main thread stopped waiting for is refused by the worker, so its spill cannot count twice', async () => {
+    const file = seeded(tempDir());
+    const channel = new Channel();
+    const store = await opened(file, channel);
+    expect(store.attached).toBe(true);
+    // The caller gives up at once (as after a worker busy past the bound); the worker gets the write after that.
+    const late = channel.call({ op: 'putRecords', path: file, records: [{ table: 'meta', key: 'late', value: 'written' }] }, 0);
+    expect(late).toBeUndefined();
+    expect(channel.dead).toContain('did not answer');
+    // Read through a second worker once the first has long had the message (it answers in well under a millisecond).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const reader = await opened(file, new Channel());
+    expect(reader.attached).toBe(true);
+    expect(reader.tables.meta.get(metaKey(7))).toBe(7);
+    expect(reader.tables.meta.get('late')).toBeUndefined();
+  });
+
   it('fails open when the worker cannot start: reads empty, refuses writes quietly, one line', async () => {
     const file = seeded(tempDir());
     const problems: string[] = [];

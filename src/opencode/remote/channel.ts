@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import type { AsyncRequest, HostData, HostEvent, SentError, SyncReply, SyncRequest } from './protocol.js';
+import type { AsyncRequest, HostData, HostEvent, SentError, SyncEnvelope, SyncReply, SyncRequest } from './protocol.js';
 
 /** The worker's script: beside this module (tsc's dist), under dist/opencode/remote from the bundle in dist/opencode, or the built copy from the sources (tests). */
 export function hostScript(): string {
@@ -76,7 +76,9 @@ export class Channel {
     const port = this.port;
     if (this.deadReason !== undefined || !port) return undefined;
     const id = ++this.nextId;
-    port.postMessage({ id, request });
+    // The worker refuses a write that reaches it after this (host.ts): a write this thread gave up on
+    // is kept here and spilled at the end, so it must not also land late in the file.
+    port.postMessage({ id, request, deadline: Date.now() + timeoutMs } satisfies SyncEnvelope);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       // Cleared before the queue is read: the worker posts its reply first, then sets the flag.

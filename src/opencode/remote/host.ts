@@ -10,13 +10,15 @@ import type { Logger } from '../../core/logger.js';
 import type { ScoringRules } from '../../core/rules.js';
 import { chainTailNotice } from '../../core/integrity/chain-check.js';
 import { openChecked } from '../../core/store/open-checked.js';
+import { StoreNotWritableError } from '../../core/store/store-errors.js';
 import { SALVAGED_TABLES } from '../../core/store/salvage.js';
 import { tableNamed } from '../../core/store/tables.js';
 import type { Table } from '../../core/store/tables.js';
 import { recordVerifiedIfOwn } from '../../core/store/verify.js';
 import { mergeSpilledSessions } from '../store-health.js';
 import type { DocumentIndexer, Store } from '../../core/store/store.js';
-import type { AsyncRequest, HostData, HostEvent, SentError, StoreState, SyncReply, SyncRequest } from './protocol.js';
+import { WRITE_OPS } from './protocol.js';
+import type { AsyncRequest, HostData, HostEvent, SentError, StoreState, SyncEnvelope, SyncReply, SyncRequest } from './protocol.js';
 
 const { port, flag } = workerData as HostData;
 const signal = new Int32Array(flag);
@@ -189,11 +191,13 @@ function serveSync(request: SyncRequest, store: Store): unknown {
   }
 }
 
-port.on('message', (message: { id: number; request: SyncRequest }) => {
+port.on('message', (message: SyncEnvelope) => {
   const store = held.get(message.request.path)?.store;
   let reply: SyncReply;
   try {
     if (!store) throw new Error('the agent-tracker database is closed');
+    // The main thread stopped waiting (this thread was busy): it keeps the batch and spills it, so writing it now would count it twice.
+    if (WRITE_OPS.has(message.request.op) && Date.now() >= message.deadline) throw new StoreNotWritableError('a write came after its caller stopped waiting; nothing was written');
     reply = { id: message.id, ok: true, value: serveSync(message.request, store), state: stateOf(store) };
   } catch (error) {
     reply = { id: message.id, ok: false, error: sentError(error), state: stateOf(store) };

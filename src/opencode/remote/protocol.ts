@@ -20,6 +20,16 @@ export type SyncRequest =
   | { op: 'maintainIndexes' | 'counts' | 'bytesInUse' | 'meta' | 'keepVerifiedIfOwn'; path: string }
   | { op: 'provisionedItems'; path: string; configDir: string };
 
+/** A synchronous call as it travels: `deadline` (epoch ms) is when the caller stops waiting for it. */
+export interface SyncEnvelope {
+  id: number;
+  request: SyncRequest;
+  deadline: number;
+}
+
+/** The calls that write: refused once past their deadline, since the caller has kept what they carry. */
+export const WRITE_OPS: ReadonlySet<SyncRequest['op']> = new Set(['applyBatch', 'putRecords', 'maintainIndexes', 'keepVerifiedIfOwn']);
+
 /** Whether the file is open and why writes are refused, as the worker sees it now. */
 export interface StoreState {
   attached: boolean;
