@@ -10,7 +10,6 @@ import { opencodeConfigDir, resolveSessionConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { neutralizeControls } from '../core/report/terminal-text.js';
 import type { Store } from '../core/store/store.js';
-import { tableNamed } from '../core/store/tables.js';
 import { pinnedPluginOptions } from '../opencode/option-trust.js';
 import { readPluginOptions } from '../provisioning/opencode-json.js';
 import { closest } from './suggest.js';
@@ -139,6 +138,6 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
  */
 async function keepVerified(store: Store): Promise<void> {
   if (!store.attached || store.refusal) return;
-  const [{ recordVerified }, { SALVAGED_TABLES }] = await Promise.all([import('../core/store/verify.js'), import('../core/store/salvage.js')]);
-  recordVerified(store.path, Object.fromEntries(SALVAGED_TABLES.map((table) => [table, tableNamed(store.tables, table).getKeysCount()])));
+  const [{ recordVerified }, { salvagedCounts }] = await Promise.all([import('../core/store/verify.js'), import('../core/store/salvage.js')]);
+  recordVerified(store.path, salvagedCounts(store.tables));
 }

@@ -84,7 +84,7 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
         const location = options.location ?? opencodeDataDir();
         if (cancelled || readWatermark(options.store, location)?.signature === historySignature(location)) return;
         // The plugin's clean commits so far are recorded first: the child goes on from that state (verify.ts).
-        options.store.keepVerifiedIfOwn?.();
+        options.store.keepVerifiedIfOwn();
         const result = await runImportChild(encodeJob(location, options.project, startedAt, options.config), (kill) => (killChild = kill));
         if (cancelled) return;
         if (!result.ok) throw new Error(result.message);

@@ -26,9 +26,8 @@ export interface StoreAccess {
   bytesInUse(): number | undefined;
   backup(target: string): Promise<void>;
   /**
-   * Keeps the file marked verified when only this process's commits changed it (verify.ts). A store
-   * whose writes run elsewhere (a worker thread) does it there, where those commits were counted;
-   * absent, the caller does it on this thread.
+   * Keeps the file marked verified when only the tracker's own recorded commits changed it (verify.ts),
+   * where those commits were made: in this thread, or in the worker thread that holds the store.
    */
-  keepVerifiedIfOwn?(): void;
+  keepVerifiedIfOwn(): void;
 }

@@ -11,11 +11,18 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Key } from 'lmdb';
 import { childRuntime, childScript } from './child-runtime.js';
+import { tableNamed } from './tables.js';
+import type { Tables } from './tables.js';
 import { VERIFY_TIMEOUT_MS } from './verify.js';
 
 /** The tables that hold history (the term index is rebuilt from documents, meta is written anew). */
 export const SALVAGED_TABLES = ['agents', 'sessions', 'commits', 'communication', 'retrospectives', 'activities', 'projects', 'migrations', 'userGrades', 'events'] as const;
 export type SalvagedTable = (typeof SALVAGED_TABLES)[number];
+
+/** Entries per salvaged table: what a `.verified` sidecar records beside the file's fingerprint (verify.ts). */
+export function salvagedCounts(tables: Tables): Record<SalvagedTable, number> {
+  return Object.fromEntries(SALVAGED_TABLES.map((table) => [table, tableNamed(tables, table).getKeysCount()])) as Record<SalvagedTable, number>;
+}
 
 export interface SalvagedRecord {
   key: Key;

@@ -13,7 +13,8 @@ import type { StoreAccess } from './access.js';
 import type { FlushResult, Mutation, StateMutation, TableName } from './mutations.js';
 import { applyMutations, applyStateMutation, provisionedItemsIn } from './apply-batch.js';
 import { ensureBatchFits, PAGE_SIZE } from './batch-room.js';
-import { afterOwnWrite, beforeOwnWrite } from './verify.js';
+import { salvagedCounts } from './salvage.js';
+import { afterOwnWrite, beforeOwnWrite, recordVerifiedIfOwn } from './verify.js';
 import { emptyTables } from './empty-tables.js';
 import { tablesOf } from './open-tables.js';
 import { preflight } from './preflight.js';
@@ -403,6 +404,11 @@ export class Store implements StoreAccess {
    * free-page lists; undefined while the file is not open. The rest of the file is pages earlier
    * writes freed (copy-on-write), which later writes reuse before the file grows.
    */
+  /** Keeps the file marked verified when only the tracker's own recorded commits changed it (verify.ts). */
+  keepVerifiedIfOwn(): void {
+    recordVerifiedIfOwn(this.path, () => salvagedCounts(this.tables));
+  }
+
   bytesInUse(): number | undefined {
     if (!this.root) return undefined;
     const pagesOf = (stats: LmdbTreeStats | undefined) => (stats ? stats.treeBranchPageCount + stats.treeLeafPageCount + stats.overflowPages : 0);

@@ -6,9 +6,6 @@
 import type { Logger } from '../logger.js';
 import { silentLogger } from '../logger.js';
 import { writeSpill } from '../store/spill.js';
-import { SALVAGED_TABLES } from '../store/salvage.js';
-import { tableNamed } from '../store/tables.js';
-import { recordVerifiedIfOwn } from '../store/verify.js';
 import type { StoreAccess } from '../store/access.js';
 import type { TrackingService } from './service.js';
 
@@ -25,8 +22,7 @@ export function finalFlush(service: TrackingService<StoreAccess>, reason: string
     // The file was verified when it opened and has since changed by this process's own commits
     // alone: it stays verified (verify.ts). Changed by any other hand, it is checked next time.
     if (outcome.ok && store.attached && !store.refusal) {
-      if (store.keepVerifiedIfOwn) store.keepVerifiedIfOwn();
-      else recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((table) => [table, tableNamed(store.tables, table).getKeysCount()])));
+      store.keepVerifiedIfOwn();
     }
     return { mutations: 0 };
   }

@@ -11,10 +11,8 @@
  */
 import { silentLogger } from '../../core/logger.js';
 import { termIndexer } from '../../core/search/indexer.js';
-import { SALVAGED_TABLES } from '../../core/store/salvage.js';
 import { Store } from '../../core/store/store.js';
-import { tableNamed } from '../../core/store/tables.js';
-import { noteSoundIfRecorded, recordVerifiedIfOwn } from '../../core/store/verify.js';
+import { noteSoundIfRecorded } from '../../core/store/verify.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import { importHistory } from './import.js';
 import { decodeJob, IMPORT_JOB_ENV } from './import-job.js';
@@ -46,7 +44,7 @@ async function runJob(): Promise<ImportChildResult> {
     const maskText = job.config.protectEnvFiles ? await storedTextMasker(store, job.project) : undefined;
     const service = new TrackingService({ store, config: job.config, logger: silentLogger, project: job.project, ...(maskText ? { maskText } : {}) });
     const outcome = await importHistory(service, job.location, { createdBefore: job.createdBefore });
-    recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((name) => [name, tableNamed(store.tables, name).getKeysCount()])));
+    store.keepVerifiedIfOwn();
     return outcome.upToDate ? { ok: true, sessions: 0 } : { ok: true, sessions: outcome.summary.sessions, source: outcome.summary.source };
   } catch (error) {
     if (error instanceof NoHistoryError) return { ok: true, sessions: 0 };

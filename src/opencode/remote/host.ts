@@ -11,10 +11,7 @@ import type { ScoringRules } from '../../core/rules.js';
 import { chainTailNotice } from '../../core/integrity/chain-check.js';
 import { openChecked } from '../../core/store/open-checked.js';
 import { StoreNotWritableError } from '../../core/store/store-errors.js';
-import { SALVAGED_TABLES } from '../../core/store/salvage.js';
-import { tableNamed } from '../../core/store/tables.js';
 import type { Table } from '../../core/store/tables.js';
-import { recordVerifiedIfOwn } from '../../core/store/verify.js';
 import { mergeSpilledSessions } from '../store-health.js';
 import type { DocumentIndexer, Store } from '../../core/store/store.js';
 import { WRITE_OPS } from './protocol.js';
@@ -186,7 +183,7 @@ function serveSync(request: SyncRequest, store: Store): unknown {
     case 'provisionedItems':
       return store.provisionedItems(request.configDir);
     case 'keepVerifiedIfOwn':
-      recordVerifiedIfOwn(store.path, () => Object.fromEntries(SALVAGED_TABLES.map((name) => [name, tableNamed(store.tables, name).getKeysCount()])));
+      store.keepVerifiedIfOwn();
       return undefined;
   }
 }
