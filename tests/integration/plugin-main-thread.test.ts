@@ -11,11 +11,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { Store } from '../../src/core/store/store.js';
+import { OPENCODE_BIN, ROOT } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BUILT_ENTRY = path.join(ROOT, 'dist', 'opencode', 'plugin.js');
-const OPENCODE_BIN = path.join(ROOT, 'node_modules', '.bin', 'opencode');
 const CHILD_TIMEOUT_MS = 60_000;
 const MARK = 'MAIN-THREAD ';
 
