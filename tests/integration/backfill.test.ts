@@ -353,7 +353,7 @@ describe("the plugin's background import (a child process)", () => {
     expect(usage(t)).toEqual(before);
   });
 
-  /** A tracker whose database is known sound as the plugin's is after its checked open (verified: recorded as such). */
+  /** A tracker whose database is, or is not, known sound as the plugin's is after its checked open. */
   async function importIntoSoundStore(verified: boolean): Promise<{ t: TempTracker; file: string }> {
     const project = tempDir();
     const dataDir = path.join(tempDir(), 'opencode');
@@ -361,8 +361,12 @@ describe("the plugin's background import (a child process)", () => {
     tracker = tempTracker({}, project);
     const t = tracker;
     const file = t.store.path;
-    if (verified) recordVerified(file);
-    noteSoundState(file);
+    // Verified: as after the plugin's checked open (recorded, and known sound in this process). Not: neither,
+    // so nothing vouches for the state the child starts from.
+    if (verified) {
+      recordVerified(file);
+      noteSoundState(file);
+    }
     scheduleHistoryImport({ store: t.store, config: t.config, logger: recordingLogger(t.logged), project, location: dataDir, delayMs: 0, startedAt: T0 + 10_000_000 });
     await until(() => t.logged.length > 0);
     expect(t.logged).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('imported 2 past session(s)') })]);
