@@ -33,6 +33,9 @@ const HOLD_MS = 2_000;
 /** After the holder is gone: the abandoned worker's own write (milliseconds) is long done by then. */
 const SETTLE_MS = 1_500;
 const CHILD_BOUND_MS = 20_000;
+/** A wait whose last second is its marking margin, and a lock held into that second. */
+const NEAR_WAIT_MS = 3_000;
+const NEAR_HOLD_MS = 2_500;
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -164,6 +167,21 @@ describe('a flush the plugin gave up on', () => {
     const next = await started(file);
     expect(countedIn(next)).toEqual(expectedAfter(2));
     expect(spillFilesOf(file)).toEqual([]);
+  }, 60_000);
+
+  it('leaves its marker when a flush commits near its deadline (had the caller given up, its spill would count nothing), and counts it once', async () => {
+    const dir = tempDir();
+    const file = created(dir);
+    const store = await started(file, NEAR_WAIT_MS);
+    const service = serviceOn(store, dir);
+    recordTurn(service, 0);
+    // The lock is released inside the last third of the wait (lateMarkMarginMs: 1 s of 3 s).
+    const holder = await holdWriteLock(file, NEAR_HOLD_MS);
+    expect(service.flush('turn').ok).toBe(true);
+    expect(spillFilesOf(file)).toEqual([]);
+    expect([...store.tables.meta.getKeys({ start: 'spill:', end: 'spill;' })]).toHaveLength(1);
+    expect(countedIn(store)).toEqual(expectedAfter(1));
+    expect(await bounded(holder.exited, CHILD_BOUND_MS, 'the lock holder')).toBe(0);
   }, 60_000);
 
   it('writes a flush in time once and leaves no marker in meta', async () => {
