@@ -3,10 +3,33 @@
  * a database still being checked) is kept in a small JSON file beside the database, or in the OS
  * temp folder when that folder cannot take it, and merged into the database at the next start.
  *
- * Exactly once: the merge writes the spill's id into the meta table in the SAME transaction as its
- * mutations, and skips a spill whose id is there. A crash between the commit and the removal of the
- * file leaves a file that the next merge finds done and removes; two processes merging at once are
- * serialized by lmdb's write lock, and the second finds the id.
+ * Exactly once: the merge writes the spill's id into the meta table (`spill:<id>`) in the SAME
+ * transaction as its mutations, and skips a spill whose id is there. A crash between the commit and
+ * the removal of the file leaves a file that the next merge finds done and removes; two processes
+ * merging at once are serialized by lmdb's write lock, and the second finds the id.
+ *
+ * A write whose caller stopped waiting (the plugin's store lives in a worker thread; its main thread
+ * waits a bounded time, remote/channel.ts): the caller names the batch with the id it spills it
+ * under (`newSpillId`) and, once it gives up, spills it under that id at once. The write may still
+ * be on its way, usually waiting for lmdb's write lock (another process's backfill, import or flush).
+ * Inside its transaction, with the lock held, it checks twice (`LateWriteGuard`, late-write.ts):
+ * - before its puts: the caller gave up, so nothing is written (the spill brings it later);
+ * - after its puts, just before the commit: the caller gave up meanwhile, so nothing is written; or the
+ *   commit now comes within a margin of the caller's deadline (`lateMarkMarginMs`), so the
+ *   transaction also writes the batch's `spill:<id>` marker: if the caller gives up while the commit
+ *   runs, its spill is already merged, and the next start's merge finds the marker and skips it.
+ * "Gave up" is told exactly, by a shared-memory cell the main thread sets before it spills, and also
+ * by the deadline on the worker's clock (Date.now; the main thread times its wait with performance.now,
+ * so a wall clock set forward only refuses a write the caller then retries). Whether the commit may
+ * still be running when the caller gives up can only be guessed from the clock: hence a wide margin (a
+ * third of the wait, at least a second), which covers the commit's own time (an fsync), the reply's
+ * way back to the main thread and the two clocks' disagreement. What stays open: a commit that starts
+ * before the margin and takes longer than all of it (an fsync stalled for seconds), or a wall clock set
+ * back by more than it during the wait, lands after the caller spilled the batch without the marker:
+ * counted twice. So does a batch no spill file could take (both places full): it waits in memory and
+ * goes to the last spill under another id. Markers are written only near a deadline (a healthy flush
+ * takes milliseconds); those no spill came for (the caller got its answer after all) are removed by
+ * the merge once LATE_MARKER_KEEP_MS old.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -16,12 +39,14 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import type { ScoringRules } from '../rules.js';
 import type { Mutation } from './mutations.js';
 import type { Store } from './store.js';
+import { lateMarkerTime, LATE_MARKERS_END, SPILL_MARKER_PREFIX, spillMarker } from './late-write.js';
 
 const SPILL_FORMAT = 1;
 const SPILL_INFIX = '.spill-';
 const SPILL_EXTENSION = '.json';
 const TEMP_FOLDER = 'agent-tracker-spill';
-const MARKER_PREFIX = 'spill:';
+/** How long a marker a late write left stays without its spill file: far longer than a caller waits before it spills. */
+const LATE_MARKER_KEEP_MS = 7 * 24 * 3_600_000;
 
 interface SpillFile {
   format: number;
@@ -39,6 +64,12 @@ export interface SpillMergeResult {
   alreadyMerged: number;
   /** Files that could not be merged yet (they stay for the next start), with why. */
   left: { file: string; reason: string }[];
+}
+
+/** A new spill id: sorts by time, unique across processes. */
+export function newSpillId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:.]/g, '');
+  return `${stamp}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
 /** The temp-folder place for spills (one per user: the temp folder is shared; a database's path is hashed into the name). */
@@ -81,12 +112,11 @@ function writeWhole(file: string, content: string): void {
 
 /**
  * Keeps `mutations` in a spill file for the database at `database`: beside it, else (that folder is
- * full or not writable) in the OS temp folder. Returns the file written.
+ * full or not writable) in the OS temp folder, under `id` (a batch the caller named before it wrote).
+ * Returns the file written.
  * @throws the error of the temp folder when neither place takes it.
  */
-export function writeSpill(database: string, mutations: readonly Mutation[], now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:.]/g, '');
-  const id = `${stamp}-${process.pid}-${randomBytes(4).toString('hex')}`;
+export function writeSpill(database: string, mutations: readonly Mutation[], now: Date = new Date(), id: string = newSpillId(now)): string {
   const content = JSON.stringify({ format: SPILL_FORMAT, id, database: path.resolve(database), createdAt: now.toISOString(), mutations: [...mutations] } satisfies SpillFile);
   const beside = `${database}${SPILL_INFIX}${id}${SPILL_EXTENSION}`;
   try {
@@ -137,7 +167,7 @@ export function mergeSpills(store: Store, rules: ScoringRules, now: Date = new D
       result.left.push({ file, reason: (error as Error).message });
       continue;
     }
-    const marker = `${MARKER_PREFIX}${spill.id}`;
+    const marker = spillMarker(spill.id);
     try {
       const applied = store.write((t) => {
         if (t.meta.doesExist(marker)) return false;
@@ -156,5 +186,30 @@ export function mergeSpills(store: Store, rules: ScoringRules, now: Date = new D
       result.left.push({ file, reason: (error as Error).message });
     }
   }
+  pruneLateMarkers(store, now);
   return result;
+}
+
+function spillIdOf(file: string): string {
+  const name = path.basename(file, SPILL_EXTENSION);
+  const infix = name.lastIndexOf(SPILL_INFIX);
+  return infix >= 0 ? name.slice(infix + SPILL_INFIX.length) : name.slice(name.indexOf('-') + 1);
+}
+
+/** Removes the markers late writes left whose spill never came (or is merged and gone), once they are LATE_MARKER_KEEP_MS old. */
+function pruneLateMarkers(store: Store, now: Date): void {
+  const spilled = new Set(spillFilesOf(store.path).map(spillIdOf));
+  const stale: string[] = [];
+  for (const { key, value } of store.tables.meta.getRange({ start: SPILL_MARKER_PREFIX, end: LATE_MARKERS_END })) {
+    const at = lateMarkerTime(value);
+    if (at !== undefined && now.getTime() - at > LATE_MARKER_KEEP_MS && !spilled.has(key.slice(SPILL_MARKER_PREFIX.length))) stale.push(key);
+  }
+  if (stale.length === 0) return;
+  try {
+    store.write((tables) => {
+      for (const key of stale) tables.meta.removeSync(key);
+    });
+  } catch {
+    // Kept for the next start: a marker left in place only costs a few bytes.
+  }
 }

@@ -14,3 +14,19 @@ export class StoreOpenError extends Error {
 export class StoreNotWritableError extends Error {
   override name = 'StoreNotWritableError';
 }
+
+/**
+ * Raised by a flush its caller stopped waiting for (the plugin's store thread did not answer in time):
+ * whether it was written is not known. The caller spills the batch under `spillId`, the id the write
+ * carried, so it is counted once whichever way the write went (spill.ts).
+ */
+export class AbandonedWriteError extends StoreNotWritableError {
+  override name = 'AbandonedWriteError';
+
+  constructor(
+    message: string,
+    readonly spillId: string,
+  ) {
+    super(message);
+  }
+}

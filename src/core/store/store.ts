@@ -14,6 +14,8 @@ import type { FlushResult, Mutation, StateMutation, TableName } from './mutation
 import { applyMutations, applyStateMutation, provisionedItemsIn } from './apply-batch.js';
 import { ensureBatchFits, PAGE_SIZE } from './batch-room.js';
 import { salvagedCounts } from './salvage.js';
+import { refuseLateWrite, settleLateWrite } from './late-write.js';
+import type { LateWriteGuard } from './late-write.js';
 import { afterOwnWrite, beforeOwnWrite, recordVerifiedIfOwn } from './verify.js';
 import { emptyTables } from './empty-tables.js';
 import { tablesOf } from './open-tables.js';
@@ -352,18 +354,23 @@ export class Store implements StoreAccess {
    * to the stored counters, write-once records written only when absent, indexes updated.
    * All or nothing: on a throw, nothing of the batch is written. The size limit is hard, for the
    * last flush of a process too: what does not fit stays with the caller (spill.ts keeps it).
+   * With `late`, a caller that waits a bounded time: the batch is refused once it stopped waiting,
+   * and marked merged under its spill id when the commit comes near its deadline (spill.ts).
    */
-  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
+  applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string, late?: LateWriteGuard): FlushResult {
     const started = performance.now();
     this.openForWrites();
     ensureBatchFits(this.path, this.maxDatabaseSize, mutations);
     const counted = this.write((tables) => {
+      // The write lock is held from here: the wait for it (another process's transaction) is behind us.
+      refuseLateWrite(late);
       const chain = openChainEntry(tables, chainedRefsOf(mutations));
       const applied = applyMutations(tables, mutations, rules, now);
       tables.meta.putSync('flushes', Number(tables.meta.get('flushes') ?? 0) + 1);
       tables.meta.putSync('lastFlushAt', now);
       chain.close(now);
       this.indexDocuments(applied.written);
+      settleLateWrite(tables, late, now);
       return applied.counted;
     });
     return { mutations: mutations.length, durationMs: performance.now() - started, counted };

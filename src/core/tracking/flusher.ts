@@ -5,7 +5,8 @@
  */
 import type { TrackerConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import { StoreNotWritableError } from '../store/store-errors.js';
+import { writeSpill } from '../store/spill.js';
+import { AbandonedWriteError, StoreNotWritableError } from '../store/store-errors.js';
 import type { StoreAccess } from '../store/access.js';
 import type { Mutation } from '../store/mutations.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
@@ -83,11 +84,27 @@ export class Flusher {
       return { ok: true, mutations: result.mutations, durationMs: result.durationMs };
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
+      if (failure instanceof AbandonedWriteError) this.spillAbandoned(mutations, failure.spillId);
       if (!(failure instanceof StoreNotWritableError) && failure.message !== this.lastFlushError) {
         this.lastFlushError = failure.message;
         this.logger.error(`agent-tracker: could not save tracking data (${reason}): ${failure.message}`);
       }
       return { ok: false, error: failure };
+    }
+  }
+
+  /**
+   * A write this process stopped waiting for may still land: its batch goes to a spill under the id
+   * the write carried, at once and alone (what is recorded later must not share that id), so the
+   * next start merges it exactly once (spill.ts). When no spill can be written the buffer keeps it.
+   */
+  private spillAbandoned(mutations: readonly Mutation[], spillId: string): void {
+    try {
+      const spilled = writeSpill(this.store.path, mutations, this.now(), spillId);
+      this.buffer.clear();
+      this.logger.warn(`agent-tracker: ${mutations.length} change(s) could not be saved in ${this.store.path} in time; they are kept in ${spilled} and merged into the database at the next start`);
+    } catch (error) {
+      this.logger.error(`agent-tracker: ${mutations.length} change(s) could not be saved in time, nor in a spill file (${(error as Error).message}); they wait in memory`);
     }
   }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
+import { ABANDONED, FLAG_BYTES, REPLIED } from './protocol.js';
 import type { AsyncRequest, HostData, HostEvent, SentError, SyncEnvelope, SyncReply, SyncRequest } from './protocol.js';
 
 /** The worker's script: beside this module (tsc's dist), under dist/opencode/remote from the bundle in dist/opencode, or the built copy from the sources (tests). */
@@ -37,7 +38,7 @@ export class Channel {
   private readonly deathListeners: ((reason: string) => void)[] = [];
 
   constructor(script: string = hostScript()) {
-    const flag = new SharedArrayBuffer(4);
+    const flag = new SharedArrayBuffer(FLAG_BYTES);
     this.signal = new Int32Array(flag);
     const { port1, port2 } = new MessageChannel();
     let worker: Worker | undefined;
@@ -76,23 +77,25 @@ export class Channel {
     const port = this.port;
     if (this.deadReason !== undefined || !port) return undefined;
     const id = ++this.nextId;
-    // The worker refuses a write that reaches it after this (host.ts): a write this thread gave up on
-    // is kept here and spilled at the end, so it must not also land late in the file.
+    // The worker refuses a write that reaches it after this, or gets the write lock after this thread
+    // gave up on it (host.ts, spill.ts): what this thread gave up on is spilled, so it must not also land late.
     port.postMessage({ id, request, deadline: Date.now() + timeoutMs } satisfies SyncEnvelope);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       // Cleared before the queue is read: the worker posts its reply first, then sets the flag.
-      Atomics.store(this.signal, 0, 0);
+      Atomics.store(this.signal, REPLIED, 0);
       for (let received = receiveMessageOnPort(port); received; received = receiveMessageOnPort(port)) {
         const reply = received.message as SyncReply;
         if (reply.id === id) return reply;
       }
       const left = deadline - performance.now();
       if (left <= 0) {
+        // Told before anything else: the worker checks it with the write lock held (spill.ts).
+        Atomics.store(this.signal, ABANDONED, id);
         this.die(`it did not answer within ${timeoutMs} ms`);
         return undefined;
       }
-      Atomics.wait(this.signal, 0, 0, left);
+      Atomics.wait(this.signal, REPLIED, 0, left);
     }
   }
 

@@ -10,7 +10,9 @@ import type { ScoringRules } from '../../core/rules.js';
 import type { CrossProjectQuery } from '../../core/projects/cross-project-search.js';
 import type { StoreAccess } from '../../core/store/access.js';
 import type { FlushResult, Mutation, StateMutation, TableName } from '../../core/store/mutations.js';
-import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from '../../core/store/store-errors.js';
+import { lateMarkMarginMs } from '../../core/store/late-write.js';
+import { newSpillId } from '../../core/store/spill.js';
+import { AbandonedWriteError, DatabaseFullError, StoreNotWritableError, StoreOpenError } from '../../core/store/store-errors.js';
 import { STORED_NAMES } from '../../core/store/tables.js';
 import type { MetaValues, StoreKey, Table, Tables } from '../../core/store/tables.js';
 import { Channel } from './channel.js';
@@ -70,6 +72,8 @@ export class RemoteStore implements StoreAccess {
     readonly maxDatabaseSize: number,
     private readonly link: Channel,
     private readonly logger: Logger,
+    /** How long a flush waits (an exiting process waits EXIT_TIMEOUT_MS whatever this is). */
+    private readonly writeTimeoutMs: number = WRITE_TIMEOUT_MS,
   ) {
     const tables: Record<string, Table<unknown>> = {};
     for (const name of Object.keys(STORED_NAMES) as (keyof Tables)[]) tables[name] = this.tableProxy(name);
@@ -87,8 +91,14 @@ export class RemoteStore implements StoreAccess {
     return this.state.refusal;
   }
 
+  /**
+   * A flush, named with the id its batch is spilled under when this thread stops waiting for it: then
+   * it throws AbandonedWriteError with that id (the worker may still write it, marked merged: spill.ts).
+   */
   applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
-    return this.write({ op: 'applyBatch', path: this.path, mutations, rules, now }) as FlushResult;
+    const spillId = newSpillId();
+    const timeoutMs = this.writeTimeout();
+    return this.write({ op: 'applyBatch', path: this.path, mutations, rules, now, spillId, markMarginMs: lateMarkMarginMs(timeoutMs) }, timeoutMs, spillId) as FlushResult;
   }
 
   putRecords(records: readonly StateMutation[]): void {
@@ -220,10 +230,19 @@ export class RemoteStore implements StoreAccess {
     return reply.value;
   }
 
-  /** A write: refused (StoreNotWritableError, quiet) while the store is not open for writing; the worker's own errors as they were. */
-  private write(request: SyncRequest): unknown {
+  private writeTimeout(): number {
+    return exiting ? EXIT_TIMEOUT_MS : this.writeTimeoutMs;
+  }
+
+  /**
+   * A write: refused (StoreNotWritableError, quiet) while the store is not open for writing; the worker's own errors as they were.
+   * One sent and then given up on throws AbandonedWriteError when it carries a `spillId`.
+   */
+  private write(request: SyncRequest, timeoutMs: number = this.writeTimeout(), spillId?: string): unknown {
     if (!this.state.attached || this.state.refusal !== undefined) throw new StoreNotWritableError(this.state.refusal ?? OPENING);
-    const reply: SyncReply | undefined = this.link.call(request, exiting ? EXIT_TIMEOUT_MS : WRITE_TIMEOUT_MS);
+    const sent = this.link.dead === undefined;
+    const reply: SyncReply | undefined = this.link.call(request, timeoutMs);
+    if (!reply && sent && spillId !== undefined) throw new AbandonedWriteError(this.link.deathLine(), spillId);
     if (!reply) throw new StoreNotWritableError(this.link.deathLine());
     this.state = reply.state;
     if (!reply.ok) throw rebuilt(reply.error);

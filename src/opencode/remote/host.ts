@@ -14,7 +14,8 @@ import { StoreNotWritableError } from '../../core/store/store-errors.js';
 import type { Table } from '../../core/store/tables.js';
 import { mergeSpilledSessions } from '../store-health.js';
 import type { DocumentIndexer, Store } from '../../core/store/store.js';
-import { WRITE_OPS } from './protocol.js';
+import type { LateWriteGuard } from '../../core/store/late-write.js';
+import { ABANDONED, REPLIED, WRITE_OPS } from './protocol.js';
 import type { AsyncRequest, HostData, HostEvent, SentError, StoreState, SyncEnvelope, SyncReply, SyncRequest } from './protocol.js';
 
 const { port, flag } = workerData as HostData;
@@ -164,12 +165,22 @@ function serveTable(table: Table<unknown>, method: SyncRequest & { op: 'table' }
   }
 }
 
-function serveSync(request: SyncRequest, store: Store): unknown {
+/** What a flush checks inside its transaction: the main thread's word that it gave up, its deadline, and the margin before it (spill.ts). */
+function lateGuard(message: SyncEnvelope, request: Extract<SyncRequest, { op: 'applyBatch' }>): LateWriteGuard {
+  return {
+    spillId: request.spillId,
+    abandoned: () => Atomics.load(signal, ABANDONED) >= message.id || Date.now() >= message.deadline,
+    nearDeadline: () => Date.now() >= message.deadline - request.markMarginMs,
+  };
+}
+
+function serveSync(message: SyncEnvelope, store: Store): unknown {
+  const request = message.request;
   switch (request.op) {
     case 'table':
       return serveTable(store.tables[request.table] as Table<unknown>, request);
     case 'applyBatch':
-      return store.applyBatch(request.mutations, request.rules, request.now);
+      return store.applyBatch(request.mutations, request.rules, request.now, lateGuard(message, request));
     case 'putRecords':
       return store.putRecords(request.records);
     case 'maintainIndexes':
@@ -194,8 +205,8 @@ port.on('message', (message: SyncEnvelope) => {
   try {
     if (!store) throw new Error('the agent-tracker database is closed');
     // The main thread stopped waiting (this thread was busy): it keeps the batch and spills it, so writing it now would count it twice.
-    if (WRITE_OPS.has(message.request.op) && Date.now() >= message.deadline) throw new StoreNotWritableError('a write came after its caller stopped waiting; nothing was written');
-    reply = { id: message.id, ok: true, value: serveSync(message.request, store), state: stateOf(store) };
+    if (WRITE_OPS.has(message.request.op) && (Date.now() >= message.deadline || Atomics.load(signal, ABANDONED) >= message.id)) throw new StoreNotWritableError('a write came after its caller stopped waiting; nothing was written');
+    reply = { id: message.id, ok: true, value: serveSync(message, store), state: stateOf(store) };
   } catch (error) {
     reply = { id: message.id, ok: false, error: sentError(error), state: stateOf(store) };
   }
@@ -204,8 +215,8 @@ port.on('message', (message: SyncEnvelope) => {
   } catch (error) {
     port.postMessage({ id: message.id, ok: false, error: sentError(error), state: stateOf(store) } satisfies SyncReply);
   }
-  Atomics.store(signal, 0, 1);
-  Atomics.notify(signal, 0);
+  Atomics.store(signal, REPLIED, 1);
+  Atomics.notify(signal, REPLIED);
 });
 
 parentPort?.on('message', (message: { id: number; request: AsyncRequest }) => {

@@ -15,7 +15,8 @@ export type TableMethod = 'get' | 'doesExist' | 'getRange' | 'getKeysCount' | 'g
 
 export type SyncRequest =
   | { op: 'table'; path: string; table: keyof Tables; method: TableMethod; arg: unknown }
-  | { op: 'applyBatch'; path: string; mutations: readonly Mutation[]; rules: ScoringRules; now: string }
+  /** `spillId`: what the caller spills the batch under once it stops waiting; `markMarginMs`: how near its deadline the commit marks it merged (spill.ts). */
+  | { op: 'applyBatch'; path: string; mutations: readonly Mutation[]; rules: ScoringRules; now: string; spillId: string; markMarginMs: number }
   | { op: 'putRecords'; path: string; records: readonly StateMutation[] }
   | { op: 'maintainIndexes' | 'counts' | 'bytesInUse' | 'meta' | 'keepVerifiedIfOwn'; path: string }
   | { op: 'provisionedItems'; path: string; configDir: string };
@@ -29,6 +30,11 @@ export interface SyncEnvelope {
 
 /** The calls that write: refused once past their deadline, since the caller has kept what they carry. */
 export const WRITE_OPS: ReadonlySet<SyncRequest['op']> = new Set(['applyBatch', 'putRecords', 'maintainIndexes', 'keepVerifiedIfOwn']);
+
+/** The cells of HostData's `flag`. */
+export const REPLIED = 0;
+export const ABANDONED = 1;
+export const FLAG_BYTES = 2 * Int32Array.BYTES_PER_ELEMENT;
 
 /** Whether the file is open and why writes are refused, as the worker sees it now. */
 export interface StoreState {
@@ -63,6 +69,9 @@ export type HostEvent =
 export interface HostData {
   /** The port synchronous calls come on. */
   port: MessagePort;
-  /** One Int32: the worker sets it to 1 (and notifies) after each synchronous reply. */
+  /**
+   * Two Int32s. [REPLIED]: the worker sets it to 1 (and notifies) after each synchronous reply.
+   * [ABANDONED]: the main thread sets it to the id of a call it stopped waiting for (ids only grow).
+   */
   flag: SharedArrayBuffer;
 }
