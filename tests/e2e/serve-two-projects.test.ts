@@ -30,7 +30,7 @@ function recorded(records: UsageRecord[], sessionId: string): { toolCalls: numbe
   const mine = records.filter((record) => record.sessionId === sessionId);
   return {
     toolCalls: mine.reduce((sum, record) => sum + record.toolCalls, 0),
-    turns: mine.reduce((sum, record) => sum + record.turns, 0),
+    turns: mine.reduce((sum, record) => sum + (record.turns ?? 0), 0),
     projects: [...new Set(mine.map((record) => record.project))],
   };
 }
