@@ -5,6 +5,11 @@
  * each under /usr/bin/time (wall, user+sys CPU of the OpenCode process and the children it waited
  * for, peak RSS). The plugin runs as a user gets it: history import and self-provisioning on.
  * Prints one JSON line: { withPlugin: [...], without: [...] }. Not a benchmark itself.
+ *
+ * By default both sides share one OpenCode data folder, so every run with the plugin finds the session
+ * the run before it made without the plugin, untracked: its history import has real work each time.
+ * PLUGIN_COST_SEPARATE_HISTORY=1 gives the runs without the plugin their own data folder, so the runs
+ * with it find only sessions it tracked live, as a user with the plugin always on has it.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,6 +50,12 @@ try {
   // As a user runs it: the history import and self-provisioning on.
   delete env.AGENT_TRACKER_SKIP_SETUP;
   delete env.AGENT_TRACKER_IMPORT_HISTORY;
+  const separateHistory = process.env.PLUGIN_COST_SEPARATE_HISTORY === '1';
+  const withoutEnv = { ...env };
+  if (separateHistory) {
+    withoutEnv.XDG_DATA_HOME = path.join(sandbox.root, 'data-without-plugin');
+    fs.mkdirSync(withoutEnv.XDG_DATA_HOME, { recursive: true });
+  }
   const repo = makeRepo(sandbox);
   const configFile = path.join(sandbox.configDir, 'opencode.json');
   const configure = (withPlugin: boolean): void => {
@@ -54,7 +65,7 @@ try {
   };
   const once = async (withPlugin: boolean): Promise<Measured> => {
     configure(withPlugin);
-    return timedRun(['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, env);
+    return timedRun(['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, withPlugin ? env : withoutEnv);
   };
   // Untimed: OpenCode's first start (its database, caches) and the plugin's first (its database, provisioning).
   await once(false);

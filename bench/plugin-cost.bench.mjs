@@ -3,6 +3,8 @@
  * without it, paired round by round on the same machine (bench/plugin-cost-run.ts, under the Bun in
  * the `opencode` binary). Rows: wall, CPU and peak RSS of the OpenCode process with the plugin, each
  * against the same without it. Medians of the rounds (PLUGIN_COST_ROUNDS, default 3; quick: 1).
+ * PLUGIN_COST_SEPARATE_HISTORY=1: the runs without the plugin keep their own OpenCode data folder
+ * (see plugin-cost-run.ts), so the plugin's history import finds only sessions it tracked live.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,7 +24,8 @@ export default async function run({ quick }) {
   if (result.status !== 0) throw new Error(`plugin-cost-run failed (${result.status}): ${(result.stderr ?? '').slice(-800)}`);
   const { withPlugin, without } = JSON.parse(result.stdout.trim().split('\n').pop());
   const med = (runs, field) => median(runs.map((r) => r[field]));
-  const label = `opencode run, 3 bash calls, paired, median of ${rounds}`;
+  const history = process.env.PLUGIN_COST_SEPARATE_HISTORY === '1' ? 'separate histories' : 'one shared history';
+  const label = `opencode run, 3 bash calls, paired, median of ${rounds}, ${history}`;
   const rssWith = med(withPlugin, 'rssMiB');
   const rssWithout = med(without, 'rssMiB');
   return [
