@@ -101,7 +101,7 @@ function newSandbox(): Sandbox {
 }
 
 const SCRIPT = scriptByPrompt({
-  'FIRST-WORK': [bash('echo one > one.txt'), bash('ls'), say('First.')],
+  'FIRST-WORK': [bash('echo one > one.txt && git add one.txt && git commit -m "add one"'), bash('ls'), say('First.')],
   'SECOND-WORK': [bash('echo two > two.txt'), say('Second.')],
   'UNTRACKED-WORK': [bash('echo three > three.txt'), bash('cat three.txt'), say('Untracked.')],
   'THIRD-WORK': [bash('ls'), say('Third.')],
@@ -121,7 +121,7 @@ describe("the plugin's history import at OpenCode's start", () => {
       // The import process run anyway, as the plugin would have started it: it finds nothing to add.
       const before = reportText(sandbox);
       const report = JSON.parse(before) as ReportJson;
-      expect(report.totals).toMatchObject({ sessions: 2, liveSessions: 2, backfilledSessions: 0, toolCalls: 3 });
+      expect(report.totals).toMatchObject({ sessions: 2, liveSessions: 2, backfilledSessions: 0, toolCalls: 3, commits: 1 });
       const job = encodeJob(path.join(sandbox.env.XDG_DATA_HOME as string, 'opencode'), repo, Date.now(), resolveConfig({ env: sandbox.env, home: sandbox.home }));
       const child = await runBounded(OPENCODE_BIN, [path.join(ROOT, 'dist', 'opencode', 'history', 'import-child.js')], {
         cwd: repo,
@@ -149,7 +149,7 @@ describe("the plugin's history import at OpenCode's start", () => {
       expect(third.stderr).not.toContain(SKIPPED_LINE);
       expect(third.children).toBe(1);
       // The untracked session's two commands are counted, as backfilled work, beside the two live sessions.
-      expect(cliJson<ReportJson>(sandbox, ['report']).totals).toMatchObject({ sessions: 3, liveSessions: 2, backfilledSessions: 1, toolCalls: 5 });
+      expect(cliJson<ReportJson>(sandbox, ['report']).totals).toMatchObject({ sessions: 3, liveSessions: 2, backfilledSessions: 1, toolCalls: 5, commits: 1 });
     } finally {
       await model.close();
       removeSandbox(sandbox);

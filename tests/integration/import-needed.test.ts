@@ -48,7 +48,7 @@ let dbPath: string;
 let project: string;
 
 /** Runs the check under the `opencode` binary's Bun, as the plugin runs in OpenCode. */
-function checkUnderBun(createdBefore: number): Need {
+function checkUnderBun(createdBefore: number, maxSessions = 0): Need {
   const script = path.join(tempDir(), 'check.mjs');
   const dist = (file: string): string => JSON.stringify(path.join(ROOT, 'dist', ...file.split('/')));
   fs.writeFileSync(
@@ -57,12 +57,12 @@ function checkUnderBun(createdBefore: number): Need {
 const { historyImportNeeded } = await import(${dist('opencode/history/import-needed.js')});
 const store = Store.open({ path: process.argv[2], maxDatabaseSize: ${DEFAULT_MAX_DATABASE_SIZE} });
 try {
-  console.log(JSON.stringify(await historyImportNeeded(store, process.argv[3], undefined, Number(process.argv[4]))));
+  console.log(JSON.stringify(await historyImportNeeded(store, process.argv[3], undefined, Number(process.argv[4]), ...(Number(process.argv[5]) > 0 ? [Number(process.argv[5])] : []))));
 } finally {
   store.close();
 }`,
   );
-  const result = spawnSync(OPENCODE_BIN, [script, dbPath, dataDir, String(createdBefore)], { env: { PATH: process.env.PATH, HOME: tempDir(), BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(OPENCODE_BIN, [script, dbPath, dataDir, String(createdBefore), String(maxSessions)], { env: { PATH: process.env.PATH, HOME: tempDir(), BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) throw new Error(`the check failed under Bun: ${result.stderr}`);
   return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as Need;
 }
@@ -120,6 +120,12 @@ describe('whether the history-import child has anything to import', () => {
     if (message?.tokens) message.tokens.input += 1;
     await writeSqliteHistory(dataDir, moreTokens);
     expect(checkUnderBun(NEVER)).toMatchObject({ needed: true, reason: expect.stringContaining('ses_b') });
+  });
+
+  it('leaves more sessions than it reads in OpenCode\'s process to the child, held or not', async () => {
+    await importAll();
+    expect(checkUnderBun(NEVER, 1)).toEqual({ needed: true, reason: '2 sessions to read' });
+    expect(checkUnderBun(NEVER, 2)).toMatchObject({ needed: false, sessions: 2 });
   });
 
   it('leaves a session created since the plugin started to live tracking: not a reason to start the child', async () => {
