@@ -25,10 +25,32 @@ interface Measured {
   wallMs: number;
   cpuMs: number;
   rssMiB: number;
+  /** History-import processes (import-child.js) seen running for this sandbox during the run, in /proc. */
+  importChildren: number;
 }
 
-function timedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Measured> {
-  return new Promise((resolve, reject) => {
+const POLL_MS = 50;
+
+/** The pids running import-child.js with this sandbox in their environment (the job names its folders). */
+function importChildren(root: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('import-child.js') && fs.readFileSync(`/proc/${entry}/environ`, 'utf8').includes(root)) pids.push(Number(entry));
+    } catch {
+      // Gone while looked at.
+    }
+  }
+  return pids;
+}
+
+function timedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv, root: string): Promise<Measured> {
+  const seen = new Set<number>();
+  const watch = setInterval(() => {
+    for (const pid of importChildren(root)) seen.add(pid);
+  }, POLL_MS);
+  return new Promise<Measured>((resolve, reject) => {
     const child = spawn('/usr/bin/time', ['-f', `${MARK}%e %U %S %M`, OPENCODE_BIN, ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4000)));
@@ -38,9 +60,9 @@ function timedRun(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<
       const line = stderr.split('\n').find((l) => l.startsWith(MARK));
       if (code !== 0 || !line) return reject(new Error(`opencode run failed (${code}): ${stderr.slice(-600)}`));
       const [wall, user, system, rssKb] = line.slice(MARK.length).trim().split(/\s+/).map(Number) as [number, number, number, number];
-      resolve({ wallMs: wall * 1000, cpuMs: (user + system) * 1000, rssMiB: rssKb / 1024 });
+      resolve({ wallMs: wall * 1000, cpuMs: (user + system) * 1000, rssMiB: rssKb / 1024, importChildren: seen.size });
     });
-  });
+  }).finally(() => clearInterval(watch));
 }
 
 const sandbox = makeSandbox('agent-tracker-bench-plugin-cost-');
@@ -65,7 +87,7 @@ try {
   };
   const once = async (withPlugin: boolean): Promise<Measured> => {
     configure(withPlugin);
-    return timedRun(['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, withPlugin ? env : withoutEnv);
+    return timedRun(['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, withPlugin ? env : withoutEnv, sandbox.root);
   };
   // Untimed: OpenCode's first start (its database, caches) and the plugin's first (its database, provisioning).
   await once(false);

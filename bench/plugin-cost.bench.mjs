@@ -32,5 +32,6 @@ export default async function run({ quick }) {
     { name: 'plugin cost: wall', metric: label, value: med(withPlugin, 'wallMs'), unit: 'ms', baseline: med(without, 'wallMs'), target: `<= ${TARGETS.wall}x` },
     { name: 'plugin cost: CPU', metric: `${label}; OpenCode and the children it waited for`, value: med(withPlugin, 'cpuMs'), unit: 'ms', baseline: med(without, 'cpuMs'), target: `<= ${TARGETS.cpu}x` },
     { name: 'plugin cost: peak RSS', metric: label, value: rssWith, unit: 'MiB', baseline: rssWithout, target: `<= +${TARGETS.rssMiB} MiB`, pass: rssWith - rssWithout <= TARGETS.rssMiB },
+    { name: 'plugin cost: import processes per run', metric: `${label}; import-child.js seen in /proc during the runs with the plugin`, value: withPlugin.reduce((sum, r) => sum + (r.importChildren ?? 0), 0) / withPlugin.length, unit: '', pass: true },
   ].map((row) => (row.pass === undefined ? { ...row, pass: row.value / row.baseline <= (row.name.endsWith('wall') ? TARGETS.wall : TARGETS.cpu) } : row));
 }
