@@ -93,8 +93,12 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
         const need = await historyImportNeeded(options.store, location, mark, startedAt);
         if (cancelled) return;
         if (!need.needed) {
-          // Moved on, so the sessions read here are not read again at every start.
-          advanceWatermark(options.store, location, { updatedAt: need.newestUpdate, signature, importedAt: new Date().toISOString() });
+          try {
+            // Moved on, so the sessions read here are not read again at every start.
+            advanceWatermark(options.store, location, { updatedAt: need.newestUpdate, signature, importedAt: new Date().toISOString() });
+          } catch {
+            // Refused (the file is being checked, or its worker is gone): the next start reads them again.
+          }
           options.logger.info(`agent-tracker: OpenCode's history holds nothing new to import (${need.sessions} session(s) read, all recorded); no import process started`, { sessions: need.sessions });
           return;
         }
