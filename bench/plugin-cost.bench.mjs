@@ -21,7 +21,12 @@ export default async function run({ quick }) {
   if (!fs.existsSync('/usr/bin/time')) return [{ name: 'plugin cost', metric: 'skipped: /usr/bin/time is missing', value: Number.NaN, unit: '' }];
   const rounds = quick ? 1 : ROUNDS;
   const result = spawnSync(OPENCODE_BIN, [RUNNER, String(rounds)], { env: { ...process.env, BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: TIMEOUT_MS, maxBuffer: 1 << 24 });
-  if (result.status !== 0) throw new Error(`plugin-cost-run failed (${result.status}): ${(result.stderr ?? '').slice(-800)}`);
+  if (result.status !== 0) {
+    // The runner's own message, not the tail of Bun's report of it (a source excerpt).
+    const stderr = result.stderr ?? '';
+    const at = stderr.indexOf('opencode run failed');
+    throw new Error(`plugin-cost-run failed (${result.status}): ${at >= 0 ? stderr.slice(at, at + 800) : stderr.slice(-800)}`);
+  }
   const { withPlugin, without } = JSON.parse(result.stdout.trim().split('\n').pop());
   const med = (runs, field) => median(runs.map((r) => r[field]));
   const history = process.env.PLUGIN_COST_SEPARATE_HISTORY === '1' ? 'separate histories' : 'one shared history';
