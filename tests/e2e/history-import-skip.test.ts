@@ -128,7 +128,8 @@ describe("the plugin's history import at OpenCode's start", () => {
         env: { ...sandbox.env, BUN_BE_BUN: '1', [IMPORT_JOB_ENV]: job },
         timeoutMs: 120_000,
       });
-      expect(JSON.parse(child.stdout.trim().split('\n').pop() ?? '')).toMatchObject({ ok: true });
+      // It read both sessions again (the watermark the check moved is behind the second one) and replayed them.
+      expect(JSON.parse(child.stdout.trim().split('\n').pop() ?? '')).toMatchObject({ ok: true, sessions: 2 });
       expect(reportText(sandbox)).toBe(before);
     } finally {
       await model.close();
