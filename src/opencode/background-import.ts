@@ -1,10 +1,12 @@
 /**
  * The plugin's own import of OpenCode's history: the first time it runs for a store, everything;
  * after that, only what is newer than the watermark. Runs after plugin start, off every hook's path.
- * Nothing new (the store's files unchanged since the last import) is known here from two `stat`
- * calls; otherwise the import runs in a child process (history/import-child.ts), so OpenCode's own
- * process never loads sql.js nor holds its WASM heap (which is never given back). Sessions begun
- * since the plugin started are left to live tracking. Failures are logged, never thrown.
+ * Nothing new is known here from two `stat` calls (the store's files unchanged since the last
+ * import), else from a read of the few sessions changed since (history/import-needed.ts: all of them
+ * already recorded, as when the plugin tracked them live); otherwise the import runs in a child
+ * process (history/import-child.ts), so OpenCode's own process never loads sql.js nor holds its WASM
+ * heap (which is never given back). Sessions begun since the plugin started are left to live
+ * tracking. Failures are logged, never thrown.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -76,13 +78,30 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
   const timer = setTimeout(() => {
     void (async () => {
       try {
-        const [{ historySignature, opencodeDataDir }, { readWatermark }, { encodeJob }] = await Promise.all([
+        const [{ historySignature, opencodeDataDir }, { advanceWatermark, readWatermark }, { encodeJob }, { historyImportNeeded }] = await Promise.all([
           import('./history/locate.js'),
           import('../core/backfill/watermark.js'),
           import('./history/import-job.js'),
+          import('./history/import-needed.js'),
         ]);
         const location = options.location ?? opencodeDataDir();
-        if (cancelled || readWatermark(options.store, location)?.signature === historySignature(location)) return;
+        if (cancelled) return;
+        const mark = readWatermark(options.store, location);
+        // Taken before the store is read: a change while it is read is seen at the next start.
+        const signature = historySignature(location);
+        if (mark?.signature === signature) return;
+        const need = await historyImportNeeded(options.store, location, mark, startedAt);
+        if (cancelled) return;
+        if (!need.needed) {
+          try {
+            // Moved on, so the sessions read here are not read again at every start.
+            advanceWatermark(options.store, location, { updatedAt: need.newestUpdate, signature, importedAt: new Date().toISOString() });
+          } catch {
+            // Refused (the file is being checked, or its worker is gone): the next start reads them again.
+          }
+          options.logger.info(`agent-tracker: OpenCode's history holds nothing new to import (${need.sessions} session(s) read, all recorded); no import process started`, { sessions: need.sessions });
+          return;
+        }
         // The plugin's clean commits so far are recorded first: the child goes on from that state (verify.ts).
         options.store.keepVerifiedIfOwn();
         const result = await runImportChild(encodeJob(location, options.project, startedAt, options.config), (kill) => (killChild = kill));

@@ -12,7 +12,7 @@
  * Commits are matched by hash: one already recorded in the project is never counted or credited
  * again, whichever session claims it.
  */
-import type { Store } from '../store/store.js';
+import type { StoreAccess } from '../store/access.js';
 import type { HostSession } from './history.js';
 import { isTrackedMessage, setupSpans } from './replay-session.js';
 import type { KnownCommits } from './replay-session.js';
@@ -119,7 +119,7 @@ export class ReplayLedger implements KnownCommits {
    * 3,000 sessions, 120,000 strings of the run's peak memory); ids held in the store are still checked.
    */
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<StoreAccess, 'tables'>,
     private readonly uniqueMessageIds = false,
   ) {}
 

@@ -18,6 +18,9 @@ export const SKIP_REASONS = {
   unfinishedTool: 'tool call not finished yet',
 } as const;
 
+/** What a replay records into: the TrackingService, or something that only looks at what it would record. */
+export type ReplayTarget = Pick<TrackingService, 'noteSession' | 'noteModelRequest' | 'recordAssistantMessage' | 'recordToolCall' | 'recordCommits' | 'recordPush' | 'forgetSession'>;
+
 export interface ReplayedSession {
   messages: number;
   toolCalls: number;
@@ -102,7 +105,7 @@ export interface KnownCommits {
  * it only counts what would be recorded (`--dry-run`). A commit `known` already holds is left out of
  * the call's commits: whichever session claims it, it was counted and credited once.
  */
-export function replaySession(service: TrackingService | undefined, session: HostSession, project: string, known?: KnownCommits): ReplayedSession {
+export function replaySession(service: ReplayTarget | undefined, session: HostSession, project: string, known?: KnownCommits): ReplayedSession {
   const result: ReplayedSession = { messages: 0, toolCalls: 0, commits: 0, pushes: 0, skipped: new Map() };
   service?.noteSession(session.id, { project, source: 'backfill', ...(session.parentId ? { parentId: session.parentId } : {}) });
   for (const message of session.messages) {

@@ -16,6 +16,9 @@ export interface Watermark {
 
 const KEY_PREFIX = 'backfill:';
 
+/** Sessions updated at the watermark's own millisecond are read again: replaying them adds nothing, missing one would. */
+export const WATERMARK_OVERLAP_MS = 1;
+
 function isWatermark(value: unknown): value is Watermark {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
@@ -36,4 +39,15 @@ export function writeWatermark(store: Store, location: string, watermark: Waterm
     const updatedAt = Math.max(held?.updatedAt ?? 0, watermark.updatedAt);
     store.putRecords([{ table: 'meta', key: `${KEY_PREFIX}${location}`, value: { ...watermark, updatedAt } }]);
   });
+}
+
+/**
+ * The same from a store held through StoreAccess (the plugin's worker): read, then put, in two calls,
+ * not one transaction. A backfill committing between the two is moved back by what it added; the next
+ * import then reads those sessions again, and replaying them adds nothing.
+ */
+export function advanceWatermark(store: StoreAccess, location: string, watermark: Watermark): void {
+  const held = readWatermark(store, location);
+  const updatedAt = Math.max(held?.updatedAt ?? 0, watermark.updatedAt);
+  store.putRecords([{ table: 'meta', key: `${KEY_PREFIX}${location}`, value: { ...watermark, updatedAt } }]);
 }

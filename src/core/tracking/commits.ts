@@ -8,6 +8,7 @@ import { pickTrackedCommit } from '../outcomes/grades.js';
 import type { AgentOp, CommitRecord } from '../types.js';
 import type { GitCommit, HostEvent } from '../../contract/host-events.js';
 import type { TrackingContext } from './context.js';
+import { commitsEventId } from './event-ids.js';
 
 /** Length of a full SHA-1 commit hash; shorter ones are abbreviations. */
 const FULL_HASH_LENGTH = 40;
@@ -76,7 +77,7 @@ export class Commits {
     const ops: AgentOp[] = earned > 0 ? [{ kind: 'commits', amount: earned }, { kind: 'xp', amount: ctx.config.rules.xpPerCommit * earned }] : [];
     const made = Math.max(event.count ?? 0, commits.length);
     if (event.eventId && made > 0) {
-      ctx.ledger.replay(sessionId, setup, `commits:${event.eventId}`, { commits: made }, ops, event.at);
+      ctx.ledger.replay(sessionId, setup, commitsEventId(event.eventId), { commits: made }, ops, event.at);
     } else {
       for (const op of ops) ctx.buffer.addAgentOp(setup.agent, op);
     }

@@ -2,9 +2,10 @@
  * Tokens and cost of assistant messages. The host reports a message several times while it streams;
  * the last totals seen of recent messages are remembered so an unchanged report buffers nothing.
  */
-import type { CounterDeltas, TokenCounts } from '../types.js';
+import type { TokenCounts } from '../types.js';
 import type { HostEvent } from '../../contract/host-events.js';
 import type { TrackingContext } from './context.js';
+import { messageEventId, messageTotals } from './event-ids.js';
 
 const MAX_REMEMBERED_MESSAGES = 2000;
 
@@ -33,16 +34,7 @@ export class Messages {
     if (!previous) this.remember(messageId);
     this.totals.set(messageId, { tokens: { ...tokens }, cost });
     if (!changed) return;
-    const totals: CounterDeltas = {
-      messages: 1,
-      tokensInput: tokens.input,
-      tokensOutput: tokens.output,
-      tokensReasoning: tokens.reasoning,
-      tokensCacheRead: tokens.cacheRead,
-      tokensCacheWrite: tokens.cacheWrite,
-      cost,
-    };
-    this.ctx.ledger.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, `message:${messageId}`, totals, [], event.at);
+    this.ctx.ledger.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, messageEventId(messageId), messageTotals(tokens, cost), [], event.at);
     this.ctx.flusher.afterRecord();
   }
 

@@ -10,6 +10,7 @@ import type { CounterDeltas } from '../types.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
 import type { HostEvent } from '../../contract/host-events.js';
 import type { TrackingContext } from './context.js';
+import { pushEventId, toolCallTotals, toolEventId } from './event-ids.js';
 
 export class ToolCalls {
   private readonly testStates = new Map<string, TestState>();
@@ -31,15 +32,15 @@ export class ToolCalls {
     const setup = ctx.sessions.setupOf(sessionId);
     const turn = ctx.sessions.turn(sessionId);
     turn.tools.set(tool, (turn.tools.get(tool) ?? 0) + 1);
-    const legacy = event.legacyEventId === undefined ? undefined : `tool:${event.legacyEventId}`;
+    const legacy = event.legacyEventId === undefined ? undefined : toolEventId(event.legacyEventId);
     if (ok) {
       // The tracker's own tools and shell commands that do nothing earn no XP (src/core/integrity/tool-credit.ts).
       const earns = !this.ownTools.has(tool) && !(event.command !== undefined && isNoOpCommand(event.command));
       const xp = earns ? [{ kind: 'xp' as const, amount: ctx.config.rules.xpPerToolCall }] : [];
-      ctx.ledger.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1 }, xp, event.at, legacy);
+      ctx.ledger.replay(sessionId, setup, toolEventId(callId), toolCallTotals(true), xp, event.at, legacy);
     } else {
       turn.failures += 1;
-      ctx.ledger.replay(sessionId, setup, `tool:${callId}`, { toolCalls: 1, toolFailures: 1 }, [], event.at, legacy);
+      ctx.ledger.replay(sessionId, setup, toolEventId(callId), toolCallTotals(false), [], event.at, legacy);
     }
     ctx.flusher.afterRecord();
   }
@@ -66,7 +67,7 @@ export class ToolCalls {
     const { ctx } = this;
     const setup = ctx.sessions.setupOf(sessionId);
     if (event.eventId) {
-      ctx.ledger.replay(sessionId, setup, `push:${event.eventId}`, { pushes: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerPush }], event.at);
+      ctx.ledger.replay(sessionId, setup, pushEventId(event.eventId), { pushes: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerPush }], event.at);
     } else {
       ctx.ledger.count(sessionId, setup, { pushes: 1 });
       ctx.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: ctx.config.rules.xpPerPush });

@@ -6,12 +6,9 @@
 import type { BackfillOptions } from '../../core/backfill/run.js';
 import type { BackfillSummary } from '../../core/backfill/summary.js';
 import { runBackfill } from '../../core/backfill/run.js';
-import { readWatermark, writeWatermark } from '../../core/backfill/watermark.js';
+import { readWatermark, WATERMARK_OVERLAP_MS, writeWatermark } from '../../core/backfill/watermark.js';
 import type { TrackingService } from '../../core/tracking/service.js';
 import { historySignature, openHistory } from './locate.js';
-
-/** Sessions updated at the watermark's own millisecond are read again: replaying them adds nothing, missing one would. */
-const WATERMARK_OVERLAP_MS = 1;
 
 export type ImportOutcome = { upToDate: true } | { upToDate: false; summary: BackfillSummary };
 
