@@ -14,7 +14,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TrackerConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
+import type { Watermark } from '../core/backfill/watermark.js';
 import type { StoreAccess } from '../core/store/access.js';
+import type { ImportNeed } from './history/import-needed.js';
 
 /** How long after plugin start the import begins, so OpenCode's own start is not competed with. */
 export const BACKGROUND_IMPORT_DELAY_MS = 2000;
@@ -31,6 +33,11 @@ export interface BackgroundImportOptions {
   delayMs?: number;
   /** When the plugin started (ms since the epoch): sessions created since are live tracking's. Defaults to now. */
   startedAt?: number;
+  /**
+   * Asks whether the child would import anything (history/import-needed.ts); the plugin asks its
+   * store's worker thread. Defaults to reading in this thread.
+   */
+  importNeeded?: (location: string, mark: Watermark | undefined, createdBefore: number) => Promise<ImportNeed>;
 }
 
 /**
@@ -78,11 +85,10 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
   const timer = setTimeout(() => {
     void (async () => {
       try {
-        const [{ historySignature, opencodeDataDir }, { advanceWatermark, readWatermark }, { encodeJob }, { historyImportNeeded }] = await Promise.all([
+        const [{ historySignature, opencodeDataDir }, { advanceWatermark, readWatermark }, { encodeJob }] = await Promise.all([
           import('./history/locate.js'),
           import('../core/backfill/watermark.js'),
           import('./history/import-job.js'),
-          import('./history/import-needed.js'),
         ]);
         const location = options.location ?? opencodeDataDir();
         if (cancelled) return;
@@ -90,7 +96,9 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
         // Taken before the store is read: a change while it is read is seen at the next start.
         const signature = historySignature(location);
         if (mark?.signature === signature) return;
-        const need = await historyImportNeeded(options.store, location, mark, startedAt);
+        const need = await (options.importNeeded
+          ? options.importNeeded(location, mark, startedAt)
+          : (await import('./history/import-needed.js')).historyImportNeeded(options.store, location, mark, startedAt));
         if (cancelled) return;
         if (!need.needed) {
           try {

@@ -130,7 +130,7 @@ const server: Plugin = async (input, options) => {
   // Started by `ready`, which runs after this point (it waits for the term indexer).
   let stopHistoryImport = (): void => undefined;
   if (config.importHistory) {
-    const historyOptions = { store, config, logger, project, startedAt };
+    const historyOptions = { store, config, logger, project, startedAt, importNeeded: store.importNeeded.bind(store) };
     late.importHistory = () => {
       stopHistoryImport = scheduleHistoryImport(historyOptions);
     };

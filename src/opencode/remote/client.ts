@@ -7,7 +7,9 @@
  */
 import type { Logger } from '../../core/logger.js';
 import type { ScoringRules } from '../../core/rules.js';
+import type { Watermark } from '../../core/backfill/watermark.js';
 import type { CrossProjectQuery } from '../../core/projects/cross-project-search.js';
+import type { ImportNeed } from '../history/import-needed.js';
 import type { StoreAccess } from '../../core/store/access.js';
 import type { FlushResult, Mutation, StateMutation, TableName } from '../../core/store/mutations.js';
 import { lateMarkMarginMs } from '../../core/store/late-write.js';
@@ -133,6 +135,19 @@ export class RemoteStore implements StoreAccess {
 
   async backup(target: string): Promise<void> {
     await this.link.ask({ op: 'backup', path: this.path, target }, ASK_TIMEOUT_MS);
+  }
+
+  /**
+   * Whether the history import's child would import anything, read in the worker (history/import-needed.ts):
+   * OpenCode's main thread neither waits for the read nor holds what it allocates, and the events are
+   * read without a call per key. A worker that cannot answer means "needed": the child decides.
+   */
+  async importNeeded(location: string, mark: Watermark | undefined, createdBefore: number): Promise<ImportNeed> {
+    try {
+      return (await this.link.ask({ op: 'importNeeded', path: this.path, location, mark, createdBefore }, ASK_TIMEOUT_MS)) as ImportNeed;
+    } catch (error) {
+      return { needed: true, reason: (error as Error).message };
+    }
   }
 
   /** The prior-art tool's answer, searched in the worker. */

@@ -146,6 +146,10 @@ async function serveAsync(request: AsyncRequest): Promise<unknown> {
       const { localPriorArt } = await import('../prior-art-answer.js');
       return localPriorArt(entry.store, logger)(request.query, request.project);
     }
+    case 'importNeeded': {
+      const { historyImportNeeded } = await import('../history/import-needed.js');
+      return historyImportNeeded(entry.store, request.location, request.mark, request.createdBefore);
+    }
   }
 }
 

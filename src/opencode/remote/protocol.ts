@@ -1,9 +1,11 @@
 /**
  * The messages between the plugin's main thread (client.ts) and the worker thread that holds the
  * store (host.ts). Synchronous calls travel on a MessagePort with a shared flag the main thread waits
- * on (bounded); everything else (opening, the snapshot, the prior-art search, events) goes through
+ * on (bounded); everything else (opening, the snapshot, the prior-art search, the history import's
+ * check, events) goes through
  * the worker's own message channel, asynchronously. All of it is plain data (structured clone).
  */
+import type { Watermark } from '../../core/backfill/watermark.js';
 import type { CrossProjectQuery } from '../../core/projects/cross-project-search.js';
 import type { ScoringRules } from '../../core/rules.js';
 import type { Mutation, StateMutation } from '../../core/store/mutations.js';
@@ -54,7 +56,8 @@ export type AsyncRequest =
   | { op: 'open'; path: string; maxDatabaseSize: number; directory: string; rules: ScoringRules }
   | { op: 'release'; path: string }
   | { op: 'backup'; path: string; target: string }
-  | { op: 'priorArt'; path: string; query: CrossProjectQuery; project: string };
+  | { op: 'priorArt'; path: string; query: CrossProjectQuery; project: string }
+  | { op: 'importNeeded'; path: string; location: string; mark: Watermark | undefined; createdBefore: number };
 
 export type HostEvent =
   | { kind: 'reply'; id: number; ok: true; value: unknown }
