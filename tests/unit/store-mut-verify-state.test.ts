@@ -319,6 +319,28 @@ describe('the chain of own writes at the end of a session', () => {
     expect(recordVerifiedIfOwn(file, () => counts)).toBe(false);
   });
 
+  it('is not started for a file gone by the time its check is noted, and noting it throws nothing', () => {
+    const file = database();
+    const readByCheck = fingerprintOf(file);
+    fs.rmSync(file);
+    expect(() => noteSoundState(file, readByCheck)).not.toThrow();
+    expect(recordVerifiedIfOwn(file, () => counts)).toBe(false);
+  });
+
+  it('is broken, and the write still done, when another file is put in the place of the open one', () => {
+    const file = database();
+    noteSoundState(file);
+    const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
+    // Not an LMDB file any more at that path: the open store writes on into the file it holds.
+    fs.writeFileSync(`${file}.new`, 'not a database');
+    fs.renameSync(`${file}.new`, file);
+    expect(() => store.applyBatch([{ table: 'agents', key: 'late', ops: [{ kind: 'xp', amount: 1 }] }], DEFAULT_RULES, AT)).not.toThrow();
+    expect(store.tables.agents.get('late')).toBeDefined();
+    store.close();
+    expect(recordVerifiedIfOwn(file, () => counts)).toBe(false);
+    expect(fs.existsSync(sidecarPath(file))).toBe(false);
+  });
+
   it('starts, in a process that opened the file unchecked, only when the sidecar vouches for the file as it is', () => {
     const vouched = database();
     recordVerified(vouched, { agents: 2 });
