@@ -156,6 +156,24 @@ describe('the exit flush', () => {
     }
   });
 
+  it('names the exit in the one line a failing flush logs, and spills what waits', () => {
+    const { store: made, dir } = opened();
+    made.close();
+    // A limit the file already reaches: every write is refused as full.
+    const full = Store.open({ path: made.path, maxDatabaseSize: fs.statSync(made.path).size, indexer: termIndexer });
+    const logged: Logged = { warn: [], error: [] };
+    const service = serviceOn(full, dir, logged);
+    const stop = flushOnExit(service);
+    recordCall(service, 'call_full');
+    trackerOnExit();
+    expect(logged.error).toHaveLength(1);
+    expect(logged.error[0]).toMatch(/^agent-tracker: could not save tracking data \(exit\): the agent-tracker database at .* is full/);
+    expect(service.pendingMutations).toBe(0);
+    expect(spillFilesOf(made.path)).toHaveLength(1);
+    stop();
+    full.close();
+  });
+
   it('leaves a service that unregistered alone', () => {
     const { store, dir } = opened();
     const service = serviceOn(store, dir);
