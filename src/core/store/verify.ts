@@ -194,10 +194,15 @@ function resultOf(out: string, code: number | null, signal: string | null, timed
   try {
     line = fs.readFileSync(out, 'utf8').trim().split('\n').pop() ?? '';
   } catch {
-    // no answer: judged by how the child ended, below
+    // no answer: judged by how the child ended (verdictOf)
   } finally {
     fs.rmSync(path.dirname(out), { recursive: true, force: true });
   }
+  return verdictOf(line, code, signal, timedOut);
+}
+
+/** The check's result from the child's last line and how the child ended: an ended check vouches only by its own answer. */
+export function verdictOf(line: string, code: number | null, signal: string | null, timedOut: boolean): VerifyResult {
   if (timedOut) return { ok: false, cause: `reading it took longer than ${VERIFY_TIMEOUT_MS / 1000} s` };
   if (signal) return { ok: false, cause: `reading it crashed a test process with ${signal}` };
   try {
