@@ -33,15 +33,25 @@ export const GROUPS = {
   tracking: {
     mutate: [
       'src/core/tracking/*.ts',
-      '!src/core/tracking/{write-buffer,exit-flush,final-flush,status-export,context}.ts',
+      '!src/core/tracking/{write-buffer,status-export,context}.ts',
       'src/core/integrity/bug-evidence.ts',
       'src/core/outcomes/task-kind.ts',
     ],
     tests: ['tracking', 'state', 'host-call-ids', 'outcome-tracking', 'task-kind', 'user-grades'],
   },
   store: {
-    mutate: ['src/core/store/store.ts', 'src/core/store/apply-batch.ts', 'src/core/store/batch-room.ts', 'src/core/store/transfer.ts', 'src/core/store/replay.ts', 'src/core/store/usage-rewrite.ts', 'src/contract/git-signal-cache.ts'],
-    tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'host-call-ids'],
+    mutate: [
+      'src/core/store/store.ts',
+      'src/core/store/apply-batch.ts',
+      'src/core/store/batch-room.ts',
+      'src/core/store/transfer.ts',
+      'src/core/store/replay.ts',
+      'src/core/store/usage-rewrite.ts',
+      'src/core/store/verify.ts',
+      'src/core/store/late-write.ts',
+      'src/contract/git-signal-cache.ts',
+    ],
+    tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'host-call-ids', 'verified-chain', 'spill-late-marker'],
     // Less the stored-form group's tests (the `store` prefix finds them; stored-text waits seconds for a
     // child import) and the integration tests (import-bounds, transfer): they start the built CLI
     // several times per mutant, which made transfer.ts alone take hours; the unit tests check the same code.
