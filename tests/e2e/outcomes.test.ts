@@ -11,6 +11,7 @@ import { Store } from '../../src/core/store/store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 import { bash, call, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
+import { storedUsageRecords } from '../helpers/usage-record.js';
 import { git, makeRepo, makeSandbox, removeSandbox, runCli, runOpencode, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { RunResult, Sandbox } from '../helpers/sandbox.js';
 import { prompt, startServe } from '../helpers/serve.js';
@@ -20,12 +21,7 @@ jest.setTimeout(400_000);
 const SETUP = { agent: 'build', model: 'fake/fake-model' };
 
 function usageRecords(sandbox: Sandbox): UsageRecord[] {
-  const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: 1 << 29, readOnly: true });
-  try {
-    return [...store.tables.usage.getRange()].map((entry) => entry.value);
-  } finally {
-    store.close();
-  }
+  return storedUsageRecords(sandbox.dbPath);
 }
 
 function sessionIdOf(run: RunResult): string | undefined {

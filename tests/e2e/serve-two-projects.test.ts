@@ -6,10 +6,10 @@
  * by the loopback fake model.
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { Store } from '../../src/core/store/store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 import { bash, say, scriptByPrompt, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel } from '../helpers/fake-model.js';
+import { storedUsageRecords } from '../helpers/usage-record.js';
 import { makeRepo, makeSandbox, removeSandbox, writeGlobalConfig } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 import { startServe } from '../helpers/serve.js';
@@ -17,12 +17,7 @@ import { startServe } from '../helpers/serve.js';
 jest.setTimeout(400_000);
 
 function usageRecords(sandbox: Sandbox): UsageRecord[] {
-  const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: 1 << 29, readOnly: true });
-  try {
-    return [...store.tables.usage.getRange()].map((entry) => entry.value);
-  } finally {
-    store.close();
-  }
+  return storedUsageRecords(sandbox.dbPath);
 }
 
 /** The tool calls and turns recorded for one session, over every setup it used. */

@@ -1,5 +1,5 @@
-/** A usage record with every counter zero, for pure tests of what reads usage records. */
-import { ZERO_COUNTERS } from '../../src/core/store/store.js';
+/** Usage records for tests: one with every counter zero (pure tests of what reads them), and those a database holds. */
+import { Store, ZERO_COUNTERS } from '../../src/core/store/store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 
 let counter = 0;
@@ -14,4 +14,14 @@ export function usageRecord(overrides: Partial<UsageRecord> & Pick<UsageRecord, 
     ...ZERO_COUNTERS,
     ...overrides,
   };
+}
+
+/** Every usage record the database at `dbPath` holds, read-only. */
+export function storedUsageRecords(dbPath: string): UsageRecord[] {
+  const store = Store.open({ path: dbPath, maxDatabaseSize: 1 << 29, readOnly: true });
+  try {
+    return [...store.tables.usage.getRange()].map((entry) => entry.value);
+  } finally {
+    store.close();
+  }
 }
