@@ -34,17 +34,14 @@ export function readWatermark(store: StoreAccess, location: string): Watermark |
 /** Records how far the store at `location` was imported (never moves back). */
 export function writeWatermark(store: Store, location: string, watermark: Watermark): void {
   // Read and written in one transaction: a second backfill finishing meanwhile is never moved back.
-  store.write(() => {
-    const held = readWatermark(store, location);
-    const updatedAt = Math.max(held?.updatedAt ?? 0, watermark.updatedAt);
-    store.putRecords([{ table: 'meta', key: `${KEY_PREFIX}${location}`, value: { ...watermark, updatedAt } }]);
-  });
+  store.write(() => advanceWatermark(store, location, watermark));
 }
 
 /**
- * The same from a store held through StoreAccess (the plugin's worker): read, then put, in two calls,
- * not one transaction. A backfill committing between the two is moved back by what it added; the next
- * import then reads those sessions again, and replaying them adds nothing.
+ * Moves the watermark forward (never back): a read, then a put. In writeWatermark's transaction the two
+ * are one; from the plugin's main thread (its store in a worker) they are two calls, so a backfill
+ * committing between them is moved back by what it added, and the next import reads those sessions
+ * again, which adds nothing.
  */
 export function advanceWatermark(store: StoreAccess, location: string, watermark: Watermark): void {
   const held = readWatermark(store, location);

@@ -198,12 +198,15 @@ function spillIdOf(file: string): string {
 
 /** Removes the markers late writes left whose spill never came (or is merged and gone), once they are LATE_MARKER_KEEP_MS old. */
 function pruneLateMarkers(store: Store, now: Date): void {
-  const spilled = new Set(spillFilesOf(store.path).map(spillIdOf));
-  const stale: string[] = [];
+  const old: string[] = [];
   for (const { key, value } of store.tables.meta.getRange({ start: SPILL_MARKER_PREFIX, end: LATE_MARKERS_END })) {
     const at = lateMarkerTime(value);
-    if (at !== undefined && now.getTime() - at > LATE_MARKER_KEEP_MS && !spilled.has(key.slice(SPILL_MARKER_PREFIX.length))) stale.push(key);
+    if (at !== undefined && now.getTime() - at > LATE_MARKER_KEEP_MS) old.push(key);
   }
+  // The spill folders are listed again only when there is an old marker to weigh (almost never).
+  if (old.length === 0) return;
+  const spilled = new Set(spillFilesOf(store.path).map(spillIdOf));
+  const stale = old.filter((key) => !spilled.has(key.slice(SPILL_MARKER_PREFIX.length)));
   if (stale.length === 0) return;
   try {
     store.write((tables) => {

@@ -100,7 +100,7 @@ export class RemoteStore implements StoreAccess {
   applyBatch(mutations: readonly Mutation[], rules: ScoringRules, now: string): FlushResult {
     const spillId = newSpillId();
     const timeoutMs = this.writeTimeout();
-    return this.write({ op: 'applyBatch', path: this.path, mutations, rules, now, spillId, markMarginMs: lateMarkMarginMs(timeoutMs) }, timeoutMs, spillId) as FlushResult;
+    return this.write({ op: 'applyBatch', path: this.path, mutations, rules, now, spillId, markMarginMs: lateMarkMarginMs(timeoutMs) }, timeoutMs) as FlushResult;
   }
 
   putRecords(records: readonly StateMutation[]): void {
@@ -251,13 +251,13 @@ export class RemoteStore implements StoreAccess {
 
   /**
    * A write: refused (StoreNotWritableError, quiet) while the store is not open for writing; the worker's own errors as they were.
-   * One sent and then given up on throws AbandonedWriteError when it carries a `spillId`.
+   * A flush sent and then given up on throws AbandonedWriteError with the id it carries.
    */
-  private write(request: SyncRequest, timeoutMs: number = this.writeTimeout(), spillId?: string): unknown {
+  private write(request: SyncRequest, timeoutMs: number = this.writeTimeout()): unknown {
     if (!this.state.attached || this.state.refusal !== undefined) throw new StoreNotWritableError(this.state.refusal ?? OPENING);
     const sent = this.link.dead === undefined;
     const reply: SyncReply | undefined = this.link.call(request, timeoutMs);
-    if (!reply && sent && spillId !== undefined) throw new AbandonedWriteError(this.link.deathLine(), spillId);
+    if (!reply && sent && request.op === 'applyBatch') throw new AbandonedWriteError(this.link.deathLine(), request.spillId);
     if (!reply) throw new StoreNotWritableError(this.link.deathLine());
     this.state = reply.state;
     if (!reply.ok) throw rebuilt(reply.error);

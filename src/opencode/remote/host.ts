@@ -169,11 +169,16 @@ function serveTable(table: Table<unknown>, method: SyncRequest & { op: 'table' }
   }
 }
 
+/** Whether the main thread stopped waiting for this call: its word in shared memory, or the call's deadline passed. */
+function gaveUp(message: SyncEnvelope): boolean {
+  return Atomics.load(signal, ABANDONED) >= message.id || Date.now() >= message.deadline;
+}
+
 /** What a flush checks inside its transaction: the main thread's word that it gave up, its deadline, and the margin before it (spill.ts). */
 function lateGuard(message: SyncEnvelope, request: Extract<SyncRequest, { op: 'applyBatch' }>): LateWriteGuard {
   return {
     spillId: request.spillId,
-    abandoned: () => Atomics.load(signal, ABANDONED) >= message.id || Date.now() >= message.deadline,
+    abandoned: () => gaveUp(message),
     nearDeadline: () => Date.now() >= message.deadline - request.markMarginMs,
   };
 }
@@ -209,7 +214,7 @@ port.on('message', (message: SyncEnvelope) => {
   try {
     if (!store) throw new Error('the agent-tracker database is closed');
     // The main thread stopped waiting (this thread was busy): it keeps the batch and spills it, so writing it now would count it twice.
-    if (WRITE_OPS.has(message.request.op) && (Date.now() >= message.deadline || Atomics.load(signal, ABANDONED) >= message.id)) throw new StoreNotWritableError('a write came after its caller stopped waiting; nothing was written');
+    if (WRITE_OPS.has(message.request.op) && gaveUp(message)) throw new StoreNotWritableError('a write came after its caller stopped waiting; nothing was written');
     reply = { id: message.id, ok: true, value: serveSync(message, store), state: stateOf(store) };
   } catch (error) {
     reply = { id: message.id, ok: false, error: sentError(error), state: stateOf(store) };
