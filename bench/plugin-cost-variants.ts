@@ -8,7 +8,10 @@
  * `quiet` (both off), `full` (as a user gets it). Rounds
  * rotate the variants' order. Each run is timed by /usr/bin/time (whose %M is the largest peak of
  * OpenCode and every child it reaped) and OpenCode's own process is sampled from /proc (VmHWM, its
- * own peak) with its descendants (each one's command and peak), so a child's peak is told apart.
+ * own peak) with its descendants (each one's command and peak), so a child's peak is told apart,
+ * and the CPU time of each of OpenCode's threads by name (our store's worker thread is `Worker`).
+ * PLUGIN_COST_SEPARATE_HISTORY=1 gives the variants without our plugin their own OpenCode data folder,
+ * as plugin-cost-run.ts does: the plugin then finds only sessions it tracked live, as a user's does.
  * Prints one JSON line per run and a summary line. Not a benchmark itself.
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +25,8 @@ const VARIANTS = process.argv.length > 3 ? process.argv.slice(3) : ['none', 'emp
 const RUN_TIMEOUT_MS = 180_000;
 const SAMPLE_MS = 20;
 const MARK = 'BENCH-TIME ';
+/** The variants that run our plugin (the others run none, or a stand-in). */
+const OUR_PLUGIN = new Set(['noimport', 'nosetup', 'quiet', 'full']);
 
 interface Measured {
   variant: string;
@@ -30,6 +35,29 @@ interface Measured {
   timeRssMiB: number;
   ownPeakMiB: number;
   children: { command: string; peakMiB: number }[];
+  /** CPU time of OpenCode's threads by name (the last sample of each thread; a thread that ended between samples loses its last 20 ms). */
+  threads: Record<string, number>;
+}
+
+/** CPU ms of each thread of `pid` (schedstat: nanoseconds on a CPU), by thread id, with its name. */
+function threadTimes(pid: number): Map<number, { name: string; ms: number }> {
+  const times = new Map<number, { name: string; ms: number }>();
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return times;
+  }
+  for (const tid of tids) {
+    try {
+      const name = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const ns = Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      times.set(Number(tid), { name, ms: ns / 1e6 });
+    } catch {
+      // The thread ended between listing and reading.
+    }
+  }
+  return times;
 }
 
 function readKb(pid: number, field: string): number | undefined {
@@ -64,10 +92,12 @@ function timedRun(variant: string, args: string[], cwd: string, env: NodeJS.Proc
     let own = 0;
     let opencodePid: number | undefined;
     const seen = new Map<number, { command: string; peakKb: number }>();
+    const threads = new Map<number, { name: string; ms: number }>();
     const sample = setInterval(() => {
       opencodePid ??= childrenOf(child.pid ?? 0)[0];
       if (opencodePid === undefined) return;
       own = Math.max(own, readKb(opencodePid, 'VmHWM') ?? 0);
+      for (const [tid, time] of threadTimes(opencodePid)) threads.set(tid, time);
       const queue = childrenOf(opencodePid);
       while (queue.length > 0) {
         const pid = queue.shift() as number;
@@ -87,7 +117,9 @@ function timedRun(variant: string, args: string[], cwd: string, env: NodeJS.Proc
       if (code !== 0 || !line) return reject(new Error(`opencode run failed (${code}): ${stderr.slice(-600)}`));
       const [wall, user, system, rssKb] = line.slice(MARK.length).trim().split(/\s+/).map(Number) as [number, number, number, number];
       const children = [...seen.values()].map((c) => ({ command: c.command, peakMiB: Math.round(c.peakKb / 102.4) / 10 }));
-      resolve({ variant, wallMs: wall * 1000, cpuMs: (user + system) * 1000, timeRssMiB: rssKb / 1024, ownPeakMiB: Math.round(own / 102.4) / 10, children });
+      const byName: Record<string, number> = {};
+      for (const { name, ms } of threads.values()) byName[name] = Math.round((byName[name] ?? 0) + ms);
+      resolve({ variant, wallMs: wall * 1000, cpuMs: (user + system) * 1000, timeRssMiB: rssKb / 1024, ownPeakMiB: Math.round(own / 102.4) / 10, children, threads: byName });
     });
   });
 }
@@ -99,6 +131,9 @@ try {
   delete base.AGENT_TRACKER_SKIP_SETUP;
   delete base.AGENT_TRACKER_IMPORT_HISTORY;
   const repo = makeRepo(sandbox);
+  const separateHistory = process.env.PLUGIN_COST_SEPARATE_HISTORY === '1';
+  const withoutPluginData = path.join(sandbox.root, 'data-without-plugin');
+  fs.mkdirSync(withoutPluginData, { recursive: true });
   const configFile = path.join(sandbox.configDir, 'opencode.json');
   const once = async (variant: string): Promise<Measured> => {
     const config = opencodeConfig({ modelUrl: model.url });
@@ -108,6 +143,7 @@ try {
     if (variant === 'floor') config.plugin = [`file://${path.join(ROOT, 'bench', 'floor-plugin.mjs')}`];
     fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
     const env: NodeJS.ProcessEnv = { ...base, AGENT_TRACKER_DB_PATH: sandbox.dbPath };
+    if (separateHistory && !OUR_PLUGIN.has(variant)) env.XDG_DATA_HOME = withoutPluginData;
     const late = /^addon-late-(\d+)$/.exec(variant);
     if (late) env.PLUGIN_COST_ADDON_DELAY_MS = late[1];
     else if (variant.startsWith('addon-')) env.PLUGIN_COST_ADDON = variant.slice('addon-'.length);
