@@ -1,7 +1,8 @@
 /**
  * Brings the project's git signals (commits later reverted or followed by a fix) up to date in the
  * background when a session starts: after the hook returns, one run at a time; the next flush writes
- * what it found. Failures are logged, never thrown.
+ * what it found. A project without a tracked commit has none to look for: then neither git nor the
+ * signal modules load (one key seek). Failures are logged, never thrown.
  */
 import type { Logger } from '../core/logger.js';
 import type { TrackingService } from '../core/tracking/service.js';
@@ -14,6 +15,10 @@ export function backgroundGitSignals(service: TrackingService<StoreAccess>, proj
     if (running) return;
     running = true;
     setImmediate(() => {
+      if (!service.hasTrackedCommits(project)) {
+        running = false;
+        return;
+      }
       // Loaded here, not at plugin start.
       import('../core/outcomes/git-outcomes.js')
         .then(({ refreshGitSignals }) => refreshGitSignals(service, project))

@@ -1,9 +1,11 @@
 /**
  * Profiles the plugin's project in the background the first time a session starts there, when
- * the database has no profile for it yet. Scheduled after the hook returns, so session start never
+ * the database has no profile for it yet (a profile it has is found with one key read, before the
+ * classifier loads). Scheduled after the hook returns, so session start never
  * waits for file reads; failures are logged, never thrown.
  */
 import type { Logger } from '../core/logger.js';
+import { getProject } from '../core/projects/profiles.js';
 import { StoreNotWritableError } from '../core/store/store-errors.js';
 import type { StoreAccess } from '../core/store/access.js';
 
@@ -24,6 +26,8 @@ export function backgroundProfiler(options: BackgroundProfilerOptions): () => vo
     if (started.has(key)) return;
     started.add(key);
     setImmediate(() => {
+      // Profiled before (the usual case): one key read, and the classifier never loads.
+      if (getProject(store, project)) return;
       // Loaded here, not at plugin start: classification pulls in the manifest parsers.
       import('../core/projects/init-project.js')
         .then(({ profileIfMissing }) => profileIfMissing(store, project))

@@ -8,6 +8,7 @@ import { branchLogArgs, gitSignals, readBranch, refreshGitSignals } from '../../
 import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
 import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
 import type { CommitRecord } from '../../src/core/types.js';
+import { backgroundGitSignals } from '../../src/opencode/git-signals-background.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 
@@ -239,6 +240,30 @@ describe('on real repositories', () => {
     execFileSync(process.execPath, [cli, command, '--json', '--project', dir, '--db', t.config.databasePath], { cwd: dir, env, encoding: 'utf8' });
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
+  });
+
+  it('at session start, counts a revert of a tracked commit in the background; a project without tracked commits runs no git', async () => {
+    repo();
+    commitFile('a.txt', 'a\n', 'init');
+    const reverted = commitFile('b.txt', 'b\n', 'feat: b');
+    git('revert', '--no-edit', reverted);
+    t = tempTracker({}, dir);
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (line: string) => warnings.push(line), error: (line: string) => warnings.push(line) };
+    // No tracked commit yet: nothing is read, so nothing is cached for this HEAD either.
+    backgroundGitSignals(t.service, dir, logger)();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(t.service.gitSignalCache(dir)).toBeUndefined();
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [{ hash: reverted, message: '', files: ['b.txt'], insertions: 1, deletions: 0, timestamp: '2024-01-01T00:00:00Z' }]);
+    t.service.flush('test');
+    backgroundGitSignals(t.service, dir, logger)();
+    const until = Date.now() + 10_000;
+    while (t.service.gitSignalCache(dir) === undefined && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(t.service.gitSignalCache(dir)?.head).toBe(git('rev-parse', 'HEAD'));
+    t.service.flush('test');
+    expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
+    expect(warnings).toEqual([]);
   });
 
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Logger } from '../../src/core/logger.js';
+import { initProject } from '../../src/core/projects/init-project.js';
 import { getProject } from '../../src/core/projects/profiles.js';
 import { Store } from '../../src/core/store/store.js';
 import { backgroundProfiler } from '../../src/opencode/project-profile.js';
@@ -46,6 +47,25 @@ describe('backgroundProfiler', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(getProject(store, project)?.framework).toBe('sinatra');
       expect(logger.lines.filter((line) => line.startsWith('info'))).toHaveLength(1);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('leaves a project the database already profiled (an earlier session) as it is', async () => {
+    const project = path.join(root, 'known');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'sinatra'\n");
+    const store = Store.open({ path: path.join(root, 'three.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
+    try {
+      // Profiled by an earlier session (another process: none of this one's memory).
+      await initProject(store, project);
+      fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'rails'\n");
+      const later = recordingLogger();
+      backgroundProfiler({ store, project, logger: later })();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(getProject(store, project)?.framework).toBe('sinatra');
+      expect(later.lines).toEqual([]);
     } finally {
       store.close();
     }

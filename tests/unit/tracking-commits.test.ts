@@ -160,6 +160,21 @@ describe('commits and their credit', () => {
     expect(t.service.trackedCommits(PROJECT).map((c) => c.hash).sort()).toEqual([hash(1), hash(2)]);
     expect(t.service.trackedCommits('/work/elsewhere')).toEqual([]);
   });
+
+  it('says whether a project has a tracked commit, buffered or stored, and only for that project', () => {
+    t = tempTracker();
+    // '/work/projec' sorts just before PROJECT and is a prefix of its path: its range starts at PROJECT's commits.
+    const others = ['/work/projec', '/work/elsewhere', '/a', '/work/project/sub'];
+    expect(t.service.hasTrackedCommits(PROJECT)).toBe(false);
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [commit(1)]);
+    expect(t.service.hasTrackedCommits(PROJECT)).toBe(true);
+    for (const other of others) expect(t.service.hasTrackedCommits(other)).toBe(false);
+    t.service.flush('test');
+    expect(t.service.pendingMutations).toBe(0);
+    expect(t.service.hasTrackedCommits(PROJECT)).toBe(true);
+    for (const other of others) expect(t.service.hasTrackedCommits(other)).toBe(false);
+  });
 });
 
 describe('git signals', () => {

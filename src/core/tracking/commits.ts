@@ -96,6 +96,13 @@ export class Commits {
     return undefined;
   }
 
+  /** Whether the project has any tracked commit, in the buffer or the database (one key seek). */
+  any(project: string): boolean {
+    for (const mutation of this.ctx.buffer.mutations()) if (mutation.table === 'commits' && mutation.key[0] === project) return true;
+    for (const { key } of this.ctx.store.tables.commits.getRange({ start: [project, ''], limit: 1 })) return key[0] === project;
+    return false;
+  }
+
   /** Every tracked commit of a project, from the buffer and the database. */
   all(project: string): CommitRecord[] {
     return this.startingWith(project, '', Number.MAX_SAFE_INTEGER);

@@ -181,6 +181,11 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
     return this.commits.record(sessionId, commits, event);
   }
 
+  /** Whether the project has a tracked commit: without one there are no git signals to look for. */
+  hasTrackedCommits(project: string): boolean {
+    return this.commits.any(project);
+  }
+
   /** The tracked commits of a project (git signals read them off the hot path). */
   trackedCommits(project: string): CommitRecord[] {
     return this.commits.all(project);
