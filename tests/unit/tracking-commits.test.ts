@@ -165,6 +165,12 @@ describe('commits and their credit', () => {
     t = tempTracker();
     // '/work/projec' sorts just before PROJECT and is a prefix of its path: its range starts at PROJECT's commits.
     const others = ['/work/projec', '/work/elsewhere', '/a', '/work/project/sub'];
+    // Commits of projects sorting before and after PROJECT, stored by other sessions.
+    const stored = t.store.tables.commits as unknown as { putSync(key: [string, string], value: CommitRecord): void };
+    t.store.write(() => {
+      for (const project of ['/0-first', '/zz-last']) stored.putSync([project, hash(9)], { ...commit(9), project, agent: 'build', model: 'fake/a', sessionId: 's0' });
+    });
+    expect(t.service.hasTrackedCommits('/0-first')).toBe(true);
     expect(t.service.hasTrackedCommits(PROJECT)).toBe(false);
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.recordCommits('s1', [commit(1)]);

@@ -96,11 +96,9 @@ export class Commits {
     return undefined;
   }
 
-  /** Whether the project has any tracked commit, in the buffer or the database (one key seek). */
+  /** Whether the project has any tracked commit, in the buffer or the database (one seek). */
   any(project: string): boolean {
-    for (const mutation of this.ctx.buffer.mutations()) if (mutation.table === 'commits' && mutation.key[0] === project) return true;
-    for (const { key } of this.ctx.store.tables.commits.getRange({ start: [project, ''], limit: 1 })) return key[0] === project;
-    return false;
+    return this.startingWith(project, '', 1).length > 0;
   }
 
   /** Every tracked commit of a project, from the buffer and the database. */
