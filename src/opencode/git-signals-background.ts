@@ -11,17 +11,17 @@ import type { StoreAccess } from '../core/store/access.js';
 /** Returns a trigger that refreshes the project's git signals off the hook's path. */
 export function backgroundGitSignals(service: TrackingService<StoreAccess>, project: string, logger: Logger): () => void {
   let running = false;
+  const refresh = async (): Promise<void> => {
+    if (!service.hasTrackedCommits(project)) return;
+    // Loaded here, not at plugin start.
+    const { refreshGitSignals } = await import('../core/outcomes/git-outcomes.js');
+    await refreshGitSignals(service, project);
+  };
   return () => {
     if (running) return;
     running = true;
     setImmediate(() => {
-      if (!service.hasTrackedCommits(project)) {
-        running = false;
-        return;
-      }
-      // Loaded here, not at plugin start.
-      import('../core/outcomes/git-outcomes.js')
-        .then(({ refreshGitSignals }) => refreshGitSignals(service, project))
+      refresh()
         .catch((error: unknown) => logger.warn(`agent-tracker: could not read git signals of ${project}: ${(error as Error).message}`))
         .finally(() => {
           running = false;

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { getProject } from '../core/projects/profiles.js';
 import { StoreNotWritableError } from '../core/store/store-errors.js';
 import type { StoreAccess } from '../core/store/access.js';
+import type { ProjectProfile } from '../core/types.js';
 
 /** Projects already being profiled or profiled by this process, per database. */
 const started = new Set<string>();
@@ -22,17 +23,20 @@ export interface BackgroundProfilerOptions {
 export function backgroundProfiler(options: BackgroundProfilerOptions): () => void {
   const { store, project, logger } = options;
   const key = `${store.path}\u0000${project}`;
+  const profile = async (): Promise<ProjectProfile | undefined> => {
+    // Profiled before (the usual case): one key read, and the classifier never loads.
+    if (getProject(store, project)) return undefined;
+    // Loaded here, not at plugin start: classification pulls in the manifest parsers.
+    const { profileIfMissing } = await import('../core/projects/init-project.js');
+    return profileIfMissing(store, project);
+  };
   return () => {
     if (started.has(key)) return;
     started.add(key);
     setImmediate(() => {
-      // Profiled before (the usual case): one key read, and the classifier never loads.
-      if (getProject(store, project)) return;
-      // Loaded here, not at plugin start: classification pulls in the manifest parsers.
-      import('../core/projects/init-project.js')
-        .then(({ profileIfMissing }) => profileIfMissing(store, project))
-        .then((profile) => {
-          if (profile) logger.info(`agent-tracker: registered project ${profile.path} (${profile.language}, ${profile.framework})`);
+      profile()
+        .then((registered) => {
+          if (registered) logger.info(`agent-tracker: registered project ${registered.path} (${registered.language}, ${registered.framework})`);
         })
         .catch((error: unknown) => {
           started.delete(key); // a later session may try again

@@ -266,6 +266,17 @@ describe('on real repositories', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('at session start, logs a store that fails to read instead of throwing out of the timer (OpenCode would crash)', async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-failing-'));
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (line: string) => warnings.push(line), error: (line: string) => warnings.push(line) };
+    const failing = { hasTrackedCommits: () => { throw new Error('MDB_CORRUPTED: damaged page'); } } as unknown as Parameters<typeof backgroundGitSignals>[0];
+    backgroundGitSignals(failing, dir, logger)();
+    const until = Date.now() + 5_000;
+    while (warnings.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(warnings).toEqual([`agent-tracker: could not read git signals of ${dir}: MDB_CORRUPTED: damaged page`]);
+  });
+
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-norepo-'));
     t = tempTracker({}, dir);

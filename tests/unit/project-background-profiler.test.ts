@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Logger } from '../../src/core/logger.js';
+import type { StoreAccess } from '../../src/core/store/access.js';
 import { initProject } from '../../src/core/projects/init-project.js';
 import { getProject } from '../../src/core/projects/profiles.js';
 import { Store } from '../../src/core/store/store.js';
@@ -69,6 +70,17 @@ describe('backgroundProfiler', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('logs a store that fails to read instead of throwing out of the timer (OpenCode would crash)', async () => {
+    const logger = recordingLogger();
+    const failing = {
+      path: path.join(root, 'failing.lmdb'),
+      tables: { projects: { get: () => { throw new Error('MDB_CORRUPTED: damaged page'); } } },
+    } as unknown as StoreAccess;
+    backgroundProfiler({ store: failing, project: path.join(root, 'app'), logger })();
+    await eventually(() => logger.lines.length > 0);
+    expect(logger.lines).toEqual([expect.stringMatching(/^warn agent-tracker: could not classify project .*MDB_CORRUPTED: damaged page$/)]);
   });
 
   it('logs a failure instead of throwing, and may try again later', async () => {
