@@ -28,12 +28,17 @@ async function eventually(check: () => boolean, ms = 5000): Promise<void> {
   }
 }
 
+/** A Sinatra project in `root/name` and a fresh store at `root/database`. */
+function sinatraProject(name: string, database: string): { project: string; store: Store } {
+  const project = path.join(root, name);
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'sinatra'\n");
+  return { project, store: Store.open({ path: path.join(root, database), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer }) };
+}
+
 describe('backgroundProfiler', () => {
   it('stores the profile after the trigger returned, and only once', async () => {
-    const project = path.join(root, 'app');
-    fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'sinatra'\n");
-    const store = Store.open({ path: path.join(root, 'one.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
+    const { project, store } = sinatraProject('app', 'one.lmdb');
     try {
       const logger = recordingLogger();
       const trigger = backgroundProfiler({ store, project, logger });
@@ -54,10 +59,7 @@ describe('backgroundProfiler', () => {
   });
 
   it('leaves a project the database already profiled (an earlier session) as it is', async () => {
-    const project = path.join(root, 'known');
-    fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, 'Gemfile'), "gem 'sinatra'\n");
-    const store = Store.open({ path: path.join(root, 'three.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer });
+    const { project, store } = sinatraProject('known', 'three.lmdb');
     try {
       // Profiled by an earlier session (another process: none of this one's memory).
       await initProject(store, project);
