@@ -5,8 +5,8 @@
  *
  * Each run is a fresh process that imports the built plugin and drives it as OpenCode 1 does: `server()`,
  * the timers of the start (the store's worker opens the database; self-provisioning's check at 1 s;
- * the history check at 2 s), one session (created; three bash calls, one naming git, and an assistant
- * message; idle, so one flush), then `dispose`. Between phases it reads each thread's CPU time from
+ * the history check at 2 s), one session (created; a turn of three bash calls, one naming git, and an
+ * assistant message; idle, so a flush; a second such turn and its flush), then `dispose`. Between phases it reads each thread's CPU time from
  * /proc/self/task/TID/schedstat (nanoseconds): OpenCode's main thread, our store's worker thread
  * (`Worker`), and Bun's other threads (JIT and GC helpers). No model, no OpenCode server: the host's
  * client is a stand-in whose calls do nothing.
@@ -85,19 +85,27 @@ async function child(repo: string): Promise<void> {
   await event('session.created', { info: { id: sessionID, directory: repo, title: 'bench', time: { created: now, updated: now } } });
   await sleep(300);
   mark('session.created, and its background work');
-  for (const [index, command] of ['ls -la', 'echo hello', 'git status --short'].entries()) {
-    const callID = `call_${index}`;
-    await hooks['tool.execute.before']?.({ tool: 'bash', sessionID, callID }, { args: { command } });
-    await hooks['tool.execute.after']?.({ tool: 'bash', sessionID, callID }, { title: command, output: 'x'.repeat(500), metadata: {} });
-  }
-  await event('message.updated', {
-    info: { id: `msg_${process.pid}`, sessionID, role: 'assistant', modelID: 'bench-model', providerID: 'bench', mode: 'build', time: { created: now, completed: Date.now() }, tokens: { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.01 },
-  });
+  /** One turn: three bash calls (one naming git) and an assistant message. */
+  const turn = async (n: number): Promise<void> => {
+    for (const [index, command] of ['ls -la', 'echo hello', 'git status --short'].entries()) {
+      const callID = `call_${n}_${index}`;
+      await hooks['tool.execute.before']?.({ tool: 'bash', sessionID, callID }, { args: { command } });
+      await hooks['tool.execute.after']?.({ tool: 'bash', sessionID, callID }, { title: command, output: 'x'.repeat(500), metadata: {} });
+    }
+    await event('message.updated', {
+      info: { id: `msg_${process.pid}_${n}`, sessionID, role: 'assistant', modelID: 'bench-model', providerID: 'bench', mode: 'build', time: { created: now, completed: Date.now() }, tokens: { input: 10, output: 5, reasoning: 0, cache: { read: 0, write: 0 } }, cost: 0.01 },
+    });
+  };
+  await turn(1);
   await sleep(300);
   mark('3 bash calls, an assistant message');
   await event('session.idle', { sessionID });
   await sleep(500);
   mark('session.idle: the flush');
+  await turn(2);
+  await event('session.idle', { sessionID });
+  await sleep(500);
+  mark('a second turn, idle, its flush');
   await hooks.dispose?.();
   mark('dispose');
   console.log(JSON.stringify(phases));
