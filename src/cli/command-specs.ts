@@ -124,7 +124,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
       { name: 'source', value: 'live|backfill', default: 'both', about: 'only live-tracked or only backfilled sessions' },
       { name: 'by', value: 'setup|agent|model|project|session', default: 'setup (agent x model)', about: 'one row per setup, agent, model, setup and project, or session (newest first, with its task)' },
       { name: 'wide', default: 'off', about: 'every column in the text table (the default shows the main ones in 100 columns)' },
-      { name: 'explain', default: 'off', about: 'print what every column means, and nothing else' },
+      { name: 'explain', default: 'off', about: 'print what every column means, as text, and nothing else (not with --json, --csv or --html)' },
       { name: 'csv', default: 'off', about: 'print CSV rows (the same rows as --json)' },
       { name: 'html', value: 'FILE', default: 'none', about: 'write a self-contained page with charts to FILE' },
     ],

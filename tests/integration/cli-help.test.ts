@@ -44,6 +44,16 @@ describe('agent-tracker help', () => {
     expect(out).toMatch(/--by setup\|agent\|model\|project\|session\s+one row per setup.*\(default: setup \(agent x model\)\)/);
   });
 
+  it('explains the report columns as text, and refuses --explain with an output format (one line, exit 1)', async () => {
+    const legend = await cli(['report', '--explain']);
+    expect(legend.code).toBe(0);
+    expect(legend.out).toMatch(/^sessions +OpenCode sessions/m);
+    for (const format of [['--json'], ['--csv'], ['--html', 'page.html']]) {
+      const refused = await cli(['report', '--explain', ...format]);
+      expect(refused).toEqual({ code: 1, out: '', err: `agent-tracker report: --explain prints what the table's columns mean, as text: it takes no ${format[0]}\n` });
+    }
+  });
+
   it('prints the version of package.json', async () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {

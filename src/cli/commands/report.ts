@@ -56,6 +56,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (positionals.length > 0) throw new CliError(`takes no positional arguments, got "${positionals[0]}"`);
   if (values.json && values.csv) throw new CliError('choose one of --json and --csv');
   if (values.explain) {
+    const other = [values.json && '--json', values.csv && '--csv', values.html !== undefined && '--html'].find(Boolean);
+    if (other) throw new CliError(`--explain prints what the table's columns mean, as text: it takes no ${other}`);
     const { reportLegend } = await import('../../core/report/table.js');
     output.out(reportLegend());
     return;
