@@ -9,7 +9,7 @@ import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupO
 import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
 import type { CommitRecord } from '../../src/core/types.js';
 import { backgroundGitSignals } from '../../src/opencode/git-signals-background.js';
-import { tempTracker } from '../helpers/temp-store.js';
+import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 
 const lines = (file: string, start: number, end: number): LineRange => ({ file, start, end });
@@ -242,14 +242,14 @@ describe('on real repositories', () => {
     expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
   });
 
-  it('at session start, counts a revert of a tracked commit in the background; a project without tracked commits runs no git', async () => {
+  it('at session start, counts a revert of a tracked commit in the background; a project without tracked commits gets nothing read or cached', async () => {
     repo();
     commitFile('a.txt', 'a\n', 'init');
     const reverted = commitFile('b.txt', 'b\n', 'feat: b');
     git('revert', '--no-edit', reverted);
     t = tempTracker({}, dir);
-    const warnings: string[] = [];
-    const logger = { info: () => undefined, warn: (line: string) => warnings.push(line), error: (line: string) => warnings.push(line) };
+    const logged: { level: string; message: string }[] = [];
+    const logger = recordingLogger(logged);
     // No tracked commit yet: nothing is read, so nothing is cached for this HEAD either.
     backgroundGitSignals(t.service, dir, logger)();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -263,18 +263,17 @@ describe('on real repositories', () => {
     expect(t.service.gitSignalCache(dir)?.head).toBe(git('rev-parse', 'HEAD'));
     t.service.flush('test');
     expect(t.store.tables.usage.get(['s1', 'build', 'fake/a'])).toMatchObject({ revertedCommits: 1 });
-    expect(warnings).toEqual([]);
+    expect(logged).toEqual([]);
   });
 
   it('at session start, logs a store that fails to read instead of throwing out of the timer (OpenCode would crash)', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-failing-'));
-    const warnings: string[] = [];
-    const logger = { info: () => undefined, warn: (line: string) => warnings.push(line), error: (line: string) => warnings.push(line) };
+    const logged: { level: string; message: string }[] = [];
     const failing = { hasTrackedCommits: () => { throw new Error('MDB_CORRUPTED: damaged page'); } } as unknown as Parameters<typeof backgroundGitSignals>[0];
-    backgroundGitSignals(failing, dir, logger)();
+    backgroundGitSignals(failing, dir, recordingLogger(logged))();
     const until = Date.now() + 5_000;
-    while (warnings.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(warnings).toEqual([`agent-tracker: could not read git signals of ${dir}: MDB_CORRUPTED: damaged page`]);
+    while (logged.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(logged).toEqual([{ level: 'warn', message: `agent-tracker: could not read git signals of ${dir}: MDB_CORRUPTED: damaged page` }]);
   });
 
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {
