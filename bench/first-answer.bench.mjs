@@ -7,7 +7,9 @@
  *   - the same again with nothing new + report --json
  *   - report --json alone, and a plain read of its usage records (the floor of any report)
  *   - `ccusage opencode session --json --offline` on the same store (the baseline: ccusage@20.0.24
- *     from the npm registry, installed by npx into a bench-local cache; a skip line where it cannot run)
+ *     from the npm registry, installed by npx into a bench-local cache; a skip line where it cannot run),
+ *     and the compiled binary its Node launcher starts, alone
+ *   - two bare Node starts (`node -e 0`), the floor under the re-run's two commands
  *   - backfill (fresh database) + report --json under a Node that reads OpenCode's SQLite with
  *     node:sqlite (scripts/newer-node.mjs: this Node when it has it, else the pinned 24.x from the npm
  *     registry, cached; a skip line where it cannot be had)
@@ -98,7 +100,9 @@ function installCcusage(env) {
     const { version, bin } = JSON.parse(fs.readFileSync(manifest, 'utf8'));
     if (`ccusage@${version}` !== CCUSAGE) continue;
     const entry = typeof bin === 'string' ? bin : bin.ccusage;
-    return { script: path.join(path.dirname(manifest), entry) };
+    // Since 20.x the ccusage script is a Node launcher for a compiled binary from an optional package.
+    const binary = path.join(npxRoot, folder, 'node_modules', '@ccusage', `ccusage-${process.platform}-${process.arch}`, 'bin', 'ccusage');
+    return { script: path.join(path.dirname(manifest), entry), ...(fs.existsSync(binary) ? { binary } : {}) };
   }
   return { skip: `ccusage not measured: ${CCUSAGE} not found in ${npxRoot}` };
 }
@@ -133,7 +137,7 @@ export default async function run({ quick }) {
     const ccusage = installCcusage(env);
     const native = nodeWithSqlite();
     const cli = (db, ...args) => [CLI, ...args, '--db', db];
-    const measured = { fresh: [], again: [], report: [], read: [], ccusage: [], native: [] };
+    const measured = { fresh: [], again: [], report: [], read: [], ccusage: [], ccusageBinary: [], nodeStart: [], native: [] };
     const steps = {
       fresh: (n) => {
         const db = path.join(root, `fresh-${n}`, 'tracker.lmdb');
@@ -161,9 +165,17 @@ export default async function run({ quick }) {
         if (!result.stdout.includes('"sessions"')) throw new Error('ccusage printed no sessions');
         return result;
       },
+      ccusageBinary: () => {
+        const result = timed(ccusage.binary, ['opencode', 'session', '--json', '--offline'], env);
+        if (JSON.parse(result.stdout).sessions.length !== sessions) throw new Error(`ccusage's binary did not list ${sessions} sessions`);
+        return result;
+      },
+      // The floor under "again": the two commands' Node starts, with this environment (NODE_EXTRA_CA_CERTS
+      // makes Node 20 read and parse that file at every start; Node 22 and later read it when TLS needs it).
+      nodeStart: () => sum(timed(process.execPath, ['-e', '0'], env), timed(process.execPath, ['-e', '0'], env)),
     };
     // Each round: a fresh database first (the later steps read it), the others in rotating order.
-    const others = ['again', 'report', 'read', ...(ccusage.script ? ['ccusage'] : []), ...(native.node ? ['native'] : [])];
+    const others = ['again', 'report', 'read', 'nodeStart', ...(ccusage.script ? ['ccusage'] : []), ...(ccusage.binary ? ['ccusageBinary'] : []), ...(native.node ? ['native'] : [])];
     for (let n = 0; n < rounds; n += 1) {
       measured.fresh.push(steps.fresh(n));
       for (let k = 0; k < others.length; k += 1) {
@@ -186,11 +198,13 @@ export default async function run({ quick }) {
       row('first answer: backfill + report, peak RSS', label, measured.fresh, 'rssMiB', 'MiB', ccusage.script ? median(measured.ccusage.map((r) => r.rssMiB)) : undefined),
       row('again, nothing new: backfill + report, wall', label, measured.again, 'wallMs', 'ms', undefined, TARGETS.rerunWallMs),
       row('again, nothing new: backfill + report, CPU', label, measured.again, 'cpuMs', 'ms', ccCpu),
+      row('again: its floor, two bare Node starts (node -e 0), wall', `${process.version}; NODE_EXTRA_CA_CERTS ${process.env.NODE_EXTRA_CA_CERTS ? 'set (read at every start by Node 20)' : 'not set'}`, measured.nodeStart, 'wallMs', 'ms'),
       row('report --json, wall', `${label}; baseline: reading its usage records in a process of its own`, measured.report, 'wallMs', 'ms', readWall, `<= ${TARGETS.reportWallMs} ms and <= ${TARGETS.reportVsRead}x`),
       row('report --json, CPU', label, measured.report, 'cpuMs', 'ms', median(measured.read.map((r) => r.cpuMs))),
     ];
     if (ccusage.script) rows.push(row('ccusage opencode session --json --offline', `${CCUSAGE}, same store`, measured.ccusage, 'cpuMs', 'ms CPU'));
     else rows.push({ name: 'ccusage opencode session', metric: ccusage.skip, value: Number.NaN, unit: '' });
+    if (ccusage.binary) rows.push(row("ccusage's compiled binary alone (without its Node launcher)", `${CCUSAGE}, same store; baseline: the whole command`, measured.ccusageBinary, 'cpuMs', 'ms CPU', ccCpu));
     if (native.node) {
       const nativeLabel = `${label}; ${native.version}, reading with node:sqlite`;
       rows.push(row('first answer on node:sqlite: backfill + report, CPU', `${nativeLabel}; baseline: ccusage`, measured.native, 'cpuMs', 'ms', ccCpu, ccCpu === undefined ? undefined : `<= ${TARGETS.backfillVsCcusage}x ccusage`));
