@@ -173,8 +173,13 @@ export interface ScoredSetup {
   n: number;
   sessions: number;
   why: string;
-  /** Cost per commit that held (not reverted, no follow-up fix); null when unknown (some of its work has no known price). */
+  /**
+   * Cost per commit that held (not reverted, no follow-up fix); null when some of its work has no known
+   * price, or when none of its commits held (nothing to divide by: `acceptedCommits` is 0).
+   */
   costPerAcceptedCommit: number | null;
+  /** Its commits that held (not reverted, no follow-up fix). */
+  acceptedCommits: number;
   /** Part of the cost was priced from the price catalog because OpenCode stored 0: an estimate. */
   costEstimated: boolean;
   /** Commits the user graded. */

@@ -74,6 +74,27 @@ describe('cost in the recommendation', () => {
     expect(setup(result, UNKNOWN_MODEL).score).toBeLessThanOrEqual(setup(result, 'paid/model').score);
   });
 
+  it('says a priced setup none of whose commits held has no accepted commit to price, not that its cost is unknown', async () => {
+    const result = await recommend([...work('paid/reverted', 20, { cost: 0.5, revertedCommits: 1, followUpFixCommits: 1 }), ...work('paid/model', 20, { cost: 0.5 })]);
+    const reverted = setup(result, 'paid/reverted');
+    expect(reverted.acceptedCommits).toBe(0);
+    expect(reverted.costPerAcceptedCommit).toBeNull();
+    expect(describeCost(reverted)).toBe('no accepted commit to price');
+    // 20 sessions of 2 commits at $0.50 a session, none reverted.
+    expect(setup(result, 'paid/model').acceptedCommits).toBe(40);
+    expect(describeCost(setup(result, 'paid/model'))).toBe(`$${((20 * 0.5) / 40).toFixed(3)} per accepted commit`);
+  });
+
+  it('counts the commits that held: neither reverted nor followed by a fix', async () => {
+    const history = [
+      ...work('paid/model', 10, { cost: 0.5, revertedCommits: 1 }),
+      ...work('paid/model', 5, { cost: 0.5, followUpFixCommits: 1 }),
+      ...work('paid/model', 5, { cost: 0.5 }),
+    ];
+    // 20 sessions of 2 commits: 40, less 10 reverted and 5 fixed after.
+    expect(setup(await recommend(history), 'paid/model').acceptedCommits).toBe(25);
+  });
+
   it('shows an estimated cost per accepted commit as estimated', async () => {
     const result = await recommend([...work(KNOWN, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]);
     const priced = setup(result, KNOWN);

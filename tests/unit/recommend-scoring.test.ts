@@ -99,6 +99,13 @@ describe('a thin setup', () => {
     expect(pick.why.startsWith(prefix)).toBe(true);
   });
 
+  it('with no commit in a role where others commit, says "no commits", not "only 0"', () => {
+    const result = recommend([...work('m/a', 20, { commits: 2, toolCalls: 10 }), ...work('m/b', 20, { toolCalls: 10 })]);
+    const silent = setupOf(result, 'm/b');
+    expect(silent.thin).toBe(true);
+    expect(silent.why.startsWith('no commits, too little to pick; ')).toBe(true);
+  });
+
   it('does not make the pick of a well-evidenced setup less certain', () => {
     const solid = { commits: 2, userGradedCommits: 2, userGradeSum: 8, toolCalls: 10 };
     const result = recommend([...work('m/solid', 20, solid), ...work('m/new', 1, { ...solid, userGradeSum: 2 })]);

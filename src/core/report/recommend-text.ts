@@ -1,6 +1,7 @@
 /** The recommendation as short markdown, for the terminal and for the model (the agent tool). */
 import { UNKNOWN } from '../types.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
+import { fewOf } from './recommend-why.js';
 
 function describeProject(recommendation: Recommendation): string {
   const { project } = recommendation;
@@ -12,11 +13,12 @@ function describeProject(recommendation: Recommendation): string {
   return `Project ${project.path}: ${facts.join(', ')}${unclassified}.`;
 }
 
-/** "$0.123 per accepted commit", or nothing when the cost is not known. */
+/** "$0.123 per accepted commit"; "no accepted commit to price" when none held; "cost unknown" when part of it has no price. */
 export function describeCost(setup: ScoredSetup): string {
-  if (setup.costPerAcceptedCommit === null) return 'cost unknown';
-  return `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
+  if (setup.costPerAcceptedCommit !== null) return `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
+  return setup.acceptedCommits === 0 ? 'no accepted commit to price' : 'cost unknown';
 }
+
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */
 export function describeScore(setup: ScoredSetup): string {
@@ -27,7 +29,7 @@ export function describeScore(setup: ScoredSetup): string {
 export function describeConfidence(role: RoleRecommendation): string {
   const own = role.pick.n > 0 ? role.pick.n : role.pick.sessions;
   const unit = role.pick.n > 0 ? 'commit' : 'session';
-  const note = role.thinEvidence ? `, thin evidence: only ${own} ${unit}${own === 1 ? '' : 's'}` : '';
+  const note = role.thinEvidence ? `, thin evidence: ${fewOf(own, unit)}` : '';
   if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
   const chance = `${Math.round(role.probabilityBest * 100)}% likely the best`;
   if (!role.comparable) return `not comparable yet with ${role.runnerUp.model}: they never did the same kind of task (${chance}${note})`;

@@ -5,6 +5,11 @@
 import type { Overclaim } from './recommend-overclaim.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 
+/** "only 3 commits", "only 1 session", "no commits": a count too small to go by. */
+export function fewOf(count: number, unit: string): string {
+  return count === 0 ? `no ${unit}s` : `only ${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
 /** How many signals the why names. */
 export const WHY_SIGNALS = 3;
 

@@ -20,7 +20,7 @@ import { clamp01, gatherEvidence, setupKey } from './recommend-evidence.js';
 import type { RoleEvidence, SetupEvidence } from './recommend-evidence.js';
 import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
-import { explainScore } from './recommend-why.js';
+import { explainScore, fewOf } from './recommend-why.js';
 import { agreedOverclaim, agreementCredibility, correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, selfGradeTrust, trustSelfGrades } from './recommend-overclaim.js';
 import type { CostEstimator } from './recommend-prices.js';
 import type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
@@ -179,7 +179,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const thin = own < (roleCommits ? MIN_PICK_COMMITS : MIN_PICK_SESSIONS);
   const similarity = setup.similarityMass > 0 ? setup.similaritySum / setup.similarityMass : 0;
   let prefix = '';
-  if (thin) prefix = `only ${Math.round(own)} ${roleCommits ? 'commit' : 'session'}${Math.round(own) === 1 ? '' : 's'}, too little to pick; `;
+  if (thin) prefix = `${fewOf(Math.round(own), roleCommits ? 'commit' : 'session')}, too little to pick; `;
   else if (similarity < SIMILARITY_THRESHOLD) prefix = 'mostly on unlike projects; ';
   const accepted = acceptedCommits(setup.counts);
   // The overclaim shown is the setup's own; the score takes off the pooled one: the why says both.
@@ -202,6 +202,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
       sessions: setup.counts.sessions,
       why: `${prefix}${reason}`,
       costPerAcceptedCommit: priced && accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      acceptedCommits: accepted,
       costEstimated: priced && setup.counts.costEstimated > 0,
       userGradedCommits: setup.counts.userGraded,
       evidence: round1(setup.weighted.commits),
