@@ -2,7 +2,9 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
+import { resolveConfig } from '../../src/core/config.js';
 import { Store } from '../../src/core/store/store.js';
+import { TrackingService } from '../../src/core/tracking/service.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 
 const sandbox = makeSandbox('agent-tracker-cli-');
@@ -72,4 +74,25 @@ describe('choosing the database', () => {
       expect(fs.existsSync(path.dirname(typo))).toBe(false);
     },
   );
+});
+
+describe('doctor', () => {
+  it('says the sessions table holds usage records, one per session × agent × model, where its name says sessions', () => {
+    const file = path.join(sandbox.root, 'two-models.lmdb');
+    const store = Store.open({ path: file, maxDatabaseSize: 2 ** 24 });
+    const service = new TrackingService({ store, config: resolveConfig({ options: { databasePath: file }, env: {}, home: sandbox.root }), project: '/p/one' });
+    // One session in which the build agent used two models: two usage records.
+    service.noteSession('ses_one', { project: '/p/one' });
+    service.noteModelRequest('ses_one', 'build', 'anthropic/claude-sonnet-4-5');
+    service.recordToolCall('ses_one', 'call_1', 'bash', true);
+    service.noteModelRequest('ses_one', 'build', 'openai/gpt-5');
+    service.recordToolCall('ses_one', 'call_2', 'bash', true);
+    service.flush('test');
+    store.close();
+    const text = runCli(sandbox, ['doctor', '--db', file]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^ {2}sessions {7}2 usage records \(one per session × agent × model\)$/m);
+    const json = JSON.parse(runCli(sandbox, ['doctor', '--json', '--db', file]).stdout);
+    expect(json.counts.sessions).toBe(2);
+  });
 });

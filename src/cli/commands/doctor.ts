@@ -26,6 +26,9 @@ function removedByUser(configDir: string, recorded: ReadonlySet<string>): string
   }
 }
 
+/** What a table's entries are, where its name says otherwise (the JSON keeps the table names). */
+const ENTRY_NOTES: Readonly<Record<string, string>> = { sessions: ' usage records (one per session × agent × model)' };
+
 export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, {}, false);
   const config = loadConfig(values.db);
@@ -55,7 +58,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     `snapshots       ${report.snapshots.length === 0 ? 'none yet (one is taken at the end of a session, at most once a day)' : ''}`,
     ...report.snapshots.map((snapshot) => `  ${snapshot.file}  ${snapshot.ageHours} h old, ${snapshot.size} bytes`),
     'entries',
-    ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}`),
+    ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}${ENTRY_NOTES[name] ?? ''}`),
     ...describeProvisioning(provisioning),
     `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; ${provisioning.managed ? 'copy them from the package\'s skills/ and agents/ folders to add them again' : '"agent-tracker setup" adds them again'})` : 'nothing'}`,
     `history         ${history}`,
