@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveConfig } from '../../src/core/config.js';
+import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
@@ -80,7 +81,7 @@ describe('doctor', () => {
   it('says the sessions table holds usage records, one per session × agent × model, where its name says sessions', () => {
     const file = path.join(sandbox.root, 'two-models.lmdb');
     const store = Store.open({ path: file, maxDatabaseSize: 2 ** 24 });
-    const service = new TrackingService({ store, config: resolveConfig({ options: { databasePath: file }, env: {}, home: sandbox.root }), project: '/p/one' });
+    const service = new TrackingService({ store, config: resolveConfig({ options: { databasePath: file }, env: {}, home: sandbox.root }), logger: silentLogger, project: '/p/one' });
     // One session in which the build agent used two models: two usage records.
     service.noteSession('ses_one', { project: '/p/one' });
     service.noteModelRequest('ses_one', 'build', 'anthropic/claude-sonnet-4-5');

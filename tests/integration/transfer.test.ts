@@ -141,6 +141,10 @@ describe('export and import', () => {
       const exported = runCli(sandbox, ['export', file, '--db', source.config.databasePath]);
       expect(exported.stderr).toBe('');
       expect(exported.stdout).toMatch(/^Exported \d+ records to /);
+      // The sessions table's lines are usage records (session × agent × model), and the summary says so.
+      const usageLines = recordLines(fs.readFileSync(file, 'utf8')).filter((line) => (JSON.parse(line) as { kind: string }).kind === 'sessions').length;
+      expect(usageLines).toBeGreaterThan(0);
+      expect(exported.stdout).toContain(`, ${usageLines} usage records (one per session × agent × model), `);
       const stdout = runCli(sandbox, ['export', '--db', source.config.databasePath]);
       expect(recordLines(stdout.stdout)).toEqual(recordLines(fs.readFileSync(file, 'utf8')));
 

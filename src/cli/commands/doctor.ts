@@ -14,6 +14,7 @@ import { describeChainCheck } from '../../core/integrity/chain-check.js';
 import { formatSuspectUserActions } from '../../core/integrity/suspect-actions.js';
 import { loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
+import { kindNote } from '../record-kinds.js';
 
 /** Items the plugin recorded as provisioned that are gone now: it will not put them back. Doctor never fails on it. */
 function removedByUser(configDir: string, recorded: ReadonlySet<string>): string[] {
@@ -25,9 +26,6 @@ function removedByUser(configDir: string, recorded: ReadonlySet<string>): string
     return [];
   }
 }
-
-/** What a table's entries are, where its name says otherwise (the JSON keeps the table names). */
-const ENTRY_NOTES: Readonly<Record<string, string>> = { sessions: ' usage records (one per session × agent × model)' };
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, {}, false);
@@ -58,7 +56,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     `snapshots       ${report.snapshots.length === 0 ? 'none yet (one is taken at the end of a session, at most once a day)' : ''}`,
     ...report.snapshots.map((snapshot) => `  ${snapshot.file}  ${snapshot.ageHours} h old, ${snapshot.size} bytes`),
     'entries',
-    ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}${ENTRY_NOTES[name] ?? ''}`),
+    ...Object.entries(report.counts).map(([name, count]) => `  ${name.padEnd(15)}${count}${kindNote(name)}`),
     ...describeProvisioning(provisioning),
     `  removed by you ${report.removedByUser.length > 0 ? `${report.removedByUser.join(', ')} (not put back at start; ${provisioning.managed ? 'copy them from the package\'s skills/ and agents/ folders to add them again' : '"agent-tracker setup" adds them again'})` : 'nothing'}`,
     `history         ${history}`,

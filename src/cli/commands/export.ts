@@ -10,6 +10,7 @@ import type { Output } from '../context.js';
 import { openAtomic, UnsafeWriteError } from '../../core/fs/atomic-write.js';
 import { writeAllSync } from '../../core/fs/write-all.js';
 import fs from 'node:fs';
+import { kindCount } from '../record-kinds.js';
 
 /** Standard output by number: reading `process.stdout` would turn a pipe non-blocking. */
 const STDOUT_FD = 1;
@@ -78,6 +79,6 @@ export async function run(args: string[], output: Output): Promise<void> {
     output.out(JSON.stringify({ file: target, ...summary }, null, 2));
     return;
   }
-  const kinds = Object.entries(summary.byKind).map(([kind, count]) => `${count} ${kind}`).join(', ');
+  const kinds = Object.entries(summary.byKind).map(([kind, count]) => kindCount(kind, count)).join(', ');
   output.out(`Exported ${summary.records} records to ${target} (${kinds}).`);
 }

@@ -9,6 +9,7 @@ import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
+import { kindCount } from '../record-kinds.js';
 
 /** The largest export read: well within what one JavaScript string can hold (about 512 MiB); a larger file is refused with its size. */
 export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
@@ -42,7 +43,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   }
   const kinds = Object.entries(result.addedByKind)
     .filter(([, count]) => count > 0)
-    .map(([kind, count]) => `${count} ${kind}`)
+    .map(([kind, count]) => kindCount(kind, count))
     .join(', ');
   const before = result.importedBefore ? ` This file was first imported at ${result.importedBefore}.` : '';
   output.out(`Imported ${result.added} records from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present.${before}`);

@@ -1,0 +1,16 @@
+/**
+ * The tables' records in words, for text output, where a table's name says otherwise (after a backfill
+ * of 1,000 sessions, "3000 sessions" read as a contradiction). JSON output keeps the table names.
+ */
+const KIND_WORDS: Readonly<Record<string, string>> = { sessions: 'usage records (one per session × agent × model)' };
+
+/** "3000 usage records (one per session × agent × model)", "4000 commits". */
+export function kindCount(kind: string, count: number): string {
+  return `${count} ${KIND_WORDS[kind] ?? kind}`;
+}
+
+/** What a table's count means, after the count, in doctor's list of tables ("" when its name says it). */
+export function kindNote(kind: string): string {
+  const words = KIND_WORDS[kind];
+  return words === undefined ? '' : ` ${words}`;
+}
