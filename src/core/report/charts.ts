@@ -5,6 +5,7 @@
 import type { ActivityOverTime } from './activity.js';
 import { neutralizeControls } from './terminal-text.js';
 import type { ReportRow } from './report.js';
+import { formatDollars } from './numbers.js';
 
 /** Escapes text for HTML and SVG content and attribute values; control and bidi characters show as `\uXXXX`. */
 export function escapeXml(text: string): string {
@@ -49,7 +50,7 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
   parts.push(`<line x1="${PLOT.left}" x2="${PLOT.width - PLOT.right}" y1="${bottom}" y2="${bottom}" stroke="#64748b"/>`);
   for (const share of [0, 0.5, 1]) {
     const x = xOf(share * maxCost);
-    parts.push(`<text x="${x}" y="${bottom + 16}" text-anchor="middle">$${(share * maxCost).toFixed(3)}</text>`);
+    parts.push(`<text x="${x}" y="${bottom + 16}" text-anchor="middle">${formatDollars(share * maxCost)}</text>`);
   }
   parts.push(`<text x="${PLOT.left + innerWidth / 2}" y="${PLOT.height - 6}" text-anchor="middle">cost per commit</text>`);
   parts.push(`<text x="14" y="${PLOT.top + innerHeight / 2}" transform="rotate(-90 14 ${PLOT.top + innerHeight / 2})" text-anchor="middle">mean user grade</text>`);
@@ -60,7 +61,7 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
     const x = xOf(row.costPerCommit ?? 0);
     const y = yOf(row.meanUserGrade ?? 0);
     const label = `${row.agent ?? 'all'} · ${row.model ?? 'all'}`;
-    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${row.userGradedCommits} commits, $${(row.costPerCommit ?? 0).toFixed(3)}/commit, ${row.commits} commits`;
+    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${row.userGradedCommits} commits, ${formatDollars(row.costPerCommit ?? 0)}/commit, ${row.commits} commits`;
     parts.push(
       `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${radius.toFixed(1)}" fill="${colorOf(row.agent ?? '')}" fill-opacity="0.6"><title>${escapeXml(detail)}</title></circle>`,
     );

@@ -11,6 +11,7 @@ import type { Recommendation } from './recommend.js';
 import { recommendationSection } from './recommend-html.js';
 import type { Report, ReportRow } from './report.js';
 import { reportToTable } from './table.js';
+import { formatDollars } from './numbers.js';
 
 export interface HtmlReportInput {
   /** The report grouped by setup (agent × model). */
@@ -46,7 +47,7 @@ const SETUP_METRICS: readonly SetupMetric[] = [
   { title: 'tool calls failing', value: (row) => row.failureRate, format: percentOf, lowerIsBetter: true },
   { title: 'mean self-grade', value: (row) => row.meanSelfGrade, format: (value) => value.toFixed(2), lowerIsBetter: false },
   { title: 'overrating (self minus user grade)', value: (row) => row.selfUserGap, format: (value) => value.toFixed(2), lowerIsBetter: true },
-  { title: 'cost per commit', value: (row) => row.costPerCommit, format: (value) => `$${value.toFixed(3)}`, lowerIsBetter: true },
+  { title: 'cost per commit', value: (row) => row.costPerCommit, format: formatDollars, lowerIsBetter: true },
 ];
 
 /**

@@ -2,6 +2,7 @@
 import { UNKNOWN } from '../types.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
 import { fewOf } from './recommend-why.js';
+import { formatDollars } from './numbers.js';
 
 function describeProject(recommendation: Recommendation): string {
   const { project } = recommendation;
@@ -15,7 +16,7 @@ function describeProject(recommendation: Recommendation): string {
 
 /** "$0.123 per accepted commit"; "no accepted commit to price" when none held; "cost unknown" when part of it has no price. */
 export function describeCost(setup: ScoredSetup): string {
-  if (setup.costPerAcceptedCommit !== null) return `$${setup.costPerAcceptedCommit.toFixed(3)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
+  if (setup.costPerAcceptedCommit !== null) return `${formatDollars(setup.costPerAcceptedCommit)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
   return setup.acceptedCommits === 0 ? 'no accepted commit to price' : 'cost unknown';
 }
 

@@ -2,7 +2,7 @@
  * Report rows as text: an aligned table for the terminal and CSV for spreadsheets. CSV columns are
  * the JSON field names in the same order, so `--json` and `--csv` carry the same rows.
  */
-import { formatNumber } from './numbers.js';
+import { formatDollars, formatNumber } from './numbers.js';
 import type { Report, ReportGrouping, ReportRow } from './report.js';
 import { OUTCOME_FIELDS } from './outcome-columns.js';
 
@@ -87,7 +87,7 @@ function decimal(value: number | null, digits = 2): string {
 }
 
 function money(value: number | null): string {
-  return value === null ? DASH : `$${value.toFixed(value !== 0 && Math.abs(value) < 1 ? 3 : 2)}`;
+  return value === null ? DASH : formatDollars(value);
 }
 
 /** Token counts shortened to k / M so the table stays narrow. */

@@ -1,0 +1,47 @@
+/**
+ * One way to print dollars: the report's table, the HTML page and the recommendation show the same cost
+ * per commit for the same work, whatever float noise the sum of its records carries.
+ */
+import { describe, expect, it } from '@jest/globals';
+import { activityOverTime } from '../../src/core/report/activity.js';
+import { renderHtmlReport } from '../../src/core/report/html.js';
+import { formatDollars } from '../../src/core/report/numbers.js';
+import { recommendSetups } from '../../src/core/report/recommend.js';
+import { describeCost } from '../../src/core/report/recommend-text.js';
+import { buildReport } from '../../src/core/report/report.js';
+import { reportToTable } from '../../src/core/report/table.js';
+import { profile } from '../helpers/synthetic-history.js';
+import { usageRecord } from '../helpers/usage-record.js';
+
+describe('dollars', () => {
+  it.each([
+    [0, '$0.00'],
+    [0.1234, '$0.123'],
+    // 0.0075 is stored as 0.00749999…: a half still rounds up.
+    [0.0075, '$0.008'],
+    [0.007500000000000189, '$0.008'],
+    [0.0074999, '$0.007'],
+    [1.005, '$1.01'],
+    [12.3, '$12.30'],
+    [1234.5, '$1234.50'],
+  ])('%p prints as %p', (value, text) => {
+    expect(formatDollars(value)).toBe(text);
+  });
+});
+
+describe('the same cost per commit on every surface', () => {
+  it('2,000 sessions of 2 commits at $0.015 each: $0.008 a commit in the table, the page and the recommendation', () => {
+    // 2,000 × 0.015 sums to 30.000000000000757 in floating point; $30 over 4,000 commits is $0.0075, a half.
+    const usage = Array.from({ length: 2000 }, () => usageRecord({ agent: 'build', model: 'paid/model', commits: 2, toolCalls: 5, cost: 0.015 }));
+    const report = buildReport({ usage });
+    const table = reportToTable(report, { wide: true });
+    expect(table.split('\n').find((line) => line.startsWith('build'))).toMatch(/ \$0\.008$/);
+    const page = renderHtmlReport({ report, activity: activityOverTime({ usage }), filter: {}, generatedAt: '2026-11-27T00:00:00.000Z' });
+    expect(page).toContain('$0.008');
+    expect(page).not.toContain('$0.007');
+    const recommendation = recommendSetups({ target: profile('/p/target', 'rust', 'axum', 'api'), history: { usage }, profiles: new Map(), similarity: () => 1 });
+    const pick = recommendation.roles[0]?.pick;
+    if (!pick) throw new Error('no pick');
+    expect(describeCost(pick)).toBe('$0.008 per accepted commit');
+  });
+});
