@@ -125,6 +125,8 @@ describe.each(LAYOUTS)('backfill from the %s layout', (_name, write) => {
       [PROJECT_GONE]: 1,
     });
     expect(summaryLine(summary)).toMatch(/^Imported 2 session\(s\), 4 message\(s\), 6 tool call\(s\), 1 commit\(s\), 1 push\(es\) from .*; skipped 1: /);
+    // What is skipped for a project whose folder is gone is its classification, not its sessions.
+    expect(summaryLine(summary)).toContain('skipped 1: classifying a project whose folder is gone (its sessions are imported)');
   });
 
   it('writes each session whole, in one transaction, even when it is bigger than the buffer bound', async () => {
