@@ -13,8 +13,7 @@ import type { BackfillSummary } from './summary.js';
 
 /** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
 const FLUSH_EVERY_MUTATIONS = 2000;
-/** The reason counted for a session whose project folder no longer exists (its work is still recorded). */
-/** Counted once per project: its sessions are imported, only the folder's classification is skipped. */
+/** Counted once per project whose folder no longer exists: its sessions are imported, only its classification is skipped. */
 export const PROJECT_GONE = 'classifying a project whose folder is gone (its sessions are imported)';
 
 export interface BackfillOptions extends HistoryQuery {

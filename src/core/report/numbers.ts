@@ -6,7 +6,7 @@ export function formatNumber(value: number): string {
 
 /**
  * Dollars as every surface prints them: 3 decimals under $1, else 2, a half rounded up. A cost summed
- * over many records carries float noise (20,000 × $0.0015 adds up to 30.000000000000377), and `toFixed`
+ * over many records carries float noise (2,000 × $0.015 adds up to 30.000000000000757), and `toFixed`
  * of a value on a rounding boundary printed the same cost per commit as $0.007 in one place and $0.008
  * in another; noise below the twelfth significant digit is dropped before rounding.
  */

@@ -20,7 +20,6 @@ export function describeCost(setup: ScoredSetup): string {
   return setup.acceptedCommits === 0 ? 'no accepted commit to price' : 'cost unknown';
 }
 
-
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */
 export function describeScore(setup: ScoredSetup): string {
   return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${setup.n} commit${setup.n === 1 ? '' : 's'}`;
