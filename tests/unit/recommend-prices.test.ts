@@ -106,6 +106,19 @@ describe('cost in the recommendation', () => {
     expect(setup(result, 'paid/model').costEstimated).toBe(false);
   });
 
+  it('shows a model the catalog prices at $0 as free, not as of unknown cost', async () => {
+    const free = 'openrouter/meta-llama/llama-3.3-70b-instruct:free';
+    // The catalog's own figure for the work, read directly: zero, and a known price (not null).
+    expect(calcPrice({ input_tokens: 41_000, cache_read_tokens: 30_000, cache_write_tokens: 1_000, output_tokens: 2_500 }, 'meta-llama/llama-3.3-70b-instruct:free', { providerId: 'openrouter' })?.total_price).toBe(0);
+    const result = await recommend([...work(free, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]);
+    const setupOnFree = setup(result, free);
+    expect(setupOnFree.costPerAcceptedCommit).toBe(0);
+    expect(setupOnFree.costEstimated).toBe(true);
+    expect(describeCost(setupOnFree)).toBe('$0.00 per accepted commit (estimated)');
+    // Same outcomes, no cost: under --prefer cheap it ranks above the paid model.
+    expect(setupOnFree.score).toBeGreaterThan(setup(result, 'paid/model').score);
+  });
+
   it('says so when no model in a role has a known price', async () => {
     const result = await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...work('nowhere/another-unpriced', 20, { cost: 0 })], 'balanced');
     expect(result.roles[0]?.caveat).toMatch(/no model in this role has a known price/);

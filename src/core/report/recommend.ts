@@ -201,7 +201,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
       n: setup.counts.commits,
       sessions: setup.counts.sessions,
       why: `${prefix}${reason}`,
-      costPerAcceptedCommit: priced && accepted > 0 && setup.counts.cost > 0 ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
+      costPerAcceptedCommit: priced && accepted > 0 && (setup.counts.cost > 0 || setup.counts.costEstimated > 0) ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
       acceptedCommits: accepted,
       costEstimated: priced && setup.counts.costEstimated > 0,
       userGradedCommits: setup.counts.userGraded,
