@@ -13,6 +13,11 @@ import type { BackfillSummary } from './summary.js';
 
 /** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
 const FLUSH_EVERY_MUTATIONS = 2000;
+/**
+ * Growth of the database file after which the import gives back the pages it mapped
+ * (Store.releaseMappedPages): the import's resident memory then stays flat however large the file gets.
+ */
+export const RELEASE_MAPPED_EVERY_BYTES = 8 * 1024 * 1024;
 /** Counted once per project whose folder no longer exists: its sessions are imported, only its classification is skipped. */
 export const PROJECT_GONE = 'classifying a project whose folder is gone (its sessions are imported)';
 
@@ -56,10 +61,17 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     dryRun: options.dryRun === true,
   };
   const classified = new Set<string>();
-  const ledger = new ReplayLedger(service.store, source.uniqueMessageIds === true);
+  const store = service.store;
+  const ledger = new ReplayLedger(store, source.uniqueMessageIds === true);
+  const fileSize = (): number => fs.statSync(store.path, { throwIfNoEntry: false })?.size ?? 0;
+  let releasedAt = fileSize();
   const flush = (): void => {
     const outcome = service.flush('backfill');
     if (!outcome.ok) throw outcome.error;
+    const size = fileSize();
+    if (size - releasedAt < RELEASE_MAPPED_EVERY_BYTES) return;
+    store.releaseMappedPages();
+    releasedAt = size;
   };
   options.onTotal?.(source.count(options));
   for await (const item of source.sessions(options)) {

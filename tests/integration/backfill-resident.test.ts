@@ -1,0 +1,71 @@
+/**
+ * A long import gives back the database pages it mapped as the file grows: lmdb maps the whole file,
+ * and without closing the map every page written and read stays in the importing process's memory (a
+ * backfill of 3,000 sessions held all 48 MiB of its file). That Store.releaseMappedPages gives them
+ * back is store-mapped-pages.test.ts; here, that runBackfill asks for it once per step of growth, and
+ * that the import is whole across the new maps.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import type { HistorySource, HostSession } from '../../src/core/backfill/history.js';
+import { RELEASE_MAPPED_EVERY_BYTES, runBackfill } from '../../src/core/backfill/run.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+let tracker: TempTracker | undefined;
+afterEach(() => {
+  tracker?.dispose();
+  tracker = undefined;
+});
+
+const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
+const SESSIONS = 45;
+const COMMITS_PER_SESSION = 25;
+
+/** Sessions whose bash calls each commit with a long message (incompressible): the file grows fast. */
+function session(index: number): HostSession {
+  const at = T0 + index * 60_000;
+  const tools = Array.from({ length: COMMITS_PER_SESSION }, (_v, c) => {
+    const hash = (index * COMMITS_PER_SESSION + c).toString(16).padStart(7, '0');
+    const message = randomBytes(16_000).toString('hex');
+    return { callId: `call_${index}_${c}`, tool: 'bash', status: 'completed', command: `git commit -am "${message}"`, output: `[main ${hash}] ${message}\n 1 file changed\n`, exit: 0, endedAt: at + c };
+  });
+  return {
+    id: `ses_${String(index).padStart(5, '0')}`,
+    directory: '/no/such/project',
+    title: `session ${index}`,
+    createdAt: at,
+    updatedAt: at + 30_000,
+    messages: [{ id: `msg_${index}`, role: 'assistant', agent: 'build', model: 'anthropic/claude', tokens: { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, cost: 0.01, createdAt: at, tools }],
+  };
+}
+
+function source(count: number): HistorySource {
+  return {
+    description: 'generated sessions',
+    uniqueMessageIds: true,
+    count: () => count,
+    async *sessions() {
+      for (let i = 0; i < count; i += 1) yield session(i);
+    },
+    close: () => undefined,
+  };
+}
+
+describe('a long backfill', () => {
+  it('gives back the mapped pages once per step the file grows, and imports everything', async () => {
+    tracker = tempTracker();
+    const releases = jest.spyOn(tracker.store, 'releaseMappedPages');
+    const sizeBefore = fs.statSync(tracker.store.path).size;
+    const summary = await runBackfill(tracker.service, source(SESSIONS), {});
+    const growth = fs.statSync(tracker.store.path).size - sizeBefore;
+    // Enough written for two steps at least; a release only after a flush, so at most one per step grown.
+    expect(growth).toBeGreaterThan(2 * RELEASE_MAPPED_EVERY_BYTES);
+    expect(releases.mock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(releases.mock.calls.length).toBeLessThanOrEqual(Math.floor(growth / RELEASE_MAPPED_EVERY_BYTES));
+    expect(summary).toMatchObject({ sessions: SESSIONS, commits: SESSIONS * COMMITS_PER_SESSION });
+    expect(tracker.store.tables.commits.getKeysCount()).toBe(SESSIONS * COMMITS_PER_SESSION);
+    expect(tracker.store.tables.usage.getKeysCount()).toBe(SESSIONS);
+  });
+});
