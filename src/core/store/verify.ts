@@ -171,7 +171,7 @@ export function recordVerifiedIfOwn(file: string, entries: () => Record<string, 
   if (!now) return false;
   // Another tracker process's clean commits came last and are recorded already.
   if (!sameFingerprint(chain.last, now)) return recordedState(file, now);
-  // Counting reads every table: only a file known sound is read (a changed one may crash lmdb).
+  // The counts are read from the file: only a file known sound is read (a changed one may crash lmdb).
   recordVerified(file, entries(), chain.last);
   return true;
 }
