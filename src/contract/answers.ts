@@ -182,6 +182,8 @@ export interface ScoredSetup {
   acceptedCommits: number;
   /** Part of the cost was priced from the price catalog because OpenCode stored 0: an estimate. */
   costEstimated: boolean;
+  /** Its usage records (one per session) whose model has no known price: any makes `costPerAcceptedCommit` null. */
+  unpricedSessions: number;
   /** Commits the user graded. */
   userGradedCommits: number;
   /** Commits weighted by their project's similarity to the target. */

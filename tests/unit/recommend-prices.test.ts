@@ -119,6 +119,26 @@ describe('cost in the recommendation', () => {
     expect(setupOnFree.score).toBeGreaterThan(setup(result, 'paid/model').score);
   });
 
+  it('says how much of the work has no known price when only part of it has none', async () => {
+    // 17 sessions OpenCode priced, 3 of the same model stored at 0 with tokens spent, which no catalog prices.
+    const partly = [...work(UNKNOWN_MODEL, 17, { cost: 0.5 }), ...work(UNKNOWN_MODEL, 3, { cost: 0 })];
+    const result = await recommend([...partly, ...work('paid/model', 20, { cost: 0.5 })]);
+    const setupPartly = setup(result, UNKNOWN_MODEL);
+    expect(setupPartly.unpricedSessions).toBe(3);
+    expect(setupPartly.costPerAcceptedCommit).toBeNull();
+    expect(describeCost(setupPartly)).toBe('cost unknown for 3 of its 20 sessions');
+    expect(setup(result, 'paid/model').unpricedSessions).toBe(0);
+    // None of it priced: the plain words.
+    const none = setup(await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]), UNKNOWN_MODEL);
+    expect([none.unpricedSessions, describeCost(none)]).toEqual([20, 'cost unknown']);
+  });
+
+  it('says no cost was recorded for work that recorded neither a cost nor tokens', async () => {
+    const silent = Array.from({ length: 20 }, () => usageRecord({ agent: 'build', model: 'quiet/model', ...WORK, cost: 0 }));
+    const quiet = setup(await recommend([...silent, ...work('paid/model', 20, { cost: 0.5 })]), 'quiet/model');
+    expect([quiet.unpricedSessions, quiet.costPerAcceptedCommit, describeCost(quiet)]).toEqual([0, null, 'no cost recorded']);
+  });
+
   it('says so when no model in a role has a known price', async () => {
     const result = await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...work('nowhere/another-unpriced', 20, { cost: 0 })], 'balanced');
     expect(result.roles[0]?.caveat).toMatch(/no model in this role has a known price/);

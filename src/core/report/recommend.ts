@@ -204,6 +204,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
       costPerAcceptedCommit: priced && accepted > 0 && (setup.counts.cost > 0 || setup.counts.costEstimated > 0) ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
       acceptedCommits: accepted,
       costEstimated: priced && setup.counts.costEstimated > 0,
+      unpricedSessions: setup.counts.costUnknown,
       userGradedCommits: setup.counts.userGraded,
       evidence: round1(setup.weighted.commits),
       similarity: Math.round(similarity * 100) / 100,
