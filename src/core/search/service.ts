@@ -81,6 +81,8 @@ export function validatePriorArtQuery(query: PriorArtQuery): Required<Pick<Prior
 export class QueryService {
   private readonly index: TermIndexReader;
   private readonly accumulators = new Accumulators();
+  /** Whether the user graded any commit (read at the start of each query): without, no judgement reads an entry to look one up. */
+  private anyUserGrade = true;
 
   constructor(private readonly store: Store) {
     this.index = new TermIndexReader(store.tables.terms);
@@ -95,6 +97,7 @@ export class QueryService {
     const empty: PriorArtResult = { positivePatterns: [], crossScopePatterns: [], mistakes: [] };
     if (lists.length === 0) return empty;
     this.index.startQuery();
+    this.anyUserGrade = [...this.store.tables.userGrades.getRange({ limit: 1 })].length > 0;
 
     let capacity = query.maxResults + SKIP_ALLOWANCE;
     for (;;) {
@@ -235,6 +238,9 @@ export class QueryService {
    */
   private judgement(document: number, kind: EntryKind, indexedGrade: Grade | undefined, projectId: number): Judgement {
     if (kind === 'activity') return UNJUDGED;
+    // Without user grades, a commit is ungraded and a retrospective the index holds a grade for has it: no entry to read.
+    if (!this.anyUserGrade && kind === 'commit') return UNJUDGED;
+    if (!this.anyUserGrade && indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
     const ref = this.index.documentRef(document);
     if (ref === undefined || ref[0] === 'activity') return UNJUDGED;
     const t = this.store.tables;

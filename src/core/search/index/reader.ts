@@ -37,6 +37,10 @@ export class TermIndexReader {
   /** The block read last: postings come in document order, so most lookups hit it. */
   private lastBlock = -1;
   private lastWords: Uint32Array | undefined;
+  /** The references block read last (for the same reason), and the names read during the current query. */
+  private lastRefsBlock = -1;
+  private lastRefs: unknown;
+  private names = new Map<string, string | undefined>();
 
   constructor(private readonly table: TermReadTable) {}
 
@@ -147,6 +151,9 @@ export class TermIndexReader {
     this.metadataBlocks.clear();
     this.lastBlock = -1;
     this.lastWords = undefined;
+    this.lastRefsBlock = -1;
+    this.lastRefs = undefined;
+    this.names.clear();
     // Full blocks are immutable until the index starts over (its generation changes).
     const generation = this.table.get(GENERATION_KEY);
     let cache = metadataCaches.get(this.table);
@@ -225,7 +232,12 @@ export class TermIndexReader {
     if (document < 1) return undefined;
     const words = this.metadataBlock(document);
     const metadata = words && metadataOf(words, (document - 1) % DOCUMENTS_PER_BLOCK);
-    const stored = this.table.get(['d', Math.floor((document - 1) / REFS_PER_BLOCK)]);
+    const refsBlock = Math.floor((document - 1) / REFS_PER_BLOCK);
+    if (refsBlock !== this.lastRefsBlock) {
+      this.lastRefs = this.table.get(['d', refsBlock]);
+      this.lastRefsBlock = refsBlock;
+    }
+    const stored = this.lastRefs;
     const packed: unknown = Array.isArray(stored) ? stored[(document - 1) % REFS_PER_BLOCK] : undefined;
     if (!metadata || !Array.isArray(packed) || typeof packed[0] !== 'number') return undefined;
     const head = this.nameOf(headDictionary(metadata.kind), packed[0]);
@@ -244,10 +256,14 @@ export class TermIndexReader {
     }
   }
 
-  /** The name behind a compact id. */
+  /** The name behind a compact id (read once per query). */
   nameOf(dictionary: Dictionary, id: number): string | undefined {
+    const key = `${dictionary} ${id}`;
+    if (this.names.has(key)) return this.names.get(key);
     const value = this.table.get(['i', dictionary, id]);
-    return typeof value === 'string' ? value : undefined;
+    const name = typeof value === 'string' ? value : undefined;
+    this.names.set(key, name);
+    return name;
   }
 
   /** The compact id of a name, if it was ever indexed. */
