@@ -184,6 +184,8 @@ export interface ScoredSetup {
   costEstimated: boolean;
   /** Its usage records (one per session) whose model has no known price: any makes `costPerAcceptedCommit` null. */
   unpricedSessions: number;
+  /** Its usage records whose cost is known (recorded above 0, or estimated); work that spent nothing counts in neither. */
+  pricedSessions: number;
   /** Commits the user graded. */
   userGradedCommits: number;
   /** Commits weighted by their project's similarity to the target. */

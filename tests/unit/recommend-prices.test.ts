@@ -113,6 +113,8 @@ describe('cost in the recommendation', () => {
     const result = await recommend([...work(free, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]);
     const setupOnFree = setup(result, free);
     expect(setupOnFree.costPerAcceptedCommit).toBe(0);
+    // A price of $0 is a known cost.
+    expect([setupOnFree.unpricedSessions, setupOnFree.pricedSessions]).toEqual([0, 20]);
     expect(setupOnFree.costEstimated).toBe(true);
     expect(describeCost(setupOnFree)).toBe('$0.00 per accepted commit (estimated)');
     // Same outcomes, no cost: under --prefer cheap it ranks above the paid model.
@@ -120,23 +122,25 @@ describe('cost in the recommendation', () => {
   });
 
   it('says how much of the work has no known price when only part of it has none', async () => {
-    // 17 sessions OpenCode priced, 3 of the same model stored at 0 with tokens spent, which no catalog prices.
-    const partly = [...work(UNKNOWN_MODEL, 17, { cost: 0.5 }), ...work(UNKNOWN_MODEL, 3, { cost: 0 })];
+    // 17 sessions OpenCode priced, 3 of the same model stored at 0 with tokens spent, which no catalog
+    // prices, and 4 that spent nothing yet (a session still starting): those count on neither side.
+    const silent = Array.from({ length: 4 }, () => usageRecord({ agent: 'build', model: UNKNOWN_MODEL, ...WORK, cost: 0 }));
+    const partly = [...work(UNKNOWN_MODEL, 17, { cost: 0.5 }), ...work(UNKNOWN_MODEL, 3, { cost: 0 }), ...silent];
     const result = await recommend([...partly, ...work('paid/model', 20, { cost: 0.5 })]);
     const setupPartly = setup(result, UNKNOWN_MODEL);
-    expect(setupPartly.unpricedSessions).toBe(3);
+    expect([setupPartly.unpricedSessions, setupPartly.pricedSessions, setupPartly.sessions]).toEqual([3, 17, 24]);
     expect(setupPartly.costPerAcceptedCommit).toBeNull();
     expect(describeCost(setupPartly)).toBe('cost unknown for 3 of its 20 sessions');
-    expect(setup(result, 'paid/model').unpricedSessions).toBe(0);
-    // None of it priced: the plain words.
-    const none = setup(await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...work('paid/model', 20, { cost: 0.5 })]), UNKNOWN_MODEL);
-    expect([none.unpricedSessions, describeCost(none)]).toEqual([20, 'cost unknown']);
+    expect([setup(result, 'paid/model').unpricedSessions, setup(result, 'paid/model').pricedSessions]).toEqual([0, 20]);
+    // None of it priced, beside work that spent nothing: the plain words.
+    const none = setup(await recommend([...work(UNKNOWN_MODEL, 20, { cost: 0 }), ...silent, ...work('paid/model', 20, { cost: 0.5 })]), UNKNOWN_MODEL);
+    expect([none.unpricedSessions, none.pricedSessions, describeCost(none)]).toEqual([20, 0, 'cost unknown']);
   });
 
   it('says no cost was recorded for work that recorded neither a cost nor tokens', async () => {
     const silent = Array.from({ length: 20 }, () => usageRecord({ agent: 'build', model: 'quiet/model', ...WORK, cost: 0 }));
     const quiet = setup(await recommend([...silent, ...work('paid/model', 20, { cost: 0.5 })]), 'quiet/model');
-    expect([quiet.unpricedSessions, quiet.costPerAcceptedCommit, describeCost(quiet)]).toEqual([0, null, 'no cost recorded']);
+    expect([quiet.unpricedSessions, quiet.pricedSessions, quiet.costPerAcceptedCommit, describeCost(quiet)]).toEqual([0, 0, null, 'no cost recorded']);
   });
 
   it('says so when no model in a role has a known price', async () => {

@@ -156,6 +156,7 @@ describe('tallies', () => {
       // Whether a cost was priced from the catalog is counted where the cost is read (recommend.ts).
       costEstimated: 0,
       costUnknown: 0,
+      costKnown: 0,
     });
   });
 

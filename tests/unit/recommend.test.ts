@@ -479,10 +479,10 @@ describe('the answer in words', () => {
   it.each([
     [{ costPerAcceptedCommit: 0.1234 }, '$0.123 per accepted commit'],
     [{ costPerAcceptedCommit: 0.1234, costEstimated: true }, '$0.123 per accepted commit (estimated)'],
-    [{ costPerAcceptedCommit: null, unpricedSessions: 60, sessions: 60 }, 'cost unknown'],
-    [{ costPerAcceptedCommit: null, unpricedSessions: 3, sessions: 60 }, 'cost unknown for 3 of its 60 sessions'],
-    [{ costPerAcceptedCommit: null, unpricedSessions: 0, sessions: 60 }, 'no cost recorded'],
-    [{ costPerAcceptedCommit: null, unpricedSessions: 3, sessions: 60, acceptedCommits: 0 }, 'no accepted commit to price'],
+    [{ costPerAcceptedCommit: null, unpricedSessions: 60, pricedSessions: 0 }, 'cost unknown'],
+    [{ costPerAcceptedCommit: null, unpricedSessions: 3, pricedSessions: 57 }, 'cost unknown for 3 of its 60 sessions'],
+    [{ costPerAcceptedCommit: null, unpricedSessions: 0, pricedSessions: 0 }, 'no cost recorded'],
+    [{ costPerAcceptedCommit: null, unpricedSessions: 3, pricedSessions: 57, acceptedCommits: 0 }, 'no accepted commit to price'],
   ])('cost %p', (fields, text) => {
     expect(describeCost({ ...clearRole().pick, ...fields })).toBe(text);
   });

@@ -75,7 +75,7 @@ function addKinds(into: Map<Stratum, Tally>, from: ReadonlyMap<Stratum, Tally>, 
 
 /** A tally of one kind read from a tally whose records were all of that kind: the same sums, less the cost flags a kind's tally does not count. */
 function soleKindTally(tally: Tally): Tally {
-  return { ...tally, costEstimated: 0, costUnknown: 0 };
+  return { ...tally, costEstimated: 0, costUnknown: 0, costKnown: 0 };
 }
 
 /** The role's mix: the target's own tasks in the role, shrunk toward the user's mix in it (MIX_PRIOR_TURNS). */
@@ -140,8 +140,9 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
       entry.sole = null;
     }
     addRecord(entry.tally, costed, 1, grades);
+    if (kind === 'unknown') entry.tally.costUnknown += 1;
+    else if (kind === 'estimated' || cost > 0) entry.tally.costKnown += 1;
     if (kind === 'estimated') entry.tally.costEstimated += 1;
-    else if (kind === 'unknown') entry.tally.costUnknown += 1;
     const atTarget = record.project === target.path;
     for (const [task, share] of shares) {
       if (entry.sole === null) {

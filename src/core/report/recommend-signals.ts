@@ -40,6 +40,8 @@ export interface Tally {
   /** Sessions whose cost was estimated from the price catalog, and sessions whose model has no known price. */
   costEstimated: number;
   costUnknown: number;
+  /** Sessions whose cost is known: recorded by OpenCode (above 0), or estimated. Work that spent nothing is neither. */
+  costKnown: number;
 }
 
 export function emptyTally(): Tally {
@@ -68,6 +70,7 @@ export function emptyTally(): Tally {
     selfMeanSquares: 0,
     costEstimated: 0,
     costUnknown: 0,
+    costKnown: 0,
   };
 }
 
@@ -143,10 +146,11 @@ export function addScaledTally(into: Tally, from: Tally, weight: number): void {
   into.selfMeanSquares += weight * from.selfMeanSquares;
   into.costEstimated += weight * from.costEstimated;
   into.costUnknown += weight * from.costUnknown;
+  into.costKnown += weight * from.costKnown;
 }
 
 /** The fields addScaledTally adds: a field added to Tally and not to this list (and to addScaledTally) fails to compile. */
-type TallyFieldsAdded = 'sessions' | 'commits' | 'bugs' | 'toolCalls' | 'toolFailures' | 'cost' | 'userGraded' | 'userGradeSum' | 'reportedGraded' | 'reportedGradeSum' | 'selfGraded' | 'selfGradeSum' | 'turns' | 'undoneTurns' | 'testRuns' | 'testPasses' | 'reverted' | 'followUpFixes' | 'pairedGraded' | 'overclaimSum' | 'overclaimSquares' | 'selfMeanSquares' | 'costEstimated' | 'costUnknown';
+type TallyFieldsAdded = 'sessions' | 'commits' | 'bugs' | 'toolCalls' | 'toolFailures' | 'cost' | 'userGraded' | 'userGradeSum' | 'reportedGraded' | 'reportedGradeSum' | 'selfGraded' | 'selfGradeSum' | 'turns' | 'undoneTurns' | 'testRuns' | 'testPasses' | 'reverted' | 'followUpFixes' | 'pairedGraded' | 'overclaimSum' | 'overclaimSquares' | 'selfMeanSquares' | 'costEstimated' | 'costUnknown' | 'costKnown';
 export const TALLY_FIELDS_COMPLETE: [Exclude<keyof Tally, TallyFieldsAdded>] extends [never] ? true : never = true;
 
 /** Adds every sum of `from` into `into`. */

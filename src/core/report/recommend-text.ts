@@ -16,14 +16,15 @@ function describeProject(recommendation: Recommendation): string {
 
 /**
  * "$0.123 per accepted commit"; "no accepted commit to price" when none held; "cost unknown for 3 of
- * its 40 sessions" when part of its work has no known price, "cost unknown" when none has; "no cost
- * recorded" when its sessions recorded neither a cost nor tokens to price.
+ * its 40 sessions" when part of its priced work has no known price (sessions that spent nothing count
+ * on neither side), "cost unknown" when none has; "no cost recorded" when its sessions recorded
+ * neither a cost nor tokens to price.
  */
 export function describeCost(setup: ScoredSetup): string {
   if (setup.costPerAcceptedCommit !== null) return `${formatDollars(setup.costPerAcceptedCommit)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
   if (setup.acceptedCommits === 0) return 'no accepted commit to price';
   if (setup.unpricedSessions === 0) return 'no cost recorded';
-  return setup.unpricedSessions < setup.sessions ? `cost unknown for ${setup.unpricedSessions} of its ${setup.sessions} sessions` : 'cost unknown';
+  return setup.pricedSessions > 0 ? `cost unknown for ${setup.unpricedSessions} of its ${setup.unpricedSessions + setup.pricedSessions} sessions` : 'cost unknown';
 }
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */

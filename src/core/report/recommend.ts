@@ -205,6 +205,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
       acceptedCommits: accepted,
       costEstimated: priced && setup.counts.costEstimated > 0,
       unpricedSessions: setup.counts.costUnknown,
+      pricedSessions: setup.counts.costKnown,
       userGradedCommits: setup.counts.userGraded,
       evidence: round1(setup.weighted.commits),
       similarity: Math.round(similarity * 100) / 100,
