@@ -1,8 +1,8 @@
 /**
  * What one prior-art service reads across its queries. A query reads each block of entry references
- * and each name once, and a query where nobody graded anything reads no entry to judge a commit (on
- * 100,000 commits that all matched one word, `prior-art` took 2.4 s for it); what changed between two
- * queries of the same service (entries indexed, a grade the user gave) is seen by the next one.
+ * and each name once, and reads no entry to judge a commit of a project the user graded nothing in
+ * (on 100,000 commits that all matched one word, `prior-art` took 2.4 s for it); what changed between
+ * two queries of the same service (entries indexed, a grade the user gave) is seen by the next one.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { QueryService } from '../../src/core/search/service.js';
@@ -92,5 +92,22 @@ describe('one prior-art service across queries', () => {
     expect(result.positivePatterns).toHaveLength(3);
     // Only the three entries returned are fetched.
     expect(reads).toBeLessThanOrEqual(3);
+  });
+
+  it('reads no reference to judge the commits of a project the user graded nothing in', () => {
+    t = priorArtStore();
+    const elsewhere = '/projects/beta';
+    t.write([
+      ...commits(0, 200, 'sprocket'),
+      { kind: 'commit', id: 'beta1', message: 'unrelated billing work', project: elsewhere },
+      { kind: 'userGrade', id: 'beta1', grade: 5, project: elsewhere },
+    ]);
+    const store = t.store;
+    const { result, reads } = countingRefReads(store, () => new QueryService(store).searchPriorArt({ taskDescription: 'sprocket', scope: DEFAULT_PROJECT, maxResults: 3 }));
+    expect(tasks(result.positivePatterns)).toEqual(['sprocket change 197', 'sprocket change 198', 'sprocket change 199']);
+    expect(reads).toBeLessThanOrEqual(3);
+    // The graded project's commit is still judged by the user's grade.
+    const billing = new QueryService(store).searchPriorArt({ taskDescription: 'billing', scope: elsewhere, maxResults: 3 }).positivePatterns;
+    expect(billing.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['unrelated billing work', 5, 'user']]);
   });
 });

@@ -81,8 +81,8 @@ export function validatePriorArtQuery(query: PriorArtQuery): Required<Pick<Prior
 export class QueryService {
   private readonly index: TermIndexReader;
   private readonly accumulators = new Accumulators();
-  /** Whether the user graded any commit (read at the start of each query): without, no judgement reads an entry to look one up. */
-  private anyUserGrade = true;
+  /** The projects (index ids) with a commit the user graded, read at the start of each query: elsewhere no judgement reads an entry to look one up. */
+  private userGradedProjects = new Set<number>();
 
   constructor(private readonly store: Store) {
     this.index = new TermIndexReader(store.tables.terms);
@@ -97,7 +97,7 @@ export class QueryService {
     const empty: PriorArtResult = { positivePatterns: [], crossScopePatterns: [], mistakes: [] };
     if (lists.length === 0) return empty;
     this.index.startQuery();
-    this.anyUserGrade = [...this.store.tables.userGrades.getRange({ limit: 1 })].length > 0;
+    this.userGradedProjects = this.projectsWithUserGrades();
 
     let capacity = query.maxResults + SKIP_ALLOWANCE;
     for (;;) {
@@ -238,9 +238,11 @@ export class QueryService {
    */
   private judgement(document: number, kind: EntryKind, indexedGrade: Grade | undefined, projectId: number): Judgement {
     if (kind === 'activity') return UNJUDGED;
-    // Without user grades, a commit is ungraded and a retrospective the index holds a grade for has it: no entry to read.
-    if (!this.anyUserGrade && kind === 'commit') return UNJUDGED;
-    if (!this.anyUserGrade && indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
+    // In a project without user grades a commit is ungraded, and a retrospective the index holds a grade for has it: no entry to read.
+    if (!this.userGradedProjects.has(projectId)) {
+      if (kind === 'commit') return UNJUDGED;
+      if (indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
+    }
     const ref = this.index.documentRef(document);
     if (ref === undefined || ref[0] === 'activity') return UNJUDGED;
     const t = this.store.tables;
@@ -251,6 +253,19 @@ export class QueryService {
     if (indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
     const retrospective: RetrospectiveEntry | undefined = t.retrospectives.get([ref[1], ref[2]]);
     return retrospective ? { grade: retrospective.agent_grade, gradedBy: 'self' } : UNJUDGED;
+  }
+
+  /** The index ids of the projects the user graded a commit of (the user's grades are keyed by project, then commit). */
+  private projectsWithUserGrades(): Set<number> {
+    const ids = new Set<number>();
+    let last: string | undefined;
+    for (const [project] of this.store.tables.userGrades.getKeys()) {
+      if (project === last) continue;
+      last = project;
+      const id = this.index.idOf('project', project);
+      if (id !== undefined) ids.add(id);
+    }
+    return ids;
   }
 
   private localFilter(query: PriorArtQuery & { scope: string }): (projectId: number, agentId: number) => boolean {
