@@ -23,7 +23,7 @@ const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const SESSIONS = 45;
 const COMMITS_PER_SESSION = 25;
 
-/** Sessions whose bash calls each commit with a long message (incompressible): the file grows fast. */
+/** Sessions whose bash calls each commit with a long random message: the file grows fast. */
 function session(index: number): HostSession {
   const at = T0 + index * 60_000;
   const tools = Array.from({ length: COMMITS_PER_SESSION }, (_v, c) => {
