@@ -141,8 +141,10 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     }
     addRecord(entry.tally, costed, 1, grades);
     if (kind === 'unknown') entry.tally.costUnknown += 1;
-    else if (kind === 'estimated' || cost > 0) entry.tally.costKnown += 1;
-    if (kind === 'estimated') entry.tally.costEstimated += 1;
+    else if (kind === 'estimated') {
+      entry.tally.costEstimated += 1;
+      entry.tally.costKnown += 1;
+    } else if (cost > 0) entry.tally.costKnown += 1;
     const atTarget = record.project === target.path;
     for (const [task, share] of shares) {
       if (entry.sole === null) {
