@@ -205,6 +205,18 @@ describe('QueryService.searchPriorArt', () => {
     expect(formatPriorArt(result)).toContain('self-graded excellence (5) retrospective');
   });
 
+  it("labels a grade an agent relayed as the user's agent-relayed, never the user's nor a self-grade, where the user graded nothing", () => {
+    const service = seeded([
+      { kind: 'retrospective', id: 'relayed', task: 'cache warmup relayed', agentGrade: 1, userGrade: 5 },
+      { kind: 'retrospective', id: 'own', task: 'cache warmup own', agentGrade: 2 },
+    ]);
+    const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: DEFAULT_PROJECT });
+    const judged = result.positivePatterns.map((m) => [m.task, m.grade, m.gradedBy]);
+    expect(judged).toHaveLength(2);
+    expect(judged).toEqual(expect.arrayContaining([['cache warmup relayed', 5, 'agent-reported'], ['cache warmup own', 2, 'self']]));
+    expect(formatPriorArt(result)).toContain('agent-relayed excellence (5) retrospective');
+  });
+
   it('leaves out a commit whose retrospective stands for it', () => {
     t = priorArtStore();
     t.write([{ kind: 'commit', id: 'graded', message: 'tokenizer rewrite' }, { kind: 'commit', id: 'plain', message: 'tokenizer docs' }]);
