@@ -1,4 +1,5 @@
 /**
+ * The CLI under Bun (the `opencode` binary as Bun: `bunx --bun agent-tracker`) backfills with bun:sqlite.
  * The CLI on a Node that has node:sqlite (the pinned Node of scripts/newer-node.mjs where this one has
  * none) reads OpenCode's SQLite with it: on a real-schema store (tables made by the real `opencode`
  * binary, sessions written through its own bun:sqlite by bench/opencode-store-gen.mjs) it records
@@ -65,9 +66,10 @@ afterAll(() => {
   for (const sandbox of sandboxes) removeSandbox(sandbox);
 });
 
-/** `agent-tracker ARGS --db DB` under `node`, DB in the store's sandbox: exit code, stdout and stderr. */
+/** `agent-tracker ARGS --db DB` under `node` (or OpenCode's Bun), DB in the store's sandbox: exit code, stdout and stderr. */
 function cli(store: OpenCodeStore, node: string, db: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const { root, env } = store.sandbox;
+  const { root } = store.sandbox;
+  const env = node === OPENCODE_BIN ? { ...store.sandbox.env, BUN_BE_BUN: '1' } : store.sandbox.env;
   const result = spawnSync(node, [CLI, ...args, '--db', path.join(root, db)], { env, cwd: root, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -155,6 +157,14 @@ function untilPrinted(child: ChildProcess, word: string): Promise<void> {
     child.on('exit', (code) => reject(new Error(`${path.basename(String(child.spawnfile))} exited (${code}) before it printed "${word}"`)));
   });
 }
+
+describe('the CLI under Bun', () => {
+  it("backfills a real OpenCode store in its import thread with bun:sqlite: the store's figures, nothing on stderr", () => {
+    const summary = backfill(shared, OPENCODE_BIN, 'bun.lmdb');
+    expect(summary.source).toBe(`OpenCode's database at ${shared.database} (read with bun:sqlite)`);
+    expectTheStoresFigures(summary, report(shared, process.execPath, 'bun.lmdb').parsed.rows);
+  }, CHILD_TIMEOUT_MS);
+});
 
 describe('the CLI on a Node with node:sqlite', () => {
   it('backfills a real OpenCode store with node:sqlite: the store\'s figures, the reader named, no warning printed', () => {

@@ -90,13 +90,22 @@ export async function importInThisThread(request: ImportRequest, onEvent?: (even
   });
 }
 
+/** Sets IMPORT_HEAP_GROWING_PERCENT where the runtime has V8's flags; Bun (`bunx --bun`) has none and keeps its own collector's. */
+function tightenOldGeneration(): void {
+  try {
+    setFlagsFromString(`--heap-growing-percent=${IMPORT_HEAP_GROWING_PERCENT}`);
+  } catch {
+    // Bun throws ERR_NOT_IMPLEMENTED: the import runs the same, only without the tighter heap.
+  }
+}
+
 /**
  * Imports in a worker thread with a young generation of `youngGenerationMb`, drawing `progress` from its
  * messages. The worker's failure is this call's: a CliError stays a CliError, anything else an Error
  * with the same message; the worker's stderr lines reach this process's stderr before it resolves.
  */
 export function importInWorker(request: ImportRequest, progress: ProgressReporter | undefined, youngGenerationMb = IMPORT_YOUNG_GENERATION_MB): Promise<ImportResult> {
-  setFlagsFromString(`--heap-growing-percent=${IMPORT_HEAP_GROWING_PERCENT}`);
+  tightenOldGeneration();
   const worker = new Worker(new URL('./backfill-worker.js', import.meta.url), {
     workerData: { request, progress: progress !== undefined },
     resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
