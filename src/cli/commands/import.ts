@@ -1,29 +1,37 @@
 /**
  * `agent-tracker import FILE`: merges an export into the database. Additive and idempotent: only
- * records whose key is absent are written, in one transaction; a bad line writes nothing.
+ * records whose key is absent are written, in one transaction; a bad line writes nothing. The file is
+ * read piece by piece, once to check it and once to write it, so its size does not set the memory.
  */
 import path from 'node:path';
-import { readBoundedRegularFile, UnreadableFileError } from '../../core/fs/read-bounded.js';
-import { importExport } from '../../core/store/transfer.js';
+import { UnreadableFileError } from '../../core/fs/read-bounded.js';
+import { exportFileSource, importExportFrom } from '../../core/store/transfer.js';
+import type { ExportSource } from '../../core/store/transfer.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
 import { kindCount } from '../record-kinds.js';
 
-/** The largest export read: well within what one JavaScript string can hold (about 512 MiB); a larger file is refused with its size. */
+/** The largest export read (it is read piece by piece, twice: once to check, once to write); a larger file is refused with its size. */
 export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
+
+/** A failure to read the file (not the database's) as one line; anything else as it is. */
+function readError(source: string, error: unknown): unknown {
+  if (error instanceof UnreadableFileError) return new CliError(`cannot import ${error.message}. Nothing was imported.`);
+  const { code, path: failed } = error as NodeJS.ErrnoException;
+  return typeof code === 'string' && failed === source ? new CliError(`cannot read ${source}: ${code}. Nothing was imported.`) : error;
+}
 
 export async function run(args: string[], output: Output): Promise<void> {
   const { values, positionals } = parseCommandArgs(args, {});
   if (positionals.length !== 1) throw new CliError('expects one FILE (an NDJSON export made by "agent-tracker export")');
   const source = path.resolve(positionals[0] as string);
-  let text: string;
+  let file: ExportSource;
   try {
-    text = readBoundedRegularFile(source, MAX_IMPORT_FILE_BYTES);
+    file = exportFileSource(source, MAX_IMPORT_FILE_BYTES);
   } catch (error) {
-    if (error instanceof UnreadableFileError) throw new CliError(`cannot import ${error.message}. Nothing was imported.`);
-    throw new CliError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw readError(source, error);
   }
   const config = loadConfig(values.db);
   const result = await withStore(config, (store) => {
@@ -31,10 +39,10 @@ export async function run(args: string[], output: Output): Promise<void> {
     const provenance = confirmUserOnly('import', { store, project });
     try {
       // The import's own record (migrations) keeps how it came.
-      return importExport(store, text, source, undefined, provenance, config.rules);
+      return importExportFrom(store, file, source, undefined, provenance, config.rules);
     } catch (error) {
       if (error instanceof InputError) throw new CliError(`${source}: ${error.message}`);
-      throw error;
+      throw readError(source, error);
     }
   });
   if (values.json) {

@@ -4,6 +4,7 @@
  * non-blocking (a FIFO opens at once) and checked on the open descriptor before a byte is read.
  */
 import fs from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 
 /** A file that is not a regular file, or too large; the message says which and what to do. */
 export class UnreadableFileError extends Error {
@@ -11,26 +12,76 @@ export class UnreadableFileError extends Error {
 }
 
 /**
- * The text of `file`, at most `maxBytes` long.
- * @throws UnreadableFileError for a FIFO, device, folder or socket, or a file past `maxBytes`;
- *   the open's own error (ENOENT, EACCES) otherwise.
+ * Opens `file` for reading once it is known to be a regular file of at most `maxBytes`.
+ * @throws UnreadableFileError or the open's own error (see readBoundedRegularFile).
  */
-export function readBoundedRegularFile(file: string, maxBytes: number): string {
+function openBounded(file: string, maxBytes: number): { fd: number; size: number } {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new UnreadableFileError(`${file} is not a regular file (a device, pipe or folder); give the path of an export file`);
     if (stat.size > maxBytes) throw new UnreadableFileError(`${file} is ${stat.size} bytes; at most ${maxBytes} are read`);
+    return { fd, size: stat.size };
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+}
+
+const grewMessage = (file: string): string => `${file} grew while it was read; import it again when nothing writes to it`;
+
+/**
+ * The text of `file`, at most `maxBytes` long.
+ * @throws UnreadableFileError for a FIFO, device, folder or socket, or a file past `maxBytes`;
+ *   the open's own error (ENOENT, EACCES) otherwise.
+ */
+export function readBoundedRegularFile(file: string, maxBytes: number): string {
+  const { fd, size } = openBounded(file, maxBytes);
+  try {
     // One byte more than allowed tells a file that grew while being read apart from one that fits.
-    const buffer = Buffer.alloc(Math.min(maxBytes, stat.size) + 1);
+    const buffer = Buffer.alloc(Math.min(maxBytes, size) + 1);
     let length = 0;
     while (length < buffer.length) {
       const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
     }
-    if (length > maxBytes || length > stat.size) throw new UnreadableFileError(`${file} grew while it was read; import it again when nothing writes to it`);
+    if (length > maxBytes || length > size) throw new UnreadableFileError(grewMessage(file));
     return buffer.subarray(0, length).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Bytes read at a time by boundedRegularFileText. */
+export const TEXT_CHUNK_BYTES = 1024 * 1024;
+
+/** Checks now that `file` could be read by boundedRegularFileText, without reading it. */
+export function checkBoundedRegularFile(file: string, maxBytes: number): void {
+  fs.closeSync(openBounded(file, maxBytes).fd);
+}
+
+/**
+ * The text of `file` in pieces of about `chunkBytes`, decoded as readBoundedRegularFile decodes it
+ * (a character split between two reads comes whole in the later piece), without holding the file.
+ * @throws as readBoundedRegularFile, once iterated; a file that grows past its size while read too.
+ */
+export function* boundedRegularFileText(file: string, maxBytes: number, chunkBytes = TEXT_CHUNK_BYTES): Generator<string> {
+  const { fd, size } = openBounded(file, maxBytes);
+  try {
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.alloc(Math.max(1, chunkBytes));
+    let total = 0;
+    for (;;) {
+      const read = fs.readSync(fd, buffer, 0, buffer.length, null);
+      if (read === 0) break;
+      total += read;
+      if (total > maxBytes || total > size) throw new UnreadableFileError(grewMessage(file));
+      const text = decoder.write(buffer.subarray(0, read));
+      if (text !== '') yield text;
+    }
+    const rest = decoder.end();
+    if (rest !== '') yield rest;
   } finally {
     fs.closeSync(fd);
   }

@@ -4,7 +4,7 @@
  * within the limit (the same bound a flush is held to, size-limit.ts).
  */
 import fs from 'node:fs';
-import { encodedBytesBound, fitsWithin, maxGrowthBytes } from './size-limit.js';
+import { boundedBytes, encodedBytesBound, fitsWithin, growthOf } from './size-limit.js';
 import type { TableName } from './mutations.js';
 import type { Store } from './store.js';
 import { tableNamed } from './tables.js';
@@ -21,23 +21,42 @@ export interface RoomRecord {
 }
 
 /** Why the records do not fit within `maxDatabaseSize`, or undefined when they do. Reads only. */
-export function importRoomProblem(store: Store, records: readonly RoomRecord[]): string | undefined {
-  let fileBytes = 0;
-  try {
-    fileBytes = fs.statSync(store.path).size;
-  } catch {
-    fileBytes = 0;
+export function importRoomProblem(store: Store, records: Iterable<RoomRecord>): string | undefined {
+  const room = new ImportRoom(store);
+  for (const record of records) room.add(record);
+  return room.problem();
+}
+
+/**
+ * importRoomProblem one record at a time, for a file read as it goes: keeps two sums, not the
+ * records. Reads only.
+ */
+export class ImportRoom {
+  private count = 0;
+  private dataBytes = 0;
+
+  constructor(private readonly store: Store) {}
+
+  add(record: RoomRecord): void {
+    if (tableNamed(this.store.tables, record.kind).doesExist(record.key)) return;
+    this.count += 1;
+    this.dataBytes += boundedBytes({ bytes: encodedBytesBound(record.key) + encodedBytesBound(record.value), document: INDEXED_KINDS.has(record.kind) });
   }
-  const values: { bytes: number; document: boolean }[] = [];
-  for (const record of records) {
-    if (tableNamed(store.tables, record.kind).doesExist(record.key)) continue;
-    values.push({ bytes: encodedBytesBound(record.key) + encodedBytesBound(record.value), document: INDEXED_KINDS.has(record.kind) });
+
+  problem(): string | undefined {
+    if (this.count === 0) return undefined;
+    const { store } = this;
+    let fileBytes = 0;
+    try {
+      fileBytes = fs.statSync(store.path).size;
+    } catch {
+      fileBytes = 0;
+    }
+    const growth = growthOf(this.count, this.dataBytes, fileBytes, PAGE_SIZE);
+    if (fitsWithin(fileBytes, growth, store.maxDatabaseSize)) return undefined;
+    return (
+      `importing ${this.count} new records could take the database at ${store.path} to ${fileBytes + growth} bytes, past maxDatabaseSize ` +
+      `(${store.maxDatabaseSize} bytes). Raise the "maxDatabaseSize" plugin option (at most 2 GiB) and import again. Nothing was imported.`
+    );
   }
-  if (values.length === 0) return undefined;
-  const growth = maxGrowthBytes({ values, fileBytes, pageSize: PAGE_SIZE });
-  if (fitsWithin(fileBytes, growth, store.maxDatabaseSize)) return undefined;
-  return (
-    `importing ${values.length} new records could take the database at ${store.path} to ${fileBytes + growth} bytes, past maxDatabaseSize ` +
-    `(${store.maxDatabaseSize} bytes). Raise the "maxDatabaseSize" plugin option (at most 2 GiB) and import again. Nothing was imported.`
-  );
 }

@@ -71,9 +71,19 @@ export interface WriteEstimateInput {
 export function maxGrowthBytes(input: WriteEstimateInput): number {
   const { values, fileBytes, pageSize } = input;
   let dataBytes = 0;
-  for (const value of values) dataBytes += value.bytes * (value.document ? 1 + DOCUMENT_INDEX_FACTOR : 1);
+  for (const value of values) dataBytes += boundedBytes(value);
+  return growthOf(values.length, dataBytes, fileBytes, pageSize);
+}
+
+/** What one value adds to maxGrowthBytes' data bytes: its own, and the index's share for a document. */
+export function boundedBytes(value: { bytes: number; document: boolean }): number {
+  return value.bytes * (value.document ? 1 + DOCUMENT_INDEX_FACTOR : 1);
+}
+
+/** maxGrowthBytes from its sums: how many values, and their boundedBytes added up. */
+export function growthOf(count: number, dataBytes: number, fileBytes: number, pageSize: number): number {
   const existingPages = Math.ceil(fileBytes / pageSize);
-  const copiedPages = Math.min(values.length * WRITE_PATH_PAGES, existingPages);
+  const copiedPages = Math.min(count * WRITE_PATH_PAGES, existingPages);
   return (FIXED_PAGES + copiedPages + Math.ceil(dataBytes / pageSize)) * pageSize;
 }
 

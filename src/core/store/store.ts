@@ -24,6 +24,7 @@ import { newerSchema } from './problems.js';
 import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
 import { markUsageRewritten, rewriteUsageStep } from './usage-rewrite.js';
 import { chainedRefsOf, chainedRefsOfRecords, markSuspectIndexBuilt, openChainEntry } from '../integrity/record-chain.js';
+import type { ChainedRef } from '../integrity/record-chain.js';
 
 export { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
 export { ZERO_COUNTERS } from './apply-batch.js';
@@ -108,6 +109,8 @@ export const NO_INDEXER = 'the prior-art index is not loaded yet, so entries are
 
 /** The refusal of a write helper called outside `store.write`: it would write in a transaction of its own. */
 const OUTSIDE_WRITE = 'a store write ran outside store.write';
+/** Documents mergeAbsent indexes at a time (a live flush indexes about this many at most). */
+export const MERGE_INDEX_BATCH = 2000;
 
 export class Store implements StoreAccess {
   readonly path: string;
@@ -269,13 +272,14 @@ export class Store implements StoreAccess {
 
   /**
    * The additive merge of migrations and imports: writes each record whose key is absent, keeps
-   * every record already there, and indexes the documents written. Call inside `write`.
+   * every record already there, and indexes the documents written, MERGE_INDEX_BATCH at a time, so
+   * records read as they come (an import) are not all held. Call inside `write`.
    */
   mergeAbsent(records: Iterable<MergeRecord>): MergeCounts {
     const counts: MergeCounts = { added: 0, skipped: 0, addedByTable: {} };
-    const written: WrittenDocument[] = [];
+    let written: WrittenDocument[] = [];
     const tables = this.writableTables();
-    const added: MergeRecord[] = [];
+    const chained: ChainedRef[] = [];
     for (const record of records) {
       const table = tables[tableKeyOf(record.table)] as unknown as WritableTable<unknown, Key>;
       if (table.doesExist(record.key)) {
@@ -287,9 +291,13 @@ export class Store implements StoreAccess {
       counts.addedByTable[record.table] = (counts.addedByTable[record.table] ?? 0) + 1;
       const kind = DOCUMENT_KIND_OF[record.table];
       if (kind) written.push({ kind, key: record.key, value: record.value } as WrittenDocument);
-      added.push(record);
+      if (written.length >= MERGE_INDEX_BATCH) {
+        this.indexDocuments(written);
+        written = [];
+      }
+      chained.push(...chainedRefsOfRecords([record]));
     }
-    openChainEntry(tables, chainedRefsOfRecords(added)).close(new Date().toISOString());
+    openChainEntry(tables, chained).close(new Date().toISOString());
     this.indexDocuments(written);
     return counts;
   }

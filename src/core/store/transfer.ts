@@ -11,7 +11,8 @@
 import { OUTCOME_COUNTER_NAMES, WORK_COUNTER_NAMES } from '../../contract/counters.js';
 import { createHash } from 'node:crypto';
 import { importValueProblem } from '../integrity/import-checks.js';
-import { importRoomProblem } from './import-room.js';
+import { ImportRoom } from './import-room.js';
+import { boundedRegularFileText, checkBoundedRegularFile } from '../fs/read-bounded.js';
 import { DEFAULT_RULES, isGrade } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
@@ -19,7 +20,7 @@ import { provenanceOf } from '../outcomes/grades.js';
 import { NO_CREDIT_REASONS } from '../types.js';
 import type { MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
-import type { HistoryTable, Store, Table } from './store.js';
+import type { HistoryTable, MergeRecord, Store, Table } from './store.js';
 import { tableNamed } from './tables.js';
 import { GIT_SIGNAL_CACHE_PREFIX, gitSignalCacheKey, mergeGitSignalCaches } from '../../contract/git-signal-cache.js';
 import type { GitSignalCache } from '../../contract/git-signal-cache.js';
@@ -361,16 +362,34 @@ export function parseExport(text: string, scoring: ScoringRules = DEFAULT_RULES)
 /** `parseExport` with the git-signal caches the file carries. */
 export function parseExportFile(text: string, scoring: ScoringRules = DEFAULT_RULES): ParsedExport {
   const records: ExportRecord[] = [];
+  const { gitSignals } = checkExport(text.split('\n'), scoring, (record) => records.push(record));
+  return { records, gitSignals };
+}
+
+/** What checking a whole export found besides its history records. */
+interface CheckedExport {
+  gitSignals: GitSignalsRecord[];
+  /** The file's export version (1 without a header). */
+  version: number;
+}
+
+/**
+ * Checks every line of an export, handing each history record (as this version stores it) to
+ * `onRecord` as it passes, so a file read as it goes is never held whole.
+ * @throws InputError naming the first bad line.
+ */
+function checkExport(lines: Iterable<string>, scoring: ScoringRules, onRecord: (record: ExportRecord) => void): CheckedExport {
   const gitSignals: GitSignalsRecord[] = [];
-  const lines = text.split('\n');
+  let records = 0;
   let header = false;
   // A file without a header is read as the oldest version: it cannot make a grade the user's.
   let version = 1;
   let end: { line: number; records: unknown } | undefined;
-  lines.forEach((raw, index) => {
-    const number = index + 1;
+  let number = 0;
+  for (const raw of lines) {
+    number += 1;
     const line = raw.trim();
-    if (line === '') return;
+    if (line === '') continue;
     const fail = (problem: string): never => {
       throw new InputError(`line ${number}: ${problem} (${quote(line)}). Nothing was imported.`);
     };
@@ -383,37 +402,38 @@ export function parseExportFile(text: string, scoring: ScoringRules = DEFAULT_RU
     }
     if (!isPlainObject(parsed)) return fail('expected a JSON object with "kind", "key" and "value"');
     if (parsed.kind === HEADER_KIND) {
-      if (records.length > 0 || header) fail('a header is allowed only as the first line');
+      if (records > 0 || header) fail('a header is allowed only as the first line');
       if (parsed.format !== EXPORT_FORMAT) fail(`not an agent-tracker export (format ${JSON.stringify(parsed.format)})`);
       if (typeof parsed.version !== 'number' || parsed.version > EXPORT_VERSION) {
         fail(`export version ${JSON.stringify(parsed.version)} is newer than this agent-tracker reads (${EXPORT_VERSION}); update agent-tracker`);
       }
       header = true;
       version = Number(parsed.version);
-      return;
+      continue;
     }
     if (parsed.kind === END_KIND) {
       end = { line: number, records: parsed.records };
-      return;
+      continue;
     }
     if (parsed.kind === GIT_SIGNALS_KIND) {
       if (version < GIT_SIGNALS_VERSION) fail(`gitSignals records need export version ${GIT_SIGNALS_VERSION} or later (this file is version ${version})`);
       const problem = gitSignalsProblem(parsed);
       if (problem) fail(problem);
       gitSignals.push({ kind: GIT_SIGNALS_KIND, key: parsed.key as string, value: parsed.value as GitSignalCache });
-      return;
+      continue;
     }
     if (parsed.kind === 'userGrades' && version < PROVENANCE_VERSION) fail(`userGrades records need export version ${PROVENANCE_VERSION} or later (this file is version ${version})`);
     const problem = recordProblem(parsed, scoring);
     if (problem) fail(problem);
-    records.push(upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> }, version));
-  });
-  const count = records.length + gitSignals.length;
+    records += 1;
+    onRecord(upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value as Record<string, unknown> }, version));
+  }
+  const count = records + gitSignals.length;
   if (end && end.records !== count) {
     throw new InputError(`line ${end.line}: the end line counts ${JSON.stringify(end.records)} records but the file holds ${count}. Nothing was imported.`);
   }
   if (header && !end) throw new InputError(`the export ends without its end line after ${count} records: it was cut short. Nothing was imported.`);
-  return { records, gitSignals };
+  return { gitSignals, version };
 }
 
 // ---- import -------------------------------------------------------------------------------------
@@ -445,6 +465,89 @@ function firstImport(store: Store, digest: string): ImportRecord | undefined {
 }
 
 /**
+ * An export to import, read as many times as the import needs: once to check every line, once to
+ * write. A file is read piece by piece each time (exportFileSource), never held whole.
+ */
+export interface ExportSource {
+  /** Every line, in order; a text that ends in a newline ends with an empty line. */
+  lines(): Iterable<string>;
+  /** The sha256 (hex) of the text the last whole pass over `lines` read. */
+  digest(): string;
+}
+
+/** An export already in memory. */
+export function exportTextSource(text: string): ExportSource {
+  let digest: string | undefined;
+  return {
+    lines: () => text.split('\n'),
+    digest: () => (digest ??= createHash('sha256').update(text).digest('hex')),
+  };
+}
+
+/**
+ * An export file, read piece by piece at each pass (its digest is the one exportTextSource gives
+ * for the same text). The file is checked now; a read error comes from the pass that meets it.
+ * @throws UnreadableFileError or the open's error, as readBoundedRegularFile.
+ */
+export function exportFileSource(file: string, maxBytes: number): ExportSource {
+  checkBoundedRegularFile(file, maxBytes);
+  let digest: string | undefined;
+  return {
+    *lines() {
+      const hash = createHash('sha256');
+      let rest = '';
+      for (const piece of boundedRegularFileText(file, maxBytes)) {
+        hash.update(piece);
+        const parts = piece.split('\n');
+        // A line longer than a piece is joined once it ends, not copied again at every piece.
+        const last = parts.pop() ?? '';
+        if (parts.length === 0) {
+          rest += last;
+          continue;
+        }
+        parts[0] = rest + (parts[0] as string);
+        rest = last;
+        yield* parts;
+      }
+      yield rest;
+      digest = hash.digest('hex');
+    },
+    digest: () => {
+      if (digest === undefined) throw new Error(`${file} was not read through yet`);
+      return digest;
+    },
+  };
+}
+
+/** The file read differently the second time: the import's transaction is dropped. */
+function changedWhileImported(): InputError {
+  return new InputError('the file changed while it was imported. Nothing was imported; import it again when nothing writes to it.');
+}
+
+/**
+ * The history records of lines already checked, as the store merges them. The second pass does not
+ * check again: its text is the checked one, which the caller confirms by the digest afterwards; what
+ * no longer parses or holds a record's shape was changed meanwhile.
+ */
+function* mergeRecordsOf(lines: Iterable<string>, version: number): Generator<MergeRecord> {
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (line === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      throw changedWhileImported();
+    }
+    if (!isPlainObject(parsed)) throw changedWhileImported();
+    if (!(EXPORT_KINDS as readonly unknown[]).includes(parsed.kind)) continue;
+    if (!isPlainObject(parsed.value) || (typeof parsed.key !== 'string' && !Array.isArray(parsed.key))) throw changedWhileImported();
+    const record = upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value }, version);
+    yield { table: record.kind, key: record.key, value: record.value };
+  }
+}
+
+/**
  * Imports an NDJSON export: checks every line first (agents' ranges against `scoring`, the importing database's rules), then writes the absent records in one
  * transaction (indexes updated in it) and records the run. Importing the same file again adds
  * nothing and records nothing.
@@ -458,15 +561,34 @@ export function importExport(
   provenance?: UserActionProvenance,
   scoring: ScoringRules = DEFAULT_RULES,
 ): ImportResult {
-  const { records, gitSignals } = parseExportFile(text, scoring);
-  const room = importRoomProblem(store, records);
-  if (room) throw new InputError(room);
-  const digest = createHash('sha256').update(text).digest('hex');
+  return importExportFrom(store, exportTextSource(text), source, now, provenance, scoring);
+}
+
+/**
+ * importExport from a source read twice: checked line by line first (only the git-signal caches
+ * and two sums for the room check are kept), then read again inside the write's transaction. A
+ * second reading that differs from the first (by its digest) drops the transaction.
+ * @throws InputError for a bad file or one that changed between the readings (nothing written).
+ */
+export function importExportFrom(
+  store: Store,
+  file: ExportSource,
+  source: string,
+  now: () => Date = () => new Date(),
+  provenance?: UserActionProvenance,
+  scoring: ScoringRules = DEFAULT_RULES,
+): ImportResult {
+  const room = new ImportRoom(store);
+  const { gitSignals, version } = checkExport(file.lines(), scoring, (record) => room.add(record));
+  const problem = room.problem();
+  if (problem) throw new InputError(problem);
+  const digest = file.digest();
   const previous = firstImport(store, digest);
   const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
   const at = now().toISOString();
   store.write((t) => {
-    const merged = store.mergeAbsent(records.map((record) => ({ table: record.kind, key: record.key, value: record.value })));
+    const merged = store.mergeAbsent(mergeRecordsOf(file.lines(), version));
+    if (file.digest() !== digest) throw changedWhileImported();
     result.added = merged.added;
     result.skipped = merged.skipped;
     for (const kind of EXPORT_KINDS) result.addedByKind[kind] = merged.addedByTable[kind] ?? 0;
