@@ -13,7 +13,7 @@ import { boundedRegularFileText, TEXT_CHUNK_BYTES, UnreadableFileError } from '.
 import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
 import { QueryService } from '../../src/core/search/service.js';
-import { MERGE_INDEX_BATCH, Store } from '../../src/core/store/store.js';
+import { Store } from '../../src/core/store/store.js';
 import { exportFileSource, exportTextSource, importExport, importExportFrom } from '../../src/core/store/transfer.js';
 import type { ExportSource } from '../../src/core/store/transfer.js';
 import { InputError } from '../../src/core/validation.js';
@@ -139,17 +139,22 @@ describe('an import from a file', () => {
     }
   });
 
-  it(`indexes every document of a merge larger than one indexing batch (${MERGE_INDEX_BATCH}) exactly once`, () => {
-    const count = 2 * MERGE_INDEX_BATCH + 3;
+  it('indexes every document of a merge larger than its indexing batch exactly once, whichever batch a document fell in', () => {
+    const batch = 7;
+    const count = 2 * batch + 3;
     // A word of its own per document, letters only (digits would split it into parts other documents share).
     const SYLLABLES = ['ka', 'lo', 'mi', 'nu', 'po', 'ra', 'si', 'tu', 'vo', 'we'];
     const word = (n: number) => `zq${[...String(n)].map((digit) => SYLLABLES[Number(digit)]).join('')}`;
+    const records = Array.from({ length: count }, (_v, n) => {
+      const { key, value } = JSON.parse(activityLine(n, `shared work ${word(n)}`)) as { key: string[]; value: unknown };
+      return { table: 'activities' as const, key, value };
+    });
     const store = openTemp();
-    const result = importExport(store, fileOf(Array.from({ length: count }, (_v, n) => activityLine(n, `shared work ${word(n)}`))), 'big.ndjson');
-    expect(result.added).toBe(count);
+    const merged = store.write(() => store.mergeAbsent(records, batch));
+    expect(merged.added).toBe(count);
     expect([...new TermIndexReader(store.tables.terms).documentRefs()]).toHaveLength(count);
     const service = new QueryService(store);
-    for (const n of [0, MERGE_INDEX_BATCH - 1, MERGE_INDEX_BATCH, 2 * MERGE_INDEX_BATCH, count - 1]) {
+    for (const n of [0, batch - 1, batch, 2 * batch, count - 1]) {
       const found = service.searchPriorArt({ taskDescription: word(n), scope: PROJECT }).positivePatterns.map((match) => match.task);
       expect(found).toEqual([`shared work ${word(n)}`]);
     }
