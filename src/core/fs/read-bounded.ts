@@ -13,7 +13,8 @@ export class UnreadableFileError extends Error {
 
 /**
  * Opens `file` for reading once it is known to be a regular file of at most `maxBytes`.
- * @throws UnreadableFileError or the open's own error (see readBoundedRegularFile).
+ * @throws UnreadableFileError for a FIFO, device, folder or socket, or a file past `maxBytes`;
+ *   the open's own error (ENOENT, EACCES) otherwise.
  */
 function openBounded(file: string, maxBytes: number): { fd: number; size: number } {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -30,41 +31,21 @@ function openBounded(file: string, maxBytes: number): { fd: number; size: number
 
 const grewMessage = (file: string): string => `${file} grew while it was read; import it again when nothing writes to it`;
 
-/**
- * The text of `file`, at most `maxBytes` long.
- * @throws UnreadableFileError for a FIFO, device, folder or socket, or a file past `maxBytes`;
- *   the open's own error (ENOENT, EACCES) otherwise.
- */
-export function readBoundedRegularFile(file: string, maxBytes: number): string {
-  const { fd, size } = openBounded(file, maxBytes);
-  try {
-    // One byte more than allowed tells a file that grew while being read apart from one that fits.
-    const buffer = Buffer.alloc(Math.min(maxBytes, size) + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const read = fs.readSync(fd, buffer, length, buffer.length - length, null);
-      if (read === 0) break;
-      length += read;
-    }
-    if (length > maxBytes || length > size) throw new UnreadableFileError(grewMessage(file));
-    return buffer.subarray(0, length).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Bytes read at a time by boundedRegularFileText. */
 export const TEXT_CHUNK_BYTES = 1024 * 1024;
 
-/** Checks now that `file` could be read by boundedRegularFileText, without reading it. */
+/**
+ * Checks now that `file` could be read by boundedRegularFileText, without reading it.
+ * @throws as openBounded.
+ */
 export function checkBoundedRegularFile(file: string, maxBytes: number): void {
   fs.closeSync(openBounded(file, maxBytes).fd);
 }
 
 /**
- * The text of `file` in pieces of about `chunkBytes`, decoded as readBoundedRegularFile decodes it
- * (a character split between two reads comes whole in the later piece), without holding the file.
- * @throws as readBoundedRegularFile, once iterated; a file that grows past its size while read too.
+ * The text of `file` (UTF-8) in pieces of about `chunkBytes`, without holding the file: a character
+ * split between two reads comes whole in the later piece.
+ * @throws as checkBoundedRegularFile, once iterated; UnreadableFileError for a file that grows past its size while read.
  */
 export function* boundedRegularFileText(file: string, maxBytes: number, chunkBytes = TEXT_CHUNK_BYTES): Generator<string> {
   const { fd, size } = openBounded(file, maxBytes);

@@ -20,16 +20,9 @@ export interface RoomRecord {
   value: unknown;
 }
 
-/** Why the records do not fit within `maxDatabaseSize`, or undefined when they do. Reads only. */
-export function importRoomProblem(store: Store, records: Iterable<RoomRecord>): string | undefined {
-  const room = new ImportRoom(store);
-  for (const record of records) room.add(record);
-  return room.problem();
-}
-
 /**
- * importRoomProblem one record at a time, for a file read as it goes: keeps two sums, not the
- * records. Reads only.
+ * Whether the records added one at a time fit within `maxDatabaseSize` (`problem`: why not, or
+ * undefined when they do). Keeps two sums, not the records, for a file read as it goes. Reads only.
  */
 export class ImportRoom {
   private count = 0;

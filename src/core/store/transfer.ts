@@ -487,7 +487,7 @@ export function exportTextSource(text: string): ExportSource {
 /**
  * An export file, read piece by piece at each pass (its digest is the one exportTextSource gives
  * for the same text). The file is checked now; a read error comes from the pass that meets it.
- * @throws UnreadableFileError or the open's error, as readBoundedRegularFile.
+ * @throws UnreadableFileError or the open's error, as checkBoundedRegularFile.
  */
 export function exportFileSource(file: string, maxBytes: number): ExportSource {
   checkBoundedRegularFile(file, maxBytes);
