@@ -5,11 +5,12 @@
  * differently the second time or grows while read writes nothing, and a merge larger than one
  * indexing batch leaves every document findable.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { boundedRegularFileText, TEXT_CHUNK_BYTES, UnreadableFileError } from '../../src/core/fs/read-bounded.js';
+import { chainEntryAt, chainHead } from '../../src/core/integrity/record-chain.js';
 import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
 import { QueryService } from '../../src/core/search/service.js';
@@ -97,8 +98,36 @@ describe('reading an export piece by piece', () => {
     const pieces = boundedRegularFileText(file, MIB, 16);
     pieces.next();
     fs.appendFileSync(file, `${activityLine(3, 'three')}\n`.repeat(4));
-    expect(() => [...pieces]).toThrow(UnreadableFileError);
+    expect(() => [...pieces]).toThrow(new UnreadableFileError(`${file} grew while it was read; import it again when nothing writes to it`));
     expect(() => [...pieces]).not.toThrow();
+  });
+
+  it('reads a file of exactly its bound and refuses a folder and a file one byte over, naming each, before reading', () => {
+    const text = activityLine(1, 'exactly');
+    const file = written(text);
+    const size = Buffer.byteLength(text);
+    expect([...boundedRegularFileText(file, size, 64)].join('')).toBe(text);
+    expect(() => exportFileSource(file, size - 1)).toThrow(new UnreadableFileError(`${file} is ${size} bytes; at most ${size - 1} are read`));
+    const folder = tempDir();
+    expect(() => exportFileSource(folder, MIB)).toThrow(new UnreadableFileError(`${folder} is not a regular file (a device, pipe or folder); give the path of an export file`));
+    let error: unknown;
+    try {
+      exportFileSource(folder, MIB);
+    } catch (caught) {
+      error = caught;
+    }
+    expect((error as Error).name).toBe('UnreadableFileError');
+  });
+
+  it('gives no empty piece, and a text cut inside a character ends as Node reads it (a replacement character)', () => {
+    const file = path.join(tempDir(), 'cut.ndjson');
+    fs.writeFileSync(file, Buffer.concat([Buffer.from('ab 😀 cd '), Buffer.from('😀').subarray(0, 2)]));
+    for (const chunk of [1, 3, 64]) {
+      const pieces = [...boundedRegularFileText(file, MIB, chunk)];
+      expect(pieces.join('')).toBe(fs.readFileSync(file, 'utf8'));
+      expect(pieces.join('').endsWith('\uFFFD')).toBe(true);
+      expect(pieces.filter((piece) => piece === '')).toEqual([]);
+    }
   });
 });
 
@@ -118,6 +147,61 @@ describe('an import from a file', () => {
     const again = importExport(fromFile, text, 'again.ndjson');
     expect(again.added).toBe(0);
     expect(again.importedBefore).toEqual(expect.any(String));
+  });
+
+  it('imports a file with CRLF line ends and blank lines, and chains the agent records it writes', () => {
+    const at = '2026-11-27T09:00:00.000Z';
+    const agent = { id: 'scout', sp: 3, xp: 0, cs: 60, commits: 0, bugs: 0, halted: false, createdAt: at, updatedAt: at };
+    const lines = [HEADER, JSON.stringify({ kind: 'agents', key: 'scout', value: agent }), '', activityLine(1, 'one'), '', JSON.stringify({ kind: 'end', records: 2 })];
+    const text = `${lines.join('\r\n')}\r\n`;
+    const store = openTemp();
+    const result = importExportFrom(store, exportFileSource(written(text), MIB), 'crlf.ndjson');
+    expect(result.addedByKind).toMatchObject({ agents: 1, activities: 1 });
+    const head = chainHead(store.tables);
+    const chained = head ? chainEntryAt(store.tables, head.seq)?.records.map(([table, keyJson]) => `${table} ${keyJson}`) : undefined;
+    expect(chained).toEqual(['agents "scout"']);
+  });
+
+  it('records the run again when a file imported before adds what the database lost since', () => {
+    const text = fileOf([activityLine(1, 'one'), activityLine(2, 'two')]);
+    const store = openTemp();
+    importExport(store, text, 'first.ndjson');
+    const [lost] = [...store.tables.activities.getKeys()];
+    store.write((t) => t.activities.removeSync(lost as [string, string, string]));
+    const again = importExport(store, text, 'again.ndjson');
+    expect(again.added).toBe(1);
+    expect(again.importedBefore).toEqual(expect.any(String));
+    expect([...store.tables.migrations.getRange()].map(({ value }) => (value as { source: string }).source)).toEqual(['first.ndjson', 'again.ndjson']);
+  });
+
+  it('counts only absent records against maxDatabaseSize: the same file again is never refused, new records past the room are, with the size they would reach', () => {
+    // Text that does not compress, so the file grows by what the import writes.
+    const records = (from: number) => fileOf(Array.from({ length: 200 }, (_v, n) => activityLine(from + n, `work ${randomBytes(500).toString('hex')}`)));
+    const text = records(0);
+    const reachedIn = (error: unknown): number => Number(/to (\d+) bytes, past maxDatabaseSize/.exec((error as Error).message)?.[1]);
+    const refusalOf = (store: Store, file: string): unknown => {
+      try {
+        importExport(store, file, 'file.ndjson');
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    // What a fresh database would reach with this file, told by a refusal; the real limit leaves 100 KB over it.
+    const probe = Store.open({ path: path.join(tempDir(), 'probe.lmdb'), maxDatabaseSize: MIB, indexer: termIndexer });
+    stores.push(probe);
+    const fresh = reachedIn(refusalOf(probe, text));
+    expect(fresh).toBeGreaterThan(MIB);
+    const limit = fresh + 100 * 1024;
+    const store = Store.open({ path: path.join(tempDir(), 'small.lmdb'), maxDatabaseSize: limit, indexer: termIndexer });
+    stores.push(store);
+    expect(importExport(store, text, 'once.ndjson').added).toBe(200);
+    expect(fs.statSync(store.path).size).toBeGreaterThan(200 * 1024);
+    expect(importExport(store, text, 'twice.ndjson').added).toBe(0);
+    const refusal = refusalOf(store, records(1000));
+    expect(refusal).toBeInstanceOf(InputError);
+    expect(reachedIn(refusal)).toBeGreaterThan(limit);
+    expect(reachedIn(refusal)).toBeGreaterThan(fs.statSync(store.path).size);
   });
 
   it('writes nothing when the file reads differently the second time', () => {
