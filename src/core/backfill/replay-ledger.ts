@@ -13,6 +13,7 @@
  * again, whichever session claims it.
  */
 import type { StoreAccess } from '../store/access.js';
+import { storedCommitStartsWith } from '../tracking/commit-prefix.js';
 import type { HostSession } from './history.js';
 import { isTrackedMessage, setupSpans } from './replay-session.js';
 import type { KnownCommits } from './replay-session.js';
@@ -152,11 +153,7 @@ export class ReplayLedger implements KnownCommits {
   }
 
   knownCommit(project: string, hash: string): boolean {
-    if (this.commits.get(project)?.has(hash) === true) return true;
-    for (const { key } of this.store.tables.commits.getRange({ start: [project, hash], limit: 1 })) {
-      if (key[0] === project && key[1].startsWith(hash)) return true;
-    }
-    return false;
+    return this.commits.get(project)?.has(hash) === true || storedCommitStartsWith(this.store.tables.commits, project, hash);
   }
 
   noteCommit(project: string, hash: string): void {
@@ -166,7 +163,7 @@ export class ReplayLedger implements KnownCommits {
   }
 
   private knowsSession(sessionId: string): boolean {
-    for (const { key } of this.store.tables.usage.getRange({ start: [sessionId, '', ''], limit: 1 })) return key[0] === sessionId;
+    for (const key of this.store.tables.usage.getKeys({ start: [sessionId, '', ''], limit: 1 })) return key[0] === sessionId;
     return false;
   }
 

@@ -50,7 +50,9 @@ export function migrateGradeProvenance(store: Store, options: { force?: boolean 
         for (const [name, delta] of Object.entries(deltas) as [keyof CounterDeltas, number][]) usage[name] = (usage[name] ?? 0) + delta;
         t.usage.putSync(usageKey, usage);
       }
-      t.retrospectives.putSync(key, { ...value, outcomeCounted: true });
+      // Marked in place (each read decodes a fresh object): on Node 20 a spread plus a new field is slow.
+      value.outcomeCounted = true;
+      t.retrospectives.putSync(key, value);
       counted += 1;
     }
     t.meta.putSync(META_KEY, total);

@@ -27,6 +27,14 @@ export interface Candidate extends Judgement {
   projectId: number;
 }
 
+/** A candidate with its judgement, field by field: on Node 20, a spread followed by new fields costs microseconds per field. */
+export function candidateOf(judgement: Judgement, document: number, score: number, matched: number, seconds: number, projectId: number): Candidate {
+  const candidate: Candidate = { grade: judgement.grade, document, score, matched, seconds, projectId };
+  if (judgement.gradedBy !== undefined) candidate.gradedBy = judgement.gradedBy;
+  if (judgement.userNote !== undefined) candidate.userNote = judgement.userNote;
+  return candidate;
+}
+
 /** Best first: by score, then grade, then recency, then the later document. */
 export function byRank(a: Candidate, b: Candidate): number {
   return (

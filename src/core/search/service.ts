@@ -36,7 +36,7 @@ import { gradeOfShape, kindOfShape } from './index/metadata.js';
 import { TermIndexReader } from './index/reader.js';
 import { matchOf } from './matches.js';
 import { analyzeQuery } from './query-terms.js';
-import { byRank, scoreOfCandidate, UNJUDGED } from './ranking.js';
+import { byRank, candidateOf, scoreOfCandidate, UNJUDGED } from './ranking.js';
 import type { Candidate, Judgement } from './ranking.js';
 import { scopeOfProject } from './scope.js';
 import { TopK } from './top-k.js';
@@ -226,7 +226,7 @@ export class QueryService {
       else continue;
       const board = top[category];
       if (!board.mightKeep(score)) continue;
-      board.offer({ ...judgement, document, score, matched, seconds: acc.kept[kept + KEPT_SECONDS] as number, projectId });
+      board.offer(candidateOf(judgement, document, score, matched, acc.kept[kept + KEPT_SECONDS] as number, projectId));
     }
     return top;
   }

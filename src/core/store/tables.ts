@@ -32,7 +32,7 @@ export interface Table<V, K extends Key = Key> {
   doesExist(key: K): boolean;
   getRange(options?: { start?: K; end?: K; limit?: number; reverse?: boolean }): Iterable<{ key: K; value: V }>;
   getKeysCount(options?: { start?: K; end?: K }): number;
-  getKeys(options?: { start?: K; end?: K }): Iterable<K>;
+  getKeys(options?: { start?: K; end?: K; limit?: number }): Iterable<K>;
 }
 
 /** One table as `store.write` hands it out, inside its transaction: reads plus writes. */
