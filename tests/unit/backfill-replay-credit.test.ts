@@ -219,6 +219,25 @@ describe('a backfill of copied history', () => {
     expect(recorded).toEqual(new Set(['between_windows', 'just_past_slack', 'partly_inside', 'another_model']));
   });
 
+  it('counts once a commit two sessions of one run both printed, the first one still unwritten', async () => {
+    const project = tempDir();
+    tracker = tempTracker(NO_LEVEL_UPS, project);
+    // A later session of the same run prints the hash the first one committed (an amend seen twice).
+    const later: FixtureSession = {
+      id: 'ses_three', directory: project, created: T0 + 900_000, updated: T0 + 960_000,
+      messages: [{
+        id: 'msg_three_1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(30, 3), cost: 0.01, created: T0 + 901_000,
+        tools: [{ callId: 'call_6', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: '[main 1a2b3c4] first\n', exit: 0 }],
+      }],
+    };
+    const summary = await backfill(tracker, [...original(project), later]);
+    // The first session's two commits; the third session's hash is the first of them.
+    expect(summary).toMatchObject({ sessions: 3, commits: 2 });
+    expect(credit(tracker)).toMatchObject({ commitRecords: 2, reportedCommits: 2 });
+    const three = [...tracker.store.tables.usage.getRange({})].map(({ value }) => value).find((record) => record.sessionId === 'ses_three');
+    expect(three).toMatchObject({ toolCalls: 1, commits: 0 });
+  });
+
   it('still records new work, but a commit another session already recorded is neither counted nor credited again', async () => {
     const project = tempDir();
     tracker = tempTracker(NO_LEVEL_UPS, project);

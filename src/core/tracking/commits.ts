@@ -11,9 +11,6 @@ import type { TrackingContext } from './context.js';
 import { storedCommitStartsWith } from './commit-prefix.js';
 import { commitsEventId } from './event-ids.js';
 
-/** Length of a full SHA-1 commit hash; shorter ones are abbreviations. */
-const FULL_HASH_LENGTH = 40;
-
 export class Commits {
   /** Changes of content that already earned, per project (src/core/integrity/credited-changes.ts). */
   private readonly creditedChanges: CreditedChanges;
@@ -38,7 +35,8 @@ export class Commits {
     let earned = 0;
     for (const commit of commits) {
       const key: [string, string] = [setup.project, commit.hash];
-      if (ctx.buffer.has('commits', key) || this.isStored(setup.project, commit.hash)) continue;
+      // A hash `git commit` printed is abbreviated: a stored commit it abbreviates is the same commit.
+      if (ctx.buffer.has('commits', key) || storedCommitStartsWith(ctx.store.tables.commits, setup.project, commit.hash)) continue;
       const { parents, patchId, whitespaceOnly } = commit;
       const revertOf = revertedHash(commit.message);
       const denial = commitCreditDenial(
@@ -128,11 +126,5 @@ export class Commits {
       found.push(value);
     }
     return found;
-  }
-
-  /** Whether the project's stored commits hold `hash`, or one it abbreviates (as `git commit` prints it). */
-  private isStored(project: string, hash: string): boolean {
-    const commits = this.ctx.store.tables.commits;
-    return hash.length >= FULL_HASH_LENGTH ? commits.doesExist([project, hash]) : storedCommitStartsWith(commits, project, hash);
   }
 }
