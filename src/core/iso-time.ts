@@ -10,11 +10,18 @@ const T_AT = 10;
 const T = 0x54;
 const Z = 0x5a;
 
+/** The last time parsed and its answer: the records of one write mostly share their times (the write's own `now`). */
+let lastText = '';
+let lastMillis: number | undefined;
+
 /** The milliseconds `text` stands for, when they give `text` back exactly; undefined otherwise. */
 export function isoMillis(text: string): number | undefined {
+  if (text === lastText) return lastMillis;
   if (text.length !== ISO_LENGTH || text.charCodeAt(T_AT) !== T || text.charCodeAt(ISO_LENGTH - 1) !== Z) return undefined;
   const millis = Date.parse(text);
-  return Number.isFinite(millis) && new Date(millis).toISOString() === text ? millis : undefined;
+  lastText = text;
+  lastMillis = Number.isFinite(millis) && new Date(millis).toISOString() === text ? millis : undefined;
+  return lastMillis;
 }
 
 /** The ISO string of `millis` (the inverse of isoMillis). */
