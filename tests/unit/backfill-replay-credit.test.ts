@@ -219,6 +219,27 @@ describe('a backfill of copied history', () => {
     expect(recorded).toEqual(new Set(['between_windows', 'just_past_slack', 'partly_inside', 'another_model']));
   });
 
+  it('adds the rest of a session it tracked live, under an agent whose name sorts before lowercase ones', async () => {
+    const project = tempDir();
+    tracker = tempTracker(NO_LEVEL_UPS, project);
+    const live = tracker.service;
+    live.noteSession('ses_cap', { project });
+    live.noteModelRequest('ses_cap', 'Architect', 'anthropic/claude');
+    live.recordAssistantMessage('ses_cap', 'msg_cap_1', { agent: 'Architect', model: 'anthropic/claude' }, { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, 0.25);
+    expect(live.endTurn('ses_cap').ok).toBe(true);
+    const session: FixtureSession = {
+      id: 'ses_cap', directory: project, created: T0, updated: T0 + 60_000,
+      messages: [
+        { id: 'msg_cap_1', role: 'assistant', agent: 'Architect', providerID: 'anthropic', modelID: 'claude', tokens: tokens(100, 20), cost: 0.25, created: T0 + 1000 },
+        { id: 'msg_cap_2', role: 'assistant', agent: 'Architect', providerID: 'anthropic', modelID: 'claude', tokens: tokens(50, 10), cost: 0.125, created: T0 + 5000 },
+      ],
+    };
+    await backfill(tracker, [session]);
+    // The live message once, and the one live tracking never saw.
+    const record = [...tracker.store.tables.usage.getRange({})].map(({ value }) => value).find((value) => value.sessionId === 'ses_cap');
+    expect(record).toMatchObject({ agent: 'Architect', messages: 2, tokensInput: 100 + 50, tokensOutput: 20 + 10, cost: 0.25 + 0.125 });
+  });
+
   it('counts once a commit two sessions of one run both printed, the first one still unwritten', async () => {
     const project = tempDir();
     tracker = tempTracker(NO_LEVEL_UPS, project);
