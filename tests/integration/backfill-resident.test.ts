@@ -2,8 +2,9 @@
  * A long import gives back the database pages it mapped as the file grows: lmdb maps the whole file,
  * and without closing the map every page written and read stays in the importing process's memory (a
  * backfill of 3,000 sessions held all 48 MiB of its file). That Store.releaseMappedPages gives them
- * back is store-mapped-pages.test.ts; here, that runBackfill asks for it once per step of growth, and
- * that the import is whole across the new maps.
+ * back is store-mapped-pages.test.ts; here, that runBackfill asks for it once per step of growth while
+ * the process is over its resident budget, not below it (a release costs recompiling), and that the
+ * import is whole across the new maps.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -53,19 +54,35 @@ function source(count: number): HistorySource {
   };
 }
 
+function expectAllImported(summary: { sessions: number; commits: number }, t: TempTracker): void {
+  expect(summary).toMatchObject({ sessions: SESSIONS, commits: SESSIONS * COMMITS_PER_SESSION });
+  expect(t.store.tables.commits.getKeysCount()).toBe(SESSIONS * COMMITS_PER_SESSION);
+  expect(t.store.tables.usage.getKeysCount()).toBe(SESSIONS);
+}
+
 describe('a long backfill', () => {
-  it('gives back the mapped pages once per step the file grows, and imports everything', async () => {
+  it('over its resident budget, gives back the mapped pages once per step the file grows, and imports everything', async () => {
     tracker = tempTracker();
     const releases = jest.spyOn(tracker.store, 'releaseMappedPages');
     const sizeBefore = fs.statSync(tracker.store.path).size;
-    const summary = await runBackfill(tracker.service, source(SESSIONS), {});
+    // Any process is over a budget of one byte.
+    const summary = await runBackfill(tracker.service, source(SESSIONS), { residentBudget: 1 });
     const growth = fs.statSync(tracker.store.path).size - sizeBefore;
     // Enough written for two steps at least; a release only after a flush, so at most one per step grown.
     expect(growth).toBeGreaterThan(2 * RELEASE_MAPPED_EVERY_BYTES);
     expect(releases.mock.calls.length).toBeGreaterThanOrEqual(2);
     expect(releases.mock.calls.length).toBeLessThanOrEqual(Math.floor(growth / RELEASE_MAPPED_EVERY_BYTES));
-    expect(summary).toMatchObject({ sessions: SESSIONS, commits: SESSIONS * COMMITS_PER_SESSION });
-    expect(tracker.store.tables.commits.getKeysCount()).toBe(SESSIONS * COMMITS_PER_SESSION);
-    expect(tracker.store.tables.usage.getKeysCount()).toBe(SESSIONS);
+    expectAllImported(summary, tracker);
+  });
+
+  it('under its resident budget, keeps the map it has (no release), and imports everything', async () => {
+    tracker = tempTracker();
+    const releases = jest.spyOn(tracker.store, 'releaseMappedPages');
+    const sizeBefore = fs.statSync(tracker.store.path).size;
+    // No process is over a budget of a petabyte.
+    const summary = await runBackfill(tracker.service, source(SESSIONS), { residentBudget: 2 ** 50 });
+    expect(fs.statSync(tracker.store.path).size - sizeBefore).toBeGreaterThan(2 * RELEASE_MAPPED_EVERY_BYTES);
+    expect(releases).not.toHaveBeenCalled();
+    expectAllImported(summary, tracker);
   });
 });

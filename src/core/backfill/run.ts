@@ -18,6 +18,13 @@ const FLUSH_EVERY_MUTATIONS = 2000;
  * (Store.releaseMappedPages): the import's resident memory then stays flat however large the file gets.
  */
 export const RELEASE_MAPPED_EVERY_BYTES = 8 * 1024 * 1024;
+/**
+ * The process's resident memory under which the import keeps its mapped pages. A release costs CPU:
+ * lmdb-js makes its store class and methods anew at every open, so the code that reads and writes
+ * the tables is compiled again (about 0.2 s per release on Node 20, docs/PERFORMANCE.md, seventeenth
+ * pass). Below this budget the pages held cost less than that; above it they are given back as before.
+ */
+export const RESIDENT_BUDGET_BYTES = 140 * 1024 * 1024;
 /** Counted once per project whose folder no longer exists: its sessions are imported, only its classification is skipped. */
 export const PROJECT_GONE = 'classifying a project whose folder is gone (its sessions are imported)';
 
@@ -30,6 +37,8 @@ export interface BackfillOptions extends HistoryQuery {
   onProgress?: (done: number) => void;
   /** Profiles a project folder once per run (like init-project); errors are counted, not thrown. */
   classifyProject?: (directory: string) => Promise<unknown>;
+  /** Resident memory (bytes) above which mapped pages are given back; RESIDENT_BUDGET_BYTES unless set. */
+  residentBudget?: number;
 }
 
 function add(skipped: Record<string, number>, reason: string, count = 1): void {
@@ -65,11 +74,12 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
   const ledger = new ReplayLedger(store, source.uniqueMessageIds === true);
   const fileSize = (): number => fs.statSync(store.path, { throwIfNoEntry: false })?.size ?? 0;
   let releasedAt = fileSize();
+  const residentBudget = options.residentBudget ?? RESIDENT_BUDGET_BYTES;
   const flush = (): void => {
     const outcome = service.flush('backfill');
     if (!outcome.ok) throw outcome.error;
     const size = fileSize();
-    if (size - releasedAt < RELEASE_MAPPED_EVERY_BYTES) return;
+    if (size - releasedAt < RELEASE_MAPPED_EVERY_BYTES || process.memoryUsage.rss() < residentBudget) return;
     store.releaseMappedPages();
     releasedAt = size;
   };
