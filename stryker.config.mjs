@@ -37,8 +37,9 @@ export default {
     enableFindRelatedTests: true,
   },
   coverageAnalysis: 'perTest',
-  // A group's integration tests run the built CLI (dist/) in a child process; a group with none needs no build.
-  buildCommand: usesIntegrationTests(tests) ? 'node scripts/mutate-build.mjs' : undefined,
+  // A group's integration tests run the built CLI (dist/) in a child process, as some unit tests run a
+  // built child (the group says so); any other group needs no build.
+  buildCommand: group.build || usesIntegrationTests(tests) ? 'node scripts/mutate-build.mjs' : undefined,
   mutate: group.mutate,
   ignorePatterns: ['dist', 'coverage', '.tmp', 'reports', 'bench/results'],
   // A static mutant (a module-level constant) is tested by a whole run of the group's tests per

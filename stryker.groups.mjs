@@ -1,7 +1,7 @@
 /**
  * The groups `npm run mutate` runs: the files each mutates and the test files (names under
  * tests/unit/ or tests/integration/, a prefix) that aim at them, less those matching `skip` (path
- * patterns). See stryker.config.mjs.
+ * patterns), and `build` for a group whose unit tests start a built child. See stryker.config.mjs.
  */
 export const GROUPS = {
   rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
@@ -29,7 +29,8 @@ export const GROUPS = {
     tests: ['outcome', 'git-signals', 'user-grades'],
   },
   search: { mutate: ['src/core/search/**/*.ts'], tests: ['prior-art', 'relevance'] },
-  'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form', 'stored-usage'] },
+  // `build`: stored-form.test.ts salvages a file through the built child (dist/core/store/verify-child.js).
+  'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form', 'stored-usage', 'iso-time'], build: true },
   tracking: {
     mutate: [
       'src/core/tracking/*.ts',
