@@ -191,11 +191,17 @@ describe('the plugin in a real OpenCode session', () => {
     });
     afterAll(() => removeSandbox(bad));
 
+    /** The spill files in the temp folder OpenCode ran with (the sandbox's own). */
+    const spillsInTemp = (): string[] =>
+      (fs.readdirSync(bad.env.TMPDIR as string, { recursive: true }) as string[]).filter((file) => /^agent-tracker-spill-[^/]+\/.+\.json$/.test(file));
+
+    // The cases run in this order in one sandbox: a setting that turns tracking off records nothing to
+    // keep; a database that cannot be opened keeps the run's record in a spill file in the temp folder.
     it.each([
-      ['a map size of 0', { maxDatabaseSize: 0 }, /maxDatabaseSize must be between 1 MiB/],
-      ['a map size of 5 GiB', { maxDatabaseSize: 5 * 1024 ** 3 }, /maxDatabaseSize must be between 1 MiB/],
-      ['an unwritable path', { databasePath: 'blocked-by-a-file/db.lmdb' }, /cannot be used: a file is in the way of its folder/],
-    ])('%s: OpenCode still works, one clear error is logged and the CLI exits 1 with it', async (label, options, message) => {
+      ['a map size of 0', { maxDatabaseSize: 0 }, /maxDatabaseSize must be between 1 MiB/, 0],
+      ['a map size of 5 GiB', { maxDatabaseSize: 5 * 1024 ** 3 }, /maxDatabaseSize must be between 1 MiB/, 0],
+      ['an unwritable path', { databasePath: 'blocked-by-a-file/db.lmdb' }, /cannot be used: a file is in the way of its folder/, 1],
+    ])('%s: OpenCode still works, one clear error is logged and the CLI exits 1 with it', async (label, options, message, spills) => {
       writeGlobalConfig(bad, { modelUrl: world.model.url, pluginOptions: options });
       const repo = makeRepo(bad, label.replace(/\W+/g, '-'));
       const run = await runOpencode(bad, repo, 'PLAIN-TURN: echo');
@@ -212,6 +218,7 @@ describe('the plugin in a real OpenCode session', () => {
       expect(cli.code).toBe(1);
       expect(cli.stderr.trim().split('\n')).toHaveLength(1);
       expect(cli.stderr).toMatch(message);
+      expect(spillsInTemp()).toHaveLength(spills);
     });
   });
 });

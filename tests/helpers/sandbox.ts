@@ -54,7 +54,10 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
     XDG_CACHE_HOME: path.join(home, '.cache'),
     XDG_STATE_HOME: path.join(home, '.local', 'state'),
   };
-  for (const dir of Object.values(xdg)) fs.mkdirSync(dir, { recursive: true });
+  // The temp folder of every child too: what OpenCode, the plugin (a spill file when the database's own
+  // folder refuses it) or the CLI put there is removed with the sandbox, never left in the machine's /tmp.
+  const tmp = path.join(root, 'tmp');
+  for (const dir of [...Object.values(xdg), tmp]) fs.mkdirSync(dir, { recursive: true });
   const configDir = path.join(xdg.XDG_CONFIG_HOME, 'opencode');
   fs.mkdirSync(configDir, { recursive: true });
   seedConfigDependencies(configDir);
@@ -64,6 +67,7 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
     HOME: home,
     USERPROFILE: home,
     ...xdg,
+    TMPDIR: tmp,
     OPENCODE_DISABLE_AUTOUPDATE: '1',
     OPENCODE_DISABLE_SHARE: '1',
     OPENCODE_DISABLE_MODELS_FETCH: '1',

@@ -1,7 +1,11 @@
-/** A temporary LMDB store and tracking service for unit tests; removed by `dispose`. */
+/**
+ * A temporary LMDB store and tracking service for unit tests; removed by `dispose`, and after the test
+ * file by this module whatever a test left (one that failed before its `dispose`, or never called it).
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import type { TrackerConfig } from '../../src/core/config.js';
 import type { Logger } from '../../src/core/logger.js';
@@ -28,10 +32,22 @@ export function recordingLogger(logged: { level: string; message: string }[]): L
   };
 }
 
+/** What `tempTracker` made and `dispose` has not removed yet. */
+const left = new Map<string, Store>();
+
+afterAll(() => {
+  for (const [dir, store] of left) {
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  left.clear();
+});
+
 export function tempTracker(options: Record<string, unknown> = {}, project = '/work/project'): TempTracker {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-unit-'));
   const config = resolveConfig({ options: { databasePath: path.join(dir, 'db.lmdb'), ...options }, env: {}, home: dir });
   const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
+  left.set(dir, store);
   const logged: { level: string; message: string }[] = [];
   const make = () => new TrackingService({ store, config, logger: recordingLogger(logged), project, ownTools: ['agent-status', 'grade-commit'] });
   return {
@@ -44,6 +60,7 @@ export function tempTracker(options: Record<string, unknown> = {}, project = '/w
     dispose: () => {
       store.close();
       fs.rmSync(dir, { recursive: true, force: true });
+      left.delete(dir);
     },
   };
 }

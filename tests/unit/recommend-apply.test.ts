@@ -168,8 +168,13 @@ const asking = (answer: boolean, asked: string[] = []): Prompt => ({
 });
 const noTerminal: Prompt = { interactive: false, confirm: async () => true };
 
+/** The backups folder of each config folder: a temp folder of its own (outside the config folder, as in use), removed after the test. */
+const backupFolders = new Map<string, string>();
+
 function options(configDir: string, overrides: Partial<ApplyOptions> = {}): ApplyOptions {
-  return { configDir, dryRun: false, yes: false, includeUncertain: false, now: new Date('2026-02-23T10:15:00Z'), backupDir: path.join(configDir, '..', `${path.basename(configDir)}-backups`), ...overrides };
+  const backupDir = backupFolders.get(configDir) ?? path.join(tempDir(), 'backups');
+  backupFolders.set(configDir, backupDir);
+  return { configDir, dryRun: false, yes: false, includeUncertain: false, now: new Date('2026-02-23T10:15:00Z'), backupDir, ...overrides };
 }
 
 describe('applyRecommendation', () => {
