@@ -58,6 +58,8 @@ export function makeSandbox(prefix = 'agent-tracker-'): Sandbox {
   // folder refuses it) or the CLI put there is removed with the sandbox, never left in the machine's /tmp.
   const tmp = path.join(root, 'tmp');
   for (const dir of [...Object.values(xdg), tmp]) fs.mkdirSync(dir, { recursive: true });
+  // As /tmp is: any user may write there (tests run OpenCode as an unprivileged user too), only the owner removes.
+  fs.chmodSync(tmp, 0o1777);
   const configDir = path.join(xdg.XDG_CONFIG_HOME, 'opencode');
   fs.mkdirSync(configDir, { recursive: true });
   seedConfigDependencies(configDir);
