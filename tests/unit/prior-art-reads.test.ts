@@ -110,4 +110,52 @@ describe('one prior-art service across queries', () => {
     const billing = new QueryService(store).searchPriorArt({ taskDescription: 'billing', scope: elsewhere, maxResults: 3 }).positivePatterns;
     expect(billing.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['unrelated billing work', 5, 'user']]);
   });
+
+  it("finds every project the user graded in with one key read per project, however many grades each holds", () => {
+    t = priorArtStore();
+    // Paths that start with another project's path sort right after it: each must still be found.
+    const nested = `${DEFAULT_PROJECT}/tools`;
+    const sibling = `${DEFAULT_PROJECT}-legacy`;
+    t.write([
+      ...commits(0, 60, 'gear'),
+      ...Array.from({ length: 50 }, (_v, i): Seed => ({ kind: 'userGrade', id: `c${i}`, grade: 2 })),
+      { kind: 'commit', id: 'n1', message: 'gear cache for the tools', project: nested },
+      { kind: 'userGrade', id: 'n1', grade: -1, project: nested },
+      { kind: 'commit', id: 's1', message: 'gear cache in the legacy app', project: sibling },
+      { kind: 'userGrade', id: 's1', grade: -1, project: sibling },
+    ]);
+    const store = t.store;
+    const grades = store.tables.userGrades;
+    let keysRead = 0;
+    (store.tables as { userGrades: typeof grades }).userGrades = new Proxy(grades, {
+      get(target, property) {
+        if (property === 'getKeys') {
+          return (options?: Parameters<typeof grades.getKeys>[0]) => {
+            const keys = [...target.getKeys(options)];
+            keysRead += keys.length;
+            return keys;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    try {
+      const service = new QueryService(store);
+      for (const project of [nested, sibling]) {
+        keysRead = 0;
+        const found = service.searchPriorArt({ taskDescription: 'gear cache', scope: project, maxResults: 3 });
+        // The user's -1 makes the commit a mistake; unjudged, it would be a positive pattern.
+        expect(found.mistakes.map((m) => [m.task, m.grade, m.gradedBy])).toContainEqual([project === nested ? 'gear cache for the tools' : 'gear cache in the legacy app', -1, 'user']);
+        expect(keysRead).toBeLessThanOrEqual(3);
+      }
+      // The first project's 50 grades are read as before: every commit it returns is judged by its own.
+      const own = service.searchPriorArt({ taskDescription: 'gear', scope: DEFAULT_PROJECT, maxResults: 50 }).positivePatterns;
+      expect(own).toHaveLength(50);
+      const gradedTask = (m: PatternMatch) => Number(/gear change (\d+)/.exec(m.task)?.[1]) < 50;
+      expect(own.map((m) => [m.task, m.gradedBy === 'user' ? m.grade : undefined])).toEqual(own.map((m) => [m.task, gradedTask(m) ? 2 : undefined]));
+    } finally {
+      (store.tables as { userGrades: typeof grades }).userGrades = grades;
+    }
+  });
 });

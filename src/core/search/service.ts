@@ -255,17 +255,22 @@ export class QueryService {
     return retrospective ? { grade: retrospective.agent_grade, gradedBy: 'self' } : UNJUDGED;
   }
 
-  /** The index ids of the projects the user graded a commit of (the user's grades are keyed by project, then commit). */
+  /**
+   * The index ids of the projects the user graded a commit of. The user's grades are keyed by project,
+   * then commit: one key read per project, each seeking past the last project's grades (a path holds no
+   * NUL, so `[project + NUL, '']` sorts after all of them and before the next project's), not one per grade.
+   */
   private projectsWithUserGrades(): Set<number> {
     const ids = new Set<number>();
-    let last: string | undefined;
-    for (const [project] of this.store.tables.userGrades.getKeys()) {
-      if (project === last) continue;
-      last = project;
+    let start: [string, string] | undefined;
+    for (;;) {
+      const [key] = this.store.tables.userGrades.getKeys({ ...(start ? { start } : {}), limit: 1 });
+      if (key === undefined) return ids;
+      const [project] = key;
       const id = this.index.idOf('project', project);
       if (id !== undefined) ids.add(id);
+      start = [`${project}\u0000`, ''];
     }
-    return ids;
   }
 
   private localFilter(query: PriorArtQuery & { scope: string }): (projectId: number, agentId: number) => boolean {
