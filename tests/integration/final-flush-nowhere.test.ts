@@ -26,7 +26,7 @@ interface ChildAnswer {
 }
 
 /** Records one tool call in a service on a database still being checked (it takes no write), then flushes for the last time. */
-function finalFlushInChild(database: string, tmpdir: string): ChildAnswer {
+function finalFlushInChild(home: string, database: string, tmpdir: string): ChildAnswer {
   const script = `
     const { resolveConfig } = await import(${built('core/config.js')});
     const { Store } = await import(${built('core/store/store.js')});
@@ -38,7 +38,7 @@ function finalFlushInChild(database: string, tmpdir: string): ChildAnswer {
     const error = [];
     const logger = { info: () => undefined, warn: (line) => warn.push(line), error: (line) => error.push(line) };
     const store = Store.pending({ path: database, maxDatabaseSize: 64 * 1024 * 1024, indexer: termIndexer }, 'still being checked');
-    const config = resolveConfig({ options: { databasePath: database }, env: {}, home: ${JSON.stringify(path.dirname(tmpdir))} });
+    const config = resolveConfig({ options: { databasePath: database }, env: {}, home: ${JSON.stringify(home)} });
     const service = new TrackingService({ store, config, logger, project: '/final/project' });
     service.noteSession('ses_final', { project: '/final/project' });
     service.noteModelRequest('ses_final', 'build', 'anthropic/claude-sonnet');
@@ -50,7 +50,7 @@ function finalFlushInChild(database: string, tmpdir: string): ChildAnswer {
   const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: CHILD_TIMEOUT_MS,
-    env: { PATH: process.env.PATH, HOME: path.dirname(tmpdir), TMPDIR: tmpdir },
+    env: { PATH: process.env.PATH, HOME: home, TMPDIR: tmpdir },
   });
   expect({ status: child.status, stderr: child.stderr }).toEqual({ status: 0, stderr: '' });
   return JSON.parse(child.stdout) as ChildAnswer;
@@ -62,7 +62,7 @@ describe('the final flush with nowhere to keep the record', () => {
     const plainFile = path.join(dir, 'plain-file');
     fs.writeFileSync(plainFile, 'not a folder');
     // Beside the database: a folder that does not exist. The temp folder: below a plain file.
-    const answer = finalFlushInChild(path.join(dir, 'gone', 'agent-tracker.lmdb'), path.join(plainFile, 'tmp'));
+    const answer = finalFlushInChild(dir, path.join(dir, 'gone', 'agent-tracker.lmdb'), path.join(plainFile, 'tmp'));
     expect(answer.waiting).toBeGreaterThan(0);
     expect(answer.result).toEqual({ mutations: answer.waiting });
     expect(answer.pendingAfter).toBe(0);
@@ -76,7 +76,7 @@ describe('the final flush with nowhere to keep the record', () => {
     const dir = tempDir();
     const tmp = path.join(dir, 'tmp');
     fs.mkdirSync(tmp);
-    const answer = finalFlushInChild(path.join(dir, 'gone', 'agent-tracker.lmdb'), tmp);
+    const answer = finalFlushInChild(dir, path.join(dir, 'gone', 'agent-tracker.lmdb'), tmp);
     expect(answer.result.mutations).toBe(answer.waiting);
     expect(path.dirname(path.dirname(answer.result.spilled ?? ''))).toBe(tmp);
     expect(JSON.parse(fs.readFileSync(answer.result.spilled as string, 'utf8')).mutations).toHaveLength(answer.waiting);
