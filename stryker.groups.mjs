@@ -30,7 +30,7 @@ export const GROUPS = {
   },
   search: { mutate: ['src/core/search/**/*.ts'], tests: ['prior-art', 'relevance'] },
   // `build`: stored-form.test.ts salvages a file through the built child (dist/core/store/verify-child.js).
-  'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form', 'stored-usage', 'iso-time'], build: true },
+  'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form', 'stored-usage', 'stored-events', 'iso-time'], build: true },
   tracking: {
     mutate: [
       'src/core/tracking/*.ts',
@@ -56,7 +56,7 @@ export const GROUPS = {
     // Less the stored-form group's tests (the `store` prefix finds them; stored-text waits seconds for a
     // child import) and the integration tests (import-bounds, transfer): they start the built CLI
     // several times per mutant, which made transfer.ts alone take hours; the unit tests check the same code.
-    skip: ['/stored-(form|text|usage)\\.test\\.ts$', '/tests/integration/'],
+    skip: ['/stored-(form|text|usage|events)\\.test\\.ts$', '/tests/integration/'],
   },
   credit: {
     mutate: ['src/core/integrity/commit-credit.ts', 'src/core/integrity/commit-content.ts', 'src/core/integrity/credited-changes.ts', 'src/core/backfill/replay-ledger.ts'],

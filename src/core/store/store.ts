@@ -37,13 +37,14 @@ export type { LegacyEntry } from './legacy-read.js';
  * version 3); an older tracker must not append its own layout to it, so it opens such a file
  * read-only. 3: commits, retrospectives and journal entries leave out the fields their key holds.
  * 4: they are stored as arrays in a fixed field order, without their field names, and their times
- * as milliseconds (stored-form.ts). 5: usage records too.
+ * as milliseconds (stored-form.ts). 5: usage records too. 6: a host event's totals as a bit mask of
+ * its counters and their values (an older tracker would read no totals and count the event again).
  * An older tracker would misread such records, so it opens the file read-only and says to update.
  * A file of an earlier version is stamped at its first writable open (its records stay as they
  * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by
  * `agent-tracker prior-art` or the first prior-art search.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 const MAX_NAMED_DATABASES = 16;
 /** The two meta pages at the start of every lmdb file. */
 const META_PAGES = 2;

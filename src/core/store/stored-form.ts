@@ -1,6 +1,6 @@
 /**
- * How an entry (a usage record, a commit, a retrospective, a journal entry) is stored: without what
- * can be derived.
+ * How an entry (a usage record, a commit, a retrospective, a journal entry, a host event's totals)
+ * is stored: without what can be derived.
  *
  * - **Field names.** A value is stored as an array of its fields' values in the fixed order below
  *   (FORMS), not as a msgpack map that repeats every field's name in every entry: about a
@@ -18,14 +18,16 @@
  *   field of its form, the absent ones `undefined`, whatever form it was stored in. Built field by
  *   field, an object of 30-odd fields becomes a V8 hash table, and reports read a dozen fields of
  *   every record; copies of one object share one fast layout (field reads about twice as fast).
+ * - **A host event's totals** (the `events` table) are a bit mask of the counters there, then their
+ *   values (`storedTotals` below).
  *
  * Records written before (a map, with or without the key fields: schema versions 2 and 3; usage
- * records before version 5) read as they were written. Every reader goes through `restoredValue`
- * (the store's tables, the salvage child), every writer through `storedValue` (the store's tables):
- * nothing else sees the stored form.
+ * records before version 5, events before version 6) read as they were written. Every reader goes
+ * through `restoredValue` (the store's tables, the salvage child), every writer through `storedValue`
+ * (the store's tables): nothing else sees the stored form.
  */
 import { isoMillis, isoText } from '../iso-time.js';
-import type { ActivityEntry, CommitRecord, RetrospectiveEntry, UsageRecord } from '../types.js';
+import type { ActivityEntry, CommitRecord, CounterName, RetrospectiveEntry, UsageRecord } from '../types.js';
 import type { TableName } from './mutations.js';
 
 /** The fields of `T` in stored order; a type error names any field of `T` left out. */
@@ -64,6 +66,54 @@ function storedForm<const F extends readonly string[]>(
   };
 }
 
+/** A usage record's fields that say what the session is, in stored order (positions 0–7). */
+const USAGE_SESSION_FIELDS = ['sessionId', 'agent', 'model', 'project', 'firstAt', 'lastAt', 'source', 'parentSessionId'] as const;
+
+/**
+ * Every counter, in stored order: a usage record's positions from 8 on, and the bits of a host event's
+ * totals (EVENT_TOTALS below). Spelled out, not taken from the counter list in contract/counters.ts: a
+ * position is for good, and a counter added in the middle of that list must not move the ones after it.
+ */
+const COUNTER_FIELDS = [
+  'toolCalls',
+  'toolFailures',
+  'commands',
+  'commits',
+  'pushes',
+  'bugs',
+  'gradedCommits',
+  'gradeSum',
+  'csDelta',
+  'messages',
+  'tokensInput',
+  'tokensOutput',
+  'tokensReasoning',
+  'tokensCacheRead',
+  'tokensCacheWrite',
+  'cost',
+  'userGradedCommits',
+  'userGradeSum',
+  'selfGradedCommits',
+  'selfGradeSum',
+  'reportedGradedCommits',
+  'reportedGradeSum',
+  'turns',
+  'undoneTurns',
+  'testRuns',
+  'testPasses',
+  'testRecoveries',
+  'revertedCommits',
+  'followUpFixCommits',
+  'trackerFileEdits',
+  'turnsBugFix',
+  'turnsFeature',
+  'turnsRefactor',
+  'turnsTests',
+  'turnsDocs',
+  'turnsConfig',
+  'turnsOther',
+] as const satisfies readonly CounterName[];
+
 /**
  * Per table, its values' fields in stored order (the types' declaration order; for usage records,
  * what the session is, then the counters), the fields its key repeats and the fields that hold a
@@ -74,55 +124,7 @@ const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
   [
     'sessions',
     storedForm(
-      // Spelled out, not taken from the counter list: a position is for good, and a counter added
-      // in the middle of that list must not move the ones after it.
-      fieldOrder<UsageRecord>()(
-        'sessionId',
-        'agent',
-        'model',
-        'project',
-        'firstAt',
-        'lastAt',
-        'source',
-        'parentSessionId',
-        'toolCalls',
-        'toolFailures',
-        'commands',
-        'commits',
-        'pushes',
-        'bugs',
-        'gradedCommits',
-        'gradeSum',
-        'csDelta',
-        'messages',
-        'tokensInput',
-        'tokensOutput',
-        'tokensReasoning',
-        'tokensCacheRead',
-        'tokensCacheWrite',
-        'cost',
-        'userGradedCommits',
-        'userGradeSum',
-        'selfGradedCommits',
-        'selfGradeSum',
-        'reportedGradedCommits',
-        'reportedGradeSum',
-        'turns',
-        'undoneTurns',
-        'testRuns',
-        'testPasses',
-        'testRecoveries',
-        'revertedCommits',
-        'followUpFixCommits',
-        'trackerFileEdits',
-        'turnsBugFix',
-        'turnsFeature',
-        'turnsRefactor',
-        'turnsTests',
-        'turnsDocs',
-        'turnsConfig',
-        'turnsOther',
-      ),
+      fieldOrder<UsageRecord>()(...USAGE_SESSION_FIELDS, ...COUNTER_FIELDS),
       { sessionId: 0, agent: 1, model: 2 },
       ['firstAt', 'lastAt'],
       { oneLayout: true },
@@ -172,7 +174,7 @@ const FORMS: ReadonlyMap<string, StoredForm> = new Map<TableName, StoredForm>([
 
 /** Whether `table` stores its values in a form of its own (so reads and writes go through this module). */
 export function hasStoredForm(table: TableName | string): boolean {
-  return FORMS.has(table);
+  return table === EVENTS || FORMS.has(table);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -186,6 +188,7 @@ function heldByKey(value: unknown, key: readonly unknown[], part: number): boole
 
 /** The value to store under `key` (a new array or object: the caller's object is untouched). */
 export function storedValue(table: TableName | string, key: unknown, value: unknown): unknown {
+  if (table === EVENTS) return storedTotals(value);
   const form = FORMS.get(table);
   if (!form || !Array.isArray(key) || !isRecord(value)) return value;
   const stored: unknown[] = [];
@@ -222,6 +225,7 @@ function mapForm(form: StoredForm, key: readonly unknown[], value: Record<string
 
 /** The whole record as written: an array read into its fields, fields stored as null read from `key`. */
 export function restoredValue(table: TableName | string, key: unknown, value: unknown): unknown {
+  if (table === EVENTS) return restoredTotals(value);
   const form = FORMS.get(table);
   if (!form || !Array.isArray(key)) return value;
   let record: Record<string, unknown>;
@@ -246,4 +250,42 @@ export function restoredValue(table: TableName | string, key: unknown, value: un
     if (record[field] === null && typeof key[part] === 'string') record[field] = key[part];
   }
   return record;
+}
+
+const EVENTS: TableName = 'events';
+const COUNTER_POSITION: ReadonlyMap<string, number> = new Map(COUNTER_FIELDS.map((name, at) => [name, at]));
+
+/**
+ * A host event's totals (the `events` table): `[mask, ...values]`, where bit `i` of the mask (2^i, not a
+ * 32-bit operation: there are more than 32 counters) says that the counter at position `i` of
+ * COUNTER_FIELDS is there, and the values follow in that order. A message's seven counters take
+ * 3 bytes of mask instead of the msgpack record definition that named them in every entry (about
+ * 100 bytes); the table holds one entry per message, tool call and command, the most of any table.
+ * Totals with a name that is no counter, or a value that is no number, keep the map form.
+ */
+function storedTotals(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  let mask = 0;
+  for (const name of Object.keys(value)) {
+    const at = COUNTER_POSITION.get(name);
+    if (at === undefined || typeof value[name] !== 'number') return value;
+    mask += 2 ** at;
+  }
+  const stored: unknown[] = [mask];
+  for (const name of COUNTER_FIELDS) {
+    if (value[name] !== undefined) stored.push(value[name]);
+  }
+  return stored;
+}
+
+/** Totals as written: the array read back into counters (bits past the known counters, a newer tracker's, are not read); a map as it is. */
+function restoredTotals(value: unknown): unknown {
+  if (!Array.isArray(value) || typeof value[0] !== 'number') return value;
+  const mask = value[0];
+  const totals: Record<string, unknown> = {};
+  let next = 1;
+  for (let at = 0; at < COUNTER_FIELDS.length && 2 ** at <= mask; at++) {
+    if (Math.floor(mask / 2 ** at) % 2 === 1) totals[COUNTER_FIELDS[at] as string] = value[next++];
+  }
+  return totals;
 }
