@@ -114,6 +114,10 @@ const COUNTER_FIELDS = [
   'turnsOther',
 ] as const satisfies readonly CounterName[];
 
+/** The table of host events' totals, and each counter's bit in their mask. */
+const EVENTS: TableName = 'events';
+const COUNTER_POSITION: ReadonlyMap<string, number> = new Map(COUNTER_FIELDS.map((name, at) => [name, at]));
+
 /**
  * Per table, its values' fields in stored order (the types' declaration order; for usage records,
  * what the session is, then the counters), the fields its key repeats and the fields that hold a
@@ -251,9 +255,6 @@ export function restoredValue(table: TableName | string, key: unknown, value: un
   }
   return record;
 }
-
-const EVENTS: TableName = 'events';
-const COUNTER_POSITION: ReadonlyMap<string, number> = new Map(COUNTER_FIELDS.map((name, at) => [name, at]));
 
 /**
  * A host event's totals (the `events` table): `[mask, ...values]`, where bit `i` of the mask (2^i, not a
