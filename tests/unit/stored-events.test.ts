@@ -95,15 +95,22 @@ describe("how a host event's totals are stored", () => {
     expect(rawEvents(file)).toEqual(expected);
   });
 
-  it('keeps the map form for a name that is no counter (a newer tracker may add one), and reads it whole', () => {
+  it('keeps the map form for a name that is no counter (a newer tracker may add one) or a counter without a number, and reads them whole', () => {
     const dir = tempDir();
     const file = path.join(dir, 'db.lmdb');
     const store = Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
-    const value = { toolCalls: 1, laterCounter: 4 };
-    store.write((tables) => tables.events.putSync(['ses_1', 'call_9'], value as never));
-    expect(store.tables.events.get(['ses_1', 'call_9'])).toEqual(value);
+    const values: Record<string, unknown> = {
+      later: { toolCalls: 1, laterCounter: 4 },
+      unset: { toolCalls: undefined, commits: 2 },
+      text: { toolCalls: 1, commits: '2' },
+    };
+    store.write((tables) => {
+      for (const [id, value] of Object.entries(values)) tables.events.putSync(['ses_1', id], value as never);
+    });
+    for (const [id, value] of Object.entries(values)) expect(store.tables.events.get(['ses_1', id])).toStrictEqual(value);
     store.close();
-    expect(rawEvents(file).get('ses_1 call_9')).toEqual(value);
+    const raw = rawEvents(file);
+    for (const [id, value] of Object.entries(values)) expect(raw.get(`ses_1 ${id}`)).toStrictEqual(value);
   });
 
   it("reads the counters it knows of an array a newer tracker wrote with a counter past them", () => {

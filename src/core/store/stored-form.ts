@@ -262,7 +262,8 @@ export function restoredValue(table: TableName | string, key: unknown, value: un
  * COUNTER_FIELDS is there, and the values follow in that order. A message's seven counters take
  * 3 bytes of mask instead of the msgpack record definition that named them in every entry (about
  * 100 bytes); the table holds one entry per message, tool call and command, the most of any table.
- * Totals with a name that is no counter, or a value that is no number, keep the map form.
+ * Totals with a name that is no counter, or a value that is no number (undefined included: the
+ * array would have no place for it), keep the map form.
  */
 function storedTotals(value: unknown): unknown {
   if (!isRecord(value)) return value;
@@ -281,11 +282,11 @@ function storedTotals(value: unknown): unknown {
 
 /** Totals as written: the array read back into counters (bits past the known counters, a newer tracker's, are not read); a map as it is. */
 function restoredTotals(value: unknown): unknown {
-  if (!Array.isArray(value) || typeof value[0] !== 'number') return value;
-  const mask = value[0];
+  if (!Array.isArray(value)) return value;
+  const mask = value[0] as number;
   const totals: Record<string, unknown> = {};
   let next = 1;
-  for (let at = 0; at < COUNTER_FIELDS.length && 2 ** at <= mask; at++) {
+  for (let at = 0; at < COUNTER_FIELDS.length; at++) {
     if (Math.floor(mask / 2 ** at) % 2 === 1) totals[COUNTER_FIELDS[at] as string] = value[next++];
   }
   return totals;
