@@ -6,7 +6,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import sqlJs from 'sql.js';
 import { describe, expect, it } from '@jest/globals';
 import type { HostSession } from '../../src/core/backfill/history.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
@@ -77,7 +79,55 @@ console.log(JSON.stringify({ description: source.description, sessions }));`,
   return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as { description: string; sessions: HostSession[] };
 }
 
+/** `image` with one more part row for `messageId` whose data is `data` as it is (sql.js, as the fixtures are written). */
+async function withPartRow(image: Uint8Array, sessionId: string, messageId: string, data: string): Promise<Uint8Array> {
+  const wasm = createRequire(import.meta.url).resolve('sql.js/dist/sql-wasm.wasm');
+  type Db = { run(sql: string, params: unknown[]): void; export(): Uint8Array; close(): void };
+  const SQL = await (sqlJs as unknown as (config: { locateFile: () => string }) => Promise<{ Database: new (data: Uint8Array) => Db }>)({ locateFile: () => wasm });
+  const db = new SQL.Database(image);
+  db.run('INSERT INTO part VALUES (?,?,?,?,?,?)', ['prt_broken', messageId, sessionId, T0, T0, data]);
+  const changed = db.export();
+  db.close();
+  return changed;
+}
+
 describe.each(ENGINES)('reading OpenCode history with %s', (engine) => {
+  it("reads the same tool calls as sql.js from large outputs, a commit's summary and a part written half, keeping an output only where a commit is read from it", async () => {
+    const dataDir = tempDir();
+    const project = tempDir();
+    const log = 'PASS src/a.test.ts\n'.repeat(3000);
+    const heavy: FixtureSession = {
+      id: 'ses_9',
+      directory: project,
+      created: T0,
+      updated: T0 + 500,
+      messages: [
+        {
+          id: 'ses_9_a', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', cost: 0.1,
+          tokens: { input: 5, output: 1, reasoning: 0, cache: { read: 0, write: 0 } }, created: T0 + 100,
+          tools: [
+            { callId: 'ses_9_c1', tool: 'bash', status: 'completed', command: 'npm test', output: log, exit: 1 },
+            { callId: 'ses_9_c2', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "fix"', output: `${log}[main 1234abc] fix\n 1 file changed`, exit: 0 },
+            { callId: 'ses_9_c3', tool: 'read', status: 'completed', output: log },
+          ],
+        },
+      ],
+    };
+    const image = await sqliteHistoryImage([heavy]);
+    fs.writeFileSync(path.join(dataDir, 'opencode.db'), await withPartRow(image, 'ses_9', 'ses_9_a', '{"type":"tool","tool":"bash","callID":"x","state":{"status":"comp'));
+    const here = await readHere(dataDir);
+    const native = readNatively(engine, dataDir);
+    expect(native.sessions).toEqual(here.sessions);
+    const calls = native.sessions[0]?.messages[0]?.tools ?? [];
+    expect(calls.map((call) => [call.providerCallId, call.exit, call.output === undefined])).toEqual([
+      ['ses_9_c1', 1, true],
+      ['ses_9_c2', 0, false],
+      ['ses_9_c3', undefined, true],
+    ]);
+    expect(calls[1]?.output).toContain('[main 1234abc] fix');
+  }, 120_000);
+
+
   it('reads the same sessions as sql.js, committed WAL frames included and a half-written transaction left out', async () => {
     const dataDir = tempDir();
     const project = tempDir();

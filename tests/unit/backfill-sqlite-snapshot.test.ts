@@ -35,7 +35,7 @@ function session(index: number, messages = 2, output = 'ok'): FixtureSession {
       tokens: { input: 10, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
       cost: 0.5,
       created: T0 + index * 1000 + m,
-      tools: [{ callId: `c${m}`, tool: 'bash', status: 'completed' as const, command: 'ls', output, exit: 0 }],
+      tools: [{ callId: `c${m}`, tool: 'bash', status: 'completed' as const, command: 'git commit -qam wip', output, exit: 0 }],
     })),
   };
 }
@@ -110,7 +110,7 @@ describe("a snapshot of OpenCode's database in WAL mode", () => {
     // Enough sessions to be read in one ordered pass per table.
     const before = Array.from({ length: 60 }, (_, i) => session(i));
     fs.writeFileSync(database, asWalMode(await sqliteHistoryImage(before)));
-    // What the checkpoint writes: the last session has grown by a message with a long output.
+    // What the checkpoint writes: the last session has grown by a message with a long output (a commit's: one the replay keeps).
     const after = [...before.slice(0, 59), session(59, 3, 'x'.repeat(20_000))];
     const checkpointed = asWalMode(await sqliteHistoryImage(after));
     const source = await openHistory(dataDir);

@@ -15,6 +15,7 @@ export interface HostToolCall {
   status: string;
   /** The bash command, when the tool ran one. */
   command?: string;
+  /** What a bash call printed, kept only where the replay reads it: a command that says `commit`. */
   output?: string;
   /** Exit code of a bash call, when the host kept it. */
   exit?: number;

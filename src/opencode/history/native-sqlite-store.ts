@@ -11,21 +11,9 @@ import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableS
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
 import type { NativeDatabase, NativeEngine } from './native-engine.js';
-import { num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
+import { num, parseJson, parseMessage, sessionFolder, str, TOOL_PART_COLUMNS, TOOL_PART_FILTER, toolPartOfColumns } from './parse.js';
 import { REQUIRED_COLUMNS } from './sqlite-store.js';
 import { V2_REQUIRED_COLUMNS } from './v2-store.js';
-
-/** Parts that can be tool calls: only those leave SQLite (as in sqlite-store.ts). */
-const TOOL_PART = `instr(data, '"tool"') > 0`;
-
-function parseJson(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 export class NativeSqliteHistorySource implements HistorySource {
   readonly description: string;
@@ -74,7 +62,7 @@ export class NativeSqliteHistorySource implements HistorySource {
       .query('SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id')
       .iterate(...bounds(query));
     const messagesOf = this.db.query('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
-    const partsOf = this.db.query(`SELECT message_id, data, id FROM part WHERE session_id = ? AND ${TOOL_PART}`);
+    const partsOf = this.db.query(`SELECT ${TOOL_PART_COLUMNS} FROM part WHERE session_id = ? AND ${TOOL_PART_FILTER}`);
     for (const head of heads) {
       const id = str(head.id);
       const directory = str(head.directory);
@@ -91,7 +79,7 @@ export class NativeSqliteHistorySource implements HistorySource {
         byId.set(message.id, message);
       }
       for (const row of partsOf.iterate(id)) {
-        const call = parseToolPart(parseJson(row.data), str(row.id));
+        const call = toolPartOfColumns(row.fields, row.outputs, str(row.id));
         if (call) byId.get(String(row.message_id))?.tools.push(call);
       }
       const parentId = str(head.parent_id);

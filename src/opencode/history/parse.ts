@@ -23,6 +23,16 @@ function dict(value: unknown): Dict {
   return isDict(value) ? value : {};
 }
 
+/** A `data` column's JSON; undefined for text that is none (a row written half), or no text. */
+export function parseJson(text: unknown): unknown {
+  if (typeof text !== 'string') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A message record (`data` plus the row's id and creation time); undefined when it is not one. */
 export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): (HostMessage & { root?: string }) | undefined {
   if (!isDict(data)) return undefined;
@@ -57,6 +67,14 @@ export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): 
 }
 
 /**
+ * Whether a call's output is kept: the replay reads one only for the commits a `git commit` printed
+ * (bash-facts.ts), and outputs are most of a store's bytes (see TOOL_PART_COLUMNS).
+ */
+export function keepsOutput(command: string | undefined): boolean {
+  return command?.includes('commit') ?? false;
+}
+
+/**
  * A tool part; undefined for every other kind of part (text, step-start, step-finish, patch, ...).
  * Its id is OpenCode's own part id (the row's `id`, else the record's), never the provider's call id,
  * which some providers restart in every response; the provider's is kept to find what older versions
@@ -69,7 +87,7 @@ export function parseToolPart(data: unknown, partId?: string): HostToolCall | un
   const metadata = dict(state.metadata);
   const time = dict(state.time);
   const command = str(input.command);
-  const output = str(state.output) ?? str(metadata.output);
+  const output = keepsOutput(command) ? (str(state.output) ?? str(metadata.output)) : undefined;
   const exit = num(metadata.exit);
   const endedAt = num(time.end) ?? num(time.start);
   const providerCallId = str(data.callID);
@@ -83,6 +101,39 @@ export function parseToolPart(data: unknown, partId?: string): HostToolCall | un
     ...(exit !== undefined ? { exit } : {}),
     ...(endedAt !== undefined ? { endedAt } : {}),
   };
+}
+
+/** What parseToolPart reads of a part, as JSON paths, in the order `toolPartOfColumns` takes them. */
+const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status', '$.state.input.command', '$.state.metadata.exit', '$.state.time.start', '$.state.time.end'];
+
+/**
+ * How the native readers (bun:sqlite, node:sqlite) take a session's tool parts:
+ * `SELECT ${TOOL_PART_COLUMNS} FROM part WHERE … AND ${TOOL_PART_FILTER}`, then `toolPartOfColumns`.
+ * - The filter leaves text, steps and patches (two parts in three) in SQLite; every reader uses it.
+ * - Of a tool part only what parseToolPart reads leaves SQLite (`fields`). A part's output (a file
+ *   read, a test run's log) and its metadata (an edit's whole file before and after) are most of a
+ *   store's bytes: it is taken (`outputs`) only when the command says `commit` (keepsOutput).
+ * - `json_valid` first: json_extract stops the whole query at text that is no JSON (a row written
+ *   half), where this reader skips the row. SQLite parses each `data` once for all of them (its JSON
+ *   cache, 3.45 on).
+ * - Not for sql.js: SQLite's JSON parser compiled to WebAssembly is slower than handing V8 the whole
+ *   text for `JSON.parse` (docs/PERFORMANCE.md, nineteenth pass), so sql.js reads `data` whole.
+ */
+export const TOOL_PART_COLUMNS =
+  `message_id, id, CASE WHEN json_valid(data) THEN json_extract(data, ${TOOL_PART_PATHS.map((path) => `'${path}'`).join(', ')}) END AS fields, ` +
+  `CASE WHEN json_valid(data) AND instr(json_extract(data, '$.state.input.command'), 'commit') > 0 THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
+export const TOOL_PART_FILTER = `instr(data, '"tool"') > 0`;
+
+/**
+ * A tool part from the two JSON columns of TOOL_PART_COLUMNS: the record parseToolPart reads, with
+ * only the fields it reads (so it decides as it does on the whole record).
+ */
+export function toolPartOfColumns(fields: unknown, outputs: unknown, partId?: string): HostToolCall | undefined {
+  const values = parseJson(fields);
+  if (!Array.isArray(values)) return undefined;
+  const [type, id, callID, tool, status, command, exit, start, end] = values as unknown[];
+  const [output, metadataOutput] = (parseJson(outputs) as unknown[] | undefined) ?? [];
+  return parseToolPart({ type, id, callID, tool, state: { status, input: { command }, output, metadata: { exit, output: metadataOutput }, time: { start, end } } }, partId);
 }
 
 /** The folder a session worked in: its assistant messages' project root, else the session's directory. */

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { HistoryQuery, HistorySource, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
+import { num, parseJson, parseMessage, parseToolPart, sessionFolder, str, TOOL_PART_FILTER } from './parse.js';
 import type { HostMessage } from '../../core/backfill/history.js';
 import { PagedSnapshot } from './paged-file.js';
 import type { SqlJsFileData } from './paged-file.js';
@@ -75,23 +75,8 @@ function* tuples(db: SqlDatabase, sql: string, params: unknown[] = []): Generato
   }
 }
 
-/**
- * Parts that can be tool calls: only those are read into JS (text, steps, patches are two in three
- * parts and most of the bytes); parseToolPart decides on the parsed record.
- */
-const TOOL_PART = `instr(data, '"tool"') > 0`;
-
 /** Above this many sessions, messages and parts are read in one ordered pass each instead of per session. */
 const STREAM_ABOVE_SESSIONS = 50;
-
-function parseJson(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 /** What the database holds, table by table, when it is not the layout this version reads; undefined when it is. */
 export function layoutProblem(db: SqlDatabase): string | undefined {
@@ -189,7 +174,7 @@ interface Passes {
 function openPasses(db: SqlDatabase, first: string): Passes {
   return {
     messages: tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id >= ? ORDER BY session_id, time_created, id', [first]),
-    parts: tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id >= ? AND ${TOOL_PART} ORDER BY session_id`, [first]),
+    parts: tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id >= ? AND ${TOOL_PART_FILTER} ORDER BY session_id`, [first]),
     pending: {},
   };
 }
@@ -313,7 +298,7 @@ export class SqliteHistorySource implements HistorySource {
   private readSession(id: string, head: Row, directory: string, passes: Passes | undefined): HostSession {
     const db = this.open.db;
     const messageRows = passes ? takeWhile(passes.messages, passes.pending, 'message', id) : tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]);
-    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id = ? AND ${TOOL_PART}`, [id]);
+    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id = ? AND ${TOOL_PART_FILTER}`, [id]);
     const messages: (HostMessage & { root?: string })[] = [];
     const byId = new Map<string, HostMessage>();
     for (const [, messageId, createdAt, data] of messageRows) {

@@ -7,7 +7,7 @@
  */
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
 import { toolCallKey } from '../../adapters/opencode-v2/events.js';
-import { isDict, num, str } from './parse.js';
+import { isDict, keepsOutput, num, str } from './parse.js';
 
 /** A tool call's text: its content parts' text (a failed call may have none). */
 function contentText(content: unknown): string | undefined {
@@ -26,7 +26,7 @@ export function parseV2Tool(messageId: string, entry: unknown): HostToolCall | u
   const time = isDict(entry.time) ? entry.time : {};
   const callId = str(entry.id);
   const command = str(input.command);
-  const output = contentText(state.content) ?? str(metadata.output);
+  const output = keepsOutput(command) ? (contentText(state.content) ?? str(metadata.output)) : undefined;
   const exit = num(metadata.exit);
   const endedAt = num(time.completed) ?? num(time.ran) ?? num(time.created);
   return {

@@ -7,7 +7,7 @@
  */
 import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { num, str } from './parse.js';
+import { num, parseJson, str } from './parse.js';
 import { loadSqlJs } from './sqlite-store.js';
 import type { SqlJs } from './sqlite-store.js';
 import { parseV2Message } from './v2-parse.js';
@@ -73,15 +73,6 @@ export async function openSnapshotDatabase(databasePath: string, engine?: SqlJs)
   const db = new SQL.Database(readSnapshot(databasePath)) as unknown as SnapshotDatabase;
   db.exec('PRAGMA query_only = 1');
   return db;
-}
-
-function parseJson(text: unknown): unknown {
-  if (typeof text !== 'string') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 const SESSION_FILTER = 'time_updated > ? AND time_created >= ? AND time_created < ?';
