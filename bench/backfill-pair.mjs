@@ -13,6 +13,9 @@
  *
  *   node bench/backfill-pair.mjs SESSIONS ROUNDS ROOT_A ROOT_B ...   (each ROOT holds a built dist/)
  *
+ * BENCH_OUTPUT_BYTES gives the calls that make no commit outputs of that size (opencode-store-gen.mjs), as
+ * real stores have: the bench's default is 40 bytes.
+ *
  * A ROOT written `ROOT@NODE` runs that build's CLI under the node binary at NODE (e.g. the one
  * `node scripts/newer-node.mjs` prints) instead of the Node running this script, so one run can pair
  * builds across Node versions too.
@@ -24,6 +27,7 @@ import { clearInterval, setInterval } from 'node:timers';
 import { buildOpenCodeStore, median, removeDir, tempDir } from './support.mjs';
 
 const TIME_BIN = '/usr/bin/time';
+const OUTPUT_BYTES = process.env.BENCH_OUTPUT_BYTES ? Number(process.env.BENCH_OUTPUT_BYTES) : undefined;
 const SAMPLE_EVERY_MS = 50;
 const CHILD_TIMEOUT_MS = 600_000;
 
@@ -76,7 +80,7 @@ if (!fs.existsSync(TIME_BIN) || !fs.existsSync('/proc/self/status')) {
 }
 const work = tempDir('backfill-pair');
 try {
-  const { env } = buildOpenCodeStore(work, sessions, CHILD_TIMEOUT_MS);
+  const { env } = buildOpenCodeStore(work, sessions, CHILD_TIMEOUT_MS, OUTPUT_BYTES);
   const builds = roots.map((root) => {
     const [folder, node = process.execPath] = root.split('@');
     return { root, node, cli: path.join(path.resolve(folder), 'dist', 'cli', 'main.js'), runs: [] };

@@ -12,6 +12,9 @@
  * Prints one JSON line per run, then the medians. Not a benchmark of the runner (not `*.bench.mjs`).
  *
  *   node bench/native-pair.mjs SESSIONS ROUNDS [BASE_ROOT]
+ *
+ * BENCH_OUTPUT_BYTES gives the calls that make no commit outputs of that size (opencode-store-gen.mjs), as
+ * real stores have: the bench's default is 40 bytes.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +23,7 @@ import { newerNode } from '../scripts/newer-node.mjs';
 import { buildOpenCodeStore, median, removeDir, ROOT, tempDir } from './support.mjs';
 
 const TIME_BIN = '/usr/bin/time';
+const OUTPUT_BYTES = process.env.BENCH_OUTPUT_BYTES ? Number(process.env.BENCH_OUTPUT_BYTES) : undefined;
 const CHILD_TIMEOUT_MS = 600_000;
 const [sessionsArg, roundsArg, baseRoot] = process.argv.slice(2);
 const SESSIONS = Number(sessionsArg) || 1000;
@@ -39,7 +43,7 @@ const node24 = newerNode();
 const version24 = spawnSync(node24, ['--version'], { encoding: 'utf8' }).stdout.trim();
 const root = tempDir('native-pair');
 try {
-  const { env, database } = buildOpenCodeStore(root, SESSIONS, CHILD_TIMEOUT_MS);
+  const { env, database } = buildOpenCodeStore(root, SESSIONS, CHILD_TIMEOUT_MS, OUTPUT_BYTES);
   const read = (node, reader) => () => {
     const run = timed(node, [path.join(ROOT, 'bench', 'history-read.mjs'), reader, database], env);
     if (JSON.parse(run.stdout).sessions !== SESSIONS) throw new Error(`${reader} read ${run.stdout}`);

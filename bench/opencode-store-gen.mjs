@@ -3,12 +3,18 @@
  * sessions. Runs under the Bun inside the `opencode` binary (`BUN_BE_BUN=1 opencode this.mjs DB N`),
  * so rows go in through `bun:sqlite` in OpenCode's own WAL mode, as OpenCode writes them.
  * Each session: 40 assistant messages x 3 parts (step-start, one bash tool call, step-finish).
+ * OUTPUT_BYTES (optional, default 40) sizes the output of the calls that make no commit, kept twice as
+ * bash keeps it (`state.output` and `metadata.output`): real outputs (file reads, test logs) are
+ * kilobytes and most of a real store's bytes (docs/PERFORMANCE.md, nineteenth pass).
+ *   BUN_BE_BUN=1 opencode bench/opencode-store-gen.mjs DB SESSIONS [OUTPUT_BYTES]
  * Not a benchmark itself (the runner only picks up `*.bench.mjs`).
  */
 import { Database } from 'bun:sqlite';
 
-const [databasePath, sessionsArg] = process.argv.slice(2);
+const [databasePath, sessionsArg, outputBytesArg] = process.argv.slice(2);
 const SESSIONS = Number(sessionsArg);
+const LOG_LINE = 'src/components/widget.tsx:42:  const value = compute(input, options);\n';
+const plainOutput = outputBytesArg === undefined ? 'total 0\n'.repeat(5) : LOG_LINE.repeat(Math.ceil(Number(outputBytesArg) / LOG_LINE.length)).slice(0, Number(outputBytesArg));
 const MESSAGES_PER_SESSION = 40;
 const PROJECTS = 20;
 const T0 = Date.UTC(2025, 0, 1);
@@ -39,7 +45,7 @@ const writeSession = db.transaction((s) => {
     };
     insertMessage.run(messageId, id, at, at + 4000, JSON.stringify(data));
     const command = m % 10 === 9 ? `git add -A && git commit -m "change ${m}"` : `ls -la src/${m}`;
-    const output = m % 10 === 9 ? `[main ${(s * 100 + m).toString(16).padStart(7, '0')}] change ${m}\n 1 file changed` : 'total 0\n'.repeat(5);
+    const output = m % 10 === 9 ? `[main ${(s * 100 + m).toString(16).padStart(7, '0')}] change ${m}\n 1 file changed` : plainOutput;
     const parts = [
       { type: 'step-start', snapshot: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' },
       { type: 'tool', tool: 'bash', callID: `call_${s}_${m}`, state: { status: 'completed', input: { command, description: 'run' }, output, metadata: { output, exit: m % 7 === 6 ? 1 : 0, truncated: false }, title: command, time: { start: at + 100, end: at + 900 } } },

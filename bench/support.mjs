@@ -63,15 +63,16 @@ export function sandboxEnv(root) {
 
 /**
  * OpenCode's data folder in a sandbox under `root`, holding `sessions` generated sessions in the tables
- * the real `opencode` binary made (bench/opencode-store-gen.mjs, run under the Bun inside that binary).
+ * the real `opencode` binary made (bench/opencode-store-gen.mjs, run under the Bun inside that binary);
+ * `outputBytes` sizes the outputs of the calls that make no commit (default: 40 bytes).
  */
-export function buildOpenCodeStore(root, sessions, timeoutMs) {
+export function buildOpenCodeStore(root, sessions, timeoutMs, outputBytes) {
   const opencode = path.join(ROOT, 'node_modules', '.bin', 'opencode');
   const env = sandboxEnv(root);
   // Any command that opens OpenCode's database makes it, with its migrations run.
   execFileSync(opencode, ['session', 'list'], { env, cwd: root, stdio: 'ignore', timeout: timeoutMs });
   const database = path.join(env.XDG_DATA_HOME, 'opencode', 'opencode.db');
   if (!fs.existsSync(database)) throw new Error(`opencode did not make ${database}`);
-  execFileSync(opencode, [path.join(ROOT, 'bench', 'opencode-store-gen.mjs'), database, String(sessions)], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: timeoutMs });
+  execFileSync(opencode, [path.join(ROOT, 'bench', 'opencode-store-gen.mjs'), database, String(sessions), ...(outputBytes === undefined ? [] : [String(outputBytes)])], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: timeoutMs });
   return { env, database };
 }
