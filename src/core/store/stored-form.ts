@@ -71,7 +71,7 @@ const USAGE_SESSION_FIELDS = ['sessionId', 'agent', 'model', 'project', 'firstAt
 
 /**
  * Every counter, in stored order: a usage record's positions from 8 on, and the bits of a host event's
- * totals (EVENT_TOTALS below). Spelled out, not taken from the counter list in contract/counters.ts: a
+ * totals (`storedTotals` below). Spelled out, not taken from the counter list in contract/counters.ts: a
  * position is for good, and a counter added in the middle of that list must not move the ones after it.
  */
 const COUNTER_FIELDS = [

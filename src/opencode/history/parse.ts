@@ -66,12 +66,15 @@ export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): 
   };
 }
 
+/** The word a command that keeps its output says (`git commit`); TOOL_PART_COLUMNS asks SQLite the same. */
+const OUTPUT_KEPT_FOR = 'commit';
+
 /**
  * Whether a call's output is kept: the replay reads one only for the commits a `git commit` printed
  * (bash-facts.ts), and outputs are most of a store's bytes (see TOOL_PART_COLUMNS).
  */
 export function keepsOutput(command: string | undefined): boolean {
-  return command?.includes('commit') ?? false;
+  return command?.includes(OUTPUT_KEPT_FOR) ?? false;
 }
 
 /**
@@ -121,7 +124,7 @@ const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status
  */
 export const TOOL_PART_COLUMNS =
   `message_id, id, CASE WHEN json_valid(data) THEN json_extract(data, ${TOOL_PART_PATHS.map((path) => `'${path}'`).join(', ')}) END AS fields, ` +
-  `CASE WHEN json_valid(data) AND instr(json_extract(data, '$.state.input.command'), 'commit') > 0 THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
+  `CASE WHEN json_valid(data) AND instr(json_extract(data, '$.state.input.command'), '${OUTPUT_KEPT_FOR}') > 0 THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
 export const TOOL_PART_FILTER = `instr(data, '"tool"') > 0`;
 
 /**
