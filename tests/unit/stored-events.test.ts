@@ -66,7 +66,7 @@ describe("how a host event's totals are stored", () => {
     // messages 9, tokensInput 10, tokensOutput 11, tokensReasoning 12, tokensCacheRead 13, tokensCacheWrite 14, cost 15
     const messageMask = 2 ** 9 + 2 ** 10 + 2 ** 11 + 2 ** 12 + 2 ** 13 + 2 ** 14 + 2 ** 15;
     expect(raw).toContainEqual([messageMask, 1, 1200, 340, 0, 9000, 55, 0.0125]);
-    // A failed call: toolCalls 0 and toolFailures 1.
+    // A failed call: toolCalls (bit 0) and toolFailures (bit 1), one each.
     expect(raw).toContainEqual([2 ** 0 + 2 ** 1, 1, 1]);
     expect(raw).toHaveLength(2);
     t.dispose();
