@@ -1,6 +1,6 @@
 /** The pure parts of replayable recording and backfill, table by table. */
 import { describe, expect, it } from '@jest/globals';
-import { bashGitFacts } from '../../src/core/backfill/bash-facts.js';
+import { bashGitFacts, outputCanShowCommits } from '../../src/core/backfill/bash-facts.js';
 import { iso } from '../../src/core/backfill/replay-session.js';
 import { replayDelta } from '../../src/core/store/replay.js';
 
@@ -19,6 +19,13 @@ describe('what a finished bash call did to git', () => {
     ['legit commit', 0, '', { commits: 0, printed: [], pushed: false }],
   ])('%s (exit %s)', (command, exit, output, expected) => {
     expect(bashGitFacts(command, exit, output)).toEqual(expected);
+    // A history reader keeps the output only where it can show a commit: without the rest, the same facts.
+    expect(bashGitFacts(command, exit, outputCanShowCommits(command) ? output : '')).toEqual(expected);
+  });
+
+  it('keeps the output of a command that says commit, and of no other', () => {
+    expect(['git commit -m x', 'git -C repo commit -am fix', 'legit commit'].map(outputCanShowCommits)).toEqual([true, true, true]);
+    expect(['npm test', 'git log --oneline', 'git push', '', undefined].map(outputCanShowCommits)).toEqual([false, false, false, false, false]);
   });
 });
 

@@ -9,6 +9,17 @@ const COMMIT_SUMMARY = /^\[[^\]\s]+(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$/gm;
 /** `git commit` as a command (options may come between git and the subcommand). */
 const GIT_COMMIT = /(^|[\s;&|(`$])git(\s+-[^\s;&|]+(\s+[^-\s;&|][^\s;&|]*)?)*\s+commit(\s|$)/g;
 
+/** The word every command GIT_COMMIT matches holds. */
+export const COMMIT_WORD = 'commit';
+
+/**
+ * Whether a call's output can tell bashGitFacts anything: only a command that says `commit` can run
+ * `git commit`. Readers of a host's history keep no other output (outputs are most of a store's bytes).
+ */
+export function outputCanShowCommits(command: string | undefined): boolean {
+  return command?.includes(COMMIT_WORD) ?? false;
+}
+
 export interface BashGitFacts {
   /** Commits the call made: the larger of the summaries printed and the `git commit` runs. */
   commits: number;

@@ -3,6 +3,7 @@
  * `data` columns and in the older `storage/` files) into the host-agnostic history shape. Narrows
  * every field: a record from a newer or broken OpenCode yields undefined, never a throw.
  */
+import { COMMIT_WORD, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
 
 type Dict = Record<string, unknown>;
@@ -66,17 +67,6 @@ export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): 
   };
 }
 
-/** The word a command that keeps its output says (`git commit`); TOOL_PART_COLUMNS asks SQLite the same. */
-const OUTPUT_KEPT_FOR = 'commit';
-
-/**
- * Whether a call's output is kept: the replay reads one only for the commits a `git commit` printed
- * (bash-facts.ts), and outputs are most of a store's bytes (see TOOL_PART_COLUMNS).
- */
-export function keepsOutput(command: string | undefined): boolean {
-  return command?.includes(OUTPUT_KEPT_FOR) ?? false;
-}
-
 /**
  * A tool part; undefined for every other kind of part (text, step-start, step-finish, patch, ...).
  * Its id is OpenCode's own part id (the row's `id`, else the record's), never the provider's call id,
@@ -90,7 +80,7 @@ export function parseToolPart(data: unknown, partId?: string): HostToolCall | un
   const metadata = dict(state.metadata);
   const time = dict(state.time);
   const command = str(input.command);
-  const output = keepsOutput(command) ? (str(state.output) ?? str(metadata.output)) : undefined;
+  const output = outputCanShowCommits(command) ? (str(state.output) ?? str(metadata.output)) : undefined;
   const exit = num(metadata.exit);
   const endedAt = num(time.end) ?? num(time.start);
   const providerCallId = str(data.callID);
@@ -115,7 +105,7 @@ const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status
  * - The filter leaves text, steps and patches (two parts in three) in SQLite; every reader uses it.
  * - Of a tool part only what parseToolPart reads leaves SQLite (`fields`). A part's output (a file
  *   read, a test run's log) and its metadata (an edit's whole file before and after) are most of a
- *   store's bytes: it is taken (`outputs`) only when the command says `commit` (keepsOutput).
+ *   store's bytes: it is taken (`outputs`) only when the command says `commit` (outputCanShowCommits).
  * - `json_valid` first: json_extract stops the whole query at text that is no JSON (a row written
  *   half), where this reader skips the row. SQLite parses each `data` once for all of them (its JSON
  *   cache, 3.45 on).
@@ -124,7 +114,7 @@ const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status
  */
 export const TOOL_PART_COLUMNS =
   `message_id, id, CASE WHEN json_valid(data) THEN json_extract(data, ${TOOL_PART_PATHS.map((path) => `'${path}'`).join(', ')}) END AS fields, ` +
-  `CASE WHEN json_valid(data) AND instr(json_extract(data, '$.state.input.command'), '${OUTPUT_KEPT_FOR}') > 0 THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
+  `CASE WHEN json_valid(data) AND instr(json_extract(data, '$.state.input.command'), '${COMMIT_WORD}') > 0 THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
 export const TOOL_PART_FILTER = `instr(data, '"tool"') > 0`;
 
 /**

@@ -5,9 +5,10 @@
  * need. Tool calls are keyed `messageID/callID`, as the version-2 adapter keys them live, so a session
  * recorded live and backfilled counts once.
  */
+import { outputCanShowCommits } from '../../core/backfill/bash-facts.js';
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
 import { toolCallKey } from '../../adapters/opencode-v2/events.js';
-import { isDict, keepsOutput, num, str } from './parse.js';
+import { isDict, num, str } from './parse.js';
 
 /** A tool call's text: its content parts' text (a failed call may have none). */
 function contentText(content: unknown): string | undefined {
@@ -26,7 +27,7 @@ export function parseV2Tool(messageId: string, entry: unknown): HostToolCall | u
   const time = isDict(entry.time) ? entry.time : {};
   const callId = str(entry.id);
   const command = str(input.command);
-  const output = keepsOutput(command) ? (contentText(state.content) ?? str(metadata.output)) : undefined;
+  const output = outputCanShowCommits(command) ? (contentText(state.content) ?? str(metadata.output)) : undefined;
   const exit = num(metadata.exit);
   const endedAt = num(time.completed) ?? num(time.ran) ?? num(time.created);
   return {
