@@ -5,7 +5,7 @@
  */
 import type { Hooks } from '@opencode-ai/plugin';
 import type { Logger } from '../core/logger.js';
-import { commitsSince, mentionsGit, readHead, runsGitPush } from '../core/projects/git.js';
+import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import type { StoreAccess } from '../core/store/access.js';
@@ -131,7 +131,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   /** Registers the project's profile after the first session starts, off the hook's path. */
   const profileProject = backgroundProfiler({ store: service.store, project: ctx.directory, logger });
   const refreshGitSignals = backgroundGitSignals(service, ctx.directory, logger);
-  /** HEAD noted before a bash call that mentions git, by call id, with the call's start (seconds). */
+  /** HEAD noted before a bash call that may move it (`mayMoveHead`), by call id, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
   /**
    * The host's own id (tool part id) of each running call, by session and provider call id: the hook
@@ -149,7 +149,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   };
 
 
-  /** The commits and push a bash call that mentioned git made, read from git after it ran. */
+  /** The commits and push made by a bash call that may move HEAD, read from git after it ran. */
   const recordGitEffects = async (input: ToolAfterInput, eventId: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
     const head = await readHead(ctx.directory);
     let commits: CommitRecord[] = [];
@@ -162,7 +162,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
   };
 
-  /** Notes HEAD before a bash call that mentions git, with the call's start (seconds). */
+  /** Notes HEAD before a bash call that may move it, with the call's start (seconds). */
   const noteHeadBefore = async (callId: string): Promise<void> => {
     const head = await readHead(ctx.directory);
     headBefore.set(callId, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
@@ -207,7 +207,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       if (ctx.ownTools.has(input.tool)) return undefined;
       checkToolCall(ctx, input.sessionID, input.tool, output.args);
       const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
-      return command && mentionsGit(command) ? noteHeadBefore(input.callID) : undefined;
+      return command && mayMoveHead(command) ? noteHeadBefore(input.callID) : undefined;
     }),
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { commitLogArgs, commitsSince, mentionsGit, parseCommitLog, readHead, runsGitPush } from '../../src/core/projects/git.js';
+import { commitLogArgs, commitsSince, mayMoveHead, parseCommitLog, readHead, runsGitPush } from '../../src/core/projects/git.js';
 import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 
 const RS = '\u001e';
@@ -26,11 +26,29 @@ describe('git output parsing', () => {
 
   it.each([
     ['git commit -m x', true],
-    ['cd src && git status', true],
+    ['cd src && git status', false],
+    ['git status --short', false],
+    ['git -C sub --no-pager log --oneline | head -5', false],
+    ['git --git-dir=.git diff HEAD~1 > out.txt; git show -1 2>&1', false],
+    ['echo $(git rev-parse HEAD)', false],
+    ['git fetch origin && git log origin/main', false],
+    ['git status && git commit -qm x', true],
+    ['git diff\ngit commit -am x', true],
+    ['git log -1 || git reset --hard', true],
+    ['git -c user.name=x commit -m y', true],
+    ['git -c alias.st=commit st', true],
+    ['git -C "my dir" status', true],
+    ['git $SUB', true],
+    ['git --no-pager', true],
+    ['git pull', true],
+    ['git push', true],
+    ['git stash', true],
+    ['xargs git cherry-pick < list', true],
     ['echo digit', false],
-    ['legit-tool run', false],
-  ])('knows whether %p runs git', (command, expected) => {
-    expect(mentionsGit(command)).toBe(expected);
+    ['legit-tool commit', false],
+    ['gitk commit', false],
+  ])('knows whether %p may move HEAD', (command, expected) => {
+    expect(mayMoveHead(command)).toBe(expected);
   });
 
   it.each([

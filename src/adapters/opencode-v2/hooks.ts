@@ -4,7 +4,7 @@
  * Every handler fails open (logged, never a failed tool call) except a deliberate refusal and the
  * output masking, which fails closed.
  */
-import { commitsSince, mentionsGit, readHead, runsGitPush } from '../../core/projects/git.js';
+import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../../core/projects/git.js';
 import type { CommitRecord } from '../../core/types.js';
 import { checkToolCall, EDITING_TOOLS, guarded } from '../../opencode/hooks.js';
 import type { HookContext } from '../../opencode/hooks.js';
@@ -31,7 +31,7 @@ function stringInput(input: unknown, name: string): string | undefined {
 
 export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   const { service, logger } = ctx;
-  /** HEAD noted before a bash call that mentions git, by call key, with the call's start (seconds). */
+  /** HEAD noted before a bash call that may move it (`mayMoveHead`), by call key, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
 
 
@@ -69,7 +69,7 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
       // The same checks as version 1's, failing closed.
       checkToolCall(ctx, input.sessionID, input.tool, input.input);
       const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
-      if (!command || !mentionsGit(command)) return undefined;
+      if (!command || !mayMoveHead(command)) return undefined;
       const key = toolCallKey(input.messageID, input.id);
       return readHead(ctx.directory).then((head) => {
         headBefore.set(key, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });

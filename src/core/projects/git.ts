@@ -97,9 +97,62 @@ export async function commitsSince(
   return made.reverse().map(({ committedAt: _committedAt, ...commit }) => ({ ...commit, ...content.get(commit.hash) }));
 }
 
-/** Whether a shell command runs git at all (then HEAD is noted before it runs). */
-export function mentionsGit(command: string): boolean {
-  return /(^|[\s;&|(`$])git(\s|$)/.test(command);
+/** Where a shell command starts git: the word `git` at the start, or after a space or a shell operator. */
+const GIT_WORD = /(?:^|[\s;&|(`$])git(?=\s|$)/g;
+
+/** git's options before the subcommand that take the next word as their value (`git -C dir status`). */
+const OPTIONS_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix']);
+
+/**
+ * git's subcommands that make no commit and never move HEAD (git lets no alias take a built-in's
+ * name). `fetch` moves remote branches only; `push` is left out: its push is recorded after it.
+ */
+const READ_ONLY_SUBCOMMANDS = new Set([
+  'blame',
+  'cat-file',
+  'describe',
+  'diff',
+  'fetch',
+  'grep',
+  'help',
+  'log',
+  'ls-files',
+  'ls-remote',
+  'ls-tree',
+  'rev-list',
+  'rev-parse',
+  'shortlog',
+  'show',
+  'status',
+  'version',
+]);
+
+/**
+ * The subcommand of the git whose arguments start `rest`, up to the next shell operator; undefined
+ * when none can be told for sure (no word, quoting, an expansion, a line continued).
+ */
+function subcommandOf(rest: string): string | undefined {
+  const words = (rest.split(/[\n;&|()`<>]/, 1)[0] ?? '').trim().split(/\s+/);
+  for (let i = 0; i < words.length; i += 1) {
+    const word = words[i] as string;
+    if (!/^[\w./:@,+=-]+$/.test(word)) return undefined;
+    if (!word.startsWith('-')) return word;
+    if (OPTIONS_WITH_VALUE.has(word)) i += 1;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a shell command may make a commit or move HEAD through git: it runs git with any
+ * subcommand but the read-only ones, or one that cannot be told. Only then is HEAD read before and
+ * after it; `git status`, `git diff` or `git log` run without a git of the plugin's around them.
+ */
+export function mayMoveHead(command: string): boolean {
+  for (const match of command.matchAll(GIT_WORD)) {
+    const subcommand = subcommandOf(command.slice(match.index + match[0].length));
+    if (subcommand === undefined || !READ_ONLY_SUBCOMMANDS.has(subcommand)) return true;
+  }
+  return false;
 }
 
 /** Whether a shell command runs `git push` (possibly with options before the subcommand). */
