@@ -126,13 +126,50 @@ function stringArg(args: unknown, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** HEAD before a bash call and what the call made, for either host's adapter. */
+export interface BashGitEffects {
+  /** Before a call: notes HEAD when the command may move it (`mayMoveHead`); the promise to wait for, if any. */
+  before(key: string, command: string | undefined): Promise<void> | undefined;
+  /** After it: records the commits made since HEAD was noted, and a push that exited 0. */
+  after(key: string, sessionId: string, command: string | undefined, ok: boolean, eventId: string): Promise<void> | undefined;
+}
+
+export function bashGitEffects(ctx: Pick<HookContext, 'service' | 'directory' | 'onCommits'>): BashGitEffects {
+  const { service } = ctx;
+  /** HEAD noted before each call that may move it, by the adapter's call key, with the call's start (seconds). */
+  const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
+  const record = async (sessionId: string, command: string, ok: boolean, eventId: string, before: { head: string | undefined; startedAt: number }): Promise<void> => {
+    const head = await readHead(ctx.directory);
+    let commits: CommitRecord[] = [];
+    if (head && head !== before.head) {
+      commits = service.recordCommits(sessionId, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId });
+    }
+    const pushed = ok && runsGitPush(command);
+    if (pushed) service.recordPush(sessionId, { eventId });
+    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(sessionId).agent, commits, pushed);
+  };
+  return {
+    before(key, command) {
+      if (!command || !mayMoveHead(command)) return undefined;
+      return readHead(ctx.directory).then((head) => {
+        headBefore.set(key, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
+      });
+    },
+    after(key, sessionId, command, ok, eventId) {
+      const before = headBefore.get(key);
+      if (!before) return undefined;
+      headBefore.delete(key);
+      return record(sessionId, command ?? '', ok, eventId, before);
+    },
+  };
+}
+
 export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   const { service, logger } = ctx;
   /** Registers the project's profile after the first session starts, off the hook's path. */
   const profileProject = backgroundProfiler({ store: service.store, project: ctx.directory, logger });
   const refreshGitSignals = backgroundGitSignals(service, ctx.directory, logger);
-  /** HEAD noted before a bash call that may move it (`mayMoveHead`), by call id, with the call's start (seconds). */
-  const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
+  const gitEffects = bashGitEffects(ctx);
   /**
    * The host's own id (tool part id) of each running call, by session and provider call id: the hook
    * carries only the provider's id, which some providers restart in every response. The part's
@@ -148,25 +185,6 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     return partId ?? callId;
   };
 
-
-  /** The commits and push made by a bash call that may move HEAD, read from git after it ran. */
-  const recordGitEffects = async (input: ToolAfterInput, eventId: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
-    const head = await readHead(ctx.directory);
-    let commits: CommitRecord[] = [];
-    if (head && head !== before.head) {
-      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId });
-    }
-    const command = stringArg(input.args, 'command') ?? '';
-    const pushed = ok && runsGitPush(command);
-    if (pushed) service.recordPush(input.sessionID, { eventId });
-    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
-  };
-
-  /** Notes HEAD before a bash call that may move it, with the call's start (seconds). */
-  const noteHeadBefore = async (callId: string): Promise<void> => {
-    const head = await readHead(ctx.directory);
-    headBefore.set(callId, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
-  };
 
   /** Records a finished tool call: success or failure, edited files, and the commits and push it made. */
   const trackToolCall = guarded(logger, 'tool.execute.after', (input: ToolAfterInput, output: ToolAfterOutput) => {
@@ -184,10 +202,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     if (file) service.noteFileEdited(input.sessionID, file);
     if (ctx.editsTrackerFiles?.(input.tool, input.args)) service.noteTrackerFileEdit(input.sessionID);
 
-    const before = headBefore.get(input.callID);
-    if (!before) return undefined;
-    headBefore.delete(input.callID);
-    return recordGitEffects(input, eventId, ok, before);
+    return gitEffects.after(input.callID, input.sessionID, command, ok, eventId);
   });
 
   return {
@@ -207,7 +222,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       if (ctx.ownTools.has(input.tool)) return undefined;
       checkToolCall(ctx, input.sessionID, input.tool, output.args);
       const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
-      return command && mayMoveHead(command) ? noteHeadBefore(input.callID) : undefined;
+      return gitEffects.before(input.callID, command);
     }),
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.

@@ -4,9 +4,7 @@
  * Every handler fails open (logged, never a failed tool call) except a deliberate refusal and the
  * output masking, which fails closed.
  */
-import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../../core/projects/git.js';
-import type { CommitRecord } from '../../core/types.js';
-import { checkToolCall, EDITING_TOOLS, guarded } from '../../opencode/hooks.js';
+import { bashGitEffects, checkToolCall, EDITING_TOOLS, guarded } from '../../opencode/hooks.js';
 import type { HookContext } from '../../opencode/hooks.js';
 import { exitCode, isDict, promptText, str, toolCallKey } from './events.js';
 import type { V2ModelRequest, V2Prompt, V2ToolAfter, V2ToolBefore } from './host-types.js';
@@ -31,20 +29,7 @@ function stringInput(input: unknown, name: string): string | undefined {
 
 export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   const { service, logger } = ctx;
-  /** HEAD noted before a bash call that may move it (`mayMoveHead`), by call key, with the call's start (seconds). */
-  const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
-
-
-  const recordGitEffects = async (input: V2ToolAfter, key: string, ok: boolean, before: { head: string | undefined; startedAt: number }): Promise<void> => {
-    const head = await readHead(ctx.directory);
-    let commits: CommitRecord[] = [];
-    if (head && head !== before.head) {
-      commits = service.recordCommits(input.sessionID, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId: key });
-    }
-    const pushed = ok && runsGitPush(stringInput(input.input, 'command') ?? '');
-    if (pushed) service.recordPush(input.sessionID, { eventId: key });
-    if (commits.length > 0 || pushed) ctx.onCommits?.(service.setupOf(input.sessionID).agent, commits, pushed);
-  };
+  const gitEffects = bashGitEffects(ctx);
 
   const trackToolCall = guarded(logger, 'execute.after', (input: V2ToolAfter) => {
     const key = toolCallKey(input.messageID, input.id);
@@ -57,10 +42,7 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
     const file = EDITING_TOOLS.has(input.tool) ? stringInput(input.input, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
     if (ctx.editsTrackerFiles?.(input.tool, input.input)) service.noteTrackerFileEdit(input.sessionID);
-    const before = headBefore.get(key);
-    if (!before) return undefined;
-    headBefore.delete(key);
-    return recordGitEffects(input, key, ok, before);
+    return gitEffects.after(key, input.sessionID, command, ok, key);
   });
 
   return {
@@ -69,11 +51,7 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
       // The same checks as version 1's, failing closed.
       checkToolCall(ctx, input.sessionID, input.tool, input.input);
       const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
-      if (!command || !mayMoveHead(command)) return undefined;
-      const key = toolCallKey(input.messageID, input.id);
-      return readHead(ctx.directory).then((head) => {
-        headBefore.set(key, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
-      });
+      return gitEffects.before(toolCallKey(input.messageID, input.id), command);
     }),
 
     // Masking first and outside the guard: it fails closed on its own, tracking fails open.
