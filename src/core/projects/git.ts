@@ -127,17 +127,21 @@ const READ_ONLY_SUBCOMMANDS = new Set([
   'version',
 ]);
 
+/** A word the shell passes on as it is written: no quoting, expansion or escape can change or split it. */
+const PLAIN_WORD = /^[\w./:@,+=-]+$/;
+
 /**
  * The subcommand of the git whose arguments start `rest`, up to the next shell operator; undefined
- * when none can be told for sure (no word, quoting, an expansion, a line continued).
+ * when none can be told for sure (no word, or a word before it that is not plain).
  */
 function subcommandOf(rest: string): string | undefined {
   const words = (rest.split(/[\n;&|()`<>]/, 1)[0] ?? '').trim().split(/\s+/);
-  for (let i = 0; i < words.length; i += 1) {
-    const word = words[i] as string;
-    if (!/^[\w./:@,+=-]+$/.test(word)) return undefined;
-    if (!word.startsWith('-')) return word;
-    if (OPTIONS_WITH_VALUE.has(word)) i += 1;
+  let valueNext = false;
+  for (const word of words) {
+    if (!PLAIN_WORD.test(word)) return undefined;
+    if (valueNext) valueNext = false;
+    else if (!word.startsWith('-')) return word;
+    else valueNext = OPTIONS_WITH_VALUE.has(word);
   }
   return undefined;
 }
@@ -149,8 +153,7 @@ function subcommandOf(rest: string): string | undefined {
  */
 export function mayMoveHead(command: string): boolean {
   for (const match of command.matchAll(GIT_WORD)) {
-    const subcommand = subcommandOf(command.slice(match.index + match[0].length));
-    if (subcommand === undefined || !READ_ONLY_SUBCOMMANDS.has(subcommand)) return true;
+    if (!READ_ONLY_SUBCOMMANDS.has(subcommandOf(command.slice(match.index + match[0].length)) ?? '')) return true;
   }
   return false;
 }
