@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
+import { open } from 'lmdb';
 import { resolveConfig } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/core/store/store.js';
@@ -63,6 +64,18 @@ describe('choosing the database', () => {
       expect(runCli(sandbox, [...args, '--json', '--db', file]).code).toBe(0);
     }
     expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('answers from a file lmdb made but nothing ever wrote (a plugin stopped before its first commit) as from an empty record', async () => {
+    const file = path.join(sandbox.root, 'never-written.lmdb');
+    await open({ path: file }).close();
+    for (const args of [['status'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser']]) {
+      const result = runCli(sandbox, [...args, '--json', '--db', file]);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
+    const report = runCli(sandbox, ['report', '--json', '--db', file]);
+    expect(report.code).toBe(0);
+    expect(JSON.parse(report.stdout)).toMatchObject({ rows: [], totals: { sessions: 0, commits: 0 } });
   });
 
   it.each([['status'], ['report'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser']])(

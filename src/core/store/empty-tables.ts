@@ -9,9 +9,12 @@ function refuseWrite(): never {
   throw new Error('the agent-tracker database is not open yet');
 }
 
-/** A table with nothing in it; a write is a programming error (writes go through the store's transaction). */
-function emptyTable<V, K extends Key>(): WritableTable<V, K> {
-  return {
+/**
+ * A table with nothing in it; a write is a programming error (writes go through the store's transaction).
+ * Its lmdb statistics say so too (`doctor`'s page count, the salvage's entry counts read them).
+ */
+export function emptyTable<V, K extends Key>(): WritableTable<V, K> {
+  const table = {
     get: () => undefined,
     doesExist: () => false,
     getRange: () => [],
@@ -19,7 +22,9 @@ function emptyTable<V, K extends Key>(): WritableTable<V, K> {
     getKeys: () => [],
     putSync: refuseWrite,
     removeSync: refuseWrite,
+    getStats: () => ({ entryCount: 0, treeBranchPageCount: 0, treeLeafPageCount: 0, overflowPages: 0 }),
   };
+  return table;
 }
 
 /** One empty table per named sub-database. */

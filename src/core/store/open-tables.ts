@@ -4,6 +4,7 @@
  */
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { compressionOf } from './compression.js';
+import { emptyTable } from './empty-tables.js';
 import type { TableName } from './mutations.js';
 import { hasStoredForm, restoredValue, storedValue } from './stored-form.js';
 import type { WritableTable, WritableTables } from './tables.js';
@@ -30,10 +31,15 @@ function storedFormTable<V, K extends Key>(db: Database<V, K>, name: TableName):
   return table;
 }
 
-/** Names the tables of an open root database. */
+/**
+ * Names the tables of an open root database. Opened read-only, a file has only the tables a write
+ * created: lmdb gives nothing for the others (a file the plugin made but was stopped before its
+ * first commit has none), and they read as empty.
+ */
 export function tablesOf(root: RootDatabase): WritableTables {
   const table = <V, K extends Key>(name: TableName): WritableTable<V, K> => {
-    const db = root.openDB<V, K>({ name, compression: compressionOf(name) });
+    const db = root.openDB<V, K>({ name, compression: compressionOf(name) }) as Database<V, K> | undefined;
+    if (!db) return emptyTable();
     return hasStoredForm(name) ? storedFormTable(db, name) : (db as unknown as WritableTable<V, K>);
   };
   return {
