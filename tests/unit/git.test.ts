@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { commitLogArgs, commitsSince, mayMoveHead, parseCommitLog, readHead, runsGitPush } from '../../src/core/projects/git.js';
+import { commitLogArgs, commitsSince, MAX_GITS_LOOKED_AT, mayMoveHead, parseCommitLog, readHead, runsGitPush, SUBCOMMAND_WINDOW } from '../../src/core/projects/git.js';
 import { git, makeRepo, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 
 const RS = '\u001e';
@@ -52,6 +52,22 @@ describe('git output parsing', () => {
     ['gitk commit', false],
   ])('knows whether %p may move HEAD', (command, expected) => {
     expect(mayMoveHead(command)).toBe(expected);
+  });
+
+  it('judges a command of any length in bounded time, reading HEAD once it stops looking', () => {
+    // Read-only gits up to the number looked at; one more and HEAD is read without looking.
+    expect(mayMoveHead('git status; '.repeat(MAX_GITS_LOOKED_AT))).toBe(false);
+    expect(mayMoveHead('git status; '.repeat(MAX_GITS_LOOKED_AT + 1))).toBe(true);
+    // A megabyte of one line of read-only gits (before the bound, each look scanned the rest of the line).
+    expect(mayMoveHead('git status '.repeat(100_000))).toBe(true);
+    // Options that fill the window: no subcommand seen in it.
+    const options = ' --no-pager'.repeat(Math.ceil(SUBCOMMAND_WINDOW / 11));
+    expect(mayMoveHead(`git${options} status`)).toBe(true);
+    // A window that ends inside a word ("status" of "statusx") does not take the cut word.
+    const flags = ' -p'.repeat((SUBCOMMAND_WINDOW - ' status'.length) / 3);
+    expect(`${flags} status`).toHaveLength(SUBCOMMAND_WINDOW);
+    expect(mayMoveHead(`git${flags} statusx`)).toBe(true);
+    expect(mayMoveHead(`git${flags.slice(3)} status`)).toBe(false);
   });
 
   it.each([

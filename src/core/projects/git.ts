@@ -131,11 +131,23 @@ const READ_ONLY_SUBCOMMANDS = new Set([
 const PLAIN_WORD = /^[\w./:@,+=-]+$/;
 
 /**
+ * How far past a `git` its subcommand is looked for, in characters, and how many gits of one command
+ * are looked at: past either, HEAD is read without looking further, so a command of any length (an
+ * agent's, in the hook before its call) is judged in bounded time.
+ */
+export const SUBCOMMAND_WINDOW = 256;
+export const MAX_GITS_LOOKED_AT = 32;
+
+/**
  * The subcommand of the git whose arguments start `rest`, up to the next shell operator; undefined
- * when none can be told for sure (no word, or a word before it that is not plain).
+ * when none can be told for sure (no word in the window, or a word before it that is not plain).
  */
 function subcommandOf(rest: string): string | undefined {
-  const words = (rest.split(/[\n;&|()`<>]/, 1)[0] ?? '').trim().split(/\s+/);
+  const window = rest.slice(0, SUBCOMMAND_WINDOW);
+  const segment = window.split(/[\n;&|()`<>]/, 1)[0] ?? '';
+  const words = segment.trim().split(/\s+/);
+  // The window may have cut the command's last word in it.
+  if (segment.length === window.length && rest.length > window.length) words.pop();
   let valueNext = false;
   for (const word of words) {
     if (!PLAIN_WORD.test(word)) return undefined;
@@ -152,7 +164,10 @@ function subcommandOf(rest: string): string | undefined {
  * after it; `git status`, `git diff` or `git log` run without a git of the plugin's around them.
  */
 export function mayMoveHead(command: string): boolean {
+  let looked = 0;
   for (const match of command.matchAll(GIT_WORD)) {
+    looked += 1;
+    if (looked > MAX_GITS_LOOKED_AT) return true;
     if (!READ_ONLY_SUBCOMMANDS.has(subcommandOf(command.slice(match.index + match[0].length)) ?? '')) return true;
   }
   return false;
