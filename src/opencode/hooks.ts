@@ -185,7 +185,6 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     return partId ?? callId;
   };
 
-
   /** Records a finished tool call: success or failure, edited files, and the commits and push it made. */
   const trackToolCall = guarded(logger, 'tool.execute.after', (input: ToolAfterInput, output: ToolAfterOutput) => {
     const metadata = (output.metadata ?? {}) as Record<string, unknown>;
