@@ -25,7 +25,7 @@ export function* readLegacyEntries(legacyPath: string): Generator<LegacyEntry> {
   if (problem) throw new StoreOpenError(`cannot read the legacy database at ${legacyPath}: ${problem}`);
   let root: RootDatabase;
   try {
-    root = open({ path: legacyPath, readOnly: true, compression: true });
+    root = open({ path: legacyPath, noSubdir: true, readOnly: true, compression: true });
   } catch (error) {
     throw new StoreOpenError(`cannot open the legacy database at ${legacyPath}: ${(error as Error).message}`);
   }

@@ -63,6 +63,16 @@ export function freeBytes(folder: string): number | undefined {
 }
 
 /**
+ * What the folder at the database's path is. Builds before lmdb was told to keep one file made such a
+ * folder for a path without an extension, with the records in its data.mdb: the user is told how to keep them.
+ */
+function folderInPlace(file: string): string {
+  const records = path.join(file, 'data.mdb');
+  if (!fs.existsSync(records)) return 'a folder is in its place';
+  return `a folder is in its place, made by an earlier agent-tracker for a path without an extension; its records are in ${records}: to keep them, move that file out, remove the folder and move the file to ${file}`;
+}
+
+/**
  * The first reason the database at `input.path` cannot be opened safely, or undefined when lmdb
  * may open it. Cheap: a few stat/access calls, one statfs and a read of the two meta pages.
  */
@@ -71,7 +81,7 @@ export function preflight(input: PreflightInput): StoreProblem | undefined {
   const lockFile = `${file}-lock`;
   const data = statOf(file);
   const dataExists = data instanceof fs.Stats;
-  if (dataExists && !data.isFile()) return notAFile(file, data.isDirectory() ? 'a folder is in its place' : 'it is not a regular file');
+  if (dataExists && !data.isFile()) return notAFile(file, data.isDirectory() ? folderInPlace(file) : 'it is not a regular file');
   if (!dataExists && data.code === 'ENOTDIR') return notAFile(file, 'a file is in the way of its folder (ENOTDIR)');
   if (!dataExists && data.code !== 'ENOENT') {
     return data.code === 'EACCES' ? folderNotWritable(path.dirname(file), 'EACCES') : notAFile(file, data.code ?? data.message);

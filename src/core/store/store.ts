@@ -199,6 +199,9 @@ export class Store implements StoreAccess {
       if (!options.readOnly) fs.mkdirSync(path.dirname(options.path), { recursive: true });
       return open({
         path: options.path,
+        // One file at the path, whatever its name: lmdb-js makes a folder (data.mdb, lock.mdb) for a
+        // path without an extension, which every check of the file (preflight, verify) then refuses.
+        noSubdir: true,
         mapSize: options.maxDatabaseSize,
         maxDbs: MAX_NAMED_DATABASES,
         compression: true,

@@ -27,7 +27,7 @@ import { TABLE_NAMES } from './table-names.js';
 const MAX_NAMED_DATABASES = 16;
 
 function openReadOnly(file: string): RootDatabase {
-  return open({ path: file, readOnly: true, maxDbs: MAX_NAMED_DATABASES, compression: true });
+  return open({ path: file, noSubdir: true, readOnly: true, maxDbs: MAX_NAMED_DATABASES, compression: true });
 }
 
 /** A named table, or undefined when the file has none of that name (written before it existed): read-only cannot create it. */
@@ -62,7 +62,7 @@ function verify(file: string, fd: number): void {
 function copyReadable(file: string, tables: string[], folder: string): { copy: RootDatabase; expected: Map<string, number | undefined>; faults: Map<string, number> } {
   const readable = readableRecords(file);
   const copy = path.join(folder, 'copy.lmdb');
-  const root = open({ path: copy, maxDbs: MAX_NAMED_DATABASES, compression: true });
+  const root = open({ path: copy, noSubdir: true, maxDbs: MAX_NAMED_DATABASES, compression: true });
   const expected = new Map<string, number | undefined>();
   const faults = new Map<string, number>();
   // A fault in the table of tables hides tables whole: every table counts it.
