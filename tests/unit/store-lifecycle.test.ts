@@ -1,5 +1,5 @@
 /**
- * The store's life on a temporary LMDB file: the schema stamp (and the refusal to write a newer
+ * The store's life on a temporary LMDB file: one file whatever its name, the schema stamp (and the refusal to write a newer
  * file), a pending store that records nothing until the file is attached, the copy `backup` makes,
  * the merge of imports, the indexers a write runs, and the figures `doctor` reads (counts, pages in use).
  */
@@ -53,6 +53,22 @@ function recordingIndexer(steps = 0): DocumentIndexer & { seen: WrittenDocument[
   });
   return indexer;
 }
+
+describe('the file', () => {
+  it('is one file at a path without an extension, which a reader then opens, and gives its mapped pages back there too', () => {
+    const folder = tempDir();
+    const file = path.join(folder, 'tracker');
+    const store = open(file);
+    store.write((tables) => tables.meta.putSync('kept', 'yes'));
+    store.releaseMappedPages();
+    store.write((tables) => tables.meta.putSync('after', 'yes'));
+    store.close();
+    expect(fs.statSync(file).isFile()).toBe(true);
+    expect(fs.readdirSync(folder).sort()).toEqual(['tracker', 'tracker-lock']);
+    const reader = open(file, { readOnly: true });
+    expect([reader.tables.meta.get('kept'), reader.tables.meta.get('after')]).toEqual(['yes', 'yes']);
+  });
+});
 
 describe('the schema stamp', () => {
   it('stamps a new file with the schema version, and keeps a newer file unwritten, saying why', () => {
