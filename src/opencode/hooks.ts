@@ -45,6 +45,8 @@ export interface HookContext {
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
   /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part). */
   onGradeCommand?: (argumentsText: string) => void;
+  /** Undefined once the store's open has ended; else a promise that resolves when it has (bounded by the caller). */
+  storeOpening?: () => Promise<void> | undefined;
 }
 
 type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>;
@@ -97,6 +99,16 @@ export function haltMessage(service: TrackingService<StoreAccess>, sessionId: st
     `Agent "${agent}" is halted: its SP fell to ${status.sp} after ${status.bugs} reported bug(s). ` +
     `Ask the user to review the work and run: agent-tracker revive ${agent}`
   );
+}
+
+/**
+ * Runs `then` once the store's open has ended: the first tool calls after a start are checked
+ * against the record (a halted agent is refused) as later ones are, not against the empty store of a
+ * file still being opened or checked. No promise once the store is open.
+ */
+export function onceStoreOpen(ctx: Pick<HookContext, 'storeOpening'>, then: () => void | Promise<void>): void | Promise<void> {
+  const opening = ctx.storeOpening?.();
+  return opening ? opening.then(then) : then();
 }
 
 /**
@@ -219,9 +231,11 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
 
     'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) => {
       if (ctx.ownTools.has(input.tool)) return undefined;
-      checkToolCall(ctx, input.sessionID, input.tool, output.args);
-      const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
-      return gitEffects.before(input.callID, command);
+      return onceStoreOpen(ctx, () => {
+        checkToolCall(ctx, input.sessionID, input.tool, output.args);
+        const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
+        return gitEffects.before(input.callID, command);
+      });
     }),
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.

@@ -150,6 +150,7 @@ const server: Plugin = async (input, options) => {
       onCommits: sheets.onCommits,
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
       onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
+      storeOpening: () => store.opened(OPEN_WAIT_MS),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus, priorArt: (query, folder) => store.priorArt(query, folder) }),
     // AGENTS.md and instruction files reach every request through the system prompt: masked there too;

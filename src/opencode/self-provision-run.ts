@@ -18,6 +18,8 @@ import type { TrackingService } from '../core/tracking/service.js';
 import type { StoreAccess } from '../core/store/access.js';
 
 const TOAST_TITLE = 'agent-tracker set up OpenCode';
+/** How long the check waits for a database still opening (checked out of process first, say) before it decides. */
+export const RECORD_WAIT_MS = 10_000;
 
 export interface SelfProvisionToast {
   title: string;
@@ -64,6 +66,12 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
     const configDir = deps.configDir ?? opencodeConfigDir();
     const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../provisioning/presence.js'), import('../provisioning/package-root.js')]);
     const root = deps.root ?? packageRoot();
+    // What the user removed is known from the record only: without it, nothing is added this time.
+    await service.store.opened?.(RECORD_WAIT_MS);
+    if (!service.store.attached) {
+      logger.info(`agent-tracker: the database is not open, so it cannot tell what you removed from ${configDir}; nothing is added at this start`);
+      return NOTHING;
+    }
     const before = inspectItems(configDir, root);
     const recorded = service.provisionedItems(configDir);
     const plan = planProvisioning(before, new Set(recorded));

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createSetup } from '../../src/adapters/opencode-v2/setup.js';
 import { applyAgentOp, DEFAULT_RULES, newAgent } from '../../src/core/rules.js';
+import { Store } from '../../src/core/store/store.js';
 import type { AgentOp } from '../../src/core/types.js';
 import { maskToolResult } from '../../src/adapters/opencode-v2/mask-result.js';
 import { MASKING_FAILED_OUTPUT } from '../../src/opencode/guards/output-mask.js';
@@ -162,6 +163,20 @@ describe('a version-2 session', () => {
     expect(result[1]?.text).toContain('the key is');
     expect(result[1]?.text).not.toContain(secret);
     expect(reportRows(db)[0]).toMatchObject({ toolCalls: 2, toolFailures: 1 });
+  });
+
+  it("refuses a halted agent's first tool call, made before the database is open", async () => {
+    const repo = makeRepo(sandbox, 'halted');
+    const db = path.join(sandbox.root, 'halted.lmdb');
+    // Halted in an earlier session, in a file another process wrote: the worker checks it before it opens it.
+    const seeded = Store.open({ path: db, maxDatabaseSize: 64 * 1024 * 1024 });
+    seeded.applyBatch([{ table: 'agents', key: 'build', ops: Array.from({ length: DEFAULT_RULES.initialSp + 1 }, () => ({ kind: 'bug' as const })) }], DEFAULT_RULES, new Date().toISOString());
+    seeded.close();
+    const { result } = await underV2('halted', repo, (host) =>
+      host.turn({ sessionID: 'ses_halted', agent: 'build', model: MODEL, prompt: 'list the files', steps: [{ tools: [{ tool: 'bash', input: { command: 'ls' } }] }, { text: 'ok' }], usage: USAGE }),
+    );
+    expect(result[0]).toMatchObject({ status: 'error' });
+    expect(result[0]?.text).toMatch(/Agent "build" is halted/);
   });
 
   it('counts test runs from bash calls, with their exit codes: a failing run, then a passing one', async () => {

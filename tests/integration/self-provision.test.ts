@@ -10,7 +10,11 @@ import path from 'node:path';
 import { resolveConfig } from '../../src/core/config.js';
 import { planProvisioning, provisionedMessage } from '../../src/core/provisioning/plan.js';
 import type { ItemState } from '../../src/core/provisioning/plan.js';
+import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/core/store/store.js';
+import { TrackingService } from '../../src/core/tracking/service.js';
+import { Channel } from '../../src/opencode/remote/channel.js';
+import { RemoteStore } from '../../src/opencode/remote/client.js';
 import { SELF_PROVISION_DELAY_MS, startSelfProvisioning } from '../../src/opencode/self-provision.js';
 import { selfProvision } from '../../src/opencode/self-provision-run.js';
 import type { SelfProvisionToast } from '../../src/opencode/self-provision-run.js';
@@ -205,6 +209,43 @@ describe('selfProvision', () => {
     expect(fs.existsSync(path.join(configDir, 'skills', SHIPPED_SKILLS[0] as string))).toBe(false);
     expect(fs.existsSync(path.join(configDir, 'skills', 'new-skill', 'SKILL.md'))).toBe(true);
     expect(toasts.map((toast) => toast.message)).toEqual([expect.any(String), expect.stringContaining('skill new-skill')]);
+  });
+
+  it("waits for the plugin's store to open before it decides: a removal recorded in a file still being checked stays removed", async () => {
+    const { tracker, configDir, run } = setup();
+    await run();
+    const configFile = path.join(configDir, 'opencode.json');
+    const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as { agent: Record<string, unknown> };
+    delete config.agent[SHIPPED_AGENTS[0] as string];
+    fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
+    const before = fs.readFileSync(configFile, 'utf8');
+    // The next OpenCode start: the plugin's worker checks the file (written by another process) before it opens it.
+    const file = tracker.store.path;
+    tracker.store.close();
+    const store = new RemoteStore(file, tracker.config.maxDatabaseSize, new Channel(), silentLogger);
+    store.join(path.dirname(file), tracker.config.rules, { problem: () => undefined, ready: () => undefined });
+    try {
+      expect(store.attached).toBe(false);
+      const service = new TrackingService({ store, config: tracker.config, logger: silentLogger, project: path.dirname(file) });
+      const outcome = await selfProvision({ service, logger: silentLogger, configDir, root: ROOT, showToast: async () => undefined });
+      expect(outcome).toEqual({ added: [], removedByUser: [`agent:${SHIPPED_AGENTS[0]}`], failures: [] });
+      expect(fs.readFileSync(configFile, 'utf8')).toBe(before);
+    } finally {
+      store.leave();
+    }
+  });
+
+  it('adds nothing while it cannot read what the user removed (the database could not be opened)', async () => {
+    const { tracker, configDir } = setup();
+    const store = new RemoteStore(path.join(tracker.dir, 'unused.lmdb'), tracker.config.maxDatabaseSize, new Channel(path.join(tracker.dir, 'missing-host.js')), silentLogger);
+    store.join(tracker.dir, tracker.config.rules, { problem: () => undefined, ready: () => undefined });
+    const logged: string[] = [];
+    const logger = { info: (message: string) => void logged.push(message), warn: () => undefined, error: () => undefined };
+    const service = new TrackingService({ store, config: tracker.config, logger, project: tracker.dir });
+    const outcome = await selfProvision({ service, logger, configDir, root: ROOT, showToast: async () => undefined });
+    expect(outcome).toEqual({ added: [], removedByUser: [], failures: [] });
+    expect(fs.readdirSync(configDir)).toEqual([]);
+    expect(logged).toEqual([`agent-tracker: the database is not open, so it cannot tell what you removed from ${configDir}; nothing is added at this start`]);
   });
 
   it('records what was already there, so removing it later counts as the user\'s choice', async () => {

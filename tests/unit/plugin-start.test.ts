@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PluginInput, ToolContext } from '@opencode-ai/plugin';
+import { DEFAULT_RULES } from '../../src/core/rules.js';
 import { QueryService } from '../../src/core/search/service.js';
 import { TermIndexReader } from '../../src/core/search/index/reader.js';
 import { Store } from '../../src/core/store/store.js';
@@ -94,5 +95,26 @@ describe('plugin start', () => {
       store.close();
     }
     expect(logged.filter((line) => line.level === 'error')).toEqual([]);
+  });
+});
+
+describe('the first tool call after start', () => {
+  it('refuses a halted agent before the database is open: the call waits for the open, not for nothing', async () => {
+    // Halted in an earlier session: more bugs than its SP, in a file another process wrote (the plugin checks it before it opens it).
+    const seeded = Store.open({ path: dbPath, maxDatabaseSize: 64 * 1024 * 1024 });
+    const bugs = Array.from({ length: DEFAULT_RULES.initialSp + 1 }, () => ({ kind: 'bug' as const }));
+    seeded.applyBatch([{ table: 'agents', key: 'build', ops: bugs }], DEFAULT_RULES, new Date().toISOString());
+    seeded.close();
+    const project = path.join(dir, 'project-3');
+    fs.mkdirSync(project, { recursive: true });
+    const hooks = await plugin.server(input(project), {});
+    try {
+      await hooks['chat.params']?.({ sessionID: 'ses_3', agent: 'build', model: { providerID: 'fake', id: 'model' } } as never, {} as never);
+      // Right after server() returned: the worker thread has not opened the file yet.
+      const call = hooks['tool.execute.before']?.({ tool: 'bash', sessionID: 'ses_3', callID: 'call_1' }, { args: { command: 'ls' } });
+      await expect(call).rejects.toThrow(/Agent "build" is halted/);
+    } finally {
+      await hooks.dispose?.();
+    }
   });
 });

@@ -4,7 +4,7 @@
  * Every handler fails open (logged, never a failed tool call) except a deliberate refusal and the
  * output masking, which fails closed.
  */
-import { bashGitEffects, checkToolCall, EDITING_TOOLS, guarded } from '../../opencode/hooks.js';
+import { bashGitEffects, checkToolCall, EDITING_TOOLS, guarded, onceStoreOpen } from '../../opencode/hooks.js';
 import type { HookContext } from '../../opencode/hooks.js';
 import { exitCode, isDict, promptText, str, toolCallKey } from './events.js';
 import type { V2ModelRequest, V2Prompt, V2ToolAfter, V2ToolBefore } from './host-types.js';
@@ -48,10 +48,12 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   return {
     'execute.before': guarded(logger, 'execute.before', (input: V2ToolBefore) => {
       if (ctx.ownTools.has(input.tool)) return undefined;
-      // The same checks as version 1's, failing closed.
-      checkToolCall(ctx, input.sessionID, input.tool, input.input);
-      const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
-      return gitEffects.before(toolCallKey(input.messageID, input.id), command);
+      // The same checks as version 1's, failing closed, once the store's open has ended.
+      return onceStoreOpen(ctx, () => {
+        checkToolCall(ctx, input.sessionID, input.tool, input.input);
+        const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
+        return gitEffects.before(toolCallKey(input.messageID, input.id), command);
+      });
     }),
 
     // Masking first and outside the guard: it fails closed on its own, tracking fails open.

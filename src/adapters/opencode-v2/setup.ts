@@ -109,6 +109,7 @@ async function wire(ctx: V2Context, started: Started): Promise<V2Cleanup> {
     editsTrackerFiles: trackerFileEditCheck(opencodeConfigDir()),
     argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
     ...(secrets ? { maskOutput: (output) => maskToolOutput(output, () => secrets.masker()) } : {}),
+    storeOpening: () => store.opened(OPEN_WAIT_MS),
   });
   const registrations: V2Registration[] = [
     tools.registration,

@@ -30,4 +30,9 @@ export interface StoreAccess {
    * where those commits were made: in this thread, or in the worker thread that holds the store.
    */
   keepVerifiedIfOwn(): void;
+  /**
+   * For a store that opens in the background (the plugin's): undefined once its open has ended, else
+   * a promise that resolves when it has or after `timeoutMs`. A store without it is open when held.
+   */
+  opened?(timeoutMs: number): Promise<void> | undefined;
 }

@@ -67,7 +67,10 @@ export class RemoteStore implements StoreAccess {
   /** Whether the worker answered the open (the file is open now, or is being checked, or could not be opened). */
   private answered = false;
   private closed = false;
-  private readonly waiters: (() => void)[] = [];
+  /** Whether the worker said the store cannot be used (damage, a newer schema, a place it cannot open). */
+  private refused = false;
+  /** Callers waiting for a moment of the open: each is woken once its condition holds. */
+  private readonly waiters: { reached: () => boolean; wake: () => void }[] = [];
 
   constructor(
     readonly path: string,
@@ -172,23 +175,45 @@ export class RemoteStore implements StoreAccess {
    * waits for this before its last flush (else what it recorded would go to a spill file).
    */
   settled(timeoutMs: number): Promise<void> {
-    if (this.isSettled()) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.waiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return this.isSettled() ? Promise.resolve() : this.until(() => this.isSettled(), timeoutMs);
+  }
+
+  /**
+   * Undefined once the open has ended: the store is ready, or the worker refused it with a problem, or
+   * the worker is gone. Else a promise that resolves when it ends or after `timeoutMs`. Unlike
+   * `settled`, it also waits for a check of the file out of process: a hook that reads the record (the
+   * halt) must not read the empty store of a check still running.
+   */
+  opened(timeoutMs: number): Promise<void> | undefined {
+    return this.hasOpened() ? undefined : this.until(() => this.hasOpened(), timeoutMs);
   }
 
   private isSettled(): boolean {
     return this.isReady || this.link.dead !== undefined || (this.answered && !(this.state.attached && this.state.refusal === undefined));
   }
 
+  private hasOpened(): boolean {
+    return this.isReady || this.refused || this.closed || this.link.dead !== undefined;
+  }
+
+  private until(reached: () => boolean, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.waiters.push({
+        reached,
+        wake: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
+    });
+  }
+
   private wake(): void {
-    if (!this.isSettled()) return;
-    for (const waiter of this.waiters.splice(0)) waiter();
+    for (const waiter of this.waiters.splice(0)) {
+      if (waiter.reached()) waiter.wake();
+      else this.waiters.push(waiter);
+    }
   }
 
   /** One plugin instance is done; returns whether it was the last. */
@@ -197,6 +222,7 @@ export class RemoteStore implements StoreAccess {
     if (this.users > 0) return false;
     this.closed = true;
     this.state = { attached: false, refusal: 'the agent-tracker database is closed' };
+    this.wake();
     this.link.ask({ op: 'release', path: this.path }, ASK_TIMEOUT_MS).catch(() => undefined);
     return true;
   }
@@ -225,7 +251,9 @@ export class RemoteStore implements StoreAccess {
   }
 
   private problem(line: string): void {
+    this.refused = true;
     for (const events of this.events) events.problem(line);
+    this.wake();
   }
 
   private died(): void {

@@ -84,7 +84,6 @@ function settle(path: string, found: WriteModules): void {
   entry.ready = true;
   // Before this process writes: a later write would re-seal the chain over a change made around it.
   const chainBreak = chainTailNotice(store.tables);
-  if (chainBreak) post({ kind: 'problem', path, line: chainBreak });
   mergeSpilledSessions(store, entry.rules, logger);
   for (const directory of entry.directories.splice(0)) migrateLegacyIn(found, store, directory);
   try {
@@ -94,6 +93,8 @@ function settle(path: string, found: WriteModules): void {
   }
   post({ kind: 'state', path, state: stateOf(store) });
   post({ kind: 'ready', path });
+  // After the ready: the main thread takes a problem before it as the end of a failed open.
+  if (chainBreak) post({ kind: 'problem', path, line: chainBreak });
 }
 
 async function open(request: Extract<AsyncRequest, { op: 'open' }>): Promise<StoreState> {
@@ -108,8 +109,9 @@ async function open(request: Extract<AsyncRequest, { op: 'open' }>): Promise<Sto
   const found = await writeModules();
   const events = {
     problem: (problem: { message: string }) => {
-      post({ kind: 'problem', path: request.path, line: problem.message });
+      // The state first: the main thread ends its wait for the open at the problem, and reads by the state.
       post({ kind: 'state', path: request.path, state: stateOf(held.get(request.path)?.store) });
+      post({ kind: 'problem', path: request.path, line: problem.message });
     },
     ready: () => settle(request.path, found),
   };
