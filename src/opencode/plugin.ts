@@ -167,7 +167,9 @@ const server: Plugin = async (input, options) => {
       stopHistoryImport();
       stopExitFlush();
       maintainer.stop();
-      // A session disposed right after its start: its last flush waits for the store to open (else it is spilled).
+      // A session disposed right after its start: its last flush waits for the store to open (else it is
+      // spilled). A process that recorded nothing never started the store, and waits for nothing.
+      if (service.pendingMutations > 0) store.start();
       await store.settled(OPEN_WAIT_MS);
       await endSession(service, logger);
       await telemetry?.shutdown();
@@ -177,8 +179,29 @@ const server: Plugin = async (input, options) => {
   // After the hooks are ready, in the background: adds what setup provisions when it is missing.
   const stopSelfProvisioning = config.selfProvision ? startSelfProvisioning(input, { service, logger }) : () => undefined;
   wired();
-  return hooks;
+  return startingStore(hooks, () => store.start());
 };
+
+type AnyFunction = (...args: never[]) => unknown;
+
+/**
+ * The hooks and tools, each starting the store's worker before it runs (a flag check once started):
+ * the worker and lmdb load at the first sign of a session, so an OpenCode command that runs none
+ * (`opencode models`, `opencode session list`) pays for neither. The self-provisioning check starts it
+ * too (it reads what the user removed); `dispose` only when something waits to be written.
+ */
+function startingStore(hooks: Hooks, start: () => void): Hooks {
+  const first =
+    <F extends AnyFunction>(run: F) =>
+    (...args: Parameters<F>): ReturnType<F> => {
+      start();
+      return run(...args) as ReturnType<F>;
+    };
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, hook] of Object.entries(hooks)) wrapped[name] = name !== 'dispose' && typeof hook === 'function' ? first(hook as AnyFunction) : hook;
+  if (hooks.tool) wrapped.tool = Object.fromEntries(Object.entries(hooks.tool).map(([name, tool]) => [name, { ...tool, execute: first(tool.execute) }]));
+  return wrapped as Hooks;
+}
 
 /**
  * OpenCode 2 calls `setup` (OpenCode 1 calls `server`): one package loads on both. The version-2

@@ -31,6 +31,8 @@ const existed = fs.existsSync(process.env.AGENT_TRACKER_DB_PATH);
 const directory = process.cwd();
 const { default: plugin } = await import(${JSON.stringify(pathToFileURL(BUILT_ENTRY).href)});
 const hooks = await plugin.server({ client, project: { id: 'p', worktree: directory }, directory, worktree: directory, serverUrl: new URL('http://127.0.0.1:1'), $: undefined }, {});
+// A session's first sign starts the store (without one, nothing is opened: the last test).
+if (process.env.SESSION !== '0') await hooks['chat.params']({ sessionID: 'ses_1', agent: 'build', model: { providerID: 'fake', id: 'model' } }, {});
 for (let waited = 0; existed && !fs.existsSync(sidecar) && logs.length === 0 && waited < 20000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
 const args = hooks.tool['log-activity'].args;
 const schemaKeys = Object.keys(args).sort();
@@ -51,9 +53,9 @@ afterAll(() => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function start(runtime: 'node' | 'bun', home: string) {
+function start(runtime: 'node' | 'bun', home: string, session = true) {
   const [command, args, extra] = runtime === 'node' ? [process.execPath, [script], {}] : [OPENCODE_BIN, ['run', script], { BUN_BE_BUN: '1' }];
-  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), AGENT_TRACKER_DB_PATH: path.join(home, 'db.lmdb'), AGENT_TRACKER_IMPORT_HISTORY: '0', ...extra };
+  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config'), AGENT_TRACKER_DB_PATH: path.join(home, 'db.lmdb'), AGENT_TRACKER_IMPORT_HISTORY: '0', SESSION: session ? '1' : '0', ...extra };
   const result = spawnSync(command, args, { cwd: home, env, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
   const line = result.stdout.split('\n').find((text) => text.startsWith(MARK));
   if (!line) throw new Error(`the built plugin did not start under ${runtime} (exit ${result.status}): ${result.stderr}`);
@@ -76,5 +78,11 @@ describe('the built plugin entry', () => {
     const second = start(runtime, home);
     expect(second).toEqual({ verified: true, schemaKeys: first.schemaKeys, zod: true, logs: [] });
     expect(second.schemaKeys).toContain('task');
+  });
+
+  it.each(['node', 'bun'] as const)('under %s, opens nothing in a process that runs no session (`opencode models`, `opencode session list`)', (runtime) => {
+    const home = fs.mkdtempSync(path.join(dir, `${runtime}-idle-`));
+    expect(start(runtime, home, false)).toMatchObject({ verified: false, zod: true, logs: [] });
+    expect(fs.readdirSync(home).filter((name) => name.startsWith('db.lmdb'))).toEqual([]);
   });
 });

@@ -76,6 +76,7 @@ export function createSetup(setupOptions: V2SetupOptions = {}): (ctx: V2Context)
         { problem: (line) => logger.warn(`agent-tracker: ${line}`), ready: () => service.storeAttached() },
         logger,
       );
+      store.start();
       const secrets = config.protectEnvFiles ? new ProjectSecrets(project, logger) : undefined;
       service = new TrackingService({ store, config, logger, project, ownTools: TOOL_NAMES, ...(secrets ? { maskText: (text: string) => secrets.maskNow(text) } : {}) });
       return await wire(ctx, { config, store, service, logger, project, secrets });

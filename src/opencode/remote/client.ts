@@ -3,7 +3,9 @@
  * the worker thread that holds the real store (host.ts), so lmdb never loads on the main thread.
  * Reads are synchronous calls (a range comes back as one array); a store not open yet reads empty and
  * refuses writes, as a store being checked does; a dead worker makes it a store that could not be
- * opened (hooks record into memory, the last flush spills). Every wait is bounded.
+ * opened (hooks record into memory, the last flush spills). Every wait is bounded. The plugin's store
+ * starts its worker at `start` (its first hook): a process that runs no session (`opencode models`,
+ * `opencode session list`) loads no lmdb and opens no file.
  */
 import type { Logger } from '../../core/logger.js';
 import type { ScoringRules } from '../../core/rules.js';
@@ -71,11 +73,16 @@ export class RemoteStore implements StoreAccess {
   private refused = false;
   /** Callers waiting for a moment of the open: each is woken once its condition holds. */
   private readonly waiters: { reached: () => boolean; wake: () => void }[] = [];
+  /** The worker's channel, once started. */
+  private channel: Channel | undefined;
+  /** Opens asked for before the start, sent by it. */
+  private readonly unsent: { directory: string; rules: ScoringRules }[] = [];
 
+  /** `link`: a channel (started now) or how to get one (started by `start`). */
   constructor(
     readonly path: string,
     readonly maxDatabaseSize: number,
-    private readonly link: Channel,
+    private readonly link: Channel | (() => Channel),
     private readonly logger: Logger,
     /** How long a flush waits (an exiting process waits EXIT_TIMEOUT_MS whatever this is). */
     private readonly writeTimeoutMs: number = WRITE_TIMEOUT_MS,
@@ -83,9 +90,24 @@ export class RemoteStore implements StoreAccess {
     const tables: Record<string, Table<unknown>> = {};
     for (const name of Object.keys(STORED_NAMES) as (keyof Tables)[]) tables[name] = this.tableProxy(name);
     this.tables = tables as unknown as Tables;
-    link.onEvent((event) => this.receive(event));
-    link.onDeath(() => this.died());
-    if (link.dead !== undefined) this.died();
+    if (link instanceof Channel) this.start();
+  }
+
+  /** Starts the worker (once) and sends the opens asked for so far. */
+  start(): void {
+    if (this.channel || this.closed) return;
+    const channel = this.link instanceof Channel ? this.link : this.link();
+    this.channel = channel;
+    channel.onEvent((event) => this.receive(event));
+    channel.onDeath(() => this.died());
+    if (channel.dead !== undefined) this.died();
+    for (const open of this.unsent.splice(0)) this.sendOpen(open.directory, open.rules);
+  }
+
+  /** The started channel: what asks the worker for something starts it. */
+  private started(): Channel {
+    this.start();
+    return this.channel as Channel;
   }
 
   get attached(): boolean {
@@ -137,7 +159,7 @@ export class RemoteStore implements StoreAccess {
   }
 
   async backup(target: string): Promise<void> {
-    await this.link.ask({ op: 'backup', path: this.path, target }, ASK_TIMEOUT_MS);
+    await this.started().ask({ op: 'backup', path: this.path, target }, ASK_TIMEOUT_MS);
   }
 
   /**
@@ -147,7 +169,7 @@ export class RemoteStore implements StoreAccess {
    */
   async importNeeded(location: string, mark: Watermark | undefined, createdBefore: number): Promise<ImportNeed> {
     try {
-      return (await this.link.ask({ op: 'importNeeded', path: this.path, location, mark, createdBefore }, ASK_TIMEOUT_MS)) as ImportNeed;
+      return (await this.started().ask({ op: 'importNeeded', path: this.path, location, mark, createdBefore }, ASK_TIMEOUT_MS)) as ImportNeed;
     } catch (error) {
       return { needed: true, reason: (error as Error).message };
     }
@@ -155,7 +177,7 @@ export class RemoteStore implements StoreAccess {
 
   /** The prior-art tool's answer, searched in the worker. */
   async priorArt(query: CrossProjectQuery, project: string): Promise<string> {
-    return String(await this.link.ask({ op: 'priorArt', path: this.path, query, project }, ASK_TIMEOUT_MS));
+    return String(await this.started().ask({ op: 'priorArt', path: this.path, query, project }, ASK_TIMEOUT_MS));
   }
 
   /** One more plugin instance uses this store; `directory`'s legacy database is merged once it is open. */
@@ -163,15 +185,22 @@ export class RemoteStore implements StoreAccess {
     this.users += 1;
     this.events.push(events);
     if (this.isReady) events.ready();
-    this.link.ask({ op: 'open', path: this.path, maxDatabaseSize: this.maxDatabaseSize, directory, rules }, ASK_TIMEOUT_MS).then(
-      (state) => this.settle(state as StoreState),
-      (error: unknown) => this.problem(`the agent-tracker database could not be opened: ${(error as Error).message}`),
-    );
+    if (this.channel) this.sendOpen(directory, rules);
+    else this.unsent.push({ directory, rules });
+  }
+
+  private sendOpen(directory: string, rules: ScoringRules): void {
+    this.started()
+      .ask({ op: 'open', path: this.path, maxDatabaseSize: this.maxDatabaseSize, directory, rules }, ASK_TIMEOUT_MS)
+      .then(
+        (state) => this.settle(state as StoreState),
+        (error: unknown) => this.problem(`the agent-tracker database could not be opened: ${(error as Error).message}`),
+      );
   }
 
   /**
    * Resolves once the open is settled: the store is ready, or it is not open now (being checked out of
-   * process, refused, a dead worker), or `timeoutMs` passed. A session disposed right after its start
+   * process, refused, a dead worker, never started), or `timeoutMs` passed. A session disposed right after its start
    * waits for this before its last flush (else what it recorded would go to a spill file).
    */
   settled(timeoutMs: number): Promise<void> {
@@ -182,18 +211,19 @@ export class RemoteStore implements StoreAccess {
    * Undefined once the open has ended: the store is ready, or the worker refused it with a problem, or
    * the worker is gone. Else a promise that resolves when it ends or after `timeoutMs`. Unlike
    * `settled`, it also waits for a check of the file out of process: a hook that reads the record (the
-   * halt) must not read the empty store of a check still running.
+   * halt) must not read the empty store of a check still running. Starts the worker.
    */
   opened(timeoutMs: number): Promise<void> | undefined {
+    this.start();
     return this.hasOpened() ? undefined : this.until(() => this.hasOpened(), timeoutMs);
   }
 
   private isSettled(): boolean {
-    return this.isReady || this.link.dead !== undefined || (this.answered && !(this.state.attached && this.state.refusal === undefined));
+    return this.channel === undefined || this.isReady || this.channel.dead !== undefined || (this.answered && !(this.state.attached && this.state.refusal === undefined));
   }
 
   private hasOpened(): boolean {
-    return this.isReady || this.refused || this.closed || this.link.dead !== undefined;
+    return this.isReady || this.refused || this.closed || this.channel?.dead !== undefined;
   }
 
   private until(reached: () => boolean, timeoutMs: number): Promise<void> {
@@ -223,13 +253,13 @@ export class RemoteStore implements StoreAccess {
     this.closed = true;
     this.state = { attached: false, refusal: 'the agent-tracker database is closed' };
     this.wake();
-    this.link.ask({ op: 'release', path: this.path }, ASK_TIMEOUT_MS).catch(() => undefined);
+    this.channel?.ask({ op: 'release', path: this.path }, ASK_TIMEOUT_MS).catch(() => undefined);
     return true;
   }
 
   /** The open's answer: the newest word on the store (the worker's events on it came before). */
   private settle(state: StoreState): void {
-    if (this.link.dead !== undefined || this.closed) return;
+    if (this.channel?.dead !== undefined || this.closed) return;
     this.state = state;
     this.answered = true;
     this.wake();
@@ -258,15 +288,16 @@ export class RemoteStore implements StoreAccess {
 
   private died(): void {
     if (this.closed) return;
-    this.state = { attached: false, refusal: this.link.deathLine() };
-    this.problem(this.link.deathLine());
+    const line = this.started().deathLine();
+    this.state = { attached: false, refusal: line };
+    this.problem(line);
     this.wake();
   }
 
   /** A read: empty (undefined) while the file is not open or the worker is out of use, as a store being checked reads. */
   private read(request: SyncRequest): unknown {
     if (!this.state.attached) return undefined;
-    const reply = this.link.call(request, exiting ? EXIT_TIMEOUT_MS : READ_TIMEOUT_MS);
+    const reply = this.started().call(request, exiting ? EXIT_TIMEOUT_MS : READ_TIMEOUT_MS);
     if (!reply) return undefined;
     this.state = reply.state;
     if (!reply.ok) throw rebuilt(reply.error);
@@ -283,10 +314,11 @@ export class RemoteStore implements StoreAccess {
    */
   private write(request: SyncRequest, timeoutMs: number = this.writeTimeout()): unknown {
     if (!this.state.attached || this.state.refusal !== undefined) throw new StoreNotWritableError(this.state.refusal ?? OPENING);
-    const sent = this.link.dead === undefined;
-    const reply: SyncReply | undefined = this.link.call(request, timeoutMs);
-    if (!reply && sent && request.op === 'applyBatch') throw new AbandonedWriteError(this.link.deathLine(), request.spillId);
-    if (!reply) throw new StoreNotWritableError(this.link.deathLine());
+    const link = this.started();
+    const sent = link.dead === undefined;
+    const reply: SyncReply | undefined = link.call(request, timeoutMs);
+    if (!reply && sent && request.op === 'applyBatch') throw new AbandonedWriteError(link.deathLine(), request.spillId);
+    if (!reply) throw new StoreNotWritableError(link.deathLine());
     this.state = reply.state;
     if (!reply.ok) throw rebuilt(reply.error);
     return reply.value;
@@ -347,8 +379,8 @@ const shared = new Map<string, RemoteStore>();
 
 /**
  * The plugin's store for `options.path`, one per path per process (several plugin instances in
- * `opencode serve` share it), opened in the worker thread; `events` tell this instance of problems and
- * of the moment it is ready.
+ * `opencode serve` share it), opened in the worker thread once `start` is called; `events` tell this
+ * instance of problems and of the moment it is ready.
  */
 export function acquireRemoteStore(
   options: { path: string; maxDatabaseSize: number; directory: string; rules: ScoringRules },
@@ -357,7 +389,7 @@ export function acquireRemoteStore(
 ): RemoteStore {
   let store = shared.get(options.path);
   if (!store) {
-    store = new RemoteStore(options.path, options.maxDatabaseSize, theChannel(), logger);
+    store = new RemoteStore(options.path, options.maxDatabaseSize, theChannel, logger);
     shared.set(options.path, store);
   }
   store.join(options.directory, options.rules, events);
