@@ -6,12 +6,15 @@
  */
 import type { Logger } from '../core/logger.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 
 /** Returns a trigger that refreshes the project's git signals off the hook's path. */
 export function backgroundGitSignals(service: TrackingService<StoreAccess>, project: string, logger: Logger): () => void {
   let running = false;
   const refresh = async (): Promise<void> => {
+    // A session's first sign starts the store: its open is waited for, or the record would read empty.
+    await service.store.opened?.(STORE_OPEN_WAIT_MS);
     if (!service.hasTrackedCommits(project)) return;
     // Loaded here, not at plugin start.
     const { refreshGitSignals } = await import('../core/outcomes/git-outcomes.js');

@@ -8,6 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import { asBusEvent, assistantUsage, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
 import { revertPoint } from './outcome-events.js';
@@ -45,8 +46,6 @@ export interface HookContext {
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
   /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part). */
   onGradeCommand?: (argumentsText: string) => void;
-  /** Undefined once the store's open has ended; else a promise that resolves when it has (bounded by the caller). */
-  storeOpening?: () => Promise<void> | undefined;
 }
 
 type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>;
@@ -102,12 +101,12 @@ export function haltMessage(service: TrackingService<StoreAccess>, sessionId: st
 }
 
 /**
- * Runs `then` once the store's open has ended: the first tool calls after a start are checked
- * against the record (a halted agent is refused) as later ones are, not against the empty store of a
- * file still being opened or checked. No promise once the store is open.
+ * Runs `then` once the store's open has ended (bounded): a hook that reads the record (a halted
+ * agent's first tool call, `/grade` finding its commit) reads it as later ones do, not the empty store
+ * of a file still being opened or checked. No promise once the store is open.
  */
-export function onceStoreOpen(ctx: Pick<HookContext, 'storeOpening'>, then: () => void | Promise<void>): void | Promise<void> {
-  const opening = ctx.storeOpening?.();
+export function onceStoreOpen(store: StoreAccess, then: () => void | Promise<void>): void | Promise<void> {
+  const opening = store.opened?.(STORE_OPEN_WAIT_MS);
   return opening ? opening.then(then) : then();
 }
 
@@ -229,14 +228,15 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
       if (prompt) service.noteTurnTask(output.message.sessionID, prompt, output.message.id);
     }),
 
-    'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) => {
-      if (ctx.ownTools.has(input.tool)) return undefined;
-      return onceStoreOpen(ctx, () => {
+    // Every tool, the tracker's own included (they read the record), runs once the store's open has ended.
+    'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) =>
+      onceStoreOpen(service.store, () => {
+        if (ctx.ownTools.has(input.tool)) return undefined;
         checkToolCall(ctx, input.sessionID, input.tool, output.args);
         const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
         return gitEffects.before(input.callID, command);
-      });
-    }),
+      }),
+    ),
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.
     'tool.execute.after': (input, output) => {
@@ -247,7 +247,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     // The user's /grade is recorded here, before the model sees the command: the host awaits this hook
     // (the command.executed event comes after the model's turn, and `opencode run` may end first).
     'command.execute.before': guarded(logger, 'command.execute.before', (input) => {
-      if (input.command === GRADE_COMMAND_NAME) ctx.onGradeCommand?.(input.arguments);
+      if (input.command === GRADE_COMMAND_NAME) return onceStoreOpen(service.store, () => ctx.onGradeCommand?.(input.arguments));
+      return undefined;
     }),
 
     // The host does not await event handlers: everything that must reach the disk happens

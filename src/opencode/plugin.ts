@@ -9,6 +9,7 @@ import type { Hooks, Plugin, PluginInput } from '@opencode-ai/plugin';
 import { opencodeConfigDir, resolveSessionConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { trackerFileEditCheck } from '../core/integrity/tracker-files.js';
+import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
 import { userOnlyGuard } from '../core/integrity/user-only.js';
 import { acquireRemoteStore, releaseRemoteStore } from './remote/client.js';
 import type { RemoteStore } from './remote/client.js';
@@ -43,9 +44,6 @@ function projectOf(input: PluginInput): string {
 function telemetryAsked(option: unknown): boolean {
   return option !== undefined || process.env.AGENT_TRACKER_TELEMETRY === '1';
 }
-
-/** How long a dispose waits for a store still opening before its last flush (the worker opens it in well under a second). */
-const OPEN_WAIT_MS = 5_000;
 
 /** Whether OpenCode 1 started the plugin (`server`) in this process. */
 let serverStarted = false;
@@ -150,7 +148,6 @@ const server: Plugin = async (input, options) => {
       onCommits: sheets.onCommits,
       ...(secrets ? { maskOutput: (output: ToolOutput) => maskToolOutput(output, () => secrets.masker()) } : {}),
       onGradeCommand: createGradeCommand({ client: input.client, service, logger, project }),
-      storeOpening: () => store.opened(OPEN_WAIT_MS),
     })),
     tool: createTools({ service, logger, project, renderStatus: sheets.renderStatus, priorArt: (query, folder) => store.priorArt(query, folder) }),
     // AGENTS.md and instruction files reach every request through the system prompt: masked there too;
@@ -170,7 +167,7 @@ const server: Plugin = async (input, options) => {
       // A session disposed right after its start: its last flush waits for the store to open (else it is
       // spilled). A process that recorded nothing never started the store, and waits for nothing.
       if (service.pendingMutations > 0) store.start();
-      await store.settled(OPEN_WAIT_MS);
+      await store.settled(STORE_OPEN_WAIT_MS);
       await endSession(service, logger);
       await telemetry?.shutdown();
       releaseRemoteStore(store);
@@ -199,7 +196,8 @@ function startingStore(hooks: Hooks, start: () => void): Hooks {
     };
   const wrapped: Record<string, unknown> = {};
   for (const [name, hook] of Object.entries(hooks)) wrapped[name] = name !== 'dispose' && typeof hook === 'function' ? first(hook as AnyFunction) : hook;
-  if (hooks.tool) wrapped.tool = Object.fromEntries(Object.entries(hooks.tool).map(([name, tool]) => [name, { ...tool, execute: first(tool.execute) }]));
+  // In place: a copy would read each tool's `args`, which loads zod (tools/define.ts).
+  for (const tool of Object.values(hooks.tool ?? {})) tool.execute = first(tool.execute);
   return wrapped as Hooks;
 }
 

@@ -15,11 +15,10 @@ import { opencodeConfigDir } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { planProvisioning, provisionedMessage } from '../core/provisioning/plan.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 
 const TOAST_TITLE = 'agent-tracker set up OpenCode';
-/** How long the check waits for a database still opening (checked out of process first, say) before it decides. */
-export const RECORD_WAIT_MS = 10_000;
 
 export interface SelfProvisionToast {
   title: string;
@@ -67,7 +66,7 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
     const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../provisioning/presence.js'), import('../provisioning/package-root.js')]);
     const root = deps.root ?? packageRoot();
     // What the user removed is known from the record only: without it, nothing is added this time.
-    await service.store.opened?.(RECORD_WAIT_MS);
+    await service.store.opened?.(STORE_OPEN_WAIT_MS);
     if (!service.store.attached) {
       logger.info(`agent-tracker: the database is not open, so it cannot tell what you removed from ${configDir}; nothing is added at this start`);
       return NOTHING;

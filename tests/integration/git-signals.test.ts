@@ -269,7 +269,7 @@ describe('on real repositories', () => {
   it('at session start, logs a store that fails to read instead of throwing out of the timer (OpenCode would crash)', async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-failing-'));
     const logged: { level: string; message: string }[] = [];
-    const failing = { hasTrackedCommits: () => { throw new Error('MDB_CORRUPTED: damaged page'); } } as unknown as Parameters<typeof backgroundGitSignals>[0];
+    const failing = { store: {}, hasTrackedCommits: () => { throw new Error('MDB_CORRUPTED: damaged page'); } } as unknown as Parameters<typeof backgroundGitSignals>[0];
     backgroundGitSignals(failing, dir, recordingLogger(logged))();
     const until = Date.now() + 5_000;
     while (logged.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));

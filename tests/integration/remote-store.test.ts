@@ -89,6 +89,28 @@ describe('RemoteStore', () => {
     expect(reader.tables.meta.get('late')).toBeUndefined();
   });
 
+  it('starts its worker only when something needs the file: before, it reads empty and has nothing to settle', async () => {
+    const file = seeded(tempDir());
+    let channels = 0;
+    const store = new RemoteStore(file, SIZE, () => ((channels += 1), new Channel()), silentLogger);
+    const ready = new Promise<void>((resolve) => store.join(path.dirname(file), DEFAULT_RULES, { problem: () => undefined, ready: resolve }));
+    try {
+      expect(store.tables.meta.get(metaKey(1))).toBeUndefined();
+      expect(() => store.putRecords([{ table: 'meta', key: 'x', value: 1 }])).toThrow(StoreNotWritableError);
+      await store.settled(READ_TIMEOUT_MS);
+      expect(channels).toBe(0);
+      const opening = store.opened(READ_TIMEOUT_MS);
+      expect(channels).toBe(1);
+      await Promise.all([opening, ready]);
+      expect(store.opened(READ_TIMEOUT_MS)).toBeUndefined();
+      expect(store.tables.meta.get(metaKey(1))).toBe(1);
+      store.start();
+      expect(channels).toBe(1);
+    } finally {
+      store.leave();
+    }
+  });
+
   it('fails open when the worker cannot start: reads empty, refuses writes quietly, one line', async () => {
     const file = seeded(tempDir());
     const problems: string[] = [];

@@ -3,6 +3,7 @@
  * arguments as the user's grade before any model sees it, and finished at once (no prompt).
  */
 import type { Logger } from '../../core/logger.js';
+import { STORE_OPEN_WAIT_MS } from '../../core/store/access.js';
 import type { StoreAccess } from '../../core/store/access.js';
 import { GRADE_COMMAND_NAME, parseGradeArguments } from '../../core/outcomes/grade-command.js';
 import type { TrackingService } from '../../core/tracking/service.js';
@@ -15,7 +16,9 @@ export function createGradeCommandV2(deps: { service: TrackingService<StoreAcces
   return {
     name: GRADE_COMMAND_NAME,
     description: 'Grade a commit as the user: /grade <-1|1|2|5> [commit] [note]',
-    execute: (invocation) => {
+    execute: async (invocation) => {
+      // The commit is found in the record: not in the empty store of a file still opening.
+      await deps.service.store.opened?.(STORE_OPEN_WAIT_MS);
       try {
         const parsed = parseGradeArguments(promptText(invocation.prompt));
         const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
@@ -24,7 +27,6 @@ export function createGradeCommandV2(deps: { service: TrackingService<StoreAcces
         if (!(error instanceof InputError)) deps.logger.error(`agent-tracker: /grade failed: ${(error as Error).message}`);
         else deps.logger.warn(`agent-tracker: /grade recorded nothing: ${error.message}`);
       }
-      return Promise.resolve();
     },
   };
 }

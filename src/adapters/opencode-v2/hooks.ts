@@ -46,15 +46,15 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
   });
 
   return {
-    'execute.before': guarded(logger, 'execute.before', (input: V2ToolBefore) => {
-      if (ctx.ownTools.has(input.tool)) return undefined;
-      // The same checks as version 1's, failing closed, once the store's open has ended.
-      return onceStoreOpen(ctx, () => {
+    // The same checks as version 1's, failing closed, once the store's open has ended.
+    'execute.before': guarded(logger, 'execute.before', (input: V2ToolBefore) =>
+      onceStoreOpen(service.store, () => {
+        if (ctx.ownTools.has(input.tool)) return undefined;
         checkToolCall(ctx, input.sessionID, input.tool, input.input);
         const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
         return gitEffects.before(toolCallKey(input.messageID, input.id), command);
-      });
-    }),
+      }),
+    ),
 
     // Masking first and outside the guard: it fails closed on its own, tracking fails open.
     'execute.after': (input: V2ToolAfter) => {

@@ -10,6 +10,7 @@ import type { TrackerConfig } from '../../core/config.js';
 import { trackerFileEditCheck } from '../../core/integrity/tracker-files.js';
 import { userOnlyGuard } from '../../core/integrity/user-only.js';
 import type { Logger } from '../../core/logger.js';
+import { STORE_OPEN_WAIT_MS } from '../../core/store/access.js';
 import { flushOnExit } from '../../core/tracking/exit-flush.js';
 import { TrackingService } from '../../core/tracking/service.js';
 import { confineGrepToNonEnvFiles, createEnvFileGuard, fileSystemIgnoresCase } from '../../opencode/guards/env-guard.js';
@@ -39,8 +40,6 @@ function optionsOf(ctx: V2Context): Record<string, unknown> {
   return typeof options === 'object' && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
 }
 
-/** How long a cleanup waits for a store still opening before its last flush (the worker opens it in well under a second). */
-const OPEN_WAIT_MS = 5_000;
 
 /** Whether the host's context has the domains tracking needs (OpenCode 2 does; 1.18.x's early one does not). */
 export function hasTrackingDomains(ctx: unknown): ctx is V2Context {
@@ -110,7 +109,6 @@ async function wire(ctx: V2Context, started: Started): Promise<V2Cleanup> {
     editsTrackerFiles: trackerFileEditCheck(opencodeConfigDir()),
     argumentRewriters: config.protectEnvFiles ? [confineGrepToNonEnvFiles] : [],
     ...(secrets ? { maskOutput: (output) => maskToolOutput(output, () => secrets.masker()) } : {}),
-    storeOpening: () => store.opened(OPEN_WAIT_MS),
   });
   const registrations: V2Registration[] = [
     tools.registration,
@@ -128,7 +126,7 @@ async function wire(ctx: V2Context, started: Started): Promise<V2Cleanup> {
     stopExitFlush();
     for (const registration of registrations) await registration.dispose().catch(() => undefined);
     // A session ended right after its start: its last flush waits for the store to open (else it is spilled).
-    await store.settled(OPEN_WAIT_MS);
+    await store.settled(STORE_OPEN_WAIT_MS);
     await endSession(service, logger);
     releaseRemoteStore(store);
   };

@@ -8,6 +8,9 @@ import type { ScoringRules } from '../rules.js';
 import type { FlushResult, Mutation, StateMutation, TableName } from './mutations.js';
 import type { MetaValues, Tables } from './tables.js';
 
+/** How long a reader of the record waits for a store still opening (a check of the file first takes well under that). */
+export const STORE_OPEN_WAIT_MS = 5_000;
+
 export interface StoreAccess {
   readonly path: string;
   readonly maxDatabaseSize: number;

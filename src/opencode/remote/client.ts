@@ -104,10 +104,11 @@ export class RemoteStore implements StoreAccess {
     for (const open of this.unsent.splice(0)) this.sendOpen(open.directory, open.rules);
   }
 
-  /** The started channel: what asks the worker for something starts it. */
+  /** The started channel: what asks the worker for something starts it (not once the store is closed). */
   private started(): Channel {
     this.start();
-    return this.channel as Channel;
+    if (!this.channel) throw new StoreNotWritableError('the agent-tracker database is closed');
+    return this.channel;
   }
 
   get attached(): boolean {
@@ -200,8 +201,8 @@ export class RemoteStore implements StoreAccess {
 
   /**
    * Resolves once the open is settled: the store is ready, or it is not open now (being checked out of
-   * process, refused, a dead worker, never started), or `timeoutMs` passed. A session disposed right after its start
-   * waits for this before its last flush (else what it recorded would go to a spill file).
+   * process, refused, a dead worker, never started), or `timeoutMs` passed. A session disposed right
+   * after its start waits for this before its last flush (else what it recorded would go to a spill file).
    */
   settled(timeoutMs: number): Promise<void> {
     return this.isSettled() ? Promise.resolve() : this.until(() => this.isSettled(), timeoutMs);
