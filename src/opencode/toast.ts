@@ -11,6 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { readWorkingTreeChanges } from '../core/projects/git.js';
 import type { WorkingTreeChange } from '../core/projects/git.js';
 import type { TrackingService } from '../core/tracking/service.js';
+import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import type { AgentStatus, CommitRecord } from '../core/types.js';
 
@@ -101,7 +102,8 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
   const showSheet = (agent: string, title: string, variant: ToastVariant): void => {
     void (async () => {
       try {
-        await Promise.all([refreshPendingChanges(), loadRenderer()]);
+        // The agent's record, not the empty store of a file still opening (the greeting comes at a session's first request).
+        await Promise.all([refreshPendingChanges(), loadRenderer(), service.store.opened?.(STORE_OPEN_WAIT_MS)]);
         const status = service.getAgentStatus(agent);
         const result = await client.tui.showToast({
           body: {

@@ -117,4 +117,23 @@ describe('the first tool call after start', () => {
       await hooks.dispose?.();
     }
   });
+
+  it("greets a session with the agent's sheet from the record, though the greeting comes before the database is open", async () => {
+    const seeded = Store.open({ path: dbPath, maxDatabaseSize: 64 * 1024 * 1024 });
+    seeded.applyBatch([{ table: 'agents', key: 'scout', ops: [{ kind: 'xp', amount: 7 }] }], DEFAULT_RULES, new Date().toISOString());
+    seeded.close();
+    const project = path.join(dir, 'project-4');
+    fs.mkdirSync(project, { recursive: true });
+    const toasts: { title: string; message: string }[] = [];
+    const client = { ...input(project).client, tui: { showToast: async ({ body }: { body: { title: string; message: string } }) => (toasts.push(body), {}) } };
+    const hooks = await plugin.server({ ...input(project), client } as unknown as PluginInput, {});
+    try {
+      await hooks['chat.params']?.({ sessionID: 'ses_4', agent: 'scout', model: { providerID: 'fake', id: 'model' } } as never, {} as never);
+      for (let waited = 0; toasts.length === 0 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(toasts.map((toast) => toast.title)).toEqual(['scout: session start']);
+      expect(toasts[0]?.message).toMatch(/XP \.+ 7\//);
+    } finally {
+      await hooks.dispose?.();
+    }
+  });
 });
