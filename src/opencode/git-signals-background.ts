@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../core/logger.js';
 import type { TrackingService } from '../core/tracking/service.js';
-import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
+import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 
 /** Returns a trigger that refreshes the project's git signals off the hook's path. */
@@ -14,7 +14,7 @@ export function backgroundGitSignals(service: TrackingService<StoreAccess>, proj
   let running = false;
   const refresh = async (): Promise<void> => {
     // A session's first sign starts the store: its open is waited for, or the record would read empty.
-    await service.store.opened?.(STORE_OPEN_WAIT_MS);
+    await storeOpening(service.store);
     if (!service.hasTrackedCommits(project)) return;
     // Loaded here, not at plugin start.
     const { refreshGitSignals } = await import('../core/outcomes/git-outcomes.js');

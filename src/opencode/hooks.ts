@@ -8,7 +8,7 @@ import type { Logger } from '../core/logger.js';
 import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
-import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
+import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import { asBusEvent, assistantUsage, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
 import { revertPoint } from './outcome-events.js';
@@ -106,7 +106,7 @@ export function haltMessage(service: TrackingService<StoreAccess>, sessionId: st
  * of a file still being opened or checked. No promise once the store is open.
  */
 export function onceStoreOpen(store: StoreAccess, then: () => void | Promise<void>): void | Promise<void> {
-  const opening = store.opened?.(STORE_OPEN_WAIT_MS);
+  const opening = storeOpening(store);
   return opening ? opening.then(then) : then();
 }
 

@@ -7,7 +7,7 @@
 import type { Logger } from '../core/logger.js';
 import { getProject } from '../core/projects/profiles.js';
 import { StoreNotWritableError } from '../core/store/store-errors.js';
-import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
+import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import type { ProjectProfile } from '../core/types.js';
 
@@ -25,7 +25,7 @@ export function backgroundProfiler(options: BackgroundProfilerOptions): () => vo
   const { store, project, logger } = options;
   const key = `${store.path}\u0000${project}`;
   const profile = async (): Promise<ProjectProfile | undefined> => {
-    await store.opened?.(STORE_OPEN_WAIT_MS);
+    await storeOpening(store);
     // Profiled before (the usual case): one key read, and the classifier never loads.
     if (getProject(store, project)) return undefined;
     // Loaded here, not at plugin start: classification pulls in the manifest parsers.

@@ -15,7 +15,7 @@ import { opencodeConfigDir } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import { planProvisioning, provisionedMessage } from '../core/provisioning/plan.js';
 import type { TrackingService } from '../core/tracking/service.js';
-import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
+import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 
 const TOAST_TITLE = 'agent-tracker set up OpenCode';
@@ -66,7 +66,7 @@ export async function selfProvision(deps: SelfProvisionDeps): Promise<SelfProvis
     const [{ inspectItems }, { packageRoot }] = await Promise.all([import('../provisioning/presence.js'), import('../provisioning/package-root.js')]);
     const root = deps.root ?? packageRoot();
     // What the user removed is known from the record only: without it, nothing is added this time.
-    await service.store.opened?.(STORE_OPEN_WAIT_MS);
+    await storeOpening(service.store);
     if (!service.store.attached) {
       logger.info(`agent-tracker: the database is not open, so it cannot tell what you removed from ${configDir}; nothing is added at this start`);
       return NOTHING;

@@ -11,7 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { readWorkingTreeChanges } from '../core/projects/git.js';
 import type { WorkingTreeChange } from '../core/projects/git.js';
 import type { TrackingService } from '../core/tracking/service.js';
-import { STORE_OPEN_WAIT_MS } from '../core/store/access.js';
+import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import type { AgentStatus, CommitRecord } from '../core/types.js';
 
@@ -103,7 +103,7 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
     void (async () => {
       try {
         // The agent's record, not the empty store of a file still opening (the greeting comes at a session's first request).
-        await Promise.all([refreshPendingChanges(), loadRenderer(), service.store.opened?.(STORE_OPEN_WAIT_MS)]);
+        await Promise.all([refreshPendingChanges(), loadRenderer(), storeOpening(service.store)]);
         const status = service.getAgentStatus(agent);
         const result = await client.tui.showToast({
           body: {

@@ -3,7 +3,7 @@
  * arguments as the user's grade before any model sees it, and finished at once (no prompt).
  */
 import type { Logger } from '../../core/logger.js';
-import { STORE_OPEN_WAIT_MS } from '../../core/store/access.js';
+import { storeOpening } from '../../core/store/access.js';
 import type { StoreAccess } from '../../core/store/access.js';
 import { GRADE_COMMAND_NAME, parseGradeArguments } from '../../core/outcomes/grade-command.js';
 import type { TrackingService } from '../../core/tracking/service.js';
@@ -18,7 +18,7 @@ export function createGradeCommandV2(deps: { service: TrackingService<StoreAcces
     description: 'Grade a commit as the user: /grade <-1|1|2|5> [commit] [note]',
     execute: async (invocation) => {
       // The commit is found in the record: not in the empty store of a file still opening.
-      await deps.service.store.opened?.(STORE_OPEN_WAIT_MS);
+      await storeOpening(deps.service.store);
       try {
         const parsed = parseGradeArguments(promptText(invocation.prompt));
         const { grade } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });

@@ -39,3 +39,11 @@ export interface StoreAccess {
    */
   opened?(timeoutMs: number): Promise<void> | undefined;
 }
+
+/**
+ * For a reader of the record at a session's start: undefined once `store` is open, else a promise that
+ * resolves when its open has ended or STORE_OPEN_WAIT_MS later (a store still opening reads empty).
+ */
+export function storeOpening(store: StoreAccess): Promise<void> | undefined {
+  return store.opened?.(STORE_OPEN_WAIT_MS);
+}
