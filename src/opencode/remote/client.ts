@@ -71,6 +71,8 @@ export class RemoteStore implements StoreAccess {
   private closed = false;
   /** Whether the worker said the store cannot be used (damage, a newer schema, a place it cannot open). */
   private refused = false;
+  /** Whether a wait for the open ran out: later ones do not wait (a session is slowed once, not at every call). */
+  private openWaitSpent = false;
   /** Callers waiting for a moment of the open: each is woken once its condition holds. */
   private readonly waiters: { reached: () => boolean; wake: () => void }[] = [];
   /** The worker's channel, once started. */
@@ -212,11 +214,14 @@ export class RemoteStore implements StoreAccess {
    * Undefined once the open has ended: the store is ready, or the worker refused it with a problem, or
    * the worker is gone. Else a promise that resolves when it ends or after `timeoutMs`. Unlike
    * `settled`, it also waits for a check of the file out of process: a hook that reads the record (the
-   * halt) must not read the empty store of a check still running. Starts the worker.
+   * halt) must not read the empty store of a check still running. Starts the worker. Once one wait has
+   * run out, this answers undefined at once: an open that slow (a check of a very large file) delays a
+   * session once, not every tool call.
    */
   opened(timeoutMs: number): Promise<void> | undefined {
     this.start();
-    return this.hasOpened() ? undefined : this.until(() => this.hasOpened(), timeoutMs);
+    if (this.hasOpened() || this.openWaitSpent) return undefined;
+    return this.until(() => this.hasOpened(), timeoutMs, () => (this.openWaitSpent = true));
   }
 
   private isSettled(): boolean {
@@ -227,9 +232,12 @@ export class RemoteStore implements StoreAccess {
     return this.isReady || this.refused || this.closed || this.channel?.dead !== undefined;
   }
 
-  private until(reached: () => boolean, timeoutMs: number): Promise<void> {
+  private until(reached: () => boolean, timeoutMs: number, ranOut?: () => void): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
+      const timer = setTimeout(() => {
+        ranOut?.();
+        resolve();
+      }, timeoutMs);
       this.waiters.push({
         reached,
         wake: () => {
