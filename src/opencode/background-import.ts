@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { TrackerConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Watermark } from '../core/backfill/watermark.js';
+import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import type { ImportNeed } from './history/import-needed.js';
 
@@ -77,12 +78,28 @@ async function runImportChild(job: string, onChild: (kill: () => void) => void):
   });
 }
 
-/** Schedules the import; returns a cancel function (for dispose: it also stops a running child). Never blocks, never throws. */
-export function scheduleHistoryImport(options: BackgroundImportOptions): () => void {
+/** A scheduled import. */
+export interface ScheduledImport {
+  /** Cancels it when it has not started; stops a running child (dispose). */
+  stop(): void;
+  /** Starts it now instead of at its timer, once (a session's first model request: OpenCode's start is over). */
+  now(): void;
+}
+
+/**
+ * Schedules the import for `delayMs` after start, or sooner through `now`. Never blocks, never throws.
+ * A one-shot `opencode run` may end before the timer, which is why the plugin calls `now` at a
+ * session's first model request.
+ */
+export function scheduleHistoryImport(options: BackgroundImportOptions): ScheduledImport {
   const startedAt = options.startedAt ?? Date.now();
   let cancelled = false;
+  let started = false;
   let killChild: (() => void) | undefined;
-  const timer = setTimeout(() => {
+  const run = (): void => {
+    if (started || cancelled) return;
+    started = true;
+    clearTimeout(timer);
     void (async () => {
       try {
         const [{ historySignature, opencodeDataDir }, { advanceWatermark, readWatermark }, { encodeJob }] = await Promise.all([
@@ -91,7 +108,9 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
           import('./history/import-job.js'),
         ]);
         const location = options.location ?? opencodeDataDir();
-        if (cancelled) return;
+        // The watermark is in the record: read once the store is open (a store that cannot be read imports nothing now).
+        await storeOpening(options.store);
+        if (cancelled || !options.store.attached) return;
         const mark = readWatermark(options.store, location);
         // Taken before the store is read: a change while it is read is seen at the next start.
         const signature = historySignature(location);
@@ -120,11 +139,15 @@ export function scheduleHistoryImport(options: BackgroundImportOptions): () => v
         options.logger.warn(`agent-tracker: importing OpenCode's past sessions failed, live tracking goes on: ${(error as Error).message}`);
       }
     })();
-  }, options.delayMs ?? BACKGROUND_IMPORT_DELAY_MS);
+  };
+  const timer = setTimeout(run, options.delayMs ?? BACKGROUND_IMPORT_DELAY_MS);
   timer.unref();
-  return () => {
-    cancelled = true;
-    clearTimeout(timer);
-    killChild?.();
+  return {
+    stop: () => {
+      cancelled = true;
+      clearTimeout(timer);
+      killChild?.();
+    },
+    now: run,
   };
 }

@@ -60,7 +60,7 @@ const server: Plugin = async (input, options) => {
   // The store lives in a worker thread (lmdb never loads on OpenCode's main thread: ./remote/).
   // Until it is open and what waited at its start is merged (spills, migrations; the file may be
   // checked out of process first), the hooks record into memory; `ready` then writes what waited.
-  const late: { service?: TrackingService<RemoteStore>; importHistory?: () => void; knownProjects?: (opened: RemoteStore) => void } = {};
+  const late: { service?: TrackingService<RemoteStore>; knownProjects?: (opened: RemoteStore) => void } = {};
   let wired = (): void => undefined;
   const wiring = new Promise<void>((resolve) => (wired = resolve));
   const ready = (): void => {
@@ -68,7 +68,6 @@ const server: Plugin = async (input, options) => {
       late.knownProjects?.(store);
       late.service?.storeAttached();
       late.service?.flush('database ready');
-      late.importHistory?.();
     });
   };
   try {
@@ -124,15 +123,11 @@ const server: Plugin = async (input, options) => {
     ? (await import('../adapters/telemetry/start.js')).startTelemetry({ option: options?.telemetry, logger, store, service })
     : undefined;
 
-  // OpenCode's past sessions, imported in the background once the database is open for writing.
-  // Started by `ready`, which runs after this point (it waits for the term indexer).
-  let stopHistoryImport = (): void => undefined;
-  if (config.importHistory) {
-    const historyOptions = { store, config, logger, project, startedAt, importNeeded: store.importNeeded.bind(store) };
-    late.importHistory = () => {
-      stopHistoryImport = scheduleHistoryImport(historyOptions);
-    };
-  }
+  // OpenCode's past sessions, imported in the background at a session's first model request or 2 s after
+  // the start, whichever comes first, once the database is open (the import waits for its open).
+  const historyImport = config.importHistory
+    ? scheduleHistoryImport({ store, config, logger, project, startedAt, importNeeded: store.importNeeded.bind(store) })
+    : undefined;
 
   const sheets = createStatusSheets({ client: input.client, service, logger, project });
 
@@ -161,7 +156,7 @@ const server: Plugin = async (input, options) => {
       : {}),
     dispose: async () => {
       stopSelfProvisioning();
-      stopHistoryImport();
+      historyImport?.stop();
       stopExitFlush();
       maintainer.stop();
       // A session disposed right after its start: its last flush waits for the store to open (else it is
@@ -173,6 +168,13 @@ const server: Plugin = async (input, options) => {
       releaseRemoteStore(store);
     },
   };
+  if (historyImport) {
+    const chatParams = hooks['chat.params'];
+    hooks['chat.params'] = (input, output) => {
+      historyImport.now();
+      return chatParams ? chatParams(input, output) : Promise.resolve();
+    };
+  }
   // After the hooks are ready, in the background: adds what setup provisions when it is missing.
   const stopSelfProvisioning = config.selfProvision ? startSelfProvisioning(input, { service, logger }) : () => undefined;
   wired();
