@@ -39,7 +39,10 @@ export async function main(argv: string[], output: Output = processOutput): Prom
     output.err(unknownCommand(name));
     return 1;
   }
-  if (args.includes('--help') || args.includes('-h')) {
+  // Options end at `--`: after it `--help` is a word (`prior-art -- --help` searches for it).
+  const end = args.indexOf('--');
+  const options = end === -1 ? args : args.slice(0, end);
+  if (options.includes('--help') || options.includes('-h')) {
     output.out(commandHelp(name, spec));
     return 0;
   }

@@ -54,6 +54,13 @@ describe('agent-tracker help', () => {
     }
   });
 
+  it('takes --help after -- as a word, not as a question: no help, and a command without words refuses it in one line', async () => {
+    const result = await cli(['review', '--db', '/nonexistent/agent-tracker.lmdb', '--', '--help']);
+    expect(result.out).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.err.trim().split('\n')).toEqual(["agent-tracker review: Unexpected argument '--help'. This command does not take positional arguments"]);
+  });
+
   it('prints the version of package.json', async () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {
