@@ -170,9 +170,9 @@ const server: Plugin = async (input, options) => {
   };
   if (historyImport) {
     const chatParams = hooks['chat.params'];
-    hooks['chat.params'] = (input, output) => {
+    hooks['chat.params'] = (request, output) => {
       historyImport.now();
-      return chatParams ? chatParams(input, output) : Promise.resolve();
+      return chatParams ? chatParams(request, output) : Promise.resolve();
     };
   }
   // After the hooks are ready, in the background: adds what setup provisions when it is missing.
@@ -186,8 +186,8 @@ type AnyFunction = (...args: never[]) => unknown;
 /**
  * The hooks and tools, each starting the store's worker before it runs (a flag check once started):
  * the worker and lmdb load at the first sign of a session, so an OpenCode command that runs none
- * (`opencode models`, `opencode session list`) pays for neither. The self-provisioning check starts it
- * too (it reads what the user removed); `dispose` only when something waits to be written.
+ * (`opencode models`, `opencode session list`) pays for neither. The self-provisioning check and the
+ * history import start it too, through `storeOpening`; `dispose` only when something waits to be written.
  */
 function startingStore(hooks: Hooks, start: () => void): Hooks {
   const first =
