@@ -1,6 +1,7 @@
 /**
- * Plugin start: importing the built plugin, then its `server()` (settings, opening the database,
- * the migration check, wiring hooks and tools), each in a fresh process. Once under Node and once
+ * Plugin start: importing the built plugin, then its `server()` (settings, wiring hooks and tools; the
+ * store's worker starts at a session's first hook, which the script then calls, so the settled row
+ * counts the database's open and migration check), each in a fresh process. Once under Node and once
  * under the Bun compiled into the `opencode` binary (`BUN_BE_BUN=1 opencode run script.mjs` runs a
  * script on that Bun, which is where OpenCode runs plugins). The database already exists, as it
  * does on every start but the first. Figures are medians; one untimed start warms the file cache.
@@ -48,7 +49,9 @@ const hooks = await plugin.server(
 );
 const readyAt = performance.now();
 const cpu = process.cpuUsage(cpuAtStart);
-// What the plugin loads just after server() returned (the term indexer) counts here.
+// A session's first event starts the store (its worker opens the database): counted in the settled figure, as
+// what the plugin loads just after server() returned is.
+await hooks.event?.({ event: { type: 'server.connected', properties: {} } });
 await new Promise((resolve) => setTimeout(resolve, ${SETTLE_MS}));
 const settled = process.cpuUsage(cpuAtStart);
 await hooks.dispose?.();
@@ -103,7 +106,7 @@ function rowsFor(label, medians, runs) {
     const name = `${title} (${label})`;
     rows.push(
       { name, metric: `import, median of ${runs} (floor plugin = baseline)`, value: own.importMs, unit: 'ms', baseline: floor.importMs },
-      { name, metric: 'server(): open + migration check + wiring', value: own.serverMs, unit: 'ms', baseline: floor.serverMs },
+      { name, metric: 'server(): settings + wiring', value: own.serverMs, unit: 'ms', baseline: floor.serverMs },
       { name, metric: 'total', value: own.totalMs, unit: 'ms', target: `<= ${START_TARGET_MS} ms`, pass: own.totalMs <= START_TARGET_MS },
       {
         name,
@@ -137,7 +140,7 @@ export default async function run({ quick }) {
       fs.writeFileSync(script, startScript(pathToFileURL(contender.entry).href));
       return { ...contender, script };
     });
-    // The real plugin creates the database first: the floor plugin only opens it.
+    // The real plugin creates the database first (at its first hook): the floor plugin only opens it.
     runOnce(process.execPath, [contenders[0].script], dir, {});
     const rows = rowsFor(`Node ${process.version}`, measureInterleaved(contenders, process.execPath, [], dir, {}, runs), runs);
     const version = spawnSync(OPENCODE_BIN, ['--version'], { encoding: 'utf8', timeout: CHILD_TIMEOUT_MS }).stdout?.trim();
