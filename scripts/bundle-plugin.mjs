@@ -6,8 +6,10 @@
  * instead of the ~85 tsc writes), whitespace and comments stripped, start 10–18% faster under OpenCode's
  * Bun (20% less CPU time) and a third faster under Node. The sources are transpiled by Bun here, not by
  * tsc (which still type-checks them and builds the rest). The dynamic imports stay dynamic (their own chunks, loaded as late as
- * before); npm packages (lmdb, msgpackr, zod, simple-git, figlet, ...) stay external and are resolved
- * from node_modules at run time, as before. Every other file of dist/ (the CLI, setup, the modules
+ * before); npm packages (lmdb, msgpackr, simple-git, figlet, ...) stay external and are resolved
+ * from node_modules at run time, as before, except zod: the tools' argument schemas use a handful of
+ * its mini build's functions, which the bundle carries (about 18 KB) instead of loading the package
+ * (src/opencode/tools/define.ts). Every other file of dist/ (the CLI, setup, the modules
  * tests and benches import) is tsc's, unchanged.
  *
  * The bundler is Bun's, from the `opencode` binary of the pinned `opencode-ai` dev dependency
@@ -34,6 +36,16 @@ const HOST_FILE = path.join('remote', 'host.js');
 const OUT_DIR = path.join(ROOT, 'dist', 'opencode');
 const CHUNK_PREFIX = 'chunk-';
 const BUNDLE_TIMEOUT_MS = 120_000;
+/** The one package bundled (tree-shaken) rather than loaded from node_modules at run time. */
+const BUNDLED_PACKAGES = new Set(['zod']);
+
+/** `--external` flags for every package the plugin depends on but the bundled ones (each with its subpaths). */
+function externalFlags() {
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  return Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })
+    .filter((name) => !BUNDLED_PACKAGES.has(name))
+    .flatMap((name) => [`--external=${name}`, `--external=${name}/*`]);
+}
 
 /** The `opencode` binary of the opencode-ai dev dependency, or undefined when it is not installed. */
 function bunBinary() {
@@ -104,7 +116,7 @@ function main() {
     '--target=node',
     '--format=esm',
     '--splitting',
-    '--packages=external',
+    ...externalFlags(),
     '--minify-whitespace',
     '--minify-syntax',
     '--sourcemap=linked',

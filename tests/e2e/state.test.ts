@@ -77,7 +77,8 @@ describe('agent state in a real OpenCode session', () => {
           bash('echo blocked > blocked.txt'),
           say('Stopped.'),
         ],
-        'AFTER-REVIVE': [bash('echo again > after.txt'), say('Working again.')],
+        // A number where the tool takes text: OpenCode passes it on as it is.
+        'AFTER-REVIVE': [bash('echo again > after.txt'), call('agent-status', { agent: 7 }), say('Working again.')],
       }),
     );
     writeGlobalConfig(sandbox, { modelUrl: model.url });
@@ -107,6 +108,20 @@ describe('agent state in a real OpenCode session', () => {
     expect(grep?.state.output).toMatch(/Found 1 match/);
     expect(sessionText(firstRun)).not.toContain(secret);
     expect(JSON.stringify(model.requests)).not.toContain(secret);
+  });
+
+  it("offers the model the tracker's tools with each argument described and the required ones named", () => {
+    type Offered = { function: { name: string; parameters: { properties: Record<string, { type?: string; description?: string; enum?: string[] }>; required?: string[] } } };
+    const offered = new Map((model.requests.find((request) => (request.tools ?? []).length > 0)?.tools as Offered[]).map((tool) => [tool.function.name, tool.function.parameters]));
+    expect(offered.get('grade-commit')?.required).toEqual(['commit', 'agentGrade']);
+    expect(offered.get('grade-commit')?.properties.agentGrade).toEqual({ type: 'number', description: 'Your grade of your own work: 1 neutral, 2 good, 5 excellence, -1 bad' });
+    expect(offered.get('prior-art')?.required).toEqual(['task']);
+    expect(offered.get('recommend-setup')?.properties.prefer).toMatchObject({ type: 'string', enum: ['quality', 'balanced', 'cheap'] });
+    for (const name of ['agent-status', 'grade-commit', 'report-bug', 'log-activity', 'prior-art', 'recommend-setup']) {
+      const properties = Object.entries(offered.get(name)?.properties ?? {});
+      expect([name, properties.length > 0]).toEqual([name, true]);
+      for (const [argument, schema] of properties) expect([name, argument, (schema.description ?? '').length > 10]).toEqual([name, argument, true]);
+    }
   });
 
   it('grades the commit, halts the agent after its bug reports and refuses its next tool call', () => {
@@ -150,6 +165,7 @@ describe('agent state in a real OpenCode session', () => {
     const second = await runOpencode(sandbox, repo, 'AFTER-REVIVE: carry on');
     expect(second.code).toBe(0);
     expect(fs.existsSync(path.join(repo, 'after.txt'))).toBe(true);
+    expect(refusalOf(second, 'agent-status', '7')).toBe('agent must be text, got number 7 (Agent name; defaults to the calling agent)');
     const status = cliJson<StatusJson>(sandbox, ['status']);
     expect(byId(status, 'build')).toMatchObject({ halted: false, xp: rulesGive([{ kind: 'xp', amount: HALTED.xp + rules.xpPerToolCall }]).xp });
     for (const agent of legacy.agents) expect(byId(status, agent.id)).toEqual(byId(afterRevive, agent.id));

@@ -44,4 +44,14 @@ describe('recommend-setup', () => {
     expect(fs.readFileSync(config, 'utf8')).toBe('{ "agent": { "build": { "model": "old/model" } } }\n');
     expect(fs.readdirSync(project)).toEqual(['opencode.json']);
   });
+
+  it('refuses a preference that is none of quality, balanced and cheap, as the CLI does', async () => {
+    const project = tempDir();
+    t = tempTracker({}, project);
+    const tools = createTools({ service: t.service, logger: silentLogger, project, renderStatus: (status) => formatHealthStatus(status), priorArt: localPriorArt(t.service.store, silentLogger) });
+    const context = { sessionID: 'ses_x', messageID: 'msg_x', agent: 'build', directory: project, worktree: project, abort: new AbortController().signal, metadata: () => undefined, ask: async () => undefined } as unknown as ToolContext;
+    await expect(tools['recommend-setup']?.execute({ prefer: 'best' }, context)).rejects.toThrow('prefer must be one of quality, balanced, cheap, got "best"');
+    await expect(tools['recommend-setup']?.execute({ project: 3 }, context)).rejects.toThrow(/^project must be text, got number 3 \(Project folder; defaults to the current project\)$/);
+    expect(t.service.pendingMutations).toBe(0);
+  });
 });

@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { ToolContext, ToolDefinition } from '@opencode-ai/plugin';
-import { tool as defineTool } from '@opencode-ai/plugin/tool';
 import fc from 'fast-check';
 import { silentLogger } from '../../src/core/logger.js';
 import { formatHealthStatus } from '../../src/core/report/sheet.js';
@@ -34,7 +33,6 @@ const READ_ONLY_TOOLS = new Set(['agent-status', 'prior-art']);
 /** Agents with tracked work: bug reports are only taken for those. */
 const TRACKED_AGENTS = ['build', 'plan', 'general', 'reviewer'];
 
-const z = defineTool.schema;
 type Args = Record<string, unknown>;
 
 let sandbox: Sandbox;
@@ -125,12 +123,15 @@ function arbitraryFor(schema: unknown): fc.Arbitrary<unknown> {
   }
 }
 
+/**
+ * Arguments as a model may send them. OpenCode does not hold them to the tool's schema before `execute`
+ * (seen with opencode 1.18.33: a number for a text argument reaches the tool), so besides values of the
+ * schema's kinds any JSON value comes, and arguments go missing.
+ */
 function argsFor(definition: ToolDefinition): fc.Arbitrary<Args> {
   const shape = definition.args as Record<string, unknown>;
-  const schema = z.object(shape as never);
-  const fields = Object.fromEntries(Object.entries(shape).map(([name, field]) => [name, arbitraryFor(field)]));
-  // The host checks the arguments against the schema before execute; only those reach the tool.
-  return fc.record(fields, { requiredKeys: [] }).filter((args) => schema.safeParse(args).success) as fc.Arbitrary<Args>;
+  const fields = Object.fromEntries(Object.entries(shape).map(([name, field]) => [name, fc.oneof({ weight: 4, arbitrary: arbitraryFor(field) }, { weight: 1, arbitrary: fc.jsonValue() })]));
+  return fc.record(fields, { requiredKeys: [] }) as fc.Arbitrary<Args>;
 }
 
 const agentName = fc.oneof(fc.constantFrom('build', 'plan', 'general'), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._-]{0,30}$/));

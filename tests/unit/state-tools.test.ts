@@ -122,9 +122,11 @@ describe('grade-commit', () => {
 
   it('refuses a self-grade of 3, 0, "excellent" and 2.5', async () => {
     setup();
-    for (const bad of [3, 0, 'excellent', 2.5]) {
+    for (const bad of [3, 0, 2.5]) {
       await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: bad }, /agent grade must be one of -1, 1, 2, 5/);
     }
+    // Not a number at all: refused by the argument check, which says what the grades are.
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 'excellent' }, /agentGrade must be a number, got "excellent" \(Your grade of your own work: .*-1 bad\)/);
   });
 
   it('refuses an empty commit, a non-hash and a hash that is not in this repository', async () => {
@@ -193,6 +195,35 @@ describe('agent-status', () => {
     expect(await call('agent-status', {})).toContain(`\`${cliCommand(ROOT)} <command>\``);
     await expectRefused('agent-status', { agent: 'nobody' }, /no agent named "nobody"/);
     await expectRefused('agent-status', { agent: '../etc' }, /may contain only letters, digits/);
+  });
+});
+
+/**
+ * OpenCode passes a tool's arguments on as the model wrote them, without its schema's check (seen with
+ * opencode 1.18.33), so each tool checks them first and says what was wrong.
+ */
+describe('arguments of the wrong kind', () => {
+  it('refuses a number, a list or an object where text is asked for, naming the argument, what came and what it is for', async () => {
+    setup();
+    await expectRefused('agent-status', { agent: 7 }, /^agent must be text, got number 7 \(Agent name; defaults to the calling agent\)$/);
+    await expectRefused('log-activity', { task: ['a'] }, /^task must be text, got a list \(The task worked on\)$/);
+    await expectRefused('report-bug', { description: 'broke', commit: { hash: 'x' } }, /^commit must be text, got an object \(/);
+    await expectRefused('grade-commit', { commit: 12, agentGrade: 2 }, /^commit must be text, got number 12 \(Commit hash, or HEAD for the latest commit\)$/);
+  });
+
+  it('names every missing required argument, and each wrong one, in one line', async () => {
+    setup();
+    await expectRefused('grade-commit', {}, /^commit is required \(Commit hash, or HEAD for the latest commit\); agentGrade is required \(Your grade of your own work: /);
+    await expectRefused('log-activity', { task: 'x', outcome: 5, decisions: true }, /^outcome must be text, got number 5 \(What came of it\); decisions must be text, got boolean true \(/);
+  });
+
+  it('takes an optional argument sent as null as left out', async () => {
+    setup();
+    const output = await call('log-activity', { task: 'tidy the parser', actions: null, outcome: null, decisions: null });
+    expect(output).toMatch(/tidy the parser/);
+    t.service.flush('test');
+    const [entry] = [...t.store.tables.activities.getRange()];
+    expect(JSON.stringify(entry?.value)).not.toMatch(/null/);
   });
 });
 

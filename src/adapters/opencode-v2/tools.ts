@@ -3,9 +3,8 @@
  * handed to the host through `ctx.tool.transform`. Their input is the zod object of the version-1
  * arguments (zod is a Standard Schema, which `Tool.Info.input` accepts); their text becomes the result.
  */
-import { createRequire } from 'node:module';
 import type { ToolContext, ToolDefinition } from '@opencode-ai/plugin/tool';
-import type { z as Zod } from 'zod';
+import { object } from 'zod/mini';
 import type { V2ToolInfo, V2ToolResult } from './host-types.js';
 
 /** What a version-1 tool returns: its text, or an object carrying `output` text. */
@@ -15,14 +14,6 @@ function asResult(value: unknown): V2ToolResult {
   return { content: String(value) };
 }
 
-let zod: typeof Zod | undefined;
-
-/** zod, loaded when the host first reads a tool's input schema (as version 1's defineTool does). */
-function loadZod(): typeof Zod {
-  zod ??= (createRequire(import.meta.url)('zod') as { z: typeof Zod }).z;
-  return zod;
-}
-
 /** The version-1 tool `definition`, named `name`, as an OpenCode 2 tool; `project` stands for the directories. */
 export function asV2Tool(name: string, definition: ToolDefinition, project: string): V2ToolInfo {
   let input: unknown;
@@ -30,7 +21,7 @@ export function asV2Tool(name: string, definition: ToolDefinition, project: stri
     name,
     description: definition.description,
     get input(): unknown {
-      input ??= loadZod().object(definition.args);
+      input ??= object(definition.args);
       return input;
     },
     execute: async (args, context) => {

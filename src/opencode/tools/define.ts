@@ -3,39 +3,100 @@
  *
  * OpenCode takes the `tool` map when the plugin starts but reads each tool's `args` only when it first
  * lists the tools (observed with opencode 1.18.33: at the first prompt or tool listing, not at instance
- * start). zod, which the schemas are made of, is about a third of the plugin's import time, so it is
- * loaded then, once per process, instead of on every start. The host reads `args` synchronously, hence
- * `require` (zod ships a CommonJS build; Bun and Node both load it). The host only checks that each
- * value is a zod schema (`"_zod" in value`) and wraps them with its own zod, so which copy built them
- * does not matter.
+ * start). The host only checks that each value is a zod schema (`"_zod" in value`), wraps them with its
+ * own zod, and reads each argument's `description` property for the JSON schema the model sees (a
+ * description kept only in a zod registry of ours never reaches it: the host's zod reads its own).
+ *
+ * OpenCode 1.18.33 does not hold the arguments to the schema: a number where text is asked for reaches
+ * `execute` as it is (seen with the real binary). So every call is checked here first, and a bad
+ * argument is refused with a line that names it, never a TypeError from deep inside a tool.
+ *
+ * The schemas are made with zod's mini build, which the plugin bundle carries with only the few
+ * functions used here (about 18 KB): under OpenCode's Bun that takes about 5 ms of CPU, where loading
+ * zod's full build from node_modules took about 30 ms in every session (docs/PERFORMANCE.md,
+ * twenty-second pass).
  */
-import { createRequire } from 'node:module';
 import type { ToolContext, ToolDefinition, ToolResult } from '@opencode-ai/plugin/tool';
-import type { z as Zod } from 'zod';
+import { enum as oneOf, globalRegistry, looseObject, number, optional, safeParse, string } from 'zod/mini';
+import { InputError } from '../../core/validation.js';
+import type * as z from 'zod/mini';
 
-/** The zod namespace tool schemas are written with (what `tool.schema` is in `@opencode-ai/plugin`). */
-export type SchemaBuilder = typeof Zod;
+/** A tool's arguments: zod schemas by name. */
+type Shape = z.core.$ZodShape;
 
-let zod: SchemaBuilder | undefined;
-
-function loadZod(): SchemaBuilder {
-  zod ??= (createRequire(import.meta.url)('zod') as { z: SchemaBuilder }).z;
-  return zod;
+/** `schema`, carrying `description` where the host reads it (and in zod's registry of this copy, for a reader that uses it). */
+function described<T extends z.ZodMiniType>(schema: T, description: string): T {
+  globalRegistry.add(schema, { description });
+  Object.defineProperty(schema, 'description', { value: description, enumerable: false });
+  return schema;
 }
 
-/** Like `tool()` from `@opencode-ai/plugin`, with `args` given as a function of zod, called on the first read of `args`. */
-export function defineTool<Args extends Zod.ZodRawShape>(spec: {
+/** The kinds of argument the tools take, each with the description the model reads. */
+export const argument = {
+  text: (description: string) => described(string(), description),
+  number: (description: string) => described(number(), description),
+  optionalText: (description: string) => described(optional(string()), description),
+  optionalNumber: (description: string) => described(optional(number()), description),
+  optionalChoice: <const T extends readonly [string, ...string[]]>(values: T, description: string) => described(optional(oneOf(values)), description),
+};
+
+export type ArgumentKinds = typeof argument;
+
+/** What an argument's JSON type is called in a refusal. */
+const KIND_NAMES: Readonly<Record<string, string>> = { string: 'text', number: 'a number', object: 'an object' };
+
+/** A value the model sent, in a few words. */
+function sent(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}...` : value}"`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+/** `args` without the arguments sent as null: some models send null for an optional argument they leave out. */
+function withoutNulls(args: unknown): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args;
+  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
+}
+
+/** Why `args` do not fit `shape`, one line per argument at fault. */
+function argumentProblems(shape: Shape, args: unknown, issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.map((issue) => {
+    const name = issue.path[0];
+    if (typeof name !== 'string') return `the arguments must be ${KIND_NAMES.object}, got ${sent(args)}`;
+    const value = (args as Record<string, unknown>)[name];
+    const description = (shape[name] as { description?: string } | undefined)?.description;
+    const about = description ? ` (${description})` : '';
+    if (value === undefined) return `${name} is required${about}`;
+    if (issue.code === 'invalid_value') return `${name} must be one of ${issue.values.join(', ')}, got ${sent(value)}`;
+    if (issue.code === 'invalid_type') return `${name} must be ${KIND_NAMES[issue.expected] ?? issue.expected}, got ${sent(value)}${about}`;
+    return `${name}: ${issue.message}${about}`;
+  });
+  return [...new Set(lines)].join('; ');
+}
+
+/** Like `tool()` from `@opencode-ai/plugin`, with `args` given as a function of the argument kinds, called on the first read of `args`. */
+export function defineTool<Args extends Shape>(spec: {
   description: string;
-  args: (z: SchemaBuilder) => Args;
-  execute(args: Zod.infer<Zod.ZodObject<Args>>, context: ToolContext): Promise<ToolResult>;
+  args: (kinds: ArgumentKinds) => Args;
+  execute(args: z.output<z.ZodMiniObject<Args>>, context: ToolContext): Promise<ToolResult>;
 }): ToolDefinition {
   let args: Args | undefined;
+  // Loose: an argument the schema does not name reaches the tool (grade-commit says that a userGrade sent is ignored).
+  let schema: z.ZodMiniObject<Args, z.core.$loose> | undefined;
+  const shape = (): Args => (args ??= spec.args(argument));
   return {
     description: spec.description,
     get args(): Args {
-      args ??= spec.args(loadZod());
-      return args;
+      return shape();
     },
-    execute: spec.execute,
+    execute: (sentArgs: unknown, context: ToolContext) => {
+      schema ??= looseObject(shape());
+      const given = withoutNulls(sentArgs);
+      const checked = safeParse(schema, given);
+      if (!checked.success) return Promise.reject(new InputError(argumentProblems(shape(), given, checked.error.issues)));
+      return spec.execute(checked.data, context);
+    },
   } as ToolDefinition;
 }

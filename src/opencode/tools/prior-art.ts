@@ -17,14 +17,11 @@ export function priorArtTools(deps: ToolContextDeps): Record<string, ToolDefinit
         "Returns markdown: positive patterns from this project's scope (work the user graded good or excellent, " +
         'journal entries, commits), cross-scope patterns from other projects when this scope has few, and mistakes to ' +
         'avoid (work the user graded bad, from any project). Build on what worked; say in the plan how you avoid the mistakes.',
-      args: (z) => ({
-        task: z.string().describe('The task or feature being planned, in a sentence: its keywords are the query'),
-        scope: z.string().optional().describe("Scope to search first; defaults to this project's scope"),
-        agent: z.string().optional().describe("Only count this agent's work as scope-local"),
-        maxResults: z
-          .number()
-          .optional()
-          .describe(`Results per section, 1 to ${MAX_RESULTS_LIMIT}; default ${DEFAULT_MAX_RESULTS}`),
+      args: (a) => ({
+        task: a.text('The task or feature being planned, in a sentence: its keywords are the query'),
+        scope: a.optionalText("Scope to search first; defaults to this project's scope"),
+        agent: a.optionalText("Only count this agent's work as scope-local"),
+        maxResults: a.optionalNumber(`Results per section, 1 to ${MAX_RESULTS_LIMIT}; default ${DEFAULT_MAX_RESULTS}`),
       }),
       async execute(args) {
         const query = {

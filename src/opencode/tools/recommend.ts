@@ -15,9 +15,9 @@ export function recommendTools(deps: ToolContextDeps): Record<string, ToolDefini
         'Recommend a model per agent (role) for a project from the tracked history, on projects like this one: the user\'s grades ' +
         'first, then reverts, follow-up fixes, undo, tests, bugs and tool failures, then self-grades; each pick with an 80% interval, ' +
         'its runner-up, how sure it is, cost per accepted commit, and setups worth trying next. Shows the answer; never changes any config.',
-      args: (z) => ({
-        project: z.string().optional().describe('Project folder; defaults to the current project'),
-        prefer: z.enum(['quality', 'balanced', 'cheap']).optional().describe('Trade outcome against cost per accepted commit; default balanced'),
+      args: (a) => ({
+        project: a.optionalText('Project folder; defaults to the current project'),
+        prefer: a.optionalChoice(['quality', 'balanced', 'cheap'], 'Trade outcome against cost per accepted commit; default balanced'),
       }),
       async execute(args) {
         const project = path.resolve(deps.project, args.project?.trim() || '.');

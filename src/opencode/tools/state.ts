@@ -58,7 +58,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
   return {
     'agent-status': defineTool({
       description: 'Show an agent\'s tracked status sheet: SP, XP, CS, trust tier, commits, bugs, halt state.',
-      args: (z) => ({ agent: z.string().optional().describe('Agent name; defaults to the calling agent') }),
+      args: (a) => ({ agent: a.optionalText('Agent name; defaults to the calling agent') }),
       async execute(args, context) {
         const named = args.agent?.trim();
         if (named && named !== context.agent && !service.knowsAgent(valid.agentName(named))) {
@@ -77,11 +77,11 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       description:
         `Grade a commit you made, after making it: your own grade (${gradeHelp}) and a note on how it went. ` +
         'Records the retrospective and updates the communication score. The user grades your work themselves, with /grade.',
-      args: (z) => ({
-        commit: z.string().describe('Commit hash, or HEAD for the latest commit'),
-        agentGrade: z.number().describe(`Your grade of your own work: ${gradeHelp}`),
-        task: z.string().optional().describe('What the commit was for'),
-        agentNote: z.string().optional().describe('Your note on how the work went'),
+      args: (a) => ({
+        commit: a.text('Commit hash, or HEAD for the latest commit'),
+        agentGrade: a.number(`Your grade of your own work: ${gradeHelp}`),
+        task: a.optionalText('What the commit was for'),
+        agentNote: a.optionalText('Your note on how the work went'),
       }),
       async execute(args, context) {
         // Every argument is checked before git runs, so a bad grade never costs a git call.
@@ -112,10 +112,10 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       description:
         'Report a bug: SP -1, bugs +1; the agent halts at SP 0 until the user revives it. A bug of your own work counts at your word; ' +
         'a bug against ANOTHER agent counts only with `commit`, the hash of a commit that agent made in this project (else it is kept as an unverified report at no cost).',
-      args: (z) => ({
-        description: z.string().describe('What went wrong (required)'),
-        agent: z.string().optional().describe('Agent that introduced the bug; defaults to the calling agent'),
-        commit: z.string().optional().describe('Hash (or unique prefix) of the commit that introduced the bug; required when `agent` is another agent'),
+      args: (a) => ({
+        description: a.text('What went wrong (required)'),
+        agent: a.optionalText('Agent that introduced the bug; defaults to the calling agent'),
+        commit: a.optionalText('Hash (or unique prefix) of the commit that introduced the bug; required when `agent` is another agent'),
       }),
       async execute(args, context) {
         const { status, verdict } = service.reportBug({
@@ -138,11 +138,11 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
 
     'log-activity': defineTool({
       description: 'Add an entry to the activity journal: the task, the actions taken, the outcome and the decisions made.',
-      args: (z) => ({
-        task: z.string().describe('The task worked on'),
-        actions: z.string().optional().describe('What was done'),
-        outcome: z.string().optional().describe('What came of it'),
-        decisions: z.string().optional().describe('Decisions made and why'),
+      args: (a) => ({
+        task: a.text('The task worked on'),
+        actions: a.optionalText('What was done'),
+        outcome: a.optionalText('What came of it'),
+        decisions: a.optionalText('Decisions made and why'),
       }),
       async execute(args, context) {
         const entry = service.logActivity({
