@@ -32,7 +32,7 @@ function described<T extends z.ZodMiniType>(schema: T, description: string): T {
 }
 
 /** The kinds of argument the tools take, each with the description the model reads. */
-export const argument = {
+const argument = {
   text: (description: string) => described(string(), description),
   number: (description: string) => described(number(), description),
   optionalText: (description: string) => described(optional(string()), description),
@@ -40,7 +40,7 @@ export const argument = {
   optionalChoice: <const T extends readonly [string, ...string[]]>(values: T, description: string) => described(optional(oneOf(values)), description),
 };
 
-export type ArgumentKinds = typeof argument;
+type ArgumentKinds = typeof argument;
 
 /** What an argument's JSON type is called in a refusal. */
 const KIND_NAMES: Readonly<Record<string, string>> = { string: 'text', number: 'a number', object: 'an object' };
