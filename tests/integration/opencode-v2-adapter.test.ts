@@ -90,6 +90,22 @@ describe('the dual default export', () => {
     expect(fs.existsSync(db)).toBe(true);
   });
 
+  it("gives each tool's input as a Standard Schema, and refuses arguments of the wrong kind with the version-1 line", async () => {
+    const repo = makeRepo(sandbox, 'tool-input');
+    const db = path.join(sandbox.root, 'tool-input.lmdb');
+    await inSandboxEnv(sandbox, db, async () => {
+      const host = new V2Host(repo);
+      await host.load(plugin as unknown as { id: string; setup: (ctx: never) => unknown });
+      type Standard = { '~standard': { validate(value: unknown): { issues?: readonly { path?: readonly unknown[] }[] } } };
+      const input = host.tools.get('grade-commit')?.input as Standard;
+      expect(input['~standard'].validate({ commit: 'HEAD', agentGrade: 2 }).issues).toBeUndefined();
+      expect(input['~standard'].validate({ commit: 'HEAD', agentGrade: 'two' }).issues?.map((issue) => issue.path)).toEqual([['agentGrade']]);
+      const context = { sessionID: 'ses_x', agent: 'build', messageID: 'msg_x', id: 'call_x', signal: new AbortController().signal };
+      await expect(host.tools.get('agent-status')!.execute({ agent: 7 }, context)).rejects.toThrow('agent must be text, got number 7 (Agent name; defaults to the calling agent)');
+      await host.dispose();
+    });
+  });
+
   it("does nothing when called with OpenCode 1.18.33's early version-2 context (server tracks there)", async () => {
     // The domains of @opencode-ai/plugin 1.18.33's dist/v2/promise/context.d.ts: no tool, session or event.
     const hook = () => Promise.resolve({ dispose: () => Promise.resolve() });
