@@ -9,6 +9,7 @@ import { formatHealthStatus } from '../../src/core/report/sheet.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { REVIVE_SP } from '../../src/core/rules.js';
 import { MAX_TEXT_LENGTH } from '../../src/core/validation.js';
+import { defineTool } from '../../src/opencode/tools/define.js';
 import { stateTools } from '../../src/opencode/tools/state.js';
 import { cliCommand } from '../../src/provisioning/cli-location.js';
 import { git, makeRepo, makeSandbox, removeSandbox, ROOT } from '../helpers/sandbox.js';
@@ -215,6 +216,26 @@ describe('arguments of the wrong kind', () => {
     setup();
     await expectRefused('grade-commit', {}, /^commit is required \(Commit hash, or HEAD for the latest commit\); agentGrade is required \(Your grade of your own work: /);
     await expectRefused('log-activity', { task: 'x', outcome: 5, decisions: true }, /^outcome must be text, got number 5 \(What came of it\); decisions must be text, got boolean true \(/);
+  });
+
+  it('refuses arguments that are not an object at all, and shortens long text it quotes', async () => {
+    setup();
+    await expectRefused('agent-status', undefined as never, /^the arguments must be an object, got undefined$/);
+    await expectRefused('agent-status', null as never, /^the arguments must be an object, got null$/);
+    await expectRefused('agent-status', 'build' as never, /^the arguments must be an object, got "build"$/);
+    await expectRefused('agent-status', ['build'] as never, /^the arguments must be an object, got a list$/);
+    const long = 'x'.repeat(41);
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: long }, new RegExp(`^agentGrade must be a number, got "${'x'.repeat(40)}\\.\\.\\." \\(`));
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: long.slice(1) }, new RegExp(`^agentGrade must be a number, got "${'x'.repeat(40)}" \\(`));
+  });
+
+  it('refuses a value outside a choice, and gives each argument its description', async () => {
+    const tool = defineTool({ description: 'a test tool', args: (a) => ({ mode: a.optionalChoice(['fast', 'slow'], 'How to run it'), count: a.number('How many') }), execute: async (args) => `${args.mode ?? 'default'} x${args.count}` });
+    const run = (args: unknown) => tool.execute(args as never, context());
+    await expect(run({ mode: 'medium', count: 1 })).rejects.toThrow(/^mode must be one of fast, slow, got "medium" \(How to run it\)$/);
+    await expect(run({ count: 2 })).resolves.toBe('default x2');
+    await expect(run({ mode: 'slow', count: 3, extra: true })).resolves.toBe('slow x3');
+    expect(Object.fromEntries(Object.entries(tool.args).map(([name, schema]) => [name, (schema as { description?: string }).description]))).toEqual({ mode: 'How to run it', count: 'How many' });
   });
 
   it('takes an optional argument sent as null as left out', async () => {

@@ -17,18 +17,16 @@
  * twenty-second pass).
  */
 import type { ToolContext, ToolDefinition, ToolResult } from '@opencode-ai/plugin/tool';
-import { enum as oneOf, globalRegistry, looseObject, number, optional, safeParse, string } from 'zod/mini';
+import { enum as oneOf, looseObject, number, optional, safeParse, string } from 'zod/mini';
 import { InputError } from '../../core/validation.js';
 import type * as z from 'zod/mini';
 
-/** A tool's arguments: zod schemas by name. */
-type Shape = z.core.$ZodShape;
+/** A tool's arguments: zod schemas by name, each with its description. */
+type Shape = Readonly<Record<string, z.core.$ZodType & { readonly description: string }>>;
 
-/** `schema`, carrying `description` where the host reads it (and in zod's registry of this copy, for a reader that uses it). */
-function described<T extends z.ZodMiniType>(schema: T, description: string): T {
-  globalRegistry.add(schema, { description });
-  Object.defineProperty(schema, 'description', { value: description, enumerable: false });
-  return schema;
+/** `schema`, carrying `description` where the host reads it. */
+function described<T extends z.ZodMiniType>(schema: T, description: string): T & { readonly description: string } {
+  return Object.defineProperty(schema, 'description', { value: description }) as T & { readonly description: string };
 }
 
 /** The kinds of argument the tools take, each with the description the model reads. */
@@ -60,18 +58,21 @@ function withoutNulls(args: unknown): unknown {
   return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 }
 
-/** Why `args` do not fit `shape`, one line per argument at fault. */
+/** What an argument of the kinds above must be, from zod's issue about it. */
+function expectation(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value') return `one of ${issue.values.join(', ')}`;
+  if (issue.code === 'invalid_type') return KIND_NAMES[issue.expected] ?? issue.expected;
+  return issue.message;
+}
+
+/** Why `args` do not fit `shape`, one line per argument at fault, each with what the argument is for. */
 function argumentProblems(shape: Shape, args: unknown, issues: readonly z.core.$ZodIssue[]): string {
   const lines = issues.map((issue) => {
     const name = issue.path[0];
     if (typeof name !== 'string') return `the arguments must be ${KIND_NAMES.object}, got ${sent(args)}`;
     const value = (args as Record<string, unknown>)[name];
-    const description = (shape[name] as { description?: string } | undefined)?.description;
-    const about = description ? ` (${description})` : '';
-    if (value === undefined) return `${name} is required${about}`;
-    if (issue.code === 'invalid_value') return `${name} must be one of ${issue.values.join(', ')}, got ${sent(value)}`;
-    if (issue.code === 'invalid_type') return `${name} must be ${KIND_NAMES[issue.expected] ?? issue.expected}, got ${sent(value)}${about}`;
-    return `${name}: ${issue.message}${about}`;
+    const about = `(${(shape[name] as Shape[string]).description})`;
+    return value === undefined ? `${name} is required ${about}` : `${name} must be ${expectation(issue)}, got ${sent(value)} ${about}`;
   });
   return [...new Set(lines)].join('; ');
 }
