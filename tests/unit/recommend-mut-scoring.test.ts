@@ -117,6 +117,11 @@ describe('the evidence behind the pick of a role that never commits', () => {
     expect(role.caveat).toBe('the pick rests on 12 sessions on projects like this one, too few to be sure');
     expect(role.probabilityBest).toBe(MAX_THIN_PROBABILITY);
   });
+
+  it('says one session in the singular', () => {
+    const role = build(recommend(planning('m/once', 1, 0)), 'plan');
+    expect(role.caveat).toBe('the pick rests on 1 session on projects like this one, too few to be sure');
+  });
 });
 
 describe('how sure it is at the evidence bound', () => {

@@ -6,6 +6,7 @@
 import { escapeXml } from './charts.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
 import { describeConfidence, describeCost } from './recommend-text.js';
+import { plural } from './recommend-why.js';
 
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
 const LABEL_WIDTH = 300;
@@ -94,7 +95,7 @@ export function recommendationSection(recommendation: Recommendation): string {
     lines.push('<h3>Worth trying next (experiments, not picks)</h3>', '<ul class="worth-trying">');
     for (const trial of recommendation.worthTrying) {
       lines.push(
-        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${trial.n} commits: ${trial.why}; about ${trial.sessionsToSettle} more session${trial.sessionsToSettle === 1 ? '' : 's'} would settle it`)}</li>`,
+        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${plural(trial.n, 'commit')}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`)}</li>`,
       );
     }
     lines.push('</ul>');

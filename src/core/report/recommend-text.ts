@@ -1,7 +1,7 @@
 /** The recommendation as short markdown, for the terminal and for the model (the agent tool). */
 import { UNKNOWN } from '../types.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
-import { fewOf } from './recommend-why.js';
+import { fewOf, plural } from './recommend-why.js';
 import { formatDollars } from './numbers.js';
 
 function describeProject(recommendation: Recommendation): string {
@@ -29,7 +29,7 @@ export function describeCost(setup: ScoredSetup): string {
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */
 export function describeScore(setup: ScoredSetup): string {
-  return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${setup.n} commit${setup.n === 1 ? '' : 's'}`;
+  return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${plural(setup.n, 'commit')}`;
 }
 
 /** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
@@ -71,7 +71,7 @@ export function formatRecommendation(recommendation: Recommendation): string {
   if (recommendation.worthTrying.length > 0) {
     lines.push('', 'Worth trying next (experiments: little evidence, but they might beat the pick):');
     for (const trial of recommendation.worthTrying) {
-      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${trial.n} commits: ${trial.why}; about ${trial.sessionsToSettle} more session${trial.sessionsToSettle === 1 ? '' : 's'} would settle it`);
+      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${plural(trial.n, 'commit')}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`);
     }
   }
   lines.push(

@@ -13,7 +13,8 @@ export function fewOf(count: number, unit: string): string {
 /** How many signals the why names. */
 export const WHY_SIGNALS = 3;
 
-function plural(count: number, noun: string): string {
+/** "1 commit", "12 sessions": a count (rounded) with its noun. */
+export function plural(count: number, noun: string): string {
   const rounded = Math.round(count);
   return `${rounded} ${noun}${rounded === 1 ? '' : 's'}`;
 }

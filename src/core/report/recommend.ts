@@ -20,7 +20,7 @@ import { clamp01, gatherEvidence, setupKey } from './recommend-evidence.js';
 import type { RoleEvidence, SetupEvidence } from './recommend-evidence.js';
 import { comparable, describeKinds, fitKindEffects, mixShift } from './recommend-kinds.js';
 import type { Stratum } from './recommend-kinds.js';
-import { explainScore, fewOf } from './recommend-why.js';
+import { explainScore, fewOf, plural } from './recommend-why.js';
 import { agreedOverclaim, agreementCredibility, correctSelfGrades, overclaimOf, roleOverclaim, selfGradeInformation, selfGradeTrust, trustSelfGrades } from './recommend-overclaim.js';
 import type { CostEstimator } from './recommend-prices.js';
 import type { Preference, Confidence, ScoredSetup, RoleRecommendation, WorthTrying, Recommendation } from '../../contract/answers.js';
@@ -306,7 +306,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   if (prefer !== 'quality' && setups.every((setup) => setup.counts.costUnknown > 0)) {
     caveats.push('no model in this role has a known price (OpenCode stored 0 and the price catalog does not know it), so cost is left out of the pick');
   }
-  if (pickEvidence < SURE_EVIDENCE) caveats.push(`the pick rests on ${Math.round(pickEvidence)} ${pool.commits > 0 ? 'commits' : 'sessions'} on projects like this one, too few to be sure`);
+  if (pickEvidence < SURE_EVIDENCE) caveats.push(`the pick rests on ${plural(pickEvidence, pool.commits > 0 ? 'commit' : 'session')} on projects like this one, too few to be sure`);
   const pickScore = pick.scored.score;
   const worthTrying: WorthTrying[] = thin
     .filter((candidate) => candidate.scored.interval[1] > pickScore)
