@@ -56,7 +56,7 @@ describe('recommend over records made by the real TrackingService', () => {
     expect(roleOf(rust, 'build').pick.why).toMatch(/agent-relayed user grade|self-grade|bugs|tool failures/);
     expect([roleOf(rust, 'build').runnerUp?.model, ...roleOf(rust, 'build').alternatives.map((a) => a.model)]).toEqual([B.model, 'lucky/tiny']);
     const text = formatRecommendation(rust);
-    expect(text.split('\n')[0]).toBe('Project /p/rust-new: language rust, framework axum, scope api, 1 dependencies.');
+    expect(text.split('\n')[0]).toBe('Project /p/rust-new: language rust, framework axum, scope api, 1 dependency.');
     expect(text).toContain(`- build: ${A.model} — clear`);
     expect(text).toContain(`runner-up: ${B.model}`);
     expect(text).toContain('also: lucky/tiny');

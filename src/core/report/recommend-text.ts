@@ -7,7 +7,7 @@ import { formatDollars } from './numbers.js';
 function describeProject(recommendation: Recommendation): string {
   const { project } = recommendation;
   const facts = [`language ${project.language}`, `framework ${project.framework}`, `scope ${project.scope}`];
-  if (project.dependencies.length > 0) facts.push(`${project.dependencies.length} dependencies`);
+  if (project.dependencies.length > 0) facts.push(project.dependencies.length === 1 ? '1 dependency' : `${project.dependencies.length} dependencies`);
   const unclassified = [project.language, project.framework, project.scope].every((fact) => fact === UNKNOWN)
     ? ' (not classified: add a manifest, or state Language, Framework and Scope in its AGENTS.md)'
     : '';
