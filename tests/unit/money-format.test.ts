@@ -1,6 +1,7 @@
 /**
  * One way to print dollars: the report's table, the HTML page and the recommendation show the same cost
- * per commit for the same work, whatever float noise the sum of its records carries.
+ * per commit for the same work, whatever float noise the sum of its records carries. And counts in words
+ * (src/core/report/numbers.ts): one of a thing in the singular.
  */
 import { describe, expect, it } from '@jest/globals';
 import { activityOverTime } from '../../src/core/report/activity.js';
@@ -26,6 +27,16 @@ describe('dollars', () => {
     [1234.5, '$1234.50'],
   ])('%p prints as %p', (value, text) => {
     expect(formatDollars(value)).toBe(text);
+  });
+});
+
+describe('counts in words', () => {
+  it('say one session and one commit in the singular on the page, and every other count in the plural', () => {
+    const one = buildReport({ usage: [usageRecord({ agent: 'build', model: 'paid/model', commits: 1, toolCalls: 1, cost: 0.01 })] });
+    const page = renderHtmlReport({ report: one, activity: activityOverTime({ usage: [] }), filter: {}, generatedAt: '2026-11-27T00:00:00.000Z' });
+    expect(page).toContain(' · 1 session · 1 commit · ');
+    const two = buildReport({ usage: [0, 1].map(() => usageRecord({ agent: 'build', model: 'paid/model', commits: 0, toolCalls: 1, cost: 0.01 })) });
+    expect(renderHtmlReport({ report: two, activity: activityOverTime({ usage: [] }), filter: {}, generatedAt: '2026-11-27T00:00:00.000Z' })).toContain(' · 2 sessions · 0 commits · ');
   });
 });
 

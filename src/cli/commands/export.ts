@@ -4,6 +4,7 @@
  * regular file or a missing path is replaced. Every byte reaches stdout or the command fails loudly.
  */
 import path from 'node:path';
+import { plural } from '../../core/report/numbers.js';
 import { exportRecords } from '../../core/store/transfer.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -80,5 +81,5 @@ export async function run(args: string[], output: Output): Promise<void> {
     return;
   }
   const kinds = Object.entries(summary.byKind).map(([kind, count]) => kindCount(kind, count)).join(', ');
-  output.out(`Exported ${summary.records} records to ${target} (${kinds}).`);
+  output.out(`Exported ${plural(summary.records, 'record')} to ${target} (${kinds}).`);
 }

@@ -4,6 +4,7 @@
  * read piece by piece, once to check it and once to write it, so its size does not set the memory.
  */
 import path from 'node:path';
+import { plural } from '../../core/report/numbers.js';
 import { UnreadableFileError } from '../../core/fs/read-bounded.js';
 import { exportFileSource, importExportFrom } from '../../core/store/transfer.js';
 import type { ExportSource } from '../../core/store/transfer.js';
@@ -54,5 +55,5 @@ export async function run(args: string[], output: Output): Promise<void> {
     .map(([kind, count]) => kindCount(kind, count))
     .join(', ');
   const before = result.importedBefore ? ` This file was first imported at ${result.importedBefore}.` : '';
-  output.out(`Imported ${result.added} records from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present.${before}`);
+  output.out(`Imported ${plural(result.added, 'record')} from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present.${before}`);
 }

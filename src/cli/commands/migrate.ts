@@ -35,7 +35,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   const kinds = Object.entries(result.addedByKind).map(([kind, count]) => `${count} ${kind}`).join(', ');
   output.out(
     [
-      `Migrated ${result.added} entries from ${result.source} (${kinds}).`,
+      `Migrated ${result.added} ${result.added === 1 ? 'entry' : 'entries'} from ${result.source} (${kinds}).`,
       `${result.skipped} already present, ${result.unrecognized} not recognized. The legacy file was left in place.`,
     ].join('\n'),
   );

@@ -14,6 +14,7 @@ import { backtestForStore } from '../../core/report/recommend-project.js';
 import type { Backtest } from '../../core/report/recommend-backtest.js';
 import { DEFAULT_PREFERENCE, PREFERENCES } from '../../core/report/recommend.js';
 import type { Preference } from '../../core/report/recommend.js';
+import { plural } from '../../core/report/numbers.js';
 import { formatRecommendation } from '../../core/report/recommend-text.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import { refreshProjectGitSignals } from '../git-signals.js';
@@ -52,9 +53,9 @@ const terminalPrompt: Prompt = {
 export function formatBacktest(result: Backtest): string {
   const share = (outcome: number | null) => (outcome === null ? '-' : `${Math.round(outcome * 100)}%`);
   return [
-    `Backtest: your history replayed at ${result.points} points in time, ${result.judged} sessions judged.`,
-    `  used what recommend would have said: ${result.followed.sessions} sessions, outcome ${share(result.followed.outcome)}`,
-    `  used something else:                 ${result.other.sessions} sessions, outcome ${share(result.other.outcome)}`,
+    `Backtest: your history replayed at ${result.points} points in time, ${plural(result.judged, 'session')} judged.`,
+    `  used what recommend would have said: ${plural(result.followed.sessions, 'session')}, outcome ${share(result.followed.outcome)}`,
+    `  used something else:                 ${plural(result.other.sessions, 'session')}, outcome ${share(result.other.outcome)}`,
     result.verdict,
     'Outcome: the user\'s grade where graded, else the share of commits that held, else of turns not undone. ' +
       'This compares what was done, not what the other model would have done.',

@@ -5,7 +5,7 @@
 import type { ActivityOverTime } from './activity.js';
 import { neutralizeControls } from './terminal-text.js';
 import type { ReportRow } from './report.js';
-import { formatDollars } from './numbers.js';
+import { formatDollars, plural } from './numbers.js';
 
 /** Escapes text for HTML and SVG content and attribute values; control and bidi characters show as `\uXXXX`. */
 export function escapeXml(text: string): string {
@@ -61,7 +61,7 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
     const x = xOf(row.costPerCommit ?? 0);
     const y = yOf(row.meanUserGrade ?? 0);
     const label = `${row.agent ?? 'all'} · ${row.model ?? 'all'}`;
-    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${row.userGradedCommits} commits, ${formatDollars(row.costPerCommit ?? 0)}/commit, ${row.commits} commits`;
+    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${plural(row.userGradedCommits, 'commit')}, ${formatDollars(row.costPerCommit ?? 0)}/commit, ${plural(row.commits, 'commit')}`;
     parts.push(
       `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${radius.toFixed(1)}" fill="${colorOf(row.agent ?? '')}" fill-opacity="0.6"><title>${escapeXml(detail)}</title></circle>`,
     );

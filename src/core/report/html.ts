@@ -11,7 +11,7 @@ import type { Recommendation } from './recommend.js';
 import { recommendationSection } from './recommend-html.js';
 import type { Report, ReportRow } from './report.js';
 import { reportToTable } from './table.js';
-import { formatDollars } from './numbers.js';
+import { formatDollars, plural } from './numbers.js';
 
 export interface HtmlReportInput {
   /** The report grouped by setup (agent × model). */
@@ -144,7 +144,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 
   const body: string[] = [
     '<h1>Agent setups: outcome and cost</h1>',
-    `<p class="meta">${escapeXml(describeFilter(input.filter))} · ${report.totals.sessions} sessions · ${report.totals.commits} commits · generated ${escapeXml(input.generatedAt)}</p>`,
+    `<p class="meta">${escapeXml(describeFilter(input.filter))} · ${plural(report.totals.sessions, 'session')} · ${plural(report.totals.commits, 'commit')} · generated ${escapeXml(input.generatedAt)}</p>`,
   ];
   if (input.recommendation) body.push(`<div class="scroll">${recommendationSection(input.recommendation)}</div>`);
   if (report.rows.length === 0) {

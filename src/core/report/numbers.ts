@@ -1,3 +1,9 @@
+/** "1 commit", "12 sessions": a count (rounded to whole) with its noun, in the singular for one. */
+export function plural(count: number, noun: string): string {
+  const rounded = Math.round(count);
+  return `${rounded} ${noun}${rounded === 1 ? '' : 's'}`;
+}
+
 /** Numbers as people read them: a whole number prints whole ("1", not "1.0"), anything else with one decimal. */
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);

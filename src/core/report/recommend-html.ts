@@ -6,7 +6,7 @@
 import { escapeXml } from './charts.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
 import { describeConfidence, describeCost } from './recommend-text.js';
-import { plural } from './recommend-why.js';
+import { plural } from './numbers.js';
 
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
 const LABEL_WIDTH = 300;
@@ -27,7 +27,7 @@ function xOf(score: number): number {
 function intervalRow(role: RoleRecommendation, setup: ScoredSetup, y: number, isPick: boolean): string[] {
   const color = isPick ? PICK_COLOR : RUNNER_UP_COLOR;
   const label = `${isPick ? `${role.agent}: ` : '  runner-up: '}${setup.model}`;
-  const detail = `${role.agent} · ${setup.model}: score ${setup.score.toFixed(1)}, 80% interval ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}, ${setup.n} commits`;
+  const detail = `${role.agent} · ${setup.model}: score ${setup.score.toFixed(1)}, 80% interval ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}, ${plural(setup.n, 'commit')}`;
   return [
     `<text x="${isPick ? 0 : 12}" y="${y + 4}"${isPick ? ' font-weight="600"' : ''}>${escapeXml(label)}</text>`,
     `<line class="interval" x1="${xOf(setup.interval[0]).toFixed(1)}" x2="${xOf(setup.interval[1]).toFixed(1)}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="4" stroke-linecap="round"><title>${escapeXml(detail)}</title></line>`,

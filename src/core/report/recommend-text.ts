@@ -1,8 +1,8 @@
 /** The recommendation as short markdown, for the terminal and for the model (the agent tool). */
 import { UNKNOWN } from '../types.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
-import { fewOf, plural } from './recommend-why.js';
-import { formatDollars } from './numbers.js';
+import { fewOf } from './recommend-why.js';
+import { formatDollars, plural } from './numbers.js';
 
 function describeProject(recommendation: Recommendation): string {
   const { project } = recommendation;
@@ -24,7 +24,7 @@ export function describeCost(setup: ScoredSetup): string {
   if (setup.costPerAcceptedCommit !== null) return `${formatDollars(setup.costPerAcceptedCommit)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
   if (setup.acceptedCommits === 0) return 'no accepted commit to price';
   if (setup.unpricedSessions === 0) return 'no cost recorded';
-  return setup.pricedSessions > 0 ? `cost unknown for ${setup.unpricedSessions} of its ${setup.unpricedSessions + setup.pricedSessions} sessions` : 'cost unknown';
+  return setup.pricedSessions > 0 ? `cost unknown for ${setup.unpricedSessions} of its ${plural(setup.unpricedSessions + setup.pricedSessions, 'session')}` : 'cost unknown';
 }
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */

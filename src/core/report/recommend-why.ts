@@ -2,6 +2,7 @@
  * The one-line why of a setup's score: the signals that moved it most away from its role's average,
  * quoted as plain counts a person can check ("user 4.2/5 over 23 commits; 1 of 40 commits reverted").
  */
+import { plural } from './numbers.js';
 import type { Overclaim } from './recommend-overclaim.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 
@@ -13,11 +14,6 @@ export function fewOf(count: number, unit: string): string {
 /** How many signals the why names. */
 export const WHY_SIGNALS = 3;
 
-/** "1 commit", "12 sessions": a count (rounded) with its noun. */
-export function plural(count: number, noun: string): string {
-  const rounded = Math.round(count);
-  return `${rounded} ${noun}${rounded === 1 ? '' : 's'}`;
-}
 
 const meanGrade = (sum: number, count: number) => (sum / count).toFixed(1);
 const percent = (part: number, whole: number, digits = 0) => `${((100 * part) / whole).toFixed(digits)}%`;
