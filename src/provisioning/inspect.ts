@@ -107,7 +107,7 @@ export function describeProvisioning(state: ProvisioningState): string[] {
     ? 'registered once'
     : state.pluginEntries.length === 0
       ? `not registered${fix}`
-      : `${state.pluginEntries.length} entries: ${state.pluginEntries.join(', ')}${fix}`;
+      : `${state.pluginEntries.length === 1 ? '1 entry' : `${state.pluginEntries.length} entries`}: ${state.pluginEntries.join(', ')}${fix}`;
   return [
     'provisioning',
     `  config folder  ${state.configDir}`,
