@@ -4,9 +4,21 @@
  */
 const KIND_WORDS: Readonly<Record<string, string>> = { sessions: 'usage records (one per session × agent × model)' };
 
-/** "3000 usage records (one per session × agent × model)", "4000 commits". */
+/** Each table's records in the singular, for a count of one. */
+const ONE_OF_KIND: Readonly<Record<string, string>> = {
+  agents: 'agent',
+  sessions: 'usage record (one per session × agent × model)',
+  commits: 'commit',
+  communication: 'communication',
+  retrospectives: 'retrospective',
+  activities: 'activity',
+  projects: 'project',
+  userGrades: 'userGrade',
+};
+
+/** "3000 usage records (one per session × agent × model)", "4000 commits", "1 agent". */
 export function kindCount(kind: string, count: number): string {
-  return `${count} ${KIND_WORDS[kind] ?? kind}`;
+  return `${count} ${(count === 1 ? ONE_OF_KIND[kind] : undefined) ?? KIND_WORDS[kind] ?? kind}`;
 }
 
 /** What a table's count means, after the count, in doctor's list of tables ("" when its name says it). */

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { gitSignalCacheKey } from '../../src/contract/git-signal-cache.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
-import { importExport } from '../../src/core/store/transfer.js';
+import { exportRecords, importExport } from '../../src/core/store/transfer.js';
 import { InputError } from '../../src/core/validation.js';
 
 const MIB = 1024 * 1024;
@@ -89,8 +89,18 @@ describe("a project's git-signal bookkeeping", () => {
     const theirs = { head: 'h2', counted: { bbb: { reverted: false, followUpFix: true } } };
     store.write((tables) => tables.meta.putSync(gitSignalCacheKey('/work/mine'), mine));
     const text = fileOf([JSON.stringify({ kind: 'gitSignals', key: '/work/theirs', value: theirs })]);
-    importExport(store, text, 'signals.ndjson');
+    expect(importExport(store, text, 'signals.ndjson')).toMatchObject({ added: 0, skipped: 0, gitSignals: 1 });
     expect(store.tables.meta.get(gitSignalCacheKey('/work/theirs'))).toEqual(theirs);
     expect(store.tables.meta.get(gitSignalCacheKey('/work/mine'))).toEqual(mine);
+  });
+
+  it('is counted apart in the export summary, so the kinds and the git signals add up to the records', () => {
+    const store = openTemp();
+    store.write((tables) => tables.meta.putSync(gitSignalCacheKey('/work/mine'), { head: 'h1', counted: {} }));
+    importExport(store, fileOf([activityLine(1, 'first'), activityLine(2, 'second')]), 'two.ndjson');
+    const summary = exportRecords(store, () => undefined);
+    expect(summary).toMatchObject({ records: 3, gitSignals: 1 });
+    expect(summary.byKind.activities).toBe(2);
+    expect(Object.values(summary.byKind).reduce((sum, count) => sum + count, 0) + summary.gitSignals).toBe(summary.records);
   });
 });

@@ -81,5 +81,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     return;
   }
   const kinds = Object.entries(summary.byKind).map(([kind, count]) => kindCount(kind, count)).join(', ');
-  output.out(`Exported ${plural(summary.records, 'record')} to ${target} (${kinds}).`);
+  // The git-signal bookkeeping travels too, so the kinds add up to the count.
+  const signals = summary.gitSignals > 0 ? `, the git signals of ${plural(summary.gitSignals, 'project')}` : '';
+  output.out(`Exported ${plural(summary.records, 'record')} to ${target} (${kinds}${signals}).`);
 }

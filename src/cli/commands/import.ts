@@ -55,5 +55,6 @@ export async function run(args: string[], output: Output): Promise<void> {
     .map(([kind, count]) => kindCount(kind, count))
     .join(', ');
   const before = result.importedBefore ? ` This file was first imported at ${result.importedBefore}.` : '';
-  output.out(`Imported ${plural(result.added, 'record')} from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present.${before}`);
+  const signals = result.gitSignals > 0 ? `; the git signals of ${plural(result.gitSignals, 'project')} merged` : '';
+  output.out(`Imported ${plural(result.added, 'record')} from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present${signals}.${before}`);
 }

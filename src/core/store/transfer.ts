@@ -84,8 +84,11 @@ export interface ExportHeader {
 }
 
 export interface ExportSummary {
+  /** Every line between the header and the end line: the history records of `byKind` and the `gitSignals` caches. */
   records: number;
   byKind: Record<ExportKind, number>;
+  /** Projects whose git-signal bookkeeping travels with the records. */
+  gitSignals: number;
 }
 
 function emptyCounts(): Record<ExportKind, number> {
@@ -103,7 +106,7 @@ function tableOf(store: Store, kind: ExportKind): Table<unknown, ExportKey> {
 export function exportRecords(store: Store, write: (chunk: string) => void, now: () => Date = () => new Date()): ExportSummary {
   const header: ExportHeader = { kind: HEADER_KIND, format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now().toISOString() };
   write(`${JSON.stringify(header)}\n`);
-  const summary: ExportSummary = { records: 0, byKind: emptyCounts() };
+  const summary: ExportSummary = { records: 0, byKind: emptyCounts(), gitSignals: 0 };
   const CHUNK_LINES = 512;
   let lines: string[] = [];
   for (const kind of EXPORT_KINDS) {
@@ -120,6 +123,7 @@ export function exportRecords(store: Store, write: (chunk: string) => void, now:
   for (const { key, value } of store.tables.meta.getRange({ start: GIT_SIGNAL_CACHE_PREFIX, end: `${GIT_SIGNAL_CACHE_PREFIX}${GIT_SIGNAL_RANGE_END}` })) {
     lines.push(JSON.stringify({ kind: GIT_SIGNALS_KIND, key: String(key).slice(GIT_SIGNAL_CACHE_PREFIX.length), value }));
     summary.records += 1;
+    summary.gitSignals += 1;
   }
   lines.push(JSON.stringify({ kind: END_KIND, records: summary.records }));
   write(`${lines.join('\n')}\n`);
@@ -444,6 +448,8 @@ export interface ImportResult {
   /** Records whose key the database already had. */
   skipped: number;
   addedByKind: Record<ExportKind, number>;
+  /** Projects whose git-signal bookkeeping the file carried, merged into this database's. */
+  gitSignals: number;
   /** When this exact file was first imported, if before. */
   importedBefore?: string;
 }
@@ -584,7 +590,7 @@ export function importExportFrom(
   if (problem) throw new InputError(problem);
   const digest = file.digest();
   const previous = firstImport(store, digest);
-  const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), ...(previous ? { importedBefore: previous.at } : {}) };
+  const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), gitSignals: gitSignals.length, ...(previous ? { importedBefore: previous.at } : {}) };
   const at = now().toISOString();
   store.write((t) => {
     const merged = store.mergeAbsent(mergeRecordsOf(file.lines(), version));
