@@ -16,7 +16,10 @@ export interface OutcomeFields {
   selfGradedCommits: number;
   /** Mean of the agent's grades of its own commits. */
   meanSelfGrade: number | null;
-  /** Mean self-grade minus mean user grade: how much the setup overrates itself (null unless both exist). */
+  /**
+   * How much the setup overrates itself: its self-grade minus the user's grade on the commits both graded
+   * (record by record, as `recommend` measures it); null when no commit was graded by both.
+   */
   selfUserGap: number | null;
   /** "User grades" relayed by an agent (records from before provenance): shown apart, trusted less. */
   agentReportedGradedCommits: number;

@@ -48,7 +48,8 @@ describe('outcome fields of a report row', () => {
       meanUserGrade: 1.5,
       selfGradedCommits: 4,
       meanSelfGrade: 4,
-      selfUserGap: 2.5,
+      // On the commits both graded: the first record's 10/2 - 3/2; the second's self-grades have no user grade beside them.
+      selfUserGap: 3.5,
       agentReportedGradedCommits: 4,
       meanAgentReportedGrade: 2,
       revertRate: 0.1,
@@ -71,6 +72,18 @@ describe('outcome fields of a report row', () => {
     const userOnly = emptyOutcomeSums();
     addOutcomes(userOnly, { userGradedCommits: 1, userGradeSum: 5 });
     expect(outcomeFields(userOnly, 1).selfUserGap).toBeNull();
+  });
+  it('measures overrating only on commits both graded, as recommend does: a self-grade in one session and a user grade in another are no pair', () => {
+    // Session one: the agent graded its commit 2, the user did not grade it. Session two: the user graded its commit -1.
+    const apart = emptyOutcomeSums();
+    addOutcomes(apart, { selfGradedCommits: 1, selfGradeSum: 2 });
+    addOutcomes(apart, { userGradedCommits: 1, userGradeSum: -1 });
+    expect(outcomeFields(apart, 2)).toMatchObject({ meanSelfGrade: 2, meanUserGrade: -1, selfUserGap: null });
+    // Weighted by the commits both graded: 1 commit at 2 - 5, 3 commits at 4 - 1.
+    const weighted = emptyOutcomeSums();
+    addOutcomes(weighted, { userGradedCommits: 1, userGradeSum: 5, selfGradedCommits: 1, selfGradeSum: 2 });
+    addOutcomes(weighted, { userGradedCommits: 3, userGradeSum: 3, selfGradedCommits: 4, selfGradeSum: 16 });
+    expect(outcomeFields(weighted, 5).selfUserGap).toBeCloseTo((1 * (2 - 5) + 3 * (4 - 1)) / 4, 10);
   });
   it('carries every outcome field into --json and --csv', () => {
     for (const field of OUTCOME_FIELDS) expect(REPORT_FIELDS).toContain(field);

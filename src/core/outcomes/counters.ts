@@ -36,6 +36,17 @@ function onlyLegacyGrades(record: GradedRecord): boolean {
  * The grades of a record, apart by provenance. A record with grades only from before provenance (its
  * retrospectives not counted yet) reads them as agent-reported: the mean of both grades per commit.
  */
+/**
+ * How far a record's self-grades sit above its user grades on the commits both graded: usage records hold
+ * sums, not single grades, so a record counts the smaller of its two counts, at its mean self-grade minus its
+ * mean user grade (the nearest to "on the same commits"). `report`'s overrating column and `recommend`'s
+ * correction of self-grades both read it. No commits when either graded none.
+ */
+export function selfOverUser(userCommits: number, userSum: number, selfCommits: number, selfSum: number): { commits: number; gap: number } {
+  const commits = Math.min(userCommits, selfCommits);
+  return commits > 0 ? { commits, gap: selfSum / selfCommits - userSum / userCommits } : { commits: 0, gap: 0 };
+}
+
 export function gradeEvidence(record: GradedRecord): GradeEvidence {
   if (onlyLegacyGrades(record)) {
     return {

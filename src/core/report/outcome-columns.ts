@@ -3,7 +3,7 @@
  * inflate (undone turns, test runs, commits later reverted or fixed). Summed per row, then turned into
  * means and rates; a rate without evidence is null, never 0.
  */
-import { gradeEvidence, rate } from '../outcomes/counters.js';
+import { gradeEvidence, rate, selfOverUser } from '../outcomes/counters.js';
 import type { GradedRecord, GradeEvidence } from '../outcomes/counters.js';
 import type { OutcomeFields } from '../../contract/answers.js';
 export type { OutcomeFields } from '../../contract/answers.js';
@@ -12,6 +12,8 @@ export type { OutcomeFields } from '../../contract/answers.js';
 export interface OutcomeSums {
   user: { commits: number; sum: number };
   self: { commits: number; sum: number };
+  /** Commits both graded, record by record, and the sum of self minus user grade over them (selfOverUser). */
+  paired: { commits: number; sum: number };
   reported: { commits: number; sum: number };
   turns: number;
   undoneTurns: number;
@@ -26,6 +28,7 @@ export function emptyOutcomeSums(): OutcomeSums {
   return {
     user: { commits: 0, sum: 0 },
     self: { commits: 0, sum: 0 },
+    paired: { commits: 0, sum: 0 },
     reported: { commits: 0, sum: 0 },
     turns: 0,
     undoneTurns: 0,
@@ -43,6 +46,9 @@ export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: Gra
   sums.user.sum += grades.user.sum;
   sums.self.commits += grades.self.commits;
   sums.self.sum += grades.self.sum;
+  const paired = selfOverUser(grades.user.commits, grades.user.sum, grades.self.commits, grades.self.sum);
+  sums.paired.commits += paired.commits;
+  sums.paired.sum += paired.commits * paired.gap;
   sums.reported.commits += grades.agentReported.commits;
   sums.reported.sum += grades.agentReported.sum;
   sums.turns += record.turns ?? 0;
@@ -63,7 +69,7 @@ export function outcomeFields(sums: OutcomeSums, commits: number): OutcomeFields
     meanUserGrade,
     selfGradedCommits: sums.self.commits,
     meanSelfGrade,
-    selfUserGap: meanUserGrade === null || meanSelfGrade === null ? null : meanSelfGrade - meanUserGrade,
+    selfUserGap: rate(sums.paired.sum, sums.paired.commits),
     agentReportedGradedCommits: sums.reported.commits,
     meanAgentReportedGrade: rate(sums.reported.sum, sums.reported.commits),
     revertRate: rate(sums.revertedCommits, commits),

@@ -3,7 +3,7 @@
  * and the signals computed from it. Every signal is a share in 0..1 where higher is better
  * ("good" out of "trials"), so each can be shrunk and given an interval the same way.
  */
-import { gradeEvidence } from '../outcomes/counters.js';
+import { gradeEvidence, selfOverUser } from '../outcomes/counters.js';
 import type { UsageRecord } from '../types.js';
 import type { SignalName } from '../../contract/answers.js';
 export type { SignalName } from '../../contract/answers.js';
@@ -104,14 +104,12 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number, gra
   tally.reverted += weight * (record.revertedCommits ?? 0);
   tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
   if (grades.self[0] > 0) tally.selfMeanSquares += (weight * grades.self[1] * grades.self[1]) / grades.self[0];
-  // Usage records hold sums, not single grades: a record's overclaim is its mean self-grade minus
-  // its mean user grade, counted once per commit both graded (the nearest to "on the same commits").
-  const paired = Math.min(grades.user[0], grades.self[0]);
+  // A record's overclaim: its mean self-grade minus its mean user grade, once per commit both graded.
+  const { commits: paired, gap } = selfOverUser(grades.user[0], grades.user[1], grades.self[0], grades.self[1]);
   if (paired > 0) {
-    const difference = grades.self[1] / grades.self[0] - grades.user[1] / grades.user[0];
     tally.pairedGraded += weight * paired;
-    tally.overclaimSum += weight * paired * difference;
-    tally.overclaimSquares += weight * paired * difference * difference;
+    tally.overclaimSum += weight * paired * gap;
+    tally.overclaimSquares += weight * paired * gap * gap;
   }
 }
 

@@ -128,7 +128,7 @@ const METRIC_COLUMNS: readonly TableColumn[] = [
   { title: 'user#', value: (row) => count(row.userGradedCommits), numeric: true, legend: 'commits you graded (/grade, agent-tracker grade)' },
   { title: 'user', value: (row) => decimal(row.meanUserGrade), numeric: true, legend: 'mean of your grades (-1 bad, 1 neutral, 2 good, 5 excellence)' },
   { title: 'self', value: (row) => decimal(row.meanSelfGrade), numeric: true, legend: "mean of the agent's grades of its own commits", wide: true },
-  { title: 'self-user', value: (row) => (row.selfUserGap === null ? DASH : signedDecimal(row.selfUserGap)), numeric: true, legend: 'how much the setup overrates itself: mean self-grade minus mean user grade', wide: true },
+  { title: 'self-user', value: (row) => (row.selfUserGap === null ? DASH : signedDecimal(row.selfUserGap)), numeric: true, legend: 'how much the setup overrates itself: self-grade minus user grade on the commits both graded', wide: true },
   { title: 'relayed', value: (row) => (row.agentReportedGradedCommits === 0 ? DASH : `${decimal(row.meanAgentReportedGrade)}/${count(row.agentReportedGradedCommits)}`), numeric: true, legend: '"user grades" an agent relayed (old records): mean/count', wide: true },
   { title: 'revert%', value: (row) => percent(row.revertRate), numeric: true, legend: 'commits later reverted, per commit' },
   { title: 'fix%', value: (row) => percent(row.followUpFixRate), numeric: true, legend: 'commits followed by a fix to the same lines, per commit', wide: true },
