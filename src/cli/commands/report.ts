@@ -6,6 +6,7 @@
  * 100 terminal columns (`--wide`: all of them; `--explain`: what each means); `--html` writes a page.
  */
 import fs from 'node:fs';
+import { plural } from '../../core/report/numbers.js';
 import path from 'node:path';
 import { reportAnswerFrom, reportHistory } from '../../core/answers/report.js';
 import type { ReportAnswer, ReportRequest } from '../../core/answers/report.js';
@@ -125,7 +126,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const { reportToCsv } = await import('../../core/report/table.js');
     output.out(reportToCsv(answer.rows));
   } else if (htmlFile !== undefined) {
-    output.out(`Wrote the HTML report (${answer.rows.length} setups) to ${htmlFile}`);
+    output.out(`Wrote the HTML report (${plural(answer.rows.length, 'setup')}) to ${htmlFile}`);
   } else if (answer.rows.length === 0) {
     output.out(emptyReportText(request));
   } else {
