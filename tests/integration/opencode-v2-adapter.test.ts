@@ -77,7 +77,7 @@ describe('the dual default export', () => {
     expect(typeof plugin.setup).toBe('function');
   });
 
-  it('loads in the simulated version-2 host through setup, and unloads cleanly', async () => {
+  it("loads in the simulated version-2 host through setup, gives each tool's input as a Standard Schema, refuses arguments of the wrong kind with the version-1 line, and unloads cleanly", async () => {
     const repo = makeRepo(sandbox, 'load');
     const db = path.join(sandbox.root, 'load.lmdb');
     await inSandboxEnv(sandbox, db, async () => {
@@ -85,17 +85,6 @@ describe('the dual default export', () => {
       await host.load(plugin as unknown as { id: string; setup: (ctx: never) => unknown });
       expect([...host.tools.keys()]).toEqual(expect.arrayContaining(['agent-status', 'grade-commit', 'prior-art']));
       expect(host.commands.has('grade')).toBe(true);
-      await host.dispose();
-    });
-    expect(fs.existsSync(db)).toBe(true);
-  });
-
-  it("gives each tool's input as a Standard Schema, and refuses arguments of the wrong kind with the version-1 line", async () => {
-    const repo = makeRepo(sandbox, 'tool-input');
-    const db = path.join(sandbox.root, 'tool-input.lmdb');
-    await inSandboxEnv(sandbox, db, async () => {
-      const host = new V2Host(repo);
-      await host.load(plugin as unknown as { id: string; setup: (ctx: never) => unknown });
       type Standard = { '~standard': { validate(value: unknown): { issues?: readonly { path?: readonly unknown[] }[] } } };
       const input = host.tools.get('grade-commit')?.input as Standard;
       expect(input['~standard'].validate({ commit: 'HEAD', agentGrade: 2 }).issues).toBeUndefined();
@@ -104,6 +93,7 @@ describe('the dual default export', () => {
       await expect(host.tools.get('agent-status')!.execute({ agent: 7 }, context)).rejects.toThrow('agent must be text, got number 7 (Agent name; defaults to the calling agent)');
       await host.dispose();
     });
+    expect(fs.existsSync(db)).toBe(true);
   });
 
   it("does nothing when called with OpenCode 1.18.33's early version-2 context (server tracks there)", async () => {
