@@ -92,8 +92,11 @@ function isAbsent(file: string): boolean {
   }
 }
 
-/** Readers (status, report, doctor, ...) open the database read-only; writers may create it. */
-export type StoreAccess = 'read' | 'write';
+/**
+ * Readers (status, report, doctor, ...) open the database read-only; `update` writes to a database that
+ * must exist already (revive, review: changing what is recorded); writers may create it.
+ */
+export type StoreAccess = 'read' | 'update' | 'write';
 
 /** The one line a reader prints when its path holds no database: it creates nothing there. */
 export function noDatabaseMessage(databasePath: string): string {
@@ -104,11 +107,11 @@ export function noDatabaseMessage(databasePath: string): string {
  * Opens the configured database (checked first, and read in a child process when it changed since
  * it was last verified: a damaged file never crashes the CLI), runs `action`, and always closes it.
  * `read` opens it read-only and never creates it: a missing file is a CliError and nothing is
- * written. A file of a newer schema is only read: one warning line, and any write fails with that line.
+ * written; so is it for `update`, which then opens it to write. A file of a newer schema is only read: one warning line, and any write fails with that line.
  */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>, access: StoreAccess = 'write'): Promise<T> {
   const readOnly = access === 'read';
-  if (readOnly && isAbsent(config.databasePath)) throw new CliError(noDatabaseMessage(config.databasePath));
+  if (access !== 'write' && isAbsent(config.databasePath)) throw new CliError(noDatabaseMessage(config.databasePath));
   // Loaded here, not with this module: `--help` and argument errors never load lmdb.
   const [{ openCheckedSync }, { termIndexer }] = await Promise.all([
     import('../core/store/open-checked.js'),

@@ -31,12 +31,19 @@ describe('agent-tracker', () => {
     [['frobnicate'], /unknown command "frobnicate"/],
     [['status', '--bogus'], /Unknown option '--bogus'/],
     [['status', 'a', 'b'], /at most one AGENT/],
-    [['revive', 'nobody'], /nobody/],
   ])('exits 1 with one clear line for %p', (args, message) => {
     const result = runCli(sandbox, args);
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(message);
+  });
+
+  it('exits 1 with one clear line naming an agent never tracked, for revive', () => {
+    const file = path.join(sandbox.root, 'no-agents.lmdb');
+    Store.open({ path: file, maxDatabaseSize: 2 ** 20 }).close();
+    const result = runCli(sandbox, ['revive', 'nobody', '--db', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('no agent named "nobody"')]);
   });
 
   // A bare command is a question, not a mistake (issue 35): the short help, exit 0.
@@ -78,7 +85,8 @@ describe('choosing the database', () => {
     expect(JSON.parse(report.stdout)).toMatchObject({ rows: [], totals: { sessions: 0, commits: 0 } });
   });
 
-  it.each([['status'], ['report'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser']])(
+  // review and revive change what is recorded, so they need a database there too: a typo in --db creates none.
+  it.each([['status'], ['report'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser'], ['review'], ['review', '--confirm', 'abc123'], ['revive', 'build']])(
     '`%s` given a path with no database says so in one line, exits 1 and creates nothing',
     (...args) => {
       const typo = path.join(sandbox.root, 'typo-folder', 'tracker.lmdb');

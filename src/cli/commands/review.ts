@@ -87,7 +87,8 @@ export async function run(args: string[], output: Output, deps: ReviewDeps = { a
       if (decision) reviewed.push(decide(store, config, action.id, decision, via));
     }
     return { reviewed, open: suspectUserActions(store) };
-  });
+    // No database there: nothing to review, and none is created.
+  }, 'update');
 
   if (values.json) {
     output.out(JSON.stringify(result, null, 2));

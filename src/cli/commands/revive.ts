@@ -54,7 +54,8 @@ export async function run(args: string[], output: Output): Promise<void> {
       if (error instanceof InputError) throw new CliError(error.message);
       throw error;
     }
-  });
+    // No database there: no agent to revive, and none is created.
+  }, 'update');
   if (values.json) {
     output.out(JSON.stringify({ revived: result.revived, agent: result.status, ...(result.heldForReview ? { heldForReview: result.heldForReview } : {}) }, null, 2));
     return;
