@@ -107,7 +107,8 @@ export function noDatabaseMessage(databasePath: string): string {
  * Opens the configured database (checked first, and read in a child process when it changed since
  * it was last verified: a damaged file never crashes the CLI), runs `action`, and always closes it.
  * `read` opens it read-only and never creates it: a missing file is a CliError and nothing is
- * written; so is it for `update`, which then opens it to write. A file of a newer schema is only read: one warning line, and any write fails with that line.
+ * written; so is it for `update`, which then opens it to write. A file of a newer schema is only
+ * read: one warning line, and any write fails with that line.
  */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>, access: StoreAccess = 'write'): Promise<T> {
   const readOnly = access === 'read';

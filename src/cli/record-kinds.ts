@@ -2,12 +2,13 @@
  * The tables' records in words, for text output, where a table's name says otherwise (after a backfill
  * of 1,000 sessions, "3000 sessions" read as a contradiction). JSON output keeps the table names.
  */
-const KIND_WORDS: Readonly<Record<string, string>> = { sessions: 'usage records (one per session × agent × model)' };
+const PER_SESSION = '(one per session × agent × model)';
+const KIND_WORDS: Readonly<Record<string, string>> = { sessions: `usage records ${PER_SESSION}` };
 
 /** Each table's records in the singular, for a count of one. */
 const ONE_OF_KIND: Readonly<Record<string, string>> = {
   agents: 'agent',
-  sessions: 'usage record (one per session × agent × model)',
+  sessions: `usage record ${PER_SESSION}`,
   commits: 'commit',
   communication: 'communication',
   retrospectives: 'retrospective',

@@ -198,7 +198,7 @@ function startingStore(hooks: Hooks, start: () => void): Hooks {
     };
   const wrapped: Record<string, unknown> = {};
   for (const [name, hook] of Object.entries(hooks)) wrapped[name] = name !== 'dispose' && typeof hook === 'function' ? first(hook as AnyFunction) : hook;
-  // In place: a copy would read each tool's `args`, which loads zod (tools/define.ts).
+  // In place: a copy would read each tool's `args`, which builds every schema at start (tools/define.ts).
   for (const tool of Object.values(hooks.tool ?? {})) tool.execute = first(tool.execute);
   return wrapped as Hooks;
 }

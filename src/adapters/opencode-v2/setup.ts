@@ -40,7 +40,6 @@ function optionsOf(ctx: V2Context): Record<string, unknown> {
   return typeof options === 'object' && options !== null && !Array.isArray(options) ? (options as Record<string, unknown>) : {};
 }
 
-
 /** Whether the host's context has the domains tracking needs (OpenCode 2 does; 1.18.x's early one does not). */
 export function hasTrackingDomains(ctx: unknown): ctx is V2Context {
   if (typeof ctx !== 'object' || ctx === null) return false;
