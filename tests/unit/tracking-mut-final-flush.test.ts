@@ -83,6 +83,22 @@ describe('the final flush', () => {
     expect(logged.error).toEqual([]);
   });
 
+  it('that writes cleanly to a checked file keeps it verified: the next start needs no check', () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'agent-tracker.lmdb');
+    Store.open({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer }).close();
+    const store = openCheckedSync({ path: file, maxDatabaseSize: SIZE, indexer: termIndexer });
+    expect(store.refusal).toBeUndefined();
+    expect(isVerified(file)).toBe(true);
+    const service = serviceOn(store, dir);
+    recordCall(service, 'call_clean');
+    const before = flushesOf(store);
+    expect(finalFlush(service, 'dispose')).toEqual({ mutations: 0 });
+    expect(flushesOf(store)).toBe(before + 1);
+    store.close();
+    expect(isVerified(file)).toBe(true);
+  });
+
   it('of a store that refused writes (a newer schema) leaves the verified record as the check wrote it', () => {
     const dir = tempDir();
     const file = path.join(dir, 'agent-tracker.lmdb');
