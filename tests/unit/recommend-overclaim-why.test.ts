@@ -53,12 +53,12 @@ describe('the overclaim in the why', () => {
     expect(b.overclaim?.mean).toBe(shown);
     expect(b.overclaim?.correction).toBe(correction);
     expect(b.why).toContain(`grades itself ${shown.toFixed(1)} above the user`);
-    expect(b.why).toContain(`its self-grades count corrected by +${correction.toFixed(1)}, pooled with the role's setups`);
+    expect(b.why).toContain(`its self-grades count after taking ${correction.toFixed(1)} off each, pooled with the role's setups`);
     // m/a: shown max((16 + 1.75) / 18, 1) = 1.0 (never below its own); correction (16 + 875) / 1016 = 0.877 → 0.9.
     const a = setupOf(result, 'm/a');
     expect(a.overclaim).toMatchObject({ mean: 1, correction: round1(891 / 1016) });
     expect(a.why).toContain("grades itself 1.0 above the user (80%:");
-    expect(a.why).toContain("corrected by +0.9, pooled with the role's setups");
+    expect(a.why).toContain("after taking 0.9 off each, pooled with the role's setups");
   });
 
   it('says the correction is mostly its own when the setups overclaim unevenly', () => {
@@ -69,8 +69,20 @@ describe('the overclaim in the why', () => {
     const over = setupOf(result, 'm/over');
     expect(over.overclaim).toMatchObject({ mean: 2, correction: 2 });
     expect(over.why).toContain('grades itself 2.0 above the user');
-    expect(over.why).toContain('its self-grades count corrected by +2.0, mostly from its own commits');
+    expect(over.why).toContain('its self-grades count after taking 2.0 off each, mostly from its own commits');
     expect(over.why).not.toContain('pooled');
+  });
+
+  it('says the score adds back what a setup that grades itself too low left out', () => {
+    // m/under: self 1 against 3 and self 0 against 2, always 2 under; m/honest as the user. As above,
+    // each is corrected by its own alone: m/under's self-grades count with 2.0 added to each. The figure
+    // shown is its own shrunk by 2 pairs toward the role's (-32 / 32 = -1): (-32 + 2 × -1) / 18 = -1.9.
+    const result = recommend([...work('m/under', 4, 3, 1), ...work('m/under', 4, 2, 0), ...work('m/honest', 4, 3, 3), ...work('m/honest', 4, 2, 2)]);
+    const under = setupOf(result, 'm/under');
+    const shown = round1((-32 + 2 * -1) / 18);
+    expect(under.overclaim).toMatchObject({ mean: shown, correction: -2 });
+    expect(under.why).toContain(`grades itself ${Math.abs(shown).toFixed(1)} below the user`);
+    expect(under.why).toContain('its self-grades count after adding 2.0 to each, mostly from its own commits');
   });
 
   it('says the self-grades do not count for a setup that grades itself 5 on every commit', () => {
@@ -81,7 +93,7 @@ describe('the overclaim in the why', () => {
     expect(five.overclaim?.correction).toBeNull();
     expect(five.why).toContain('grades itself 2.0 above the user');
     expect(five.why).toContain('its self-grades do not count');
-    expect(five.why).not.toContain('corrected by');
+    expect(five.why).not.toContain(' off each');
   });
 
   it('says the self-grades do not count below 3 commits graded by both', () => {
@@ -100,7 +112,7 @@ describe('the overclaim in the why', () => {
     const honest = [...work('m/honest', 4, 3, 3), ...work('m/honest', 4, 2, 2)];
     const result = recommend([single('m/three', 3, 5), single('m/three', 3, 4), single('m/three', 3, 5), single('m/two', 3, 5), single('m/two', 3, 4), ...honest]);
     expect(setupOf(result, 'm/three').overclaim?.correction).not.toBeNull();
-    expect(setupOf(result, 'm/three').why).toContain('corrected by +');
+    expect(setupOf(result, 'm/three').why).toContain('after taking ');
     expect(setupOf(result, 'm/two').overclaim?.correction).toBeNull();
     expect(setupOf(result, 'm/two').why).toContain('2 commits both graded); its self-grades do not count');
   });

@@ -455,6 +455,34 @@ describe('similarity', () => {
     expect(setupOf(result, 'build', 'm/b').why.startsWith('mostly')).toBe(false);
   });
 
+  it("quotes in the why the counts on projects like this one, where the setup's other work counts less", () => {
+    // Per session 2 commits, one graded by the user. On the alike project m/a got 5 and m/b -1 (2 bugs
+    // each for m/b); on the far one the reverse, with twice the sessions, so over all projects m/b
+    // has the better user mean ((20 × 5 + 10 × -1) / 30 = 3.0 against m/a's 1.0). The pick is m/a,
+    // and its why must not quote the all-project figures, which would say the runner-up did better.
+    const good = { ...BASE, userGradeSum: 5 };
+    const bad = { ...BASE, userGradeSum: -1, bugs: 2 };
+    const usage = [...work('build', 'm/a', 10, good, LIKE), ...work('build', 'm/a', 20, bad, '/p/far'), ...work('build', 'm/b', 10, bad, LIKE), ...work('build', 'm/b', 20, good, '/p/far')];
+    const role = roleOf(recommend(usage, { similarity: { [LIKE]: 0.9, '/p/far': 0.1 } }), 'build');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.pick.why).toMatch(/^on projects like this one: /);
+    expect(role.pick.why).toContain('user 5.0/5 over 10 commits');
+    expect(role.pick.why).not.toContain('over 30 commits');
+    expect(role.runnerUp?.why).toContain('user -1.0/5 over 10 commits');
+    expect(role.runnerUp?.why).toContain('20 bugs in 20 commits');
+  });
+
+  it('quotes every project when all of its work counts alike, or none of it is like this one', () => {
+    const usage = [...work('build', 'm/a', 10, BASE, LIKE), ...work('build', 'm/a', 10, BASE, '/p/also'), ...work('build', 'm/b', 10, BASE, '/p/far')];
+    const result = recommend(usage, { similarity: { [LIKE]: 0.9, '/p/also': 0.9, '/p/far': 0.1 } });
+    // m/a: two projects, both alike (the same weight): its 20 sessions, 20 graded commits.
+    expect(setupOf(result, 'build', 'm/a').why).toContain('user 2.0/5 over 20 commits');
+    expect(setupOf(result, 'build', 'm/a').why).not.toContain('like this one');
+    // m/b: only unlike work: said once, before its counts.
+    expect(setupOf(result, 'build', 'm/b').why).toMatch(/^mostly on unlike projects; (?!on projects like)/);
+    expect(setupOf(result, 'build', 'm/b').why).toContain('over 10 commits');
+  });
+
   it('measures the similarity of tool-only work by its tool calls', () => {
     const result = recommend([...work('plan', 'm/a', 1, { toolCalls: 30 }), ...work('plan', 'm/a', 1, { toolCalls: 10 }, HALF), ...work('plan', 'm/a', 1, { toolCalls: 0 }, '/p/none')], { similarity: { [HALF]: 0.5 } });
     // (30 × 1 + 10 × 0.5 + 1 × 0) / 41: a record without calls still counts as one unit of work.

@@ -3,6 +3,7 @@
  * and weighted by how alike their project is to the target, split by kind of task; and per role, the
  * mix of tasks the scores are weighted by.
  */
+import { SIMILARITY_THRESHOLD } from '../projects/similarity.js';
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile, UsageRecord } from '../types.js';
 import type { History } from './history.js';
@@ -46,6 +47,8 @@ export interface SetupEvidence {
   kindSessions: Map<Stratum, number>;
   /** Plain counts over all projects: the sample count and the one-line why. */
   counts: Tally;
+  /** Plain counts on projects like the target (similarity at least SIMILARITY_THRESHOLD): the why, when the others count less. */
+  like: Tally;
   similaritySum: number;
   similarityMass: number;
 }
@@ -168,7 +171,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     const key = setupKey(entry.agent, entry.model);
     let setup = setups.get(key);
     if (!setup) {
-      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), byKind: new Map(), kindSessions: new Map(), counts: emptyTally(), similaritySum: 0, similarityMass: 0 };
+      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), byKind: new Map(), kindSessions: new Map(), counts: emptyTally(), like: emptyTally(), similaritySum: 0, similarityMass: 0 };
       setups.set(key, setup);
     }
     const similarity = similarityTo(entry.project);
@@ -177,6 +180,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     addKinds(setup.byKind, entry.sole ? new Map([[entry.sole, soleKindTally(entry.tally)]]) : entry.byKind, weight);
     for (const [task, sessions] of entry.kindSessions) addMass(setup.kindSessions, task, sessions);
     addTally(setup.counts, entry.tally);
+    if (similarity >= SIMILARITY_THRESHOLD) addTally(setup.like, entry.tally);
     setup.similaritySum += entry.work * similarity;
     setup.similarityMass += entry.work;
   }

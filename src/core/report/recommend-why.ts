@@ -14,7 +14,6 @@ export function fewOf(count: number, unit: string): string {
 /** How many signals the why names. */
 export const WHY_SIGNALS = 3;
 
-
 const meanGrade = (sum: number, count: number) => (sum / count).toFixed(1);
 const percent = (part: number, whole: number, digits = 0) => `${((100 * part) / whole).toFixed(digits)}%`;
 
@@ -42,39 +41,65 @@ export function describeSignal(name: SignalName, tally: Tally): string {
   }
 }
 
-const signed = (value: number) => `${value > 0 ? '+' : value < 0 ? '-' : ''}${Math.abs(value).toFixed(1)}`;
-
 /**
  * "grades itself 1.8 above the user (80%: 1.4 to 2.2, 12 commits both graded); its self-grades count
- * corrected by +1.2, pooled with the role's setups". The first figure is the setup's own; the score
- * takes off the second (`correction`), which is pooled with the role's setups as far as they
+ * after taking 1.2 off each, pooled with the role's setups". The first figure is the setup's own; the
+ * score takes off the second (`correction`), which is pooled with the role's setups as far as they
  * overclaim alike (`pooled`: most of it comes from them), so the two may differ and both are said.
+ * `graded`: the commits both graded as the why quotes them (on projects like the target, or on others).
  */
-export function describeOverclaim(overclaim: Overclaim, pooled = false): string {
+export function describeOverclaim(overclaim: Overclaim, pooled = false, graded = plural(overclaim.commits, 'commit')): string {
   const [low, high] = overclaim.interval;
   const size = Math.abs(overclaim.mean).toFixed(1);
   const direction = overclaim.mean > 0 ? `${size} above` : overclaim.mean < 0 ? `${size} below` : 'the same as';
-  const shown = `grades itself ${direction} the user (80%: ${low.toFixed(1)} to ${high.toFixed(1)}, ${plural(overclaim.commits, 'commit')} both graded)`;
+  const shown = `grades itself ${direction} the user (80%: ${low.toFixed(1)} to ${high.toFixed(1)}, ${graded} both graded)`;
   if (overclaim.correction === null) return `${shown}; its self-grades do not count`;
   const source = pooled ? "pooled with the role's setups" : 'mostly from its own commits';
-  return `${shown}; its self-grades count corrected by ${signed(overclaim.correction)}, ${source}`;
+  return `${shown}; its self-grades count ${adjustment(overclaim.correction)}, ${source}`;
+}
+
+/** What the score does to each self-grade: takes the overclaim off (adds an underclaim back). */
+function adjustment(correction: number): string {
+  const size = Math.abs(correction).toFixed(1);
+  if (size === '0.0') return 'as given';
+  return correction > 0 ? `after taking ${size} off each` : `after adding ${size} to each`;
 }
 
 /** Trials of a signal in a tally, to know whether the setup has any of its own. */
 export type TrialsOf = (name: SignalName, tally: Tally) => number;
 
+/** What the why says before its counts when they are those on projects like the target. */
+export const LIKE_SCOPE = 'on projects like this one: ';
+
 /**
  * The signals that decided the score, most influential first: each one's weight × how far the
- * setup's estimate sits from the role's average, among signals the setup has its own evidence for.
+ * setup's estimate sits from the role's average, among signals the setup has its own evidence for,
+ * in plain counts a person can check. Where some of the setup's work was on projects unlike the
+ * target (counting less in the score), the counts quoted are those on projects like it (`like`),
+ * said so, as long as they hold any of those signals: the counts over every project could otherwise
+ * rank the runner-up above the pick.
  */
-export function explainScore(estimates: readonly SignalEstimate[], counts: Tally, trialsOf: TrialsOf, prefix: string, overclaim: Overclaim | null = null, pooled = false): string {
+export function explainScore(
+  estimates: readonly SignalEstimate[],
+  counts: Tally,
+  trialsOf: TrialsOf,
+  prefix: string,
+  overclaim: Overclaim | null = null,
+  pooled = false,
+  like: Tally | null = null,
+): string {
   const ranked = estimates
     .map((estimate, order) => ({ estimate, order, influence: Math.abs(estimate.weight * (estimate.mean - estimate.prior)) }))
-    .filter(({ estimate }) => trialsOf(estimate.name, counts) > 0)
-    .sort((a, b) => b.influence - a.influence || a.order - b.order)
-    .slice(0, WHY_SIGNALS);
-  const facts = ranked.map(({ estimate }) => describeSignal(estimate.name, counts));
+    .sort((a, b) => b.influence - a.influence || a.order - b.order);
+  const decisive = (tally: Tally) => ranked.filter(({ estimate }) => trialsOf(estimate.name, tally) > 0).slice(0, WHY_SIGNALS);
+  const local = like !== null && like.sessions > 0 && like.sessions < counts.sessions ? decisive(like) : [];
+  const scoped = like !== null && local.length > 0;
+  const quoted = scoped ? like : counts;
+  const facts = (scoped ? local : decisive(counts)).map(({ estimate }) => describeSignal(estimate.name, quoted));
   if (facts.length === 0) facts.push('no graded or measured work of its own yet, so scored at its role\'s average');
-  if (overclaim && overclaim.commits > 0) facts.push(describeOverclaim(overclaim, pooled));
-  return `${prefix}${facts.join('; ')}`;
+  if (overclaim && overclaim.commits > 0) {
+    const graded = !scoped ? undefined : quoted.pairedGraded > 0 ? plural(quoted.pairedGraded, 'commit') : `${plural(overclaim.commits, 'commit')} on other projects`;
+    facts.push(describeOverclaim(overclaim, pooled, graded));
+  }
+  return `${prefix}${scoped ? LIKE_SCOPE : ''}${facts.join('; ')}`;
 }

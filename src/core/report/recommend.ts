@@ -186,7 +186,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   // The overclaim shown is the setup's own; the score takes off the pooled one: the why says both.
   const counted = overclaimed !== null && information > 0;
   const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded, counted ? overclaimed : null);
-  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim, trust >= POOLED_TRUST);
+  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim, trust >= POOLED_TRUST, setup.like);
 
   return {
     mean,
