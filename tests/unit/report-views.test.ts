@@ -91,6 +91,29 @@ describe('report views', () => {
     expect(wide).toContain(long);
   });
 
+  it('cuts long folders at their start and long models in their middle, so rows that differ at the end still differ', () => {
+    t = tempTracker();
+    const folder = '/home/someone/code/clients/acme-corporation/monorepo/packages';
+    const model = (version: string) => `provider/very-long-model-name-for-the-table-${version}`;
+    const rows = [
+      ['s1', `${folder}/web`, model('2025-01')],
+      ['s2', `${folder}/api`, model('2025-06')],
+    ] as const;
+    for (const [id, project, name] of rows) {
+      const service = new TrackingService({ store: t.store, config: t.config, logger: silentLogger, project, now: () => new Date('2025-03-01T10:00:00.000Z') });
+      service.noteSession(id, { project });
+      service.noteModelRequest(id, 'build', name);
+      service.recordToolCall(id, `prt_${id}`, 'bash', true);
+      expect(service.endTurn(id).ok).toBe(true);
+    }
+    const lines = reportToTable(buildReport(loadHistory(t.store), 'project')).split('\n');
+    const body = lines.slice(2, 4);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+    // Each row's folder cell ends with its own last name; its model cell keeps the provider and the version.
+    expect(body.map((line) => line.match(/…\S*\/(web|api)\b/)?.[1]).sort()).toEqual(['api', 'web']);
+    expect(body.map((line) => line.match(/provider\/\S*…\S*(2025-0[16])/)?.[1]).sort()).toEqual(['2025-01', '2025-06']);
+  });
+
   it('explains every column of the table, and the CSV carries every field', () => {
     const legend = reportLegend().split('\n');
     for (const title of ['period', 'session', 'task', 'agent', 'model', 'sessions', 'fail%', 'commits', 'user#', 'user', 'self-user', 'revert%', 'fix%', 'undo%', 'tests%', 'tokens', 'cost', 'cost/commit']) {

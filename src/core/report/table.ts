@@ -70,7 +70,15 @@ interface TableColumn {
   legend: string;
   /** Shown only in the full table (`--wide`). */
   wide?: boolean;
+  /**
+   * Where a value too long for the default table loses its characters: at the end (a prompt, an id
+   * typed by its start), in the middle (a model: its provider and its version both tell it apart),
+   * or at the start (a folder: its last names do). Default: the end.
+   */
+  cut?: Cut;
 }
+
+type Cut = 'end' | 'middle' | 'start';
 
 const DASH = '-';
 const THOUSAND = 1000;
@@ -112,8 +120,8 @@ const DIMENSION_COLUMNS: Readonly<Record<Dimension, TableColumn>> = {
   session: { title: 'session', value: (row) => row.session ?? '', numeric: false, legend: "OpenCode's session id (--by session)" },
   task: { title: 'task', value: (row) => row.task ?? '', numeric: false, legend: "the session's first prompt (--by session)" },
   agent: { title: 'agent', value: (row) => row.agent ?? 'all', numeric: false, legend: 'the OpenCode agent (build, plan, ...)' },
-  model: { title: 'model', value: (row) => row.model ?? 'all', numeric: false, legend: 'provider/model the agent ran on' },
-  project: { title: 'project', value: (row) => row.project ?? 'all', numeric: false, legend: 'the project folder' },
+  model: { title: 'model', value: (row) => row.model ?? 'all', numeric: false, legend: 'provider/model the agent ran on', cut: 'middle' },
+  project: { title: 'project', value: (row) => row.project ?? 'all', numeric: false, legend: 'the project folder', cut: 'start' },
 };
 
 const METRIC_COLUMNS: readonly TableColumn[] = [
@@ -172,8 +180,15 @@ export function alignColumns(header: readonly string[], lines: readonly (readonl
   return [render(header), widths.map((width) => '-'.repeat(width)).join('  '), ...lines.map(render)].join('\n');
 }
 
-function cut(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, Math.max(1, width - 1))}…` : text;
+function cut(text: string, width: number, where: Cut = 'end'): string {
+  if (text.length <= width) return text;
+  const kept = Math.max(1, width - 1);
+  if (where === 'start') return `…${text.slice(text.length - kept)}`;
+  if (where === 'middle') {
+    const head = Math.ceil(kept / 2);
+    return `${text.slice(0, head)}…${text.slice(text.length - (kept - head))}`;
+  }
+  return `${text.slice(0, kept)}…`;
 }
 
 /**
@@ -192,7 +207,7 @@ export function reportToTable(report: Report, options: { wide?: boolean } = {}):
     lines.push(totals);
   }
   const titles = columns.map((column) => column.title);
-  if (!options.wide) fitText(titles, lines, columns.map((column) => column.numeric));
+  if (!options.wide) fitText(titles, lines, columns);
   return alignColumns(
     titles,
     lines,
@@ -201,7 +216,8 @@ export function reportToTable(report: Report, options: { wide?: boolean } = {}):
 }
 
 /** Cuts the widest text columns, widest first, until the table fits NARROW_WIDTH (or they reach MIN_CUT_WIDTH). */
-function fitText(titles: readonly string[], lines: string[][], numeric: readonly boolean[]): void {
+function fitText(titles: readonly string[], lines: string[][], columns: readonly TableColumn[]): void {
+  const numeric = columns.map((column) => column.numeric);
   const widths = titles.map((title, i) => Math.max(title.length, ...lines.map((line) => (line[i] ?? '').length)));
   const total = () => widths.reduce((sum, width) => sum + width, 0) + 2 * (widths.length - 1);
   while (total() > NARROW_WIDTH) {
@@ -211,6 +227,6 @@ function fitText(titles: readonly string[], lines: string[][], numeric: readonly
     });
     if (widest < 0) break;
     widths[widest] = Math.max(MIN_CUT_WIDTH, (widths[widest] ?? 0) - (total() - NARROW_WIDTH), (titles[widest] ?? '').length);
-    for (const line of lines) line[widest] = cut(line[widest] ?? '', widths[widest] ?? 0);
+    for (const line of lines) line[widest] = cut(line[widest] ?? '', widths[widest] ?? 0, columns[widest]?.cut);
   }
 }
