@@ -140,7 +140,7 @@ describe('the caveats', () => {
     const role = build(recommend([...graded('m/a', 10, 2, 4, { project: ELSEWHERE }), ...graded('m/b', 10, 2, 1, { project: ELSEWHERE })], { similarity: 0, target }));
     expect(role.caveat).toBe(
       'no project like this one (rust/api) in the history: the answer comes from unlike projects and may not carry over; ' +
-        'the pick rests on 20 commits on projects like this one, too few to be sure',
+        'the pick rests on 20 commits, too few to be sure',
     );
   });
 

@@ -483,6 +483,25 @@ describe('similarity', () => {
     expect(setupOf(result, 'build', 'm/b').why).toContain('over 10 commits');
   });
 
+  it("keeps 'mostly on unlike projects' in the pick's own why, where the history holds a like project", () => {
+    // m/a did well, all of it on a far project; m/b middling on the target itself.
+    const usage = [...work('build', 'm/a', 20, { ...BASE, userGradeSum: 5 }, '/p/far'), ...work('build', 'm/b', 20, BASE)];
+    const role = roleOf(recommend(usage, { similarity: { '/p/far': 0.1 } }), 'build');
+    expect(role.pick.model).toBe('m/a');
+    expect(role.pick.why.startsWith('mostly on unlike projects; ')).toBe(true);
+    expect(role.runnerUp?.why.startsWith('mostly')).toBe(false);
+  });
+
+  it('says once, in the caveat, that nothing in the history is like the target, and never that the pick rests on like projects', () => {
+    const usage = [...work('build', 'm/a', 5, { ...BASE, userGradeSum: 5 }, '/p/far'), ...work('build', 'm/b', 5, BASE, '/p/far')];
+    const role = roleOf(recommend(usage, { similarity: { '/p/far': 0.1 } }), 'build');
+    expect(role.caveat).toMatch(/^no project like this one \(rust\/axum\/api\) in the history/);
+    // 5 sessions × 2 commits: under SURE_EVIDENCE.
+    expect(role.caveat).toContain(`the pick rests on ${5 * 2} commits, too few to be sure`);
+    expect(role.caveat).not.toContain('rests on 10 commits on projects like this one');
+    for (const setup of [role.pick, role.runnerUp]) expect(setup?.why).not.toContain('unlike');
+  });
+
   it('measures the similarity of tool-only work by its tool calls', () => {
     const result = recommend([...work('plan', 'm/a', 1, { toolCalls: 30 }), ...work('plan', 'm/a', 1, { toolCalls: 10 }, HALF), ...work('plan', 'm/a', 1, { toolCalls: 0 }, '/p/none')], { similarity: { [HALF]: 0.5 } });
     // (30 × 1 + 10 × 0.5 + 1 × 0) / 41: a record without calls still counts as one unit of work.

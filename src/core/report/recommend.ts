@@ -143,7 +143,7 @@ function trialsOf(name: SignalName, tally: Tally): number {
 export const POOLED_TRUST = 0.5;
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number): Candidate {
+function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number, unlikeRole: boolean): Candidate {
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off,
   // and as the user's grades only as far as the setups' overclaims agree (agreementCredibility).
   const overclaimed = agreedOverclaim(setup.weighted, pool, credibility);
@@ -179,14 +179,14 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const own = roleCommits ? setup.counts.commits : setup.counts.sessions;
   const thin = own < (roleCommits ? MIN_PICK_COMMITS : MIN_PICK_SESSIONS);
   const similarity = setup.similarityMass > 0 ? setup.similaritySum / setup.similarityMass : 0;
-  let prefix = '';
-  if (thin) prefix = `${fewOf(Math.round(own), roleCommits ? 'commit' : 'session')}, too little to pick; `;
-  else if (similarity < SIMILARITY_THRESHOLD) prefix = 'mostly on unlike projects; ';
+  const thinNote = thin ? `${fewOf(Math.round(own), roleCommits ? 'commit' : 'session')}, too little to pick; ` : '';
+  // Where nothing in the history is like the target, the role's caveat says so once for every setup.
+  const unlikeNote = !unlikeRole && similarity < SIMILARITY_THRESHOLD ? 'mostly on unlike projects; ' : '';
   const accepted = acceptedCommits(setup.counts);
   // The overclaim shown is the setup's own; the score takes off the pooled one: the why says both.
   const counted = overclaimed !== null && information > 0;
   const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded, counted ? overclaimed : null);
-  const reason = explainScore(estimates, setup.counts, trialsOf, '', overclaim, trust >= POOLED_TRUST, setup.like);
+  const reason = explainScore(estimates, setup.counts, trialsOf, unlikeNote, overclaim, trust >= POOLED_TRUST, setup.like);
 
   return {
     mean,
@@ -201,7 +201,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
       interval: [round1(SCORE_SCALE * clamp01(mean - Z_80 * sd)), round1(SCORE_SCALE * clamp01(mean + Z_80 * sd))],
       n: setup.counts.commits,
       sessions: setup.counts.sessions,
-      why: `${prefix}${reason}`,
+      why: `${thinNote}${reason}`,
       costPerAcceptedCommit: priced && accepted > 0 && (setup.counts.cost > 0 || setup.counts.costEstimated > 0) ? Math.round((setup.counts.cost / accepted) * 10_000) / 10_000 : null,
       acceptedCommits: accepted,
       costEstimated: priced && setup.counts.costEstimated > 0,
@@ -273,7 +273,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   for (const [kind, tally] of poolByKind) poolByKind.set(kind, correctSelfGrades(tally, poolOverclaim));
   const poolShift = mixShift(poolByKind, difficulty);
   const candidates = setups
-    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility))
+    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility, unlike !== null))
     .sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
@@ -307,7 +307,11 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   if (prefer !== 'quality' && setups.every((setup) => setup.counts.costUnknown > 0)) {
     caveats.push('no model in this role has a known price (OpenCode stored 0 and the price catalog does not know it), so cost is left out of the pick');
   }
-  if (pickEvidence < SURE_EVIDENCE) caveats.push(`the pick rests on ${plural(pickEvidence, pool.commits > 0 ? 'commit' : 'session')} on projects like this one, too few to be sure`);
+  if (pickEvidence < SURE_EVIDENCE) {
+    // With nothing like the target in the history its evidence is all from unlike projects (the caveat above).
+    const where = unlike === null ? ' on projects like this one' : '';
+    caveats.push(`the pick rests on ${plural(pickEvidence, pool.commits > 0 ? 'commit' : 'session')}${where}, too few to be sure`);
+  }
   const pickScore = pick.scored.score;
   const worthTrying: WorthTrying[] = thin
     .filter((candidate) => candidate.scored.interval[1] > pickScore)
