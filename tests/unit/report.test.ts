@@ -120,6 +120,20 @@ describe('report', () => {
     expectRowToMatch(later.totals, BLOCKS.slice(2));
   });
 
+  it('gives money in JSON and CSV as the sum a person would write, without floating-point dust', () => {
+    // Ten sessions at $0.10 each sum to 0.9999999999999999 in floating point; the user paid $1.
+    const t = tempTracker();
+    try {
+      recordHistory([block({ agent: 'build', model: 'm/dust', project: RUST, sessions: 10, commitsPerSession: 2, costPerSession: 0.1 })], { store: t.store, config: t.config, start: START });
+      expect(Array.from({ length: 10 }, () => 0.1).reduce((a, b) => a + b, 0)).not.toBe(1);
+      const row = rowOf(buildReport(loadHistory(t.store)).rows, { model: 'm/dust' });
+      expect([row?.cost, row?.costPerCommit]).toEqual([1, 0.05]);
+      expect(reportToCsv(buildReport(loadHistory(t.store)).rows).split('\r\n')[1]).toContain(',1,0.05,');
+    } finally {
+      t.dispose();
+    }
+  });
+
   it('writes CSV with the same rows and fields as JSON, quoting where needed', () => {
     const report = buildReport(loadHistory(tracker.store), 'project');
     const csv = reportToCsv(report.rows).trimEnd().split('\r\n');

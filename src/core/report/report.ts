@@ -90,6 +90,14 @@ function ratio(numerator: number, denominator: number): number | null {
   return denominator > 0 ? numerator / denominator : null;
 }
 
+/**
+ * Money summed over records carries floating-point dust (ten sessions at $0.10 make 0.9999999999999999):
+ * rounded to a billionth of a dollar, far below any price OpenCode records, it reads as the sum it is.
+ */
+function money(value: number): number {
+  return Math.round(value * 1e9) / 1e9;
+}
+
 function widen(row: ReportRow, first: string, last: string): void {
   if (row.firstAt === null || first < row.firstAt) row.firstAt = first;
   if (row.lastAt === null || last > row.lastAt) row.lastAt = last;
@@ -103,7 +111,9 @@ function finish(accumulator: Accumulator): ReportRow {
   row.failureRate = ratio(row.toolFailures, row.toolCalls);
   row.bugsPerCommit = ratio(row.bugs, row.commits);
   row.meanGrade = ratio(accumulator.gradeSum, row.gradedCommits);
-  row.costPerCommit = ratio(row.cost, row.commits);
+  row.cost = money(row.cost);
+  const perCommit = ratio(row.cost, row.commits);
+  row.costPerCommit = perCommit === null ? null : money(perCommit);
   Object.assign(row, outcomeFields(accumulator.outcomes, row.commits));
   return row;
 }
