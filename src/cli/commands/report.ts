@@ -96,8 +96,14 @@ export async function run(args: string[], output: Output): Promise<void> {
     const page = renderHtmlReport({
       report: { by: setups.by, rows: setups.rows, totals: setups.totals },
       activity: activityOverTime(history),
-      filter: { ...(request.project ? { project: request.project } : {}), ...(request.since ? { since: request.since } : {}), ...(request.source ? { source: request.source } : {}) },
+      filter: {
+        ...(request.project ? { project: request.project } : {}),
+        ...(request.since ? { since: request.since } : {}),
+        ...(request.until ? { until: request.until } : {}),
+        ...(request.source ? { source: request.source } : {}),
+      },
       generatedAt: new Date().toISOString(),
+      emptyText: emptyReportText(request),
       ...(recommendation ? { recommendation } : {}),
     });
     return { answer, page };

@@ -21,6 +21,8 @@ export interface HtmlReportInput {
   generatedAt: string;
   /** The recommendation for the project asked for: the page opens with it. */
   recommendation?: Recommendation;
+  /** What the page says when nothing matched the filter (the CLI's empty-report line); a generic line without it. */
+  emptyText?: string;
 }
 
 function percentOf(value: number): string {
@@ -121,6 +123,8 @@ function groupsByAgent(rows: readonly ReportRow[]): Map<string, ReportRow[]> {
 function describeFilter(filter: HistoryFilter): string {
   const parts = [filter.project ? `project ${filter.project}` : 'all projects'];
   if (filter.since) parts.push(`since ${filter.since}`);
+  if (filter.until) parts.push(`before ${filter.until}`);
+  if (filter.source) parts.push(`${filter.source === 'live' ? 'live-tracked' : 'backfilled'} sessions only`);
   return parts.join(', ');
 }
 
@@ -148,7 +152,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   ];
   if (input.recommendation) body.push(`<div class="scroll">${recommendationSection(input.recommendation)}</div>`);
   if (report.rows.length === 0) {
-    body.push('<p class="empty">No work recorded yet. Work in OpenCode with the agent-tracker plugin enabled, then make this report again.</p>');
+    body.push(`<p class="empty">${escapeXml(input.emptyText ?? 'No work recorded yet. Work in OpenCode with the agent-tracker plugin enabled, then make this report again.')}</p>`);
   } else {
     body.push(
       '<p class="legend">',
