@@ -11,6 +11,11 @@ const COMMIT_REF = /^(?:(?:HEAD|@)(?:[~^]\d{0,4}){0,8}|[0-9a-f]{4,64})$/i;
 const STORED_HASH_PREFIX = /^[0-9a-f]{7,64}$/i;
 const FULL_HASH = /^[0-9a-f]{40,64}$/;
 
+/** Whether `word` has the form of a commit name (it may still name no commit). */
+export function namesCommit(word: string): boolean {
+  return COMMIT_REF.test(word.trim());
+}
+
 export type GitRunner = (directory: string, args: string[]) => Promise<string>;
 
 /** The `git` arguments that turn `ref` into a full commit hash, printing nothing when it names none. */
@@ -25,7 +30,7 @@ export function revParseArgs(ref: string): string[] {
  */
 export async function resolveCommitRef(project: string, ref: string, run: GitRunner = runGit): Promise<string> {
   const word = ref.trim();
-  if (!COMMIT_REF.test(word)) throw new CliError(`"${ref.slice(0, 80)}" is not a commit hash, a short hash, HEAD or HEAD~N`);
+  if (!namesCommit(word)) throw new CliError(`"${ref.slice(0, 80)}" is not a commit hash, a short hash, HEAD or HEAD~N`);
   let resolved = '';
   try {
     resolved = (await run(project, revParseArgs(word))).trim();

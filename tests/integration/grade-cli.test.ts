@@ -55,6 +55,7 @@ describe('agent-tracker grade', () => {
     [['grade', 'zzzz', '5'], /is not a commit hash/],
     [['grade', '1234567', '5'], /no tracked session made a commit 1234567/],
     [['grade', 'HASH0', '3'], /grade must be one of -1, 1, 2, 5/],
+    [['grade', '3', 'HEAD'], /grade must be one of -1, 1, 2, 5/],
     [['grade', 'HASH0'], /expects a COMMIT and a grade N/],
     [['grade', 'HEAD~9', '5'], /"HEAD~9" names no commit in .*HEAD~N/],
     [['grade', 'HEAD:f1.txt', '5'], /is not a commit hash, a short hash, HEAD or HEAD~N/],
@@ -81,11 +82,11 @@ describe('agent-tracker grade', () => {
     expect(usage()).toMatchObject({ userGradedCommits: 2, userGradeSum: 4 });
   });
 
-  it('takes HEAD and HEAD~N, resolved by git in the project, and keeps the full hash', () => {
+  it('takes HEAD and HEAD~N, resolved by git in the project, and keeps the full hash; the grade may come first', () => {
     const head = runCli(sandbox, ['grade', 'HEAD', '5', '--json', '--db', dbPath], {}, repo);
     expect(head.stderr).toBe('');
     expect(JSON.parse(head.stdout)).toMatchObject({ grade: { commit: hashes[3], grade: 5 } });
-    const before = runCli(sandbox, ['grade', 'HEAD~1', '2', '--db', dbPath], {}, repo);
+    const before = runCli(sandbox, ['grade', '2', 'HEAD~1', '--db', dbPath], {}, repo);
     expect(before.code).toBe(0);
     expect(before.stdout).toContain(`Your grade 2 (good) for commit ${(hashes[2] ?? '').slice(0, 12)} by build (fake/fake-model)`);
     expect(usage()).toMatchObject({ userGradedCommits: 4, userGradeSum: 11 });

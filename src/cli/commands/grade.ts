@@ -13,7 +13,7 @@ import { notCreditedText } from '../../core/integrity/commit-credit.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
-import { resolveCommitRef } from '../commit-ref.js';
+import { namesCommit, resolveCommitRef } from '../commit-ref.js';
 import type { Output } from '../context.js';
 
 /** The project a folder belongs to as the plugin records it: the repository's top folder, else the folder. */
@@ -35,7 +35,9 @@ export async function run(args: string[], output: Output): Promise<void> {
   const values = parsed.values;
   const positionals = parsed.positionals.map((arg) => (arg === MINUS_ONE_STAND_IN ? MINUS_ONE : arg));
   if (positionals.length !== 2) throw new CliError('expects a COMMIT and a grade N (-1, 1, 2 or 5), e.g. agent-tracker grade HEAD 5 --note "clean fix"');
-  const [ref = '', grade] = positionals;
+  // `grade 5 HEAD` as well as `grade HEAD 5`: no grade is a commit name (those are HEAD… or 4+ hex digits).
+  const [first = '', second = ''] = positionals;
+  const [ref, grade] = !namesCommit(first) && namesCommit(second) ? [second, first] : [first, second];
   const project = await projectOf(path.resolve(values.project ?? process.cwd()));
   const commit = await resolveCommitRef(project, ref);
   const config = loadConfig(values.db);
