@@ -465,7 +465,8 @@ describe('similarity', () => {
     const usage = [...work('build', 'm/a', 10, good, LIKE), ...work('build', 'm/a', 20, bad, '/p/far'), ...work('build', 'm/b', 10, bad, LIKE), ...work('build', 'm/b', 20, good, '/p/far')];
     const role = roleOf(recommend(usage, { similarity: { [LIKE]: 0.9, '/p/far': 0.1 } }), 'build');
     expect(role.pick.model).toBe('m/a');
-    expect(role.pick.why).toMatch(/^on projects like this one: /);
+    // Two thirds of its work was on the far project: said first.
+    expect(role.pick.why).toMatch(/^mostly on unlike projects; on projects like this one: /);
     expect(role.pick.why).toContain('user 5.0/5 over 10 commits');
     expect(role.pick.why).not.toContain('over 30 commits');
     expect(role.runnerUp?.why).toContain('user -1.0/5 over 10 commits');
@@ -481,6 +482,17 @@ describe('similarity', () => {
     // m/b: only unlike work: said once, before its counts.
     expect(setupOf(result, 'build', 'm/b').why).toMatch(/^mostly on unlike projects; (?!on projects like)/);
     expect(setupOf(result, 'build', 'm/b').why).toContain('over 10 commits');
+  });
+
+  it('calls work mostly unlike only when most of it was on projects unlike this one', () => {
+    // m/a: 6 sessions × 2 commits on a project alike at 0.4 and 4 × 2 on one at 0.1. Its mean
+    // similarity is (12 × 0.4 + 8 × 0.1) / 20 = 0.28, under the 0.3 that makes a project alike,
+    // yet 12 of its 20 commits are on the alike one. m/b: the reverse, 8 of 20 alike.
+    const usage = [...work('build', 'm/a', 6, BASE, '/p/near'), ...work('build', 'm/a', 4, BASE, '/p/far'), ...work('build', 'm/b', 4, BASE, '/p/near'), ...work('build', 'm/b', 6, BASE, '/p/far')];
+    const result = recommend(usage, { similarity: { '/p/near': 0.4, '/p/far': 0.1 } });
+    expect((12 * 0.4 + 8 * 0.1) / 20).toBeLessThan(0.3);
+    expect(setupOf(result, 'build', 'm/a').why).toMatch(/^on projects like this one: /);
+    expect(setupOf(result, 'build', 'm/b').why).toMatch(/^mostly on unlike projects; on projects like this one: /);
   });
 
   it("keeps 'mostly on unlike projects' in the pick's own why, where the history holds a like project", () => {

@@ -49,8 +49,11 @@ export interface SetupEvidence {
   counts: Tally;
   /** Plain counts on projects like the target (similarity at least SIMILARITY_THRESHOLD): the why, when the others count less. */
   like: Tally;
+  /** Σ work × similarity and Σ work (commits, else tool calls, per project): how alike its work is on average. */
   similaritySum: number;
   similarityMass: number;
+  /** The work on projects like the target (those `like` counts). */
+  likeMass: number;
 }
 
 /** One role's setups and the mix of tasks (weights summing to 1) their scores are weighted by. */
@@ -171,7 +174,7 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     const key = setupKey(entry.agent, entry.model);
     let setup = setups.get(key);
     if (!setup) {
-      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), byKind: new Map(), kindSessions: new Map(), counts: emptyTally(), like: emptyTally(), similaritySum: 0, similarityMass: 0 };
+      setup = { agent: entry.agent, model: entry.model, weighted: emptyTally(), byKind: new Map(), kindSessions: new Map(), counts: emptyTally(), like: emptyTally(), similaritySum: 0, similarityMass: 0, likeMass: 0 };
       setups.set(key, setup);
     }
     const similarity = similarityTo(entry.project);
@@ -180,7 +183,10 @@ export function gatherEvidence(input: EvidenceInput): { roles: Map<string, RoleE
     addKinds(setup.byKind, entry.sole ? new Map([[entry.sole, soleKindTally(entry.tally)]]) : entry.byKind, weight);
     for (const [task, sessions] of entry.kindSessions) addMass(setup.kindSessions, task, sessions);
     addTally(setup.counts, entry.tally);
-    if (similarity >= SIMILARITY_THRESHOLD) addTally(setup.like, entry.tally);
+    if (similarity >= SIMILARITY_THRESHOLD) {
+      addTally(setup.like, entry.tally);
+      setup.likeMass += entry.work;
+    }
     setup.similaritySum += entry.work * similarity;
     setup.similarityMass += entry.work;
   }

@@ -181,7 +181,8 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const similarity = setup.similarityMass > 0 ? setup.similaritySum / setup.similarityMass : 0;
   const thinNote = thin ? `${fewOf(Math.round(own), roleCommits ? 'commit' : 'session')}, too little to pick; ` : '';
   // Where nothing in the history is like the target, the role's caveat says so once for every setup.
-  const unlikeNote = !unlikeRole && similarity < SIMILARITY_THRESHOLD ? 'mostly on unlike projects; ' : '';
+  // "Mostly": most of its work by the same measure that says which projects are like the target (`like`).
+  const unlikeNote = !unlikeRole && setup.likeMass < setup.similarityMass / 2 ? 'mostly on unlike projects; ' : '';
   const accepted = acceptedCommits(setup.counts);
   // The overclaim shown is the setup's own; the score takes off the pooled one: the why says both.
   const counted = overclaimed !== null && information > 0;
