@@ -19,6 +19,7 @@ export const GROUPS = {
       'src/core/report/recommend-kinds.ts',
       'src/core/report/recommend-evidence.ts',
       'src/core/report/recommend-overclaim.ts',
+      'src/core/report/recommend-why.ts',
     ],
     tests: ['recommend'],
     skip: ['/recommend-(eval|eval-ceiling|quality|tool|apply|backtest|tracked)\\.test\\.ts$'],

@@ -484,6 +484,13 @@ describe('similarity', () => {
     expect(setupOf(result, 'build', 'm/b').why).toContain('over 10 commits');
   });
 
+  it('counts a project exactly at the similarity threshold as like this one', () => {
+    const usage = [...work('build', 'm/a', 10, BASE), ...work('build', 'm/a', 10, BASE, '/p/edge'), ...work('build', 'm/b', 20, BASE)];
+    const why = setupOf(recommend(usage, { similarity: { '/p/edge': 0.3 } }), 'build', 'm/a').why;
+    expect(why).toContain('user 2.0/5 over 20 commits');
+    expect(why).not.toContain('like this one');
+  });
+
   it('calls work mostly unlike only when most of it was on projects unlike this one', () => {
     // m/a: 6 sessions × 2 commits on a project alike at 0.4 and 4 × 2 on one at 0.1. Its mean
     // similarity is (12 × 0.4 + 8 × 0.1) / 20 = 0.28, under the 0.3 that makes a project alike,
