@@ -23,11 +23,11 @@ describe('the room left under the size limit', () => {
     expect(remainingCapacity(input)).toEqual(expected);
   });
 
-  it('says it in one line, or that no entry gives a rate yet', () => {
+  it('says it in one line, naming what it counts, or that no entry gives a rate yet', () => {
     expect(describeCapacity({ entries: 3, bytesPerEntry: 1_000, moreEntries: 7 })).toBe(
-      "about 7 more entries fit at this database's rate (1000 bytes per entry over 3 entries)",
+      "about 7 more entries (commits, activities, retrospectives) fit at this database's rate: 1000 bytes each, over the 3 so far",
     );
-    expect(describeCapacity({ entries: 0, bytesPerEntry: null, moreEntries: null })).toBe('no entry recorded yet to tell how many more fit');
+    expect(describeCapacity({ entries: 0, bytesPerEntry: null, moreEntries: null })).toBe('no commit, activity or retrospective recorded yet to tell how many more fit');
   });
 });
 
@@ -59,7 +59,7 @@ describe('agent-tracker doctor', () => {
       expect((JSON.parse(json.stdout) as { capacity: unknown }).capacity).toEqual(expected);
       const text = runCli(sandbox, ['doctor']);
       expect(text.stdout).toContain(
-        `room            about ${expected.moreEntries} more entries fit at this database's rate (${expected.bytesPerEntry} bytes per entry over 60 entries)`,
+        `room            about ${expected.moreEntries} more entries (commits, activities, retrospectives) fit at this database's rate: ${expected.bytesPerEntry} bytes each, over the 60 so far`,
       );
     } finally {
       removeSandbox(sandbox);

@@ -143,8 +143,11 @@ export function remainingCapacity(input: CapacityInput): Capacity {
   return { entries, bytesPerEntry: Math.round(bytesPerEntry), moreEntries: Math.max(0, Math.floor((limit - taken) / bytesPerEntry)) };
 }
 
+/** What doctor's room counts: the entries everything else grows with (the other tables' counts are listed apart). */
+const ENTRY_KINDS = 'commits, activities, retrospectives';
+
 /** The capacity as doctor's line says it. */
 export function describeCapacity(capacity: Capacity): string {
-  if (capacity.moreEntries === null || capacity.bytesPerEntry === null) return 'no entry recorded yet to tell how many more fit';
-  return `about ${capacity.moreEntries} more entries fit at this database's rate (${capacity.bytesPerEntry} bytes per entry over ${capacity.entries} entries)`;
+  if (capacity.moreEntries === null || capacity.bytesPerEntry === null) return 'no commit, activity or retrospective recorded yet to tell how many more fit';
+  return `about ${capacity.moreEntries} more entries (${ENTRY_KINDS}) fit at this database's rate: ${capacity.bytesPerEntry} bytes each, over the ${capacity.entries} so far`;
 }
