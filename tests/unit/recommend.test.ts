@@ -495,8 +495,17 @@ describe('similarity', () => {
     // m/a: 6 sessions × 2 commits on a project alike at 0.4 and 4 × 2 on one at 0.1. Its mean
     // similarity is (12 × 0.4 + 8 × 0.1) / 20 = 0.28, under the 0.3 that makes a project alike,
     // yet 12 of its 20 commits are on the alike one. m/b: the reverse, 8 of 20 alike.
-    const usage = [...work('build', 'm/a', 6, BASE, '/p/near'), ...work('build', 'm/a', 4, BASE, '/p/far'), ...work('build', 'm/b', 4, BASE, '/p/near'), ...work('build', 'm/b', 6, BASE, '/p/far')];
+    // m/c: exactly half of each: not mostly unlike.
+    const usage = [
+      ...work('build', 'm/a', 6, BASE, '/p/near'),
+      ...work('build', 'm/a', 4, BASE, '/p/far'),
+      ...work('build', 'm/b', 4, BASE, '/p/near'),
+      ...work('build', 'm/b', 6, BASE, '/p/far'),
+      ...work('build', 'm/c', 5, BASE, '/p/near'),
+      ...work('build', 'm/c', 5, BASE, '/p/far'),
+    ];
     const result = recommend(usage, { similarity: { '/p/near': 0.4, '/p/far': 0.1 } });
+    expect(setupOf(result, 'build', 'm/c').why).toMatch(/^on projects like this one: /);
     expect((12 * 0.4 + 8 * 0.1) / 20).toBeLessThan(0.3);
     expect(setupOf(result, 'build', 'm/a').why).toMatch(/^on projects like this one: /);
     expect(setupOf(result, 'build', 'm/b').why).toMatch(/^mostly on unlike projects; on projects like this one: /);

@@ -92,7 +92,7 @@ export function explainScore(
     .map((estimate, order) => ({ estimate, order, influence: Math.abs(estimate.weight * (estimate.mean - estimate.prior)) }))
     .sort((a, b) => b.influence - a.influence || a.order - b.order);
   const decisive = (tally: Tally) => ranked.filter(({ estimate }) => trialsOf(estimate.name, tally) > 0).slice(0, WHY_SIGNALS);
-  const local = like !== null && like.sessions > 0 && like.sessions < counts.sessions ? decisive(like) : [];
+  const local = like !== null && like.sessions < counts.sessions ? decisive(like) : [];
   const scoped = like !== null && local.length > 0;
   const quoted = scoped ? like : counts;
   const facts = (scoped ? local : decisive(counts)).map(({ estimate }) => describeSignal(estimate.name, quoted));
