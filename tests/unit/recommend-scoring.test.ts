@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { probabilityLargest, Z_80 } from '../../src/core/report/recommend-math.js';
 import { recommendSetups } from '../../src/core/report/recommend.js';
 import type { Preference, Recommendation, ScoredSetup } from '../../src/core/report/recommend.js';
+import { formatRecommendation } from '../../src/core/report/recommend-text.js';
 import type { ProjectProfile, UsageRecord } from '../../src/core/types.js';
 import { profile } from '../helpers/synthetic-history.js';
 import { usageRecord } from '../helpers/usage-record.js';
@@ -94,9 +95,20 @@ describe('a thin setup', () => {
     [{ commits: 1, toolCalls: 5 }, 'only 1 commit, too little to pick; '],
     [{ toolCalls: 5 }, 'only 1 session, too little to pick; '],
   ])('says so in the singular: %j', (counters, prefix) => {
-    const pick = setupOf(recommend(work('m/a', 1, counters)), 'm/a');
-    expect(pick.thin).toBe(true);
-    expect(pick.why.startsWith(prefix)).toBe(true);
+    // Beside a setup with 20 such sessions, which is picked.
+    const thin = setupOf(recommend([...work('m/solid', 20, counters), ...work('m/a', 1, counters)]), 'm/a');
+    expect(thin.thin).toBe(true);
+    expect(thin.why.startsWith(prefix)).toBe(true);
+  });
+
+  it('where every setup is thin, says so once on the pick\'s line, not "too little to pick" in a why', () => {
+    const counters = { commits: 2, userGradedCommits: 2, toolCalls: 5 };
+    const result = recommend([...work('m/a', 1, { ...counters, userGradeSum: 10 }), ...work('m/b', 1, { ...counters, userGradeSum: 2 })]);
+    const role = result.roles[0];
+    expect(role).toMatchObject({ thinEvidence: true });
+    expect(role?.pick.model).toBe('m/a');
+    for (const setup of [role?.pick, role?.runnerUp, ...result.recommendations]) expect(setup?.why).not.toContain('too little to pick');
+    expect(formatRecommendation(result)).toContain('thin evidence: only 2 commits');
   });
 
   it('with no commit in a role where others commit, says "no commits", not "only 0"', () => {

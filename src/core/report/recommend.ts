@@ -282,6 +282,9 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   const thin = candidates.filter((candidate) => !eligible.includes(candidate));
   const ordered = [...eligible, ...thin];
   const [pick, runnerUp, ...alternatives] = ordered as [Candidate, ...Candidate[]];
+  // "Too little to pick" is said of a setup only where better-evidenced ones were picked from; when
+  // every setup is thin, the pick's line says so once (confidence) and no why repeats it.
+  const shown = (candidate: Candidate): ScoredSetup => (eligible.includes(candidate) ? { ...candidate.scored, why: candidate.reason } : candidate.scored);
   // How likely the pick is truly the best among the setups that could be picked; thin setups are
   // judged by "worth trying" instead, or every role with a new model would read as a close call.
   const scaled = eligible.map((candidate) => ({ mean: candidate.mean, sd: candidate.probabilitySd }));
@@ -330,10 +333,9 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   return {
     role: {
       agent,
-      // Thin evidence is said once, on the pick's line (confidence), not again in its why.
-      pick: { ...pick.scored, why: pick.reason },
-      runnerUp: runnerUp?.scored ?? null,
-      alternatives: alternatives.map((candidate) => candidate.scored),
+      pick: shown(pick),
+      runnerUp: runnerUp ? shown(runnerUp) : null,
+      alternatives: alternatives.map(shown),
       confidence,
       probabilityBest,
       thinEvidence: pick.scored.thin,
@@ -345,7 +347,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
       ...(caveats.length > 0 ? { caveat: caveats.join('; ') } : {}),
     },
     worthTrying,
-    all: candidates.map((candidate) => candidate.scored),
+    all: candidates.map(shown),
   };
 }
 
