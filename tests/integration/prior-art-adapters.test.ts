@@ -99,7 +99,7 @@ describe('the prior-art tool', () => {
     const tools = priorArtTools({ service: tracker.service, logger: silentLogger, project: MINE, renderStatus: () => '', priorArt: localPriorArt(tracker.service.store, silentLogger) });
     const text = await tools['prior-art']!.execute({ task: 'export pipeline' }, context);
     expect(text).toContain('### Prior Art: Positive Patterns');
-    expect(text).toContain('- ungraded activity; agent plan, scope mine');
+    expect(text).toContain('- ungraded activity; agent plan, project mine, ');
     expect(text).toContain('  > task: Design the export pipeline');
     expect(text).toContain('Decisions: stream NDJSON, never buffer');
   });

@@ -29,10 +29,12 @@ function scopeName(scope: string): string {
 
 function entry(match: PatternMatch): string {
   const day = match.timestamp.slice(0, 10);
-  const where = match.projectPath ? `, project ${projectName(match.projectPath)}` : '';
+  const project = match.projectPath ? projectName(match.projectPath) : undefined;
+  const scope = scopeName(match.scope);
+  // A scope that fell back to the project says nothing the project's name does not.
+  const where = [scope === project ? '' : `, scope ${scope}`, project === undefined ? '' : `, project ${project}`].join('');
   const lines = [
-    `- ${gradeText(match)}; agent ${quoteNote(match.agentId, 64)}, scope ${scopeName(match.scope)}${where}, ` +
-      `${day}, relevance ${match.relevanceScore.toFixed(2)}`,
+    `- ${gradeText(match)}; agent ${quoteNote(match.agentId, 64)}${where}, ${day}, relevance ${match.relevanceScore.toFixed(2)}`,
     `  > task: ${quoteNote(match.task, MAX_TASK_CHARS)}`,
   ];
   if (match.notes) lines.push(`  > notes: ${quoteNote(match.notes, MAX_NOTES_CHARS)}`);
