@@ -240,6 +240,8 @@ export interface WorthTrying {
   score: number;
   interval: [number, number];
   n: number;
+  /** Its sessions: what it is measured by in a role that does not commit. */
+  sessions: number;
   why: string;
   experiment: true;
   /** The pick it might beat. */

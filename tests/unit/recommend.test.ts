@@ -584,6 +584,19 @@ describe('the answer in words', () => {
   });
 });
 
+describe('a role that does not commit', () => {
+  it('is measured in sessions on the score line and for an experiment, not in 0 commits', () => {
+    const talk = { toolCalls: 10, toolFailures: 1, turns: 3 };
+    const result = recommend([...work('plan', 'm/a', 12, talk), ...work('plan', 'm/b', 8, { ...talk, toolFailures: 5 }), ...work('plan', 'm/new', 2, { ...talk, toolFailures: 0 })]);
+    const lines = formatRecommendation(result).split('\n');
+    expect(lines.find((line) => line.startsWith('    score '))).toMatch(/^ {4}score [\d.]+ \(80%: [\d.]+-[\d.]+\), 12 sessions, /);
+    expect(lines.find((line) => line.startsWith('    runner-up: m/b'))).toMatch(/, 8 sessions, /);
+    expect(result.worthTrying).toEqual([expect.objectContaining({ model: 'm/new', n: 0, sessions: 2 })]);
+    expect(lines.find((line) => line.startsWith('- plan: m/new instead of m/a'))).toMatch(/\), 2 sessions: only 2 sessions, too little to pick; /);
+    expect(lines.join('\n')).not.toContain('0 commits');
+  });
+});
+
 describe('saying how sure it is', () => {
   const strong = { ...BASE, userGradeSum: 5 };
   const weak = { ...BASE, userGradeSum: -1, revertedCommits: 1 };

@@ -5,7 +5,7 @@
  */
 import { escapeXml } from './charts.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
-import { describeConfidence, describeCost } from './recommend-text.js';
+import { describeConfidence, describeCost, describeWork } from './recommend-text.js';
 import { plural } from './numbers.js';
 
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
@@ -27,7 +27,7 @@ function xOf(score: number): number {
 function intervalRow(role: RoleRecommendation, setup: ScoredSetup, y: number, isPick: boolean): string[] {
   const color = isPick ? PICK_COLOR : RUNNER_UP_COLOR;
   const label = `${isPick ? `${role.agent}: ` : '  runner-up: '}${setup.model}`;
-  const detail = `${role.agent} · ${setup.model}: score ${setup.score.toFixed(1)}, 80% interval ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}, ${plural(setup.n, 'commit')}`;
+  const detail = `${role.agent} · ${setup.model}: score ${setup.score.toFixed(1)}, 80% interval ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}, ${describeWork(setup)}`;
   return [
     `<text x="${isPick ? 0 : 12}" y="${y + 4}"${isPick ? ' font-weight="600"' : ''}>${escapeXml(label)}</text>`,
     `<line class="interval" x1="${xOf(setup.interval[0]).toFixed(1)}" x2="${xOf(setup.interval[1]).toFixed(1)}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="4" stroke-linecap="round"><title>${escapeXml(detail)}</title></line>`,
@@ -95,7 +95,7 @@ export function recommendationSection(recommendation: Recommendation): string {
     lines.push('<h3>Worth trying next (experiments, not picks)</h3>', '<ul class="worth-trying">');
     for (const trial of recommendation.worthTrying) {
       lines.push(
-        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${plural(trial.n, 'commit')}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`)}</li>`,
+        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${describeWork(trial)}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`)}</li>`,
       );
     }
     lines.push('</ul>');

@@ -27,9 +27,14 @@ export function describeCost(setup: ScoredSetup): string {
   return setup.pricedSessions > 0 ? `cost unknown for ${setup.unpricedSessions} of its ${plural(setup.unpricedSessions + setup.pricedSessions, 'session')}` : 'cost unknown';
 }
 
+/** "120 commits"; "12 sessions" for a setup that made none (a role that plans or reviews). */
+export function describeWork(setup: Pick<ScoredSetup, 'n' | 'sessions'>): string {
+  return setup.n > 0 ? plural(setup.n, 'commit') : plural(setup.sessions, 'session');
+}
+
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */
 export function describeScore(setup: ScoredSetup): string {
-  return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${plural(setup.n, 'commit')}`;
+  return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${describeWork(setup)}`;
 }
 
 /** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
@@ -71,7 +76,7 @@ export function formatRecommendation(recommendation: Recommendation): string {
   if (recommendation.worthTrying.length > 0) {
     lines.push('', 'Worth trying next (experiments: little evidence, but they might beat the pick):');
     for (const trial of recommendation.worthTrying) {
-      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${plural(trial.n, 'commit')}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`);
+      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${describeWork(trial)}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`);
     }
   }
   lines.push(

@@ -325,6 +325,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
       score: scored.score,
       interval: scored.interval,
       n: scored.n,
+      sessions: scored.sessions,
       why: scored.why,
       experiment: true as const,
       insteadOf: pick.scored.model,
