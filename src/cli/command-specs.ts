@@ -162,10 +162,10 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
     load: () => import('./commands/export.js'),
   },
   import: {
-    args: 'FILE',
+    args: 'FILE|-',
     about: 'merge an export: only absent records are added',
     options: [],
-    examples: ['agent-tracker import backup.ndjson'],
+    examples: ['agent-tracker import backup.ndjson', 'ssh laptop agent-tracker export | agent-tracker import -'],
     load: () => import('./commands/import.js'),
   },
   mcp: {

@@ -1,11 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Store } from '../../src/core/store/store.js';
 import { tableNamed } from '../../src/core/store/store.js';
 import { EXPORT_KINDS, exportRecords, importExport, parseExport } from '../../src/core/store/transfer.js';
 import { InputError } from '../../src/core/validation.js';
-import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
+import { CLI, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 import { block, profile, recordHistory, storeProfiles } from '../helpers/synthetic-history.js';
@@ -154,9 +155,26 @@ describe('export and import', () => {
       const records = recordLines(fs.readFileSync(file, 'utf8')).length - 1;
       expect((JSON.parse(first.stdout) as { added: number }).added).toBe(records);
       const second = runCli(sandbox, ['import', file, '--db', empty]);
-      expect(second.stdout).toMatch(new RegExp(`^Imported 0 records from .*; ${records} were already present\\. This file was first imported at `));
+      expect(second.stdout).toMatch(new RegExp(`^Imported 0 records from .*; ${records} were already present\\. The same export was first imported at `));
       const reexported = runCli(sandbox, ['export', '--db', empty]);
       expect(recordLines(reexported.stdout)).toEqual(recordLines(stdout.stdout));
+
+      // From standard input (`export | import -`): the same records, named as such, and no temporary file left.
+      const piped = path.join(sandbox.root, 'piped.lmdb');
+      const tmp = path.join(sandbox.root, 'import-tmp');
+      fs.mkdirSync(tmp);
+      const run = (input: string) =>
+        spawnSync(process.execPath, [CLI, 'import', '-', '--db', piped], { input, cwd: sandbox.root, env: { ...sandbox.env, TMPDIR: tmp }, encoding: 'utf8', timeout: 60_000 });
+      const fromStdin = run(stdout.stdout);
+      expect(fromStdin.stderr).toBe('');
+      expect(fromStdin.stdout).toMatch(new RegExp(`^Imported ${records} records from standard input \\(`));
+      expect(run(stdout.stdout).stdout).toMatch(new RegExp(`^Imported 0 records from standard input; ${records} were already present\\. The same export was first imported at `));
+      expect(recordLines(runCli(sandbox, ['export', '--db', piped]).stdout)).toEqual(recordLines(stdout.stdout));
+      expect(fs.readdirSync(tmp)).toEqual([]);
+      const cut = run(stdout.stdout.split('\n').slice(0, 4).join('\n'));
+      expect(cut.status).toBe(1);
+      expect(cut.stderr).toMatch(/^agent-tracker import: standard input: .*cut short.*Nothing was imported\.\n$/);
+      expect(fs.readdirSync(tmp)).toEqual([]);
 
       const bad = path.join(sandbox.root, 'bad.ndjson');
       fs.writeFileSync(bad, '{"kind":"agents","key":"x","value":{}}\n');
