@@ -117,6 +117,11 @@ export function validateDatabaseSize(value: unknown): number {
   return Math.floor(value);
 }
 
+/** @throws ConfigError naming every known option when `key` is not one of them. */
+export function checkOptionName(key: string): void {
+  if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) throw new ConfigError(`unknown option "${key}"; known options: ${KNOWN_OPTIONS.join(', ')}`);
+}
+
 /**
  * Resolves the settings. Precedence for the path: `AGENT_TRACKER_DB_PATH`, then the
  * `databasePath` option, then the default in the OpenCode config folder.
@@ -126,11 +131,7 @@ export function resolveConfig(sources: ConfigSources = {}): TrackerConfig {
   const env = sources.env ?? process.env;
   const home = sources.home ?? os.homedir();
   const options = sources.options ?? {};
-  for (const key of Object.keys(options)) {
-    if (!(KNOWN_OPTIONS as readonly string[]).includes(key)) {
-      throw new ConfigError(`unknown option "${key}"; known options: ${KNOWN_OPTIONS.join(', ')}`);
-    }
-  }
+  for (const key of Object.keys(options)) checkOptionName(key);
 
   const fromOption = options.databasePath;
   if (fromOption !== undefined && (typeof fromOption !== 'string' || fromOption.trim() === '')) {

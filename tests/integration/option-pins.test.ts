@@ -175,11 +175,13 @@ describe('agent-tracker config', () => {
 
   it('refuses a bad value or an unknown key in one line, changing nothing', () => {
     const before = fs.readFileSync(path.join(sandbox.configDir, 'opencode.json'), 'utf8');
-    for (const args of [['config', 'set', 'haltBlocksTools', 'maybe'], ['config', 'set', 'noSuchOption', '1'], ['config', 'set', 'maxDatabaseSize', '1e300']]) {
+    for (const args of [['config', 'set', 'haltBlocksTools', 'maybe'], ['config', 'set', 'noSuchOption', '1'], ['config', 'set', 'maxDatabaseSize', '1e300'], ['config', 'get', 'maxdatabasesize']]) {
       const result = runCli(sandbox, args);
       expect(result.code).toBe(1);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     }
     expect(fs.readFileSync(path.join(sandbox.configDir, 'opencode.json'), 'utf8')).toBe(before);
+    // A misspelt key is named with the known ones, not shown as "not set".
+    expect(runCli(sandbox, ['config', 'get', 'maxdatabasesize']).stderr).toMatch(/^agent-tracker config: unknown option "maxdatabasesize"; known options: databasePath, maxDatabaseSize, /);
   });
 });

@@ -6,7 +6,7 @@
  * the stricter value where they differ (core/integrity/option-pins.ts).
  */
 import fs from 'node:fs';
-import { opencodeConfigDir, resolveConfig } from '../../core/config.js';
+import { checkOptionName, opencodeConfigDir, resolveConfig } from '../../core/config.js';
 import { writeFileAtomic, UnsafeWriteError } from '../../core/fs/atomic-write.js';
 import { applyPins, canonicalJson, pinsPath, readPins, writePins } from '../../core/integrity/option-pins.js';
 import { RESTRAINING_OPTIONS } from '../../core/integrity/trusted-options.js';
@@ -102,6 +102,13 @@ export async function run(args: string[], output: Output): Promise<void> {
     case 'list': {
       if (action === 'get' && (key === undefined || rest.length > 0 || rawValue !== undefined)) throw new CliError('usage: agent-tracker config get KEY');
       if (action === 'list' && key !== undefined) throw new CliError('usage: agent-tracker config list');
+      if (key !== undefined) {
+        try {
+          checkOptionName(key);
+        } catch (error) {
+          throw new CliError((error as Error).message);
+        }
+      }
       const own = ownOptions(configDir);
       const { pins, damaged } = readPins(pinsFile);
       const { options: applied, mismatches } = applyPins(own, pins);
