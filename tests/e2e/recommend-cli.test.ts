@@ -112,7 +112,7 @@ describe('agent-tracker recommend', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('  build: poor/model -> good/model');
-    expect(first.stdout).toMatch(/left review as it is: tie\/(one|two) is a close call/);
+    expect(first.stdout).toMatch(/left review as it is: tie\/(one|two) is not sure enough to write: a tie/);
     // The backup goes to the config folder's backups folder: one beside the file was committed by `git add -A`.
     const backups = path.join(sandbox.configDir, 'agent-tracker-backups');
     expect(first.stdout).toContain(`Wrote ${file} (backup: ${backups}/${path.basename(project)}-opencode.jsonc.agent-tracker-backup-`);

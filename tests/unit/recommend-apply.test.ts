@@ -178,6 +178,16 @@ function options(configDir: string, overrides: Partial<ApplyOptions> = {}): Appl
 }
 
 describe('applyRecommendation', () => {
+  it('leaves a role whose only model has thin evidence, saying why once', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'opencode.json'), '{}');
+    const usage = Array.from({ length: 3 }, () => usageRecord({ agent: 'plan', model: 'm/only', toolCalls: 10 }));
+    const thin = recommendSetups({ target: profile('/p/target', 'rust', 'axum', 'api'), history: { usage }, profiles: new Map(), similarity: () => 1 });
+    const result = await applyRecommendation(thin, options(dir), asking(true), () => undefined);
+    expect(result.skipped).toEqual([{ agent: 'plan', reason: 'm/only is not sure enough to write: only model used in this role, so nothing to compare it with, thin evidence: only 3 sessions' }]);
+    expect(result.written).toBe(false);
+  });
+
   it('is a recommendation with a clear build pick and a close call for review', () => {
     const result = recommendation();
     expect(result.roles.map((role) => [role.agent, role.pick.model, role.certain])).toEqual([
@@ -196,7 +206,7 @@ describe('applyRecommendation', () => {
     const first = await applyRecommendation(recommendation(), options(dir), asking(true, asked), (lines) => shown.push(...lines));
     expect(asked).toEqual([`Write these changes to ${file}? [y/N] `]);
     expect(first).toMatchObject({ file, written: true, changes: [{ agent: 'build', from: 'old/model', to: 'good/model' }] });
-    expect(first.skipped).toEqual([{ agent: 'review', reason: expect.stringMatching(/^tie\/one is a close call: a tie with tie\/two: either would do \(\d+% likely the best\)$/) }]);
+    expect(first.skipped).toEqual([{ agent: 'review', reason: expect.stringMatching(/^tie\/one is not sure enough to write: a tie with tie\/two: either would do \(\d+% likely the best\)$/) }]);
     expect(shown).toContain(`Apply to ${file}:`);
     expect(shown).toContain('  build: old/model -> good/model');
     expect(shown).toContain('-     "build": { "model": "old/model", "temperature": 0.2 },');
@@ -210,7 +220,7 @@ describe('applyRecommendation', () => {
     const again = await applyRecommendation(recommendation(), options(dir), asking(true, asked), (lines) => shownAgain.push(...lines));
     expect(again).toMatchObject({ written: false, changes: [], diff: [] });
     // A role was left alone: the line must not claim the config already uses the whole answer.
-    expect(shownAgain.some((line) => line.startsWith('  left review as it is: tie/one is a close call'))).toBe(true);
+    expect(shownAgain.some((line) => line.startsWith('  left review as it is: tie/one is not sure enough to write: a tie'))).toBe(true);
     expect(shownAgain).toContain('  nothing else to change: every other role already uses its pick.');
     expect(shownAgain).not.toContain('  nothing to change: the config already uses this setup.');
     expect(asked).toHaveLength(1);

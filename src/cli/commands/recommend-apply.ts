@@ -47,7 +47,8 @@ export interface ApplyResult {
 
 function skipReason(role: RoleRecommendation): string {
   if (role.confidence !== 'close call' && !role.thinEvidence && role.caveat) return `${role.pick.model} is uncertain: ${role.caveat}`;
-  return `${role.pick.model} is a ${role.confidence === 'close call' ? 'close call' : 'pick on thin evidence'}: ${describeConfidence(role)}`;
+  // The confidence says "close call" or "thin evidence" itself.
+  return `${role.pick.model} is not sure enough to write: ${describeConfidence(role)}`;
 }
 
 /** `"agents"` when the user's OpenCode is version 2 (host-version.ts decides), else `"agent"`; never both. */
