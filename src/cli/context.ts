@@ -84,7 +84,7 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
 }
 
 /** Whether nothing is at `file` (ENOENT); anything else (a file in the way of its folder, no access) is the preflight's to explain. */
-function isAbsent(file: string): boolean {
+export function isAbsent(file: string): boolean {
   try {
     return fs.statSync(file, { throwIfNoEntry: false }) === undefined;
   } catch {

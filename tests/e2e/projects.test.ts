@@ -39,8 +39,9 @@ describe('project profiles in real OpenCode sessions', () => {
     const repo = makeRepo(world.sandbox, 'fresh-shop');
     fs.writeFileSync(path.join(repo, 'package.json'), JSON.stringify({ dependencies: { express: '^4.19.0', pg: '^8.11.0' } }));
     fs.writeFileSync(path.join(repo, 'AGENTS.md'), '# Shop\n\n- **Scope**: API\n');
-    // Nothing recorded yet: the reader says so and creates no database.
-    expect(runCli(world.sandbox, ['doctor']).stderr).toMatch(/no agent-tracker database at .*: nothing is recorded there yet/);
+    // Nothing recorded yet: doctor says so and creates no database.
+    expect(runCli(world.sandbox, ['doctor']).stdout).toMatch(/^database {8}.*: not created yet\./);
+    expect(fs.existsSync(world.sandbox.dbPath)).toBe(false);
 
     const run = await runOpencode(world.sandbox, repo, 'HELLO-TURN: say hello');
     expect(run.code).toBe(0);

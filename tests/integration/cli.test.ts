@@ -99,6 +99,24 @@ describe('choosing the database', () => {
 });
 
 describe('doctor', () => {
+  it('right after setup, with no database yet at its usual place, diagnoses the install and creates nothing', () => {
+    const fresh = makeSandbox('agent-tracker-doctor-fresh-');
+    try {
+      expect(runCli(fresh, ['setup']).code).toBe(0);
+      const text = runCli(fresh, ['doctor']);
+      expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: '' });
+      const lines = text.stdout.split('\n');
+      expect(lines[0]).toBe(`database        ${fresh.dbPath}: not created yet. The plugin makes it at the first OpenCode session; "agent-tracker backfill" imports your past sessions now.`);
+      expect(text.stdout).toMatch(/^ {2}plugin entry {3}registered once/m);
+      expect(text.stdout).toMatch(/^cli {13}node .*main\.js <command>$/m);
+      const json = JSON.parse(runCli(fresh, ['doctor', '--json']).stdout) as { databasePath: string; exists: boolean; provisioning: { registered: boolean } };
+      expect(json).toMatchObject({ databasePath: fresh.dbPath, exists: false, provisioning: { registered: true } });
+      expect(fs.existsSync(fresh.dbPath)).toBe(false);
+    } finally {
+      removeSandbox(fresh);
+    }
+  });
+
   it('says the sessions table holds usage records, one per session × agent × model, where its name says sessions', () => {
     const file = path.join(sandbox.root, 'two-models.lmdb');
     const store = Store.open({ path: file, maxDatabaseSize: 2 ** 24 });
