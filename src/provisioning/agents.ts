@@ -51,7 +51,7 @@ export function installAgents(context: ProvisionContext, root: string): StepResu
   let added = 0;
   for (const [name, definition] of Object.entries(agents)) {
     if (userHasAgent(editable.config, context.configDir, name)) {
-      messages.push(`kept your agent "${name}"`);
+      messages.push(`agent "${name}" is already there, left as it is`);
       continue;
     }
     if (context.skipItems.has(agentItem(name))) {

@@ -37,7 +37,7 @@ export function installSkills(context: ProvisionContext, root: string): StepResu
   for (const name of shippedSkills(root)) {
     const target = path.join(context.configDir, SKILLS_FOLDER, name);
     if (userHasSkill(context.configDir, name)) {
-      messages.push(`kept your skill folder for "${name}"`);
+      messages.push(`skill "${name}" is already there, left as it is`);
       continue;
     }
     if (context.skipItems.has(skillItem(name))) {

@@ -64,7 +64,7 @@ describe('a setup run', () => {
     steps: [
       { step: 'plugin-folder', status: 'changed', messages: ['created plugin folder X'] },
       { step: 'plugin-entry', status: 'failed', messages: ['opencode.json does not parse; it was left untouched.'] },
-      { step: 'skills', status: 'unchanged', messages: ['kept your skill folder for "structured-review"'] },
+      { step: 'skills', status: 'unchanged', messages: ['skill "structured-review" is already there, left as it is'] },
     ],
     backups: [{ file: '/home/me/.config/opencode/AGENTS.md', backup: '/home/me/.config/opencode/AGENTS.md.agent-tracker-backup-1' }],
   };
@@ -82,7 +82,7 @@ describe('a setup run', () => {
       err: 'agent-tracker setup: plugin-entry failed: opencode.json does not parse; it was left untouched.',
     });
     const detailed = formatReport(report, true).out.split('\n');
-    expect(detailed).toContain('  skills        unchanged  kept your skill folder for "structured-review"');
+    expect(detailed).toContain('  skills        unchanged  skill "structured-review" is already there, left as it is');
     expect(detailed).toContain('  backup        /home/me/.config/opencode/AGENTS.md -> /home/me/.config/opencode/AGENTS.md.agent-tracker-backup-1');
     expect(detailed.slice(-2)).toEqual(['Restart OpenCode to load the changes.', next]);
   });
@@ -93,7 +93,7 @@ describe('a setup run', () => {
     fs.mkdirSync(mine, { recursive: true });
     fs.writeFileSync(path.join(mine, 'SKILL.md'), 'my own review skill\n');
     const result = installSkills(createContext(configDir), ROOT);
-    expect(result.messages).toContain('kept your skill folder for "structured-review"');
+    expect(result.messages).toContain('skill "structured-review" is already there, left as it is');
     expect(fs.readdirSync(mine)).toEqual(['SKILL.md']);
     expect(fs.readFileSync(path.join(mine, 'SKILL.md'), 'utf8')).toBe('my own review skill\n');
     expect(fs.existsSync(path.join(configDir, 'skills', 'agile-spec-to-build', 'SKILL.md'))).toBe(true);

@@ -142,7 +142,7 @@ describe('adding the agents', () => {
     expect(Object.keys(parse(file).agent ?? {}).sort()).toEqual([...SHIPPED_AGENTS].sort());
     expect(after).toContain('"brainstorm": { "description": "MY brainstorm", "mode": "subagent" },   // mine, keep');
     expect(withoutValues(after, [['agent']])).toBe(withoutValues(ODD_CONFIG, [['agent']]));
-    expect(result.messages).toContain('kept your agent "brainstorm"');
+    expect(result.messages).toContain('agent "brainstorm" is already there, left as it is');
   });
 
   it('keeps an agent the user wrote as a markdown file', () => {
