@@ -8,7 +8,7 @@ import { recommendForProject } from '../../src/core/report/recommend-project.js'
 import { formatRecommendation } from '../../src/core/report/recommend-text.js';
 import { formatHealthStatus } from '../../src/core/report/sheet.js';
 import { createTools } from '../../src/opencode/tools/index.js';
-import { block, recordHistory } from '../helpers/synthetic-history.js';
+import { block, profile, recordHistory, storeProfiles } from '../helpers/synthetic-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -43,6 +43,15 @@ describe('recommend-setup', () => {
     expect(text).toMatch(/- build: good\/model — /);
     expect(fs.readFileSync(config, 'utf8')).toBe('{ "agent": { "build": { "model": "old/model" } } }\n');
     expect(fs.readdirSync(project)).toEqual(['opencode.json']);
+  });
+
+  it('reads an existing folder that says nothing of itself by its stored profile, and by what it says when it does', async () => {
+    const project = tempDir();
+    t = tempTracker({}, project);
+    storeProfiles(t.store, t.config, [profile(project, 'rust', 'axum', 'api', ['tokio'])]);
+    expect((await recommendForProject(t.store, project)).project).toMatchObject({ path: project, language: 'rust', framework: 'axum', scope: 'api' });
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ dependencies: { react: '18' } }));
+    expect((await recommendForProject(t.store, project)).project).toMatchObject({ path: project, language: 'javascript', framework: 'react' });
   });
 
   it('refuses a preference that is none of quality, balanced and cheap, as the CLI does', async () => {

@@ -7,6 +7,7 @@ import { classifyProject } from '../projects/classifier.js';
 import { getAllProjects, getProject, projectKey } from '../projects/profiles.js';
 import { scoreSimilarity } from '../projects/similarity.js';
 import type { StoreAccess } from '../store/access.js';
+import { UNKNOWN } from '../types.js';
 import type { ProjectProfile } from '../types.js';
 import { loadHistory } from './history.js';
 import { recommendSetups } from './recommend.js';
@@ -15,16 +16,29 @@ import { backtestRecommendations } from './recommend-backtest.js';
 import type { Backtest } from './recommend-backtest.js';
 import type { Preference, Recommendation } from './recommend.js';
 
-/** The target's profile: classified now, else the stored one. @throws InputError when neither exists. */
+/** Whether a profile says nothing of its project: no language, framework, scope or dependency known. */
+function knowsNothing(profile: ProjectProfile): boolean {
+  return profile.language === UNKNOWN && profile.framework === UNKNOWN && profile.scope === UNKNOWN && profile.dependencies.length === 0;
+}
+
+/**
+ * The target's profile: classified now, else the stored one (the folder is gone, or it says nothing
+ * of itself now while the stored profile does: imported from another machine, or made before its
+ * manifest moved). @throws InputError when neither exists.
+ */
 export async function targetProfile(store: StoreAccess, projectPath: string): Promise<ProjectProfile> {
   const key = projectKey(projectPath);
+  let classified: ProjectProfile;
   try {
-    return await classifyProject(key);
+    classified = await classifyProject(key);
   } catch (error) {
     const stored = getProject(store, key);
     if (stored) return stored;
     throw error;
   }
+  if (!knowsNothing(classified)) return classified;
+  const stored = getProject(store, key);
+  return stored && !knowsNothing(stored) ? stored : classified;
 }
 
 /** Recommends a model per role for the project at `projectPath`. */
