@@ -48,11 +48,25 @@ function unknownOptionMessage(message: string, known: readonly string[]): string
   return `Unknown option '${dashes}${name}'. ${guess ? `Did you mean --${guess}? ` : ''}Add --help for every option.`;
 }
 
+const NEGATIVE_NUMBER = /^-\d/;
+
+/** Whether `arg` is `--name` of an option that takes a value. */
+function valueOption(options: NonNullable<ParseArgsConfig['options']>, arg: string | undefined): boolean {
+  return arg !== undefined && arg.startsWith('--') && !arg.includes('=') && options[arg.slice(2)]?.type === 'string';
+}
+
 /** Parses a command's arguments (its own options plus the global ones); unknown flags are errors. */
 export function parseCommandArgs<O extends ParseArgsConfig['options']>(args: string[], options: O, allowPositionals = true) {
   const all = { ...GLOBAL_OPTIONS, ...options };
+  // `--max -1`: a negative number after an option that takes a value is its value (parseArgs would
+  // call it ambiguous), so the option's own check can say what it accepts.
+  const joined = args.flatMap((arg, i) => {
+    const next = args[i + 1];
+    if (i > 0 && NEGATIVE_NUMBER.test(arg) && valueOption(all, args[i - 1])) return [];
+    return next !== undefined && NEGATIVE_NUMBER.test(next) && valueOption(all, arg) ? [`${arg}=${next}`] : [arg];
+  });
   try {
-    return parseArgs({ args, options: all, allowPositionals, strict: true });
+    return parseArgs({ args: joined, options: all, allowPositionals, strict: true });
   } catch (error) {
     const message = (error as Error).message;
     throw new CliError(unknownOptionMessage(message, Object.keys(all)) ?? message);

@@ -71,6 +71,16 @@ describe('agent-tracker help', () => {
   });
 });
 
+describe('a negative number as an option\'s value', () => {
+  it('reaches the option\'s own check, which says what it takes', async () => {
+    for (const args of [['prior-art', 'add a parser', '--max', '-1'], ['prior-art', '--max', '-3', 'add a parser']]) {
+      const result = await cli(args);
+      expect(result.code).toBe(1);
+      expect(result.err.trim().split('\n')).toEqual([`agent-tracker prior-art: the maximum number of results must be a whole number from 1 to 50, got ${args.find((arg) => arg.startsWith('-') && !arg.startsWith('--'))}`]);
+    }
+  });
+});
+
 describe('did you mean', () => {
   it('names --json for --jsn, in one line, exit 1', async () => {
     const result = await cli(['report', '--jsn']);

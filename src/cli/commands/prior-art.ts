@@ -7,6 +7,7 @@ import path from 'node:path';
 import { priorArtAnswer } from '../../core/answers/prior-art.js';
 import { formatCrossProjectPriorArt } from '../../core/projects/cross-project-search.js';
 import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../core/search/reindex.js';
+import { validatePriorArtQuery } from '../../core/search/service.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import type { Output } from '../context.js';
@@ -29,6 +30,13 @@ export async function run(args: string[], output: Output): Promise<void> {
   const text = positionals.join(' ').trim();
   if (!text) throw new CliError('expects the task to search for, e.g. agent-tracker prior-art "add rate limiting to the login endpoint"');
   const maxResults = parseMax(values.max);
+  // Bad input is refused before the database is looked at.
+  try {
+    validatePriorArtQuery({ taskDescription: text, scope: values.scope ?? '', ...(maxResults === undefined ? {} : { maxResults }) });
+  } catch (error) {
+    if (error instanceof InputError) throw new CliError(error.message);
+    throw error;
+  }
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
   // Once after an upgrade changed the search rules, a short write (the rebuild); otherwise only reads.
