@@ -5,8 +5,7 @@
  */
 import { escapeXml } from './charts.js';
 import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
-import { describeConfidence, describeCost, describeWork } from './recommend-text.js';
-import { plural } from './numbers.js';
+import { describeConfidence, describeCost, describeTrial, describeWork } from './recommend-text.js';
 
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
 const LABEL_WIDTH = 300;
@@ -95,7 +94,7 @@ export function recommendationSection(recommendation: Recommendation): string {
     lines.push('<h3>Worth trying next (experiments, not picks)</h3>', '<ul class="worth-trying">');
     for (const trial of recommendation.worthTrying) {
       lines.push(
-        `<li>${escapeXml(`${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}) on ${describeWork(trial)}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`)}</li>`,
+        `<li>${escapeXml(describeTrial(trial))}</li>`,
       );
     }
     lines.push('</ul>');

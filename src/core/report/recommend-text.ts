@@ -1,6 +1,6 @@
 /** The recommendation as short markdown, for the terminal and for the model (the agent tool). */
 import { UNKNOWN } from '../types.js';
-import type { Recommendation, RoleRecommendation, ScoredSetup } from './recommend.js';
+import type { Recommendation, RoleRecommendation, ScoredSetup, WorthTrying } from './recommend.js';
 import { fewOf } from './recommend-why.js';
 import { formatDollars, plural } from './numbers.js';
 
@@ -30,6 +30,12 @@ export function describeCost(setup: ScoredSetup): string {
 /** "120 commits"; "12 sessions" for a setup that made none (a role that plans or reviews). */
 export function describeWork(setup: Pick<ScoredSetup, 'n' | 'sessions'>): string {
   return setup.n > 0 ? plural(setup.n, 'commit') : plural(setup.sessions, 'session');
+}
+
+/** "build: m/new instead of m/a — score 61.2 (80%: 50.1-72.3), 5 commits: <its why>; about 12 more sessions would settle it". */
+export function describeTrial(trial: WorthTrying): string {
+  const interval = `${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}`;
+  return `${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${interval}), ${describeWork(trial)}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`;
 }
 
 /** "score 72.4 (80%: 66.0-78.1), 120 commits". */
@@ -76,7 +82,7 @@ export function formatRecommendation(recommendation: Recommendation): string {
   if (recommendation.worthTrying.length > 0) {
     lines.push('', 'Worth trying next (experiments: little evidence, but they might beat the pick):');
     for (const trial of recommendation.worthTrying) {
-      lines.push(`- ${trial.agent}: ${trial.model} instead of ${trial.insteadOf} — score ${trial.score.toFixed(1)} (80%: ${trial.interval[0].toFixed(1)}-${trial.interval[1].toFixed(1)}), ${describeWork(trial)}: ${trial.why}; about ${plural(trial.sessionsToSettle, 'more session')} would settle it`);
+      lines.push(`- ${describeTrial(trial)}`);
     }
   }
   lines.push(
