@@ -144,9 +144,9 @@ export interface StatusAnswer {
 
 export type SignalName = 'userGrade' | 'reportedGrade' | 'acceptedCommits' | 'undo' | 'tests' | 'bugs' | 'toolFailures' | 'selfGrade';
 
-/** A setup's overclaim in grade points (self-grade minus user grade), with its 80% interval. */
+/** A setup's overclaim in grade points (self-grade minus user grade), with its 80% interval; absent (null) without a commit both graded. */
 export interface Overclaim {
-  /** Mean self-grade minus mean user grade on the commits both graded, shrunk toward the role's (never below its own). */
+  /** Mean self-grade minus mean user grade on the setup's commits both graded, as measured. */
   mean: number;
   interval: [number, number];
   /** Commits both the user and the setup graded. */

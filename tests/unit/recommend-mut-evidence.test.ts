@@ -77,12 +77,12 @@ describe('the overclaim shown in the answer', () => {
 
   it('takes a 1.5-point spread for a setup with a single commit graded by both, never a spread of zero', () => {
     // m/once: one commit, self 5 against user 3: 1 pair, 2 over. m/honest: 20 pairs, 0 over.
-    // Shown mean: its own 2 (above (2 + 2 × 2/21) / 3); one pair has no spread of its own, so
-    // the half-width is Z_80 × √(1.5² / (1 + 2)) = 1.11. Its self-grades do not count (no correction).
+    // Shown mean: its own 2; one pair has no spread of its own, so the half-width is
+    // Z_80 × √(1.5² / 1) = 1.92. Its self-grades do not count (no correction).
     const usage = [...pairedWork('m/once', 1, 3, 5, 1), ...pairedWork('m/honest', 10, 3, 3)];
-    const half = Z_80 * Math.sqrt(1.5 ** 2 / 3);
+    const half = Z_80 * 1.5;
     expect(setupOf(recommend(usage), 'm/once').overclaim).toEqual({ mean: 2, interval: [round1(2 - half), round1(2 + half)], commits: 1, correction: null });
-    expect([round1(2 - half), round1(2 + half)]).toEqual([0.9, 3.1]);
+    expect([round1(2 - half), round1(2 + half)]).toEqual([0.1, 3.9]);
   });
 });
 

@@ -43,28 +43,38 @@ describe('the overclaim in the why', () => {
     // Within a setup the spread is (32 − 16²/16 + 24 − 12²/16) / (32 − 2) = 31/30; between the two
     // setups 16 × (1 − 0.875)² + 16 × (0.75 − 0.875)² = 0.5, less than 31/30: they overclaim alike,
     // so each is corrected by the role's 28/32 = 0.875 with 1000 pairs of weight.
-    // m/b's shown figure is its own, shrunk by 2 pairs toward the role: (12 + 2 × 0.875) / 18 = 0.76 → 0.8;
+    // m/b's shown figure is its own, 12 over 16 pairs = 0.75 → 0.8;
     // its correction (12 + 1000 × 0.875) / 1016 = 0.873 → 0.9, pooled (1000 of 1016 pairs from the role).
     const result = recommend([...work('m/a', 4, 3, 5), ...work('m/a', 4, 3, 3), ...work('m/b', 3, 3, 5), ...work('m/b', 5, 3, 3)]);
     const b = setupOf(result, 'm/b');
-    const shown = round1((12 + 2 * 0.875) / 18);
+    const shown = round1(12 / 16);
     const correction = round1((12 + 1000 * 0.875) / 1016);
     expect([shown, correction]).toEqual([0.8, 0.9]);
     expect(b.overclaim?.mean).toBe(shown);
     expect(b.overclaim?.correction).toBe(correction);
     expect(b.why).toContain(`grades itself ${shown.toFixed(1)} above the user`);
     expect(b.why).toContain(`its self-grades count after taking ${correction.toFixed(1)} off each, pooled with the role's setups`);
-    // m/a: shown max((16 + 1.75) / 18, 1) = 1.0 (never below its own); correction (16 + 875) / 1016 = 0.877 → 0.9.
+    // m/a: shown its own 16 / 16 = 1.0; correction (16 + 875) / 1016 = 0.877 → 0.9.
     const a = setupOf(result, 'm/a');
     expect(a.overclaim).toMatchObject({ mean: 1, correction: round1(891 / 1016) });
     expect(a.why).toContain("grades itself 1.0 above the user (80%:");
     expect(a.why).toContain("after taking 0.9 off each, pooled with the role's setups");
   });
 
+  it('says a setup whose self-grades matched the user\'s grades the same as the user, beside one that overclaims', () => {
+    // m/match: 2 commits graded 5 by both (0 over); m/over: 2 commits self 5 against the user's 0 (5 over).
+    // The role overclaims by 2.5 on average, but m/match never graded itself above the user: it must not
+    // read "above". With 2 pairs and no spread, the half-width is Z_80 × √(0.25 / 2) = 0.45.
+    const result = recommend([...work('m/match', 1, 5, 5), ...work('m/over', 1, 0, 5)]);
+    const half = 1.2815515655446004 * Math.sqrt(0.25 / 2);
+    expect(setupOf(result, 'm/match').why).toContain(`grades itself the same as the user (80%: ${round1(-half).toFixed(1)} to ${round1(half).toFixed(1)}, 2 commits both graded); its self-grades do not count`);
+    expect(setupOf(result, 'm/over').why).toContain('grades itself 5.0 above the user');
+  });
+
   it('says the correction is mostly its own when the setups overclaim unevenly', () => {
     // m/over: self 5 against 3 and self 4 against 2, always 2 over (16 pairs); m/honest: self as the
     // user, 0 over (16 pairs). No spread within a setup, all of it between: each is corrected by its
-    // own alone (0 pairs of the role's), m/over by 2.0, which is also the figure shown (never below its own).
+    // own alone (0 pairs of the role's), m/over by 2.0, which is also the figure shown (its own).
     const result = recommend([...work('m/over', 4, 3, 5), ...work('m/over', 4, 2, 4), ...work('m/honest', 4, 3, 3), ...work('m/honest', 4, 2, 2)]);
     const over = setupOf(result, 'm/over');
     expect(over.overclaim).toMatchObject({ mean: 2, correction: 2 });
@@ -76,10 +86,10 @@ describe('the overclaim in the why', () => {
   it('says the score adds back what a setup that grades itself too low left out', () => {
     // m/under: self 1 against 3 and self 0 against 2, always 2 under; m/honest as the user. As above,
     // each is corrected by its own alone: m/under's self-grades count with 2.0 added to each. The figure
-    // shown is its own shrunk by 2 pairs toward the role's (-32 / 32 = -1): (-32 + 2 × -1) / 18 = -1.9.
+    // shown is its own: -32 over 16 pairs = -2.0.
     const result = recommend([...work('m/under', 4, 3, 1), ...work('m/under', 4, 2, 0), ...work('m/honest', 4, 3, 3), ...work('m/honest', 4, 2, 2)]);
     const under = setupOf(result, 'm/under');
-    const shown = round1((-32 + 2 * -1) / 18);
+    const shown = round1(-32 / 16);
     expect(under.overclaim).toMatchObject({ mean: shown, correction: -2 });
     expect(under.why).toContain(`grades itself ${Math.abs(shown).toFixed(1)} below the user`);
     expect(under.why).toContain('its self-grades count after adding 2.0 to each, mostly from its own commits');

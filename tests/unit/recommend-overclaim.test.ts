@@ -26,28 +26,29 @@ function tallyOf(records: number, grades: { user: [number, number]; self: [numbe
 }
 
 describe('overclaim', () => {
-  it('is the self-grade minus the user grade on commits both graded, shrunk up toward the role', () => {
+  it('is the self-grade minus the user grade on the setup\'s own commits both graded, not the role\'s', () => {
     // 10 records, each 2 commits graded by both: self 3 + 3, user 3 + 3 -> 0 over, 20 pairs.
     const honest = tallyOf(10, { user: [2, 6], self: [2, 6] });
-    // Self 5 + 5, user 3 + 3 -> 2 points over, 20 pairs.
+    // Self 5 + 5, user 3 + 3 -> 2 points over, 20 pairs. The role overclaims by 1; the honest one is shown at its own 0.
     const inflater = tallyOf(10, { user: [2, 6], self: [2, 10] });
-    const pool = emptyTally();
-    for (const t of [inflater, honest]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
-    // The role overclaims by 1 on average (40 pairs); the honest one's own 0 over 20 pairs, shrunk by the prior's pairs.
-    const expected = (20 * 0 + OVERCLAIM_CREDIBILITY * 1) / (20 + OVERCLAIM_CREDIBILITY);
-    const shown = overclaimOf(honest, pool, 20);
-    expect(shown?.mean).toBe(Math.round(expected * 10) / 10);
-    expect(shown?.commits).toBe(20);
+    expect(overclaimOf(honest)).toMatchObject({ mean: 0, commits: 20, correction: null });
+    expect(overclaimOf(inflater, 1.5)).toMatchObject({ mean: 2, commits: 20, correction: 1.5 });
+    const shown = overclaimOf(honest);
     expect(shown && shown.interval[0] < shown.mean && shown.mean < shown.interval[1]).toBe(true);
   });
 
-  it('is never shrunk below the setup\'s own: overclaiming more than the role gives nothing back', () => {
+  it('of a setup whose two commits match the user\'s grades exactly is 0, whatever the role does', () => {
+    // One record of 2 commits self-graded 5 + 5 and user-graded 5 + 5: 0 over on both pairs.
+    const matched = tallyOf(1, { user: [2, 10], self: [2, 10] });
+    const shown = overclaimOf(matched);
+    expect(shown?.mean).toBe(0);
+    expect(shown && shown.interval[0] <= 0 && shown.interval[1] >= 0).toBe(true);
+  });
+
+  it('is the inflater\'s own measured overclaim, and its corrected self-grades read what the user gave it', () => {
     // 10 records of 4 commits all self-graded 5, 2 of them graded 3 by the user: 2 points over, 20 pairs.
     const inflater = tallyOf(10, { user: [2, 6], self: [4, 20] });
-    const pool = emptyTally();
-    for (const t of [inflater, tallyOf(10, { user: [2, 6], self: [2, 6] })]) for (const key of Object.keys(pool) as (keyof Tally)[]) pool[key] += t[key];
-    // Its own 2 points, not (20 × 2 + 2 × 1) / 22 = 1.9 toward the role's 1.
-    expect(overclaimOf(inflater, pool, 20)?.mean).toBe(2);
+    expect(overclaimOf(inflater)?.mean).toBe(2);
     // Corrected by it, its self-grades on the 20 commits the user did not grade read 5 - 2 = 3: what the user gave it, not more.
     const corrected = correctSelfGrades(inflater, 2);
     expect(corrected.selfGraded).toBe(20);
@@ -56,7 +57,7 @@ describe('overclaim', () => {
 
   it('is unknown when nobody in the role has a commit graded by both, and then self-grades are dropped', () => {
     const selfOnly = tallyOf(5, { user: [0, 0], self: [3, 15] });
-    expect(overclaimOf(selfOnly, selfOnly, 0)).toBeNull();
+    expect(overclaimOf(selfOnly)).toBeNull();
     expect(agreedOverclaim(selfOnly, selfOnly, OVERCLAIM_CREDIBILITY)).toBeNull();
     expect(correctSelfGrades(selfOnly, null)).toMatchObject({ selfGraded: 0, selfGradeSum: 0 });
   });
@@ -104,31 +105,32 @@ describe('what self-grades can say', () => {
 
 describe('the overclaim shown', () => {
   const Z_80 = 1.2815515655446004;
-  const pool = () => {
-    const tally = emptyTally();
-    // 10 records, 2 pairs each: self 4 + 4 against user 3 + 3 → the role overclaims by 1 (20 pairs).
-    for (const t of [tallyOf(10, { user: [2, 6], self: [2, 8] })]) for (const key of Object.keys(tally) as (keyof Tally)[]) tally[key] += t[key];
-    return tally;
-  };
+  const round1 = (value: number) => Math.round(value * 10) / 10;
 
-  it('of a setup with no commit graded by both is the role\'s, with the interval of a 1.5-point spread over the prior\'s pairs', () => {
-    const half = Z_80 * Math.sqrt(1.5 ** 2 / OVERCLAIM_CREDIBILITY);
-    expect(overclaimOf(emptyTally(), pool(), 0)).toEqual({ mean: 1, interval: [Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10], commits: 0, correction: null });
+  it('is absent for a setup with no commit graded by both', () => {
+    expect(overclaimOf(emptyTally())).toBeNull();
+    expect(overclaimOf(tallyOf(3, { user: [1, 3], self: [0, 0] }), 1)).toBeNull();
   });
 
   it('has an interval from the spread of its own pairs', () => {
     // 10 records: 5 with self 5 + 5 against user 3 + 3 (2 over), 5 with self 3 + 3 against 3 + 3 (0 over):
-    // 20 pairs, mean 1, spread (10 × 4 + 10 × 0) / 20 - 1 = 1, so the half-width is Z_80 × √(1 / 22).
+    // 20 pairs, mean 1, spread (10 × 4 + 10 × 0) / 20 - 1 = 1, so the half-width is Z_80 × √(1 / 20).
     const setup = emptyTally();
     for (const t of [tallyOf(5, { user: [2, 6], self: [2, 10] }), tallyOf(5, { user: [2, 6], self: [2, 6] })]) for (const key of Object.keys(setup) as (keyof Tally)[]) setup[key] += t[key];
-    const half = Z_80 * Math.sqrt(1 / (20 + OVERCLAIM_CREDIBILITY));
-    expect(overclaimOf(setup, pool(), 20)?.interval).toEqual([Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10]);
+    const half = Z_80 * Math.sqrt(1 / 20);
+    expect(overclaimOf(setup)?.interval).toEqual([round1(1 - half), round1(1 + half)]);
   });
 
   it('keeps the interval at least a half-point spread wide when every pair agrees', () => {
     // 20 pairs all exactly 1 over: no spread of its own, so 0.25 (a half point squared) is used.
-    const half = Z_80 * Math.sqrt(0.25 / (20 + OVERCLAIM_CREDIBILITY));
-    expect(overclaimOf(pool(), pool(), 20)?.interval).toEqual([Math.round((1 - half) * 10) / 10, Math.round((1 + half) * 10) / 10]);
+    const half = Z_80 * Math.sqrt(0.25 / 20);
+    expect(overclaimOf(tallyOf(10, { user: [2, 6], self: [2, 8] }))?.interval).toEqual([round1(1 - half), round1(1 + half)]);
+  });
+
+  it('assumes a 1.5-point spread for a single pair', () => {
+    // One record, one commit graded by both: self 4, user 3 → 1 over, no spread of its own to measure.
+    const half = Z_80 * 1.5;
+    expect(overclaimOf(tallyOf(1, { user: [1, 3], self: [1, 4] }))).toEqual({ mean: 1, interval: [round1(1 - half), round1(1 + half)], commits: 1, correction: null });
   });
 });
 

@@ -27,8 +27,9 @@ function tally(values: Partial<Tally>): Tally {
 
 // 20 sessions: 40 commits, 20 graded by the user at 2.0 on average, 2 bugs, 10 of 100 tool calls failed.
 const ALL = tally({ sessions: 20, commits: 40, userGraded: 20, userGradeSum: 40, bugs: 2, toolCalls: 100, toolFailures: 10, pairedGraded: 12 });
-// Of those, 8 sessions on projects like the target: 16 commits, 8 graded at 4.5, no bug, 2 of 40 calls failed.
-const LIKE = tally({ sessions: 8, commits: 16, userGraded: 8, userGradeSum: 36, bugs: 0, toolCalls: 40, toolFailures: 2, pairedGraded: 5 });
+// Of those, 8 sessions on projects like the target: 16 commits, 8 graded at 4.5, no bug, 2 of 40 calls failed;
+// 5 commits graded by both, 1 point over on average (squares 7: a spread of 7/5 − 1 = 0.4).
+const LIKE = tally({ sessions: 8, commits: 16, userGraded: 8, userGradeSum: 36, bugs: 0, toolCalls: 40, toolFailures: 2, pairedGraded: 5, overclaimSum: 5, overclaimSquares: 7 });
 
 // Influence = weight × |mean − prior|: user 3 × 0.2 = 0.6, bugs 1 × 0.1 = 0.1, tool failures 1 × 0.3 = 0.3.
 const ESTIMATES = [estimate('userGrade', 3, 0.7, 0.5), estimate('bugs', 1, 0.9, 0.8), estimate('toolFailures', 1, 0.6, 0.3)];
@@ -71,20 +72,21 @@ describe('explainScore', () => {
     expect(explainScore(ESTIMATES, ALL, trialsOf, '', null, false, talkOnly)).toBe('user 2.0/5 over 20 commits; 10.0% tool failures; 2 bugs in 40 commits');
   });
 
-  it('adds the overclaim with its own count of commits both graded, scoped as the counts are', () => {
+  it('adds the overclaim as measured where the counts are quoted, with the correction the score uses', () => {
     const over = overclaim(1.5, 1.2);
+    // On like projects: 1.0 over 5 pairs, half-width Z_80 × √(0.4 / 5) = 0.36.
     expect(explainScore(ESTIMATES.slice(0, 1), ALL, trialsOf, '', over)).toBe(
       'user 2.0/5 over 20 commits; grades itself 1.5 above the user (80%: 1.2 to 1.8, 12 commits both graded); its self-grades count after taking 1.2 off each, mostly from its own commits',
     );
     expect(explainScore(ESTIMATES.slice(0, 1), ALL, trialsOf, '', over, true, LIKE)).toBe(
-      `${LIKE_SCOPE}user 4.5/5 over 8 commits; grades itself 1.5 above the user (80%: 1.2 to 1.8, 5 commits both graded); its self-grades count after taking 1.2 off each, pooled with the role's setups`,
+      `${LIKE_SCOPE}user 4.5/5 over 8 commits; grades itself 1.0 above the user (80%: 0.6 to 1.4, 5 commits both graded); its self-grades count after taking 1.2 off each, pooled with the role's setups`,
     );
     const noLikePairs = { ...LIKE, pairedGraded: 0 };
     expect(explainScore(ESTIMATES.slice(0, 1), ALL, trialsOf, '', over, false, noLikePairs)).toContain('(80%: 1.2 to 1.8, 12 commits on other projects both graded)');
   });
 
   it('leaves the overclaim out when no commit was graded by both', () => {
-    expect(explainScore(ESTIMATES.slice(0, 1), ALL, trialsOf, '', overclaim(1.5, 1.2, 0))).toBe('user 2.0/5 over 20 commits');
+    expect(explainScore(ESTIMATES.slice(0, 1), ALL, trialsOf, '', null, false, LIKE)).toBe(`${LIKE_SCOPE}user 4.5/5 over 8 commits`);
   });
 });
 

@@ -9,12 +9,7 @@ import type { Tally } from './recommend-signals.js';
 import type { Overclaim } from '../../contract/answers.js';
 export type { Overclaim } from '../../contract/answers.js';
 
-/**
- * The role's overclaim counts as this many paired commits of prior, and only ever raises a setup's:
- * a setup that overclaims more than its role is corrected by its own measured overclaim, since
- * shrinking it toward the role's would hand back part of what it inflated (a self-grade of 5 on
- * every commit would then read above the user's grades and gain the setup score).
- */
+/** Pairs of prior the role's overclaim is worth in a setup's correction when the setups' agreement cannot be measured. */
 export const OVERCLAIM_CREDIBILITY = 2;
 /** Below this many commits graded by both, a setup's self-grades cannot be corrected and do not count. */
 export const MIN_OVERCLAIM_PAIRS = 3;
@@ -23,14 +18,10 @@ const GRADE_LOW = -1;
 const GRADE_HIGH = 5;
 /** Spread of (self − user) assumed when a setup has too few pairs to measure its own (grade points). */
 const DEFAULT_OVERCLAIM_SD = 1.5;
+/** The least spread of (self − user) an interval assumes: grades are whole points, so a few equal pairs do not make it certain. */
+const MIN_OVERCLAIM_VARIANCE = 0.25;
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
-
-/** The setup's overclaim shrunk toward the role's `prior`, never below its own measured one. */
-function correctionOf(setup: Tally, prior: number): number {
-  const shrunk = (setup.overclaimSum + OVERCLAIM_CREDIBILITY * prior) / (setup.pairedGraded + OVERCLAIM_CREDIBILITY);
-  return setup.pairedGraded > 0 ? Math.max(shrunk, setup.overclaimSum / setup.pairedGraded) : shrunk;
-}
 
 /** At most this many pairs of prior: setups that overclaim exactly alike share the role's correction outright. */
 export const MAX_AGREEMENT_CREDIBILITY = 1000;
@@ -70,9 +61,9 @@ export function agreementCredibility(setups: readonly Tally[]): number {
 
 /**
  * A setup's overclaim shrunk toward the role's with `credibility` pairs (agreementCredibility); null
- * when it cannot be measured. Not floored at its own measured overclaim (the shown one is): a setup
- * far from the role's makes τ² large and the credibility small, and one that grades itself the same
- * on every commit counts nothing from its self-grades anyway (selfGradeInformation).
+ * when it cannot be measured. Not floored at its own measured overclaim: a setup far from the role's
+ * makes τ² large and the credibility small, and one that grades itself the same on every commit
+ * counts nothing from its self-grades anyway (selfGradeInformation).
  */
 export function agreedOverclaim(setup: Tally, pool: Tally, credibility: number): number | null {
   const prior = roleOverclaim(pool);
@@ -110,19 +101,27 @@ export function roleOverclaim(pool: Tally): number | null {
 }
 
 /**
- * A setup's overclaim, shrunk toward the role's, for showing; null when nobody in the role has a
- * commit graded by both. (Its self-grades count only from MIN_OVERCLAIM_PAIRS pairs: agreedOverclaim.) `counted` is the plain pair count shown.
- * `correction` is what the score takes off its self-grades (agreedOverclaim), null when they count for nothing.
+ * What a setup's self-grades measured against the user's grades on the commits in `tally` both graded:
+ * its mean self-grade minus the user's, with an 80% interval, as a person can check it against the
+ * commits (shown; never the pooled figure the score takes off). Null when no commit there was graded by both.
  */
-export function overclaimOf(setup: Tally, pool: Tally, counted: number, correction: number | null = null): Overclaim | null {
-  const prior = roleOverclaim(pool);
-  if (prior === null) return null;
-  const mean = correctionOf(setup, prior);
-  const pairs = setup.pairedGraded;
-  const ownMean = pairs > 0 ? setup.overclaimSum / pairs : prior;
-  const ownVariance = pairs > 1 ? Math.max(0, setup.overclaimSquares / pairs - ownMean * ownMean) : DEFAULT_OVERCLAIM_SD ** 2;
-  const half = Z_80 * Math.sqrt(Math.max(ownVariance, 0.25) / (pairs + OVERCLAIM_CREDIBILITY));
-  return { mean: round1(mean), interval: [round1(mean - half), round1(mean + half)], commits: Math.round(counted), correction: correction === null ? null : round1(correction) };
+export function measuredOverclaim(tally: Tally): Pick<Overclaim, 'mean' | 'interval' | 'commits'> | null {
+  const pairs = tally.pairedGraded;
+  if (pairs <= 0) return null;
+  const mean = tally.overclaimSum / pairs;
+  const variance = pairs > 1 ? Math.max(0, tally.overclaimSquares / pairs - mean * mean) : DEFAULT_OVERCLAIM_SD ** 2;
+  const half = Z_80 * Math.sqrt(Math.max(variance, MIN_OVERCLAIM_VARIANCE) / pairs);
+  return { mean: round1(mean), interval: [round1(mean - half), round1(mean + half)], commits: Math.round(pairs) };
+}
+
+/**
+ * A setup's overclaim as shown (measuredOverclaim over its plain counts) with `correction`, what the
+ * score takes off its self-grades (agreedOverclaim), null when they count for nothing. Null when no
+ * commit of the setup was graded by both.
+ */
+export function overclaimOf(counts: Tally, correction: number | null = null): Overclaim | null {
+  const measured = measuredOverclaim(counts);
+  return measured === null ? null : { ...measured, correction: correction === null ? null : round1(correction) };
 }
 
 /**

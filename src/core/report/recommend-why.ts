@@ -3,7 +3,7 @@
  * quoted as plain counts a person can check ("user 4.2/5 over 23 commits; 1 of 40 commits reverted").
  */
 import { plural } from './numbers.js';
-import type { Overclaim } from './recommend-overclaim.js';
+import { measuredOverclaim, type Overclaim } from './recommend-overclaim.js';
 import type { SignalEstimate, SignalName, Tally } from './recommend-signals.js';
 
 /** "only 3 commits", "only 1 session", "no commits": a count too small to go by. */
@@ -43,10 +43,10 @@ export function describeSignal(name: SignalName, tally: Tally): string {
 
 /**
  * "grades itself 1.8 above the user (80%: 1.4 to 2.2, 12 commits both graded); its self-grades count
- * after taking 1.2 off each, pooled with the role's setups". The first figure is the setup's own; the
- * score takes off the second (`correction`), which is pooled with the role's setups as far as they
- * overclaim alike (`pooled`: most of it comes from them), so the two may differ and both are said.
- * `graded`: the commits both graded as the why quotes them (on projects like the target, or on others).
+ * after taking 1.2 off each, pooled with the role's setups". The first figure is the setup's own, as
+ * measured on its commits; the score takes off the second (`correction`), which is pooled with the
+ * role's setups as far as they overclaim alike (`pooled`: most of it comes from them), so the two may
+ * differ and both are said. `graded`: the commits both graded, when not simply `overclaim.commits`.
  */
 export function describeOverclaim(overclaim: Overclaim, pooled = false, graded = plural(overclaim.commits, 'commit')): string {
   const [low, high] = overclaim.interval;
@@ -97,9 +97,11 @@ export function explainScore(
   const quoted = scoped ? like : counts;
   const facts = (scoped ? local : decisive(counts)).map(({ estimate }) => describeSignal(estimate.name, quoted));
   if (facts.length === 0) facts.push('no graded or measured work of its own yet, so scored at its role\'s average');
-  if (overclaim && overclaim.commits > 0) {
-    const graded = !scoped ? undefined : quoted.pairedGraded > 0 ? plural(quoted.pairedGraded, 'commit') : `${plural(overclaim.commits, 'commit')} on other projects`;
-    facts.push(describeOverclaim(overclaim, pooled, graded));
+  if (overclaim) {
+    // Measured where the other counts are quoted; on the other projects when none there was graded by both.
+    const here = scoped ? measuredOverclaim(quoted) : null;
+    const graded = here === null && scoped ? `${plural(overclaim.commits, 'commit')} on other projects` : undefined;
+    facts.push(describeOverclaim(here === null ? overclaim : { ...here, correction: overclaim.correction }, pooled, graded));
   }
   return `${prefix}${scoped ? LIKE_SCOPE : ''}${facts.join('; ')}`;
 }

@@ -184,9 +184,9 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   // "Mostly": most of its work by the same measure that says which projects are like the target (`like`).
   const unlikeNote = !unlikeRole && setup.likeMass < setup.similarityMass / 2 ? 'mostly on unlike projects; ' : '';
   const accepted = acceptedCommits(setup.counts);
-  // The overclaim shown is the setup's own; the score takes off the pooled one: the why says both.
+  // The overclaim shown is the setup's own, as counted; the score takes off the pooled one: the why says both.
   const counted = overclaimed !== null && information > 0;
-  const overclaim = overclaimOf(setup.weighted, pool, setup.counts.pairedGraded, counted ? overclaimed : null);
+  const overclaim = overclaimOf(setup.counts, counted ? overclaimed : null);
   const reason = explainScore(estimates, setup.counts, trialsOf, unlikeNote, overclaim, trust >= POOLED_TRUST, setup.like);
 
   return {
