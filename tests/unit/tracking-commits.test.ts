@@ -229,6 +229,24 @@ describe('bug reports', () => {
     expect(entries).toEqual([expect.objectContaining({ task: 'Bug reported: broke it', outcome: 'bug', project: '/work/p2', model: 'fake/a', sessionId: 's1' })]);
   });
 
+  it('charges a bug another agent reports in a named commit to the setup that made the commit, not the reporter’s model', () => {
+    t = tempTracker();
+    // build made commit 1 on fake/a in s1 (a flush between: an earlier session's commit); reviewer runs on fake/c in s2.
+    t.service.noteModelRequest('s1', 'build', 'fake/a');
+    t.service.recordCommits('s1', [commit(1)]);
+    t.service.flush('turn');
+    t.service.noteModelRequest('s2', 'reviewer', 'fake/c');
+    const { verdict } = t.service.reportBug({ agent: 'build', reporter: 'reviewer', sessionId: 's2', commit: hash(1).slice(0, 10), description: 'empty password accepted' });
+    expect(verdict).toEqual({ verified: true, evidence: 'commit' });
+    t.service.flush('test');
+    expect(usage('s1', 'build')?.bugs).toBe(1);
+    // No build × fake/c setup appears: build never ran on the reviewer's model.
+    expect(usage('s2', 'build', 'fake/c')).toBeUndefined();
+    expect([...t.store.tables.usage.getRange()].map((e) => `${e.key.join('/')}`).sort()).toEqual(['s1/build/fake/a']);
+    const entries = [...t.store.tables.activities.getRange()].map((e) => e.value);
+    expect(entries).toEqual([expect.objectContaining({ task: 'Bug reported: empty password accepted', agent: 'build', model: 'fake/a' })]);
+  });
+
   it('knows an agent that has only buffered work, and journals a report without a session under the service’s project', () => {
     t = tempTracker();
     t.service.noteModelRequest('s1', 'build', 'fake/a');

@@ -43,10 +43,15 @@ export class BugReports {
     // Without a reporter the agent reports its own work.
     const reporter = input.reporter ?? agent;
     const verdict = judgeBugReport({ reporter, accused: agent, ...(named ? { named } : {}), ...(commit ? { commit } : {}) });
+    // The bug is the work's: the named commit's session and model when the agent made it; otherwise
+    // (verified only as the agent's own work) the reporting session's.
+    const where = commit?.agent === agent
+      ? { id: commit.sessionId, setup: { agent: commit.agent, model: commit.model, project: commit.project } }
+      : session && { id: session.id, setup: { ...session.setup, agent } };
     if (verdict.verified) {
       ctx.buffer.addAgentOp(agent, { kind: 'bug' });
       this.agents.forgetHalt(agent);
-      if (session) ctx.ledger.count(session.id, { ...session.setup, agent }, { bugs: 1 });
+      if (where) ctx.ledger.count(where.id, where.setup, { bugs: 1 });
     }
     const task = verdict.verified
       ? `Bug reported: ${description}`
@@ -54,7 +59,7 @@ export class BugReports {
     ctx.journal.add({
       timestamp: ctx.now().toISOString(),
       agent,
-      model: session?.setup.model ?? UNKNOWN,
+      model: (verdict.verified ? where?.setup.model : undefined) ?? UNKNOWN,
       project,
       ...(session ? { sessionId: session.id } : {}),
       task: task.slice(0, valid.MAX_TEXT_LENGTH),
