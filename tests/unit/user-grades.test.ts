@@ -145,6 +145,15 @@ describe("the user's grade", () => {
     expect(grades).toEqual([5, -1]);
   });
 
+  it('earns the graded-commit XP once: corrections with replace earn none again', () => {
+    t = tempTracker();
+    made('s1', 'build', 'fake/a', gitCommit(1));
+    t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade: -1, via: 'cli' });
+    const graded = t.store.tables.agents.get('build')?.xp ?? Number.NaN;
+    for (const grade of [2, 5, 1] as const) t.service.gradeAsUser({ project: PROJECT, commit: hash(1), grade, via: 'cli', replace: true });
+    expect(t.store.tables.agents.get('build')?.xp).toBe(graded);
+  });
+
   it('keeps the self-grade and the user grade apart on one record', () => {
     t = tempTracker();
     made('s1', 'build', 'fake/a', gitCommit(1));

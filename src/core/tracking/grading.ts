@@ -154,7 +154,8 @@ export class Grading {
     const before = this.agents.status(made.agent);
     // A correction moves CS and the sums by the difference; the count of graded commits stays.
     const delta = userGradeDelta(grade, made) - (previous ? userGradeDelta(previous.grade, made) : 0);
-    const earns = made.noCredit === undefined ? {} : { earnsXp: false as const };
+    // Grading earns XP once per commit: a correction earns none again.
+    const earns = made.noCredit === undefined && !previous ? {} : { earnsXp: false as const };
     ctx.buffer.addAgentOp(made.agent, previous ? { kind: 'grade', delta, ...earns, userGrade: record, replaces: previous.grade } : { kind: 'grade', delta, ...earns, userGrade: record });
     const after = this.agents.status(made.agent);
     ctx.buffer.put({
