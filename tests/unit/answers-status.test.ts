@@ -72,6 +72,19 @@ describe('status answer', () => {
     });
   });
 
+  it('gives an agent that worked without earning anything yet a fresh sheet beside its work, as report shows it', () => {
+    t = tempTracker();
+    // asker's only tool call failed: it earned nothing, so it has no agent record, but its session is in the report.
+    session(t, 's1', T(1), { agent: 'build', model: 'fake/a', calls: [true] });
+    session(t, 's2', T(2), { agent: 'asker', model: 'fake/c', calls: [false] });
+    expect(t.store.tables.agents.doesExist('asker')).toBe(false);
+    expect(statusAnswer(t.store, t.config.rules).agents.map((agent) => agent.id)).toEqual(['asker', 'build']);
+    const [asker] = statusAnswer(t.store, t.config.rules, 'asker').agents;
+    // A new agent starts at SP 1, XP 0, CS 60 (README).
+    expect(asker).toMatchObject({ id: 'asker', sp: 1, xp: 0, cs: 60, bugs: 0, halted: false, sessions: 1, toolCalls: 1, toolFailures: 1, models: ['fake/c'], createdAt: T(2) });
+    expect(statusAnswer(t.store, t.config.rules, 'nobody').agents).toEqual([]);
+  });
+
   it('carries the sheet of the agent record: the figures stored, its tier and label, and its credited commits', () => {
     t = tempTracker();
     session(t, 's1', T(1), { agent: 'build', model: 'fake/a', commits: 2 });

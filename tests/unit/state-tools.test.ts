@@ -197,6 +197,17 @@ describe('agent-status', () => {
     await expectRefused('agent-status', { agent: 'nobody' }, /no agent named "nobody"/);
     await expectRefused('agent-status', { agent: '../etc' }, /may contain only letters, digits/);
   });
+
+  it('shows another agent that worked without earning anything yet, as status does', async () => {
+    setup();
+    // asker's one tool call failed: no XP, so no agent record, but its session is on record.
+    t.service.noteModelRequest('s2', 'asker', 'fake/other');
+    t.service.recordToolCall('s2', 'c9', 'bash', false);
+    t.service.flush('turn');
+    const sheet = await call('agent-status', { agent: 'asker' });
+    expect(sheet).toContain('PROBATION');
+    expect(sheet).toMatch(/SP \.+ 1 /);
+  });
 });
 
 /**

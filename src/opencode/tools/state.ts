@@ -61,14 +61,12 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       args: (a) => ({ agent: a.optionalText('Agent name; defaults to the calling agent') }),
       async execute(args, context) {
         const named = args.agent?.trim();
-        if (named && named !== context.agent && !service.knowsAgent(valid.agentName(named))) {
-          throw new InputError(`no agent named "${named}" has been tracked yet`);
-        }
+        const agent = named ? valid.agentName(named) : context.agent;
         // The same figures as `agent-tracker status`: what this session recorded so far counts too.
         service.flush('agent-status');
         const { statusAnswer } = await import('../../core/answers/status.js');
-        const agent = named || context.agent;
         const [summary] = statusAnswer(service.store, service.config.rules, agent).agents;
+        if (summary === undefined && agent !== context.agent && !service.knowsAgent(agent)) throw new InputError(`no agent named "${agent}" has been tracked yet`);
         return statusWithCli(deps, summary ?? service.getAgentStatus(agent));
       },
     }),
