@@ -7,7 +7,7 @@ import { resolveConfig } from '../../src/core/config.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
-import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
+import { makeRepo, makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 
 const sandbox = makeSandbox('agent-tracker-cli-');
 afterAll(() => removeSandbox(sandbox));
@@ -115,6 +115,25 @@ describe('doctor', () => {
     } finally {
       removeSandbox(fresh);
     }
+  });
+
+  it('shows the pending changes of the repository in the current folder under each sheet of status, and none outside one', () => {
+    const file = path.join(sandbox.root, 'pending.lmdb');
+    const store = Store.open({ path: file, maxDatabaseSize: 2 ** 24 });
+    const service = new TrackingService({ store, config: resolveConfig({ options: { databasePath: file }, env: {}, home: sandbox.root }), logger: silentLogger, project: '/p/one' });
+    service.noteModelRequest('ses_one', 'build', 'fake/model');
+    service.recordToolCall('ses_one', 'call_1', 'bash', true);
+    service.flush('test');
+    store.close();
+    const repo = makeRepo(sandbox, 'pending');
+    fs.writeFileSync(path.join(repo, 'notes.txt'), 'draft\n');
+    const inRepo = runCli(sandbox, ['status', '--db', file], {}, repo);
+    expect(inRepo.code).toBe(0);
+    expect(inRepo.stdout).toMatch(/PENDING \.+ 1 change\n +\?\? notes\.txt/);
+    const outside = runCli(sandbox, ['status', '--db', file], {}, sandbox.root);
+    expect(outside.code).toBe(0);
+    expect(outside.stdout).toContain('SP');
+    expect(outside.stdout).not.toContain('PENDING');
   });
 
   it('says the sessions table holds usage records, one per session × agent × model, where its name says sessions', () => {

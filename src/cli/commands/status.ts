@@ -23,8 +23,11 @@ export async function run(args: string[], output: Output): Promise<void> {
     output.out('No agents tracked yet. Work in OpenCode with the agent-tracker plugin enabled, then look again.');
     return;
   }
-  // The sheet (figlet and its fonts) loads only for the text output.
-  const { formatHealthStatus } = await import('../../core/report/sheet.js');
+  // The sheet (figlet and its fonts) loads only for the text output, with the pending changes of the
+  // repository in the current folder (none outside one).
+  const [{ formatHealthStatus }, { readWorkingTreeChanges }] = await Promise.all([import('../../core/report/sheet.js'), import('../../core/projects/git.js')]);
+  const pendingChanges = await readWorkingTreeChanges(process.cwd());
   const footer = formatSuspectUserActions(suspect);
-  output.out(answer.agents.map((summary) => formatHealthStatus(summary, { models: summary.models })).join('\n\n') + (footer ? `\n\n${footer}` : ''));
+  const sheets = answer.agents.map((summary) => formatHealthStatus(summary, { models: summary.models, ...(pendingChanges ? { pendingChanges } : {}) }));
+  output.out(sheets.join('\n\n') + (footer ? `\n\n${footer}` : ''));
 }
