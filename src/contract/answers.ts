@@ -162,7 +162,8 @@ export interface Overclaim {
 /** What the user trades: outcome only, outcome with an eye on cost, or cost as much as outcome. */
 export type Preference = 'quality' | 'balanced' | 'cheap';
 
-export type Confidence = 'clear' | 'likely' | 'close call';
+/** How sure the pick is; 'no alternative': the only setup used in its role, so nothing was compared. */
+export type Confidence = 'clear' | 'likely' | 'close call' | 'no alternative';
 
 /** One setup as scored for the target project. */
 export interface ScoredSetup {
@@ -200,8 +201,8 @@ export interface ScoredSetup {
   /** Each signal's estimated share (0..1, higher is better) and the role's average it was shrunk toward. */
   signals: { name: SignalName; estimate: number; roleAverage: number }[];
   /**
-   * How much the setup grades itself above the user on commits both graded (grade points, 80% interval);
-   * its self-grades count only after this is taken off. Null when no commit in the role was graded by both.
+   * How much the setup grades itself above the user on its commits both graded, as measured (grade points,
+   * 80% interval); `correction` is what the score takes off its self-grades. Null when none of its commits was graded by both.
    */
   overclaim: Overclaim | null;
 }
@@ -212,8 +213,8 @@ export interface RoleRecommendation {
   runnerUp: ScoredSetup | null;
   alternatives: ScoredSetup[];
   confidence: Confidence;
-  /** The probability that the pick is truly the best of the role's well-evidenced setups. */
-  probabilityBest: number;
+  /** The probability that the pick is truly the best of the role's well-evidenced setups; null when it is the only setup of its role. */
+  probabilityBest: number | null;
   /** The pick itself rests on little evidence. */
   thinEvidence: boolean;
   /** Whether `--apply` writes this role without `--include-uncertain`. */

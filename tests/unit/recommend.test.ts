@@ -217,9 +217,17 @@ describe('evidence thresholds', () => {
     expect(describeConfidence(role).includes(`thin evidence: only ${sessions} sessions`)).toBe(thin);
   });
 
-  it('never commits to a pick on thin evidence when applying', () => {
+  it('commits to a clear pick on solid evidence when applying', () => {
+    const result = recommend([...work('build', 'm/a', 20, excellent), ...work('build', 'm/b', 20, { ...excellent, userGradeSum: -2 })]);
+    expect(roleOf(result, 'build')).toMatchObject({ pick: { model: 'm/a' }, confidence: 'clear', thinEvidence: false, certain: true });
+  });
+
+  it('claims no chance of being the best for the only setup of a role, and does not apply it', () => {
+    // One model in the role, however well evidenced: nothing was compared (the text says "nothing to compare it with").
     const result = recommend([...work('build', 'm/a', 20, excellent)]);
-    expect(roleOf(result, 'build')).toMatchObject({ confidence: 'clear', probabilityBest: 1, thinEvidence: false, certain: true });
+    expect(roleOf(result, 'build')).toMatchObject({ confidence: 'no alternative', probabilityBest: null, thinEvidence: false, certain: false, runnerUp: null });
+    expect(describeConfidence(roleOf(result, 'build'))).toBe('only model used in this role, so nothing to compare it with');
+    expect(result.setup).toEqual([{ agent: 'build', model: 'm/a', confidence: 'no alternative' }]);
   });
 });
 
@@ -335,7 +343,9 @@ describe('scores and intervals', () => {
 
   it('scores a setup with no measurable signal at the middle', () => {
     const result = recommend(work('general', 'm/g', 3, { messages: 2 }));
-    expect(roleOf(result, 'general').pick).toMatchObject({ score: 50, interval: [50, 50], n: 0, sessions: 3 });
+    // Nothing known: the middle, with the interval of a uniform share (variance 1/12), not a certain 50.
+    const half = 100 * 1.2815515655446004 * Math.sqrt(1 / 12);
+    expect(roleOf(result, 'general').pick).toMatchObject({ score: 50, interval: [Math.round((50 - half) * 10) / 10, Math.round((50 + half) * 10) / 10], n: 0, sessions: 3 });
   });
 
   it('breaks score ties by commits, then sessions, then model name', () => {
@@ -395,7 +405,7 @@ describe('roles, the whole setup and the old list', () => {
     expect(result.roles.map((role) => role.agent)).toEqual(['build', 'review']);
     expect(result.setup).toEqual([
       { agent: 'build', model: 'm/b1', confidence: roleOf(result, 'build').confidence },
-      { agent: 'review', model: 'm/r1', confidence: 'clear' },
+      { agent: 'review', model: 'm/r1', confidence: 'no alternative' },
     ]);
     const build = roleOf(result, 'build');
     expect([build.pick.model, build.runnerUp?.model, ...build.alternatives.map((a) => a.model)]).toEqual(['m/b1', 'm/b2', 'm/b3']);

@@ -46,8 +46,8 @@ export interface ApplyResult {
 }
 
 function skipReason(role: RoleRecommendation): string {
-  if (role.confidence !== 'close call' && !role.thinEvidence && role.caveat) return `${role.pick.model} is uncertain: ${role.caveat}`;
-  // The confidence says "close call" or "thin evidence" itself.
+  if ((role.confidence === 'clear' || role.confidence === 'likely') && !role.thinEvidence && role.caveat) return `${role.pick.model} is uncertain: ${role.caveat}`;
+  // The confidence says "close call", "nothing to compare it with" or "thin evidence" itself.
   return `${role.pick.model} is not sure enough to write: ${describeConfidence(role)}`;
 }
 

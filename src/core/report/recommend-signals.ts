@@ -298,10 +298,16 @@ export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts
   return estimates;
 }
 
-/** The weighted mean of the signals and its variance; with no signal at all (nothing measurable) the middle, 0.5. */
+/**
+ * The variance of a share nothing is known of (uniform on 0..1): a setup with nothing measurable is
+ * scored in the middle with an interval as wide as that ignorance, never a certain 50.
+ */
+export const NOTHING_KNOWN_VARIANCE = 1 / 12;
+
+/** The weighted mean of the signals and its variance; with no signal at all (nothing measurable) the middle, 0.5, knowing nothing. */
 export function combineEstimates(estimates: readonly SignalEstimate[]): { quality: number; variance: number; kindVariance: number } {
   const totalWeight = estimates.reduce((sum, estimate) => sum + estimate.weight, 0);
-  if (totalWeight <= 0) return { quality: 0.5, variance: 0, kindVariance: 0 };
+  if (totalWeight <= 0) return { quality: 0.5, variance: NOTHING_KNOWN_VARIANCE, kindVariance: 0 };
   return {
     quality: estimates.reduce((sum, e) => sum + e.weight * e.mean, 0) / totalWeight,
     variance: estimates.reduce((sum, e) => sum + (e.weight / totalWeight) ** 2 * e.variance, 0),

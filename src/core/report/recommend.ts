@@ -296,9 +296,11 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   const comparableWithRunnerUp = !rival || !notComparableWith.includes(rival);
   let cap = pickEvidence < SURE_EVIDENCE || unlike !== null ? MAX_THIN_PROBABILITY : 1;
   if (!comparableWithRunnerUp) cap = NOT_COMPARABLE_PROBABILITY;
-  const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
+  // The only setup of its role was compared with nothing: no chance of being the best is claimed.
+  const alone = candidates.length === 1;
+  const probabilityBest = alone ? null : Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const lead = rival ? SCORE_SCALE * (pick.mean - rival.mean) : null;
-  const confidence = comparableWithRunnerUp ? confidenceOf(probabilityBest, lead) : 'close call';
+  const confidence = probabilityBest === null ? 'no alternative' : comparableWithRunnerUp ? confidenceOf(probabilityBest, lead) : 'close call';
   const tie = comparableWithRunnerUp && lead !== null && lead < PRACTICAL_LEAD;
   const caveats: string[] = [];
   if (unlike) caveats.push(unlike);
@@ -340,7 +342,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
       confidence,
       probabilityBest,
       thinEvidence: pick.scored.thin,
-      certain: confidence !== 'close call' && !pick.scored.thin && unlike === null,
+      certain: (confidence === 'clear' || confidence === 'likely') && !pick.scored.thin && unlike === null,
       tie,
       comparable: comparableWithRunnerUp,
       notComparableWith: notComparableWith.map((candidate) => candidate.scored.model),
