@@ -27,7 +27,7 @@ export interface TelemetryEvent {
 export const INSTRUMENTS = {
   'gen_ai.client.token.usage': { kind: 'histogram', unit: '{token}', description: 'Tokens used, per flush of a setup (input and output, as the GenAI conventions name them)' },
   'agent_tracker.token.usage': { kind: 'counter', unit: '{token}', description: 'Tokens used by kind: input, output, reasoning, cache_read, cache_write' },
-  'agent_tracker.sessions': { kind: 'counter', unit: '{session}', description: 'Sessions worked' },
+  'agent_tracker.sessions': { kind: 'counter', unit: '{session}', description: 'Sessions worked: one per session and setup (agent × model), as the report counts them' },
   'agent_tracker.messages': { kind: 'counter', unit: '{message}', description: 'Assistant messages' },
   'agent_tracker.tool.calls': { kind: 'counter', unit: '{call}', description: 'Tool calls, failed ones included' },
   'agent_tracker.tool.failures': { kind: 'counter', unit: '{call}', description: 'Failed tool calls' },
@@ -87,7 +87,10 @@ export interface TranslateOptions {
   /** The model that made a recorded commit, when it is known. */
   modelOfCommit: (projectPath: string, commit: string) => string | undefined;
   includeProjectNames: boolean;
-  /** Sessions already counted by this exporter; the translation adds the new ones. */
+  /**
+   * Sessions already counted by this exporter, one per session × agent × model (a session with two
+   * setups counts for each, as the report counts it); the translation adds the new ones.
+   */
   seenSessions: Set<string>;
 }
 
@@ -113,8 +116,9 @@ export function translateFlush(mutations: readonly Mutation[], options: Translat
     if (mutation.table === 'usage') {
       const [sessionId, agent, model] = mutation.key;
       const attributes = setupAttributes(agent, model, mutation.init.project, options);
-      if (!options.seenSessions.has(sessionId)) {
-        options.seenSessions.add(sessionId);
+      const setup = `${sessionId}\u0000${agent}\u0000${model}`;
+      if (!options.seenSessions.has(setup)) {
+        options.seenSessions.add(setup);
         measurements.push({ instrument: 'agent_tracker.sessions', value: 1, attributes });
       }
       for (const [counter, instrument] of COUNTER_INSTRUMENTS) {

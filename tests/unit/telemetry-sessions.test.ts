@@ -1,0 +1,77 @@
+/**
+ * `agent_tracker.sessions` against `report`, on a temporary store with tracking services and the
+ * exporter shipping to a loopback OTLP receiver: a session counts once for each setup (agent × model)
+ * it worked with.
+ */
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { reportAnswer } from '../../src/core/answers/report.js';
+import { silentLogger } from '../../src/core/logger.js';
+import { TrackingService } from '../../src/core/tracking/service.js';
+import { startTelemetry } from '../../src/adapters/telemetry/start.js';
+import { startOtlpReceiver, total } from '../helpers/otlp-receiver.js';
+import type { MetricPoint } from '../helpers/otlp-receiver.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+jest.setTimeout(30_000);
+
+const PROJECT = '/p/shop';
+const TOKENS = { input: 100, output: 10, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
+
+let tracker: TempTracker | undefined;
+afterEach(() => {
+  tracker?.dispose();
+  tracker = undefined;
+});
+
+/** One OpenCode process: its own tracking service and exporter on the shared store, until `work` is done. */
+async function openCodeProcess(t: TempTracker, startsAt: string, work: (service: TrackingService, settle: () => Promise<void>) => Promise<void> | void): Promise<MetricPoint[]> {
+  const receiver = await startOtlpReceiver({ lifetimeMs: 30_000 });
+  try {
+    let clock = Date.parse(startsAt);
+    const service = new TrackingService({ store: t.store, config: t.config, logger: silentLogger, project: PROJECT, now: () => new Date((clock += 1_000)) });
+    const telemetry = startTelemetry({ option: { endpoint: receiver.url, protocol: 'http/json', exportIntervalMs: 60_000 }, logger: silentLogger, store: t.store, service, env: {} });
+    // Lets the exporter finish loading, so later turns go to it directly instead of waiting for it.
+    const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 100));
+    await work(service, settle);
+    await telemetry?.shutdown();
+    return receiver.metrics();
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** One turn of `agent` on `model`: tool calls (ids and outcomes) and one assistant message, then the turn's flush. */
+function turn(service: TrackingService, sessionId: string, model: string, calls: [string, boolean][], messageId: string): void {
+  service.noteSession(sessionId, { project: PROJECT });
+  service.noteModelRequest(sessionId, 'build', model);
+  for (const [callId, ok] of calls) service.recordToolCall(sessionId, callId, 'bash', ok);
+  service.recordAssistantMessage(sessionId, messageId, { agent: 'build', model }, TOKENS, 0.01);
+  expect(service.endTurn(sessionId).ok).toBe(true);
+}
+
+const sessionsOf = (points: MetricPoint[], model: string) => total(points, 'agent_tracker.sessions', { 'gen_ai.request.model': model });
+
+/** The report's sessions per model of the `build` agent. */
+function reportedSessions(t: TempTracker): Record<string, number> {
+  return Object.fromEntries(reportAnswer(t.store, { by: 'setup' }).rows.map((row) => [row.model, row.sessions]));
+}
+
+describe('agent_tracker.sessions', () => {
+  it('counts a session once for each setup it worked with, as the report does', async () => {
+    tracker = tempTracker();
+    const t = tracker;
+    const points = await openCodeProcess(t, '2025-06-01T10:00:00Z', async (service, settle) => {
+      turn(service, 's1', 'm/one', [['c1', true], ['c2', false]], 'msg1');
+      await settle();
+      turn(service, 's1', 'm/two', [['c3', true]], 'msg2');
+      // Back on the first model: the same session and setup, not a new one.
+      turn(service, 's1', 'm/one', [['c4', true]], 'msg3');
+      turn(service, 's2', 'm/one', [['d1', true]], 'msg4');
+    });
+    // m/one: s1 and s2; m/two: s1.
+    expect({ one: sessionsOf(points, 'one'), two: sessionsOf(points, 'two') }).toEqual({ one: 2, two: 1 });
+    expect(reportedSessions(t)).toEqual({ 'm/one': 2, 'm/two': 1 });
+    expect(total(points, 'agent_tracker.tool.calls')).toBe(5);
+  });
+});
