@@ -43,6 +43,23 @@ function commit(hash: string, message: string): Extract<Mutation, { table: 'comm
 }
 
 describe('a flush', () => {
+  it('names the usage records it created: those the store held nothing of before it, each once', () => {
+    const { store } = openTemp();
+    const other: [string, string, string] = ['ses_1', 'build', 'p/other'];
+    const usage = (key: [string, string, string], at: string): Mutation => ({ table: 'usage', key, init: { ...INIT, model: key[2] }, counters: { toolCalls: 1 }, lastAt: at });
+    try {
+      // Two mutations of one new record and an event of the same record: created once.
+      const first = store.applyBatch([usage(SESSION, '2026-11-26T10:01:00.000Z'), usage(SESSION, '2026-11-26T10:02:00.000Z'), event('m1', { messages: 1 }, '2026-11-26T10:03:00.000Z')], rules, '2026-11-26T10:03:00.000Z');
+      expect(first.created).toEqual([SESSION]);
+      // Then the same record again (held: not created) beside a second model in the same session (created).
+      const second = store.applyBatch([usage(SESSION, '2026-11-26T11:00:00.000Z'), usage(other, '2026-11-26T11:00:00.000Z')], rules, '2026-11-26T11:00:00.000Z');
+      expect(second.created).toEqual([other]);
+      expect(store.applyBatch([usage(other, '2026-11-26T12:00:00.000Z')], rules, '2026-11-26T12:00:00.000Z').created).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
   it('counts a host event once, adds only what grew when it comes again, and applies its agent ops once', () => {
     const { store } = openTemp();
     try {

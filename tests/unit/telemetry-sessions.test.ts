@@ -1,7 +1,8 @@
 /**
  * `agent_tracker.sessions` against `report`, on a temporary store with tracking services and the
  * exporter shipping to a loopback OTLP receiver: a session counts once for each setup (agent × model)
- * it worked with.
+ * it worked with, and a session that another OpenCode process continues (a restart) is not counted
+ * again, by that process or by a later one.
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { reportAnswer } from '../../src/core/answers/report.js';
@@ -73,5 +74,42 @@ describe('agent_tracker.sessions', () => {
     expect({ one: sessionsOf(points, 'one'), two: sessionsOf(points, 'two') }).toEqual({ one: 2, two: 1 });
     expect(reportedSessions(t)).toEqual({ 'm/one': 2, 'm/two': 1 });
     expect(total(points, 'agent_tracker.tool.calls')).toBe(5);
+  });
+
+  it('does not count a session again when another process continues it after a restart', async () => {
+    tracker = tempTracker();
+    const t = tracker;
+    const first = await openCodeProcess(t, '2025-06-01T10:00:00Z', (service) => {
+      turn(service, 's1', 'm/one', [['c1', true]], 'msg1');
+      turn(service, 's2', 'm/one', [['d1', true]], 'msg2');
+    });
+    // The restart: the same session ids go on, in a new process with its own exporter.
+    const second = await openCodeProcess(t, '2025-06-01T11:00:00Z', async (service, settle) => {
+      turn(service, 's1', 'm/one', [['c2', true]], 'msg3');
+      await settle();
+      turn(service, 's2', 'm/one', [['d2', false]], 'msg4');
+      // A setup s1 had not worked with before: a session for m/two.
+      turn(service, 's1', 'm/two', [['c3', true]], 'msg5');
+      turn(service, 's3', 'm/one', [['e1', true]], 'msg6');
+    });
+    // First process: s1 and s2 on m/one. Second: s3 on m/one and s1 on m/two; s1 and s2 on m/one were counted already.
+    expect({ one: sessionsOf(first, 'one'), two: sessionsOf(first, 'two') }).toEqual({ one: 2, two: 0 });
+    expect({ one: sessionsOf(second, 'one'), two: sessionsOf(second, 'two') }).toEqual({ one: 1, two: 1 });
+    // A team's dashboard sums the processes: 3 sessions on m/one (s1, s2, s3), 1 on m/two (s1), as the report says.
+    expect(reportedSessions(t)).toEqual({ 'm/one': 3, 'm/two': 1 });
+    expect(total(first, 'agent_tracker.tool.calls') + total(second, 'agent_tracker.tool.calls')).toBe(6);
+  });
+
+  it('counts a session first recorded before the exporter loaded once, however many flushes it took', async () => {
+    tracker = tempTracker();
+    const t = tracker;
+    const points = await openCodeProcess(t, '2025-06-01T10:00:00Z', (service) => {
+      // All recorded at once, before the exporter has loaded: the flushes wait and are sent together.
+      turn(service, 's1', 'm/one', [['c1', true]], 'msg1');
+      turn(service, 's1', 'm/one', [['c2', true]], 'msg2');
+      turn(service, 's1', 'm/two', [['c3', true]], 'msg3');
+    });
+    expect({ one: sessionsOf(points, 'one'), two: sessionsOf(points, 'two') }).toEqual({ one: 1, two: 1 });
+    expect(reportedSessions(t)).toEqual({ 'm/one': 1, 'm/two': 1 });
   });
 });

@@ -4,7 +4,7 @@
  * receiver, including one that refuses everything (one warning, nothing thrown).
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
-import type { Mutation } from '../../src/core/store/mutations.js';
+import type { Mutation, SessionKey } from '../../src/core/store/mutations.js';
 import { projectId, translateFlush } from '../../src/adapters/telemetry/measurements.js';
 import type { TranslateOptions } from '../../src/adapters/telemetry/measurements.js';
 import { parseHeaderList, resolveTelemetry, TelemetrySettingsError } from '../../src/adapters/telemetry/settings.js';
@@ -107,10 +107,12 @@ function options(overrides: Partial<TranslateOptions> = {}): TranslateOptions {
     profileOf: (p) => (p === PROFILE.path ? PROFILE : undefined),
     modelOfCommit: (_p, commit) => (commit === 'abc' ? 'anthropic/claude' : undefined),
     includeProjectNames: false,
-    seenSessions: new Set(),
+    created: [],
     ...overrides,
   };
 }
+
+const S1: SessionKey = ['s1', 'build', 'anthropic/claude'];
 
 const sessionMutation = (sessionId: string, counters: Record<string, number>): Mutation => ({
   table: 'usage',
@@ -122,7 +124,7 @@ const sessionMutation = (sessionId: string, counters: Record<string, number>): M
 
 describe('translating a flush', () => {
   it('counts each usage counter under its instrument, with the GenAI attributes', () => {
-    const { measurements } = translateFlush([sessionMutation('s1', { toolCalls: 3, toolFailures: 1, commits: 2, cost: 0.5, tokensInput: 100, tokensOutput: 20, tokensCacheRead: 7 })], options());
+    const { measurements } = translateFlush([sessionMutation('s1', { toolCalls: 3, toolFailures: 1, commits: 2, cost: 0.5, tokensInput: 100, tokensOutput: 20, tokensCacheRead: 7 })], options({ created: [S1] }));
     const byName = Object.fromEntries(measurements.filter((m) => !m.attributes['gen_ai.token.type']).map((m) => [m.instrument, m.value]));
     expect(byName).toEqual({ 'agent_tracker.sessions': 1, 'agent_tracker.tool.calls': 3, 'agent_tracker.tool.failures': 1, 'agent_tracker.commits': 2, 'agent_tracker.cost': 0.5 });
     expect(measurements[0]?.attributes).toEqual({
@@ -143,10 +145,9 @@ describe('translating a flush', () => {
     ]);
   });
 
-  it('counts a session once, and names the project only when asked', () => {
-    const seen = new Set<string>();
-    const first = translateFlush([sessionMutation('s1', { toolCalls: 1 })], options({ seenSessions: seen }));
-    const second = translateFlush([sessionMutation('s1', { toolCalls: 1 })], options({ seenSessions: seen, includeProjectNames: true }));
+  it('counts a session when the batch created its record, once however many of its mutations it holds, and names the project only when asked', () => {
+    const first = translateFlush([sessionMutation('s1', { toolCalls: 1 }), sessionMutation('s1', { toolCalls: 2 })], options({ created: [S1] }));
+    const second = translateFlush([sessionMutation('s1', { toolCalls: 1 })], options({ includeProjectNames: true }));
     expect(first.measurements.filter((m) => m.instrument === 'agent_tracker.sessions')).toHaveLength(1);
     expect(second.measurements.filter((m) => m.instrument === 'agent_tracker.sessions')).toHaveLength(0);
     expect(second.measurements[0]?.attributes['agent_tracker.project.name']).toBe('shop');
@@ -199,8 +200,8 @@ describe('the exporter', () => {
     receiver = await startOtlpReceiver({ lifetimeMs: 60_000 });
     const logged: { level: string; message: string }[] = [];
     const sink = exporter(receiver.url, protocol, logged);
-    sink.recordFlush([sessionMutation('s1', { toolCalls: 2, tokensInput: 50 })]);
-    sink.recordFlush([sessionMutation('s1', { toolCalls: 3, tokensInput: 25 })]);
+    sink.recordFlush([sessionMutation('s1', { toolCalls: 2, tokensInput: 50 })], [S1]);
+    sink.recordFlush([sessionMutation('s1', { toolCalls: 3, tokensInput: 25 })], []);
     await sink.shutdown();
     const points = receiver.metrics();
     expect(total(points, 'agent_tracker.tool.calls')).toBe(5);
@@ -219,7 +220,7 @@ describe('the exporter', () => {
     const logged: { level: string; message: string }[] = [];
     // A short interval makes a short export timeout: the refused exports fail at once instead of retrying.
     const sink = exporter(receiver.url, 'http/json', logged, 1_000);
-    for (let i = 0; i < 5; i += 1) sink.recordFlush([sessionMutation(`s${i}`, { toolCalls: 1 })]);
+    for (let i = 0; i < 5; i += 1) sink.recordFlush([sessionMutation(`s${i}`, { toolCalls: 1 })], [[`s${i}`, 'build', 'anthropic/claude']]);
     await sink.shutdown();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(logged.filter((l) => l.message.includes('telemetry could not be sent'))).toHaveLength(1);

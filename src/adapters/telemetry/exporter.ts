@@ -20,7 +20,7 @@ import type { LogRecordExporter, ReadableLogRecord } from '@opentelemetry/sdk-lo
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import type { PushMetricExporter, ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import type { Logger } from '../../core/logger.js';
-import type { Mutation } from '../../core/store/mutations.js';
+import type { Mutation, SessionKey } from '../../core/store/mutations.js';
 import { INSTRUMENTS, setupAttributes, translateFlush } from './measurements.js';
 import type { TelemetryEvent, TranslateOptions } from './measurements.js';
 import type { TelemetrySettings } from './settings.js';
@@ -55,7 +55,6 @@ export class TelemetryExporter {
   private readonly meters: MeterProvider;
   private readonly logs: LoggerProvider;
   private readonly instruments = new Map<string, Counter | Histogram>();
-  private readonly seenSessions = new Set<string>();
   private readonly totals = new Map<string, SessionTotals>();
   private readonly options: TelemetryExporterOptions;
   private warned = false;
@@ -94,8 +93,8 @@ export class TelemetryExporter {
   }
 
   /** Records one flushed batch and starts its export in the background. */
-  recordFlush(mutations: readonly Mutation[]): void {
-    const translateOptions = { ...this.options.lookups, includeProjectNames: this.options.settings.includeProjectNames, seenSessions: this.seenSessions };
+  recordFlush(mutations: readonly Mutation[], created: readonly SessionKey[]): void {
+    const translateOptions = { ...this.options.lookups, includeProjectNames: this.options.settings.includeProjectNames, created };
     const { measurements, events } = translateFlush(mutations, translateOptions);
     for (const { instrument, value, attributes } of measurements) {
       const target = this.instruments.get(instrument);
@@ -111,9 +110,8 @@ export class TelemetryExporter {
   async shutdown(): Promise<void> {
     for (const totals of this.totals.values()) {
       const attributes = setupAttributes(totals.agent, totals.model, totals.project, {
-        ...this.options.lookups,
+        profileOf: this.options.lookups.profileOf,
         includeProjectNames: this.options.settings.includeProjectNames,
-        seenSessions: this.seenSessions,
       });
       this.emit({
         name: 'agent_tracker.session.end',

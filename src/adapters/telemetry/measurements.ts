@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { Mutation } from '../../core/store/mutations.js';
+import type { Mutation, SessionKey } from '../../core/store/mutations.js';
 import type { CounterName, ProjectProfile } from '../../core/types.js';
 import { UNKNOWN } from '../../core/types.js';
 
@@ -88,14 +88,15 @@ export interface TranslateOptions {
   modelOfCommit: (projectPath: string, commit: string) => string | undefined;
   includeProjectNames: boolean;
   /**
-   * Sessions already counted by this exporter, one per session × agent × model (a session with two
-   * setups counts for each, as the report counts it); the translation adds the new ones.
+   * The usage records the batch created (session × agent × model, as the store found them absent): each
+   * is one session as the report counts them (a session with two setups counts for each), whichever
+   * process wrote it first, so a session continued after a restart, or graded later, is not counted again.
    */
-  seenSessions: Set<string>;
+  created: readonly SessionKey[];
 }
 
 /** The attributes of one setup's work on one project. */
-export function setupAttributes(agent: string, model: string, projectPath: string, options: TranslateOptions): Attributes {
+export function setupAttributes(agent: string, model: string, projectPath: string, options: Pick<TranslateOptions, 'profileOf' | 'includeProjectNames'>): Attributes {
   const slash = model.indexOf('/');
   const profile = options.profileOf(projectPath);
   return {
@@ -112,15 +113,13 @@ export function setupAttributes(agent: string, model: string, projectPath: strin
 export function translateFlush(mutations: readonly Mutation[], options: TranslateOptions): { measurements: Measurement[]; events: TelemetryEvent[] } {
   const measurements: Measurement[] = [];
   const events: TelemetryEvent[] = [];
+  // A batch may carry several mutations of one record (a replayed event each): its session counts once.
+  const uncounted = new Set(options.created.map((key) => key.join('\u0000')));
   for (const mutation of mutations) {
     if (mutation.table === 'usage') {
-      const [sessionId, agent, model] = mutation.key;
+      const [, agent, model] = mutation.key;
       const attributes = setupAttributes(agent, model, mutation.init.project, options);
-      const setup = `${sessionId}\u0000${agent}\u0000${model}`;
-      if (!options.seenSessions.has(setup)) {
-        options.seenSessions.add(setup);
-        measurements.push({ instrument: 'agent_tracker.sessions', value: 1, attributes });
-      }
+      if (uncounted.delete(mutation.key.join('\u0000'))) measurements.push({ instrument: 'agent_tracker.sessions', value: 1, attributes });
       for (const [counter, instrument] of COUNTER_INSTRUMENTS) {
         const value = mutation.counters[counter];
         if (value) measurements.push({ instrument, value, attributes });

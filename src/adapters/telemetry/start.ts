@@ -4,7 +4,7 @@
  * telemetry. The exporter loads in the background; flushes before it is ready are kept and sent.
  */
 import type { Logger } from '../../core/logger.js';
-import type { Mutation } from '../../core/store/mutations.js';
+import type { Mutation, SessionKey } from '../../core/store/mutations.js';
 import type { StoreAccess } from '../../core/store/access.js';
 import { resolveTelemetry } from './settings.js';
 import type { TrackingService } from '../../core/tracking/service.js';
@@ -25,8 +25,8 @@ export function startTelemetry(input: { option: unknown; logger: Logger; store: 
   }
   if (!settings) return undefined;
   const chosen = settings;
-  const waiting: (readonly Mutation[])[] = [];
-  let exporter: { recordFlush(mutations: readonly Mutation[]): void; shutdown(): Promise<void> } | undefined;
+  const waiting: [readonly Mutation[], readonly SessionKey[]][] = [];
+  let exporter: { recordFlush(mutations: readonly Mutation[], created: readonly SessionKey[]): void; shutdown(): Promise<void> } | undefined;
   const loading = import('./exporter.js')
     .then(({ TelemetryExporter }) => {
       exporter = new TelemetryExporter({
@@ -38,13 +38,13 @@ export function startTelemetry(input: { option: unknown; logger: Logger; store: 
           modelOfCommit: (projectPath, commit) => input.store.tables.commits.get([projectPath, commit])?.model,
         },
       });
-      for (const batch of waiting.splice(0)) exporter.recordFlush(batch);
+      for (const [batch, created] of waiting.splice(0)) exporter.recordFlush(batch, created);
     })
     .catch((error: unknown) => input.logger.warn(`agent-tracker: telemetry could not start (${(error as Error).message}); tracking goes on without it`));
-  input.service.onFlushed((_agents, mutations) => {
+  input.service.onFlushed((_agents, mutations, created) => {
     try {
-      if (exporter) exporter.recordFlush(mutations);
-      else waiting.push(mutations);
+      if (exporter) exporter.recordFlush(mutations, created);
+      else waiting.push([mutations, created]);
     } catch (error) {
       input.logger.warn(`agent-tracker: telemetry skipped a flush: ${(error as Error).message}`);
     }

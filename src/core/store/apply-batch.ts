@@ -5,7 +5,7 @@
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord } from '../types.js';
-import type { Mutation, UsageMutation, StateMutation } from './mutations.js';
+import type { Mutation, SessionKey, UsageMutation, StateMutation } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import type { Tables, WritableTables, WrittenDocument } from './tables.js';
 
@@ -18,7 +18,8 @@ const PROBE_EVENTS_FROM = 16;
 /** Records read once and written once per batch, whatever number of mutations touch them. */
 interface BatchCache {
   agents: Map<string, AgentRecord>;
-  usage: Map<string, { key: [string, string, string]; record: UsageRecord }>;
+  /** Usage records touched, each read once; `created`: the store held none before this batch. */
+  usage: Map<string, { key: [string, string, string]; record: UsageRecord; created: boolean }>;
   /** The session counters replayable events added (see FlushResult.counted). */
   counted: UsageMutation[];
   /** Host sessions with many events in the batch and none held before it -> their event ids written so far. */
@@ -34,10 +35,11 @@ interface BatchRun {
   cache: BatchCache;
 }
 
-/** What a batch wrote that the caller passes on: documents for the indexers, counters for the result. */
+/** What a batch wrote that the caller passes on: documents for the indexers, counters and new usage records for the result. */
 export interface AppliedBatch {
   written: WrittenDocument[];
   counted: UsageMutation[];
+  created: SessionKey[];
 }
 
 /** Every usage counter at zero: a usage record's start. */
@@ -94,8 +96,12 @@ export function applyMutations(tables: WritableTables, mutations: readonly Mutat
   findFreshEventSessions(tables, mutations, run.cache.freshEventSessions);
   for (const mutation of mutations) applyOne(run, mutation);
   for (const [agent, record] of run.cache.agents) tables.agents.putSync(agent, record);
-  for (const { key, record } of run.cache.usage.values()) tables.usage.putSync(key, record);
-  return { written: run.written, counted: run.cache.counted };
+  const created: SessionKey[] = [];
+  for (const { key, record, created: isNew } of run.cache.usage.values()) {
+    tables.usage.putSync(key, record);
+    if (isNew) created.push(key);
+  }
+  return { written: run.written, counted: run.cache.counted, created };
 }
 
 /** Writes one record of local state (a profile, provisioned items, a meta value); call inside the write transaction. */
@@ -202,7 +208,11 @@ function findFreshEventSessions(tables: Tables, mutations: readonly Mutation[], 
 function addSessionCounters(run: BatchRun, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
   // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
   const id = key.join('\u0000');
-  const record: UsageRecord = run.cache.usage.get(id)?.record ?? run.tables.usage.get(key) ?? newUsageRecord(init, lastAt);
-  addUsage(record, counters, lastAt);
-  run.cache.usage.set(id, { key, record });
+  let entry = run.cache.usage.get(id);
+  if (entry === undefined) {
+    const stored = run.tables.usage.get(key);
+    entry = { key, record: stored ?? newUsageRecord(init, lastAt), created: stored === undefined };
+    run.cache.usage.set(id, entry);
+  }
+  addUsage(entry.record, counters, lastAt);
 }

@@ -103,6 +103,8 @@ export interface FlushResult {
   durationMs: number;
   /** What replayable events added to usage records: only the part the store did not hold yet. */
   counted: UsageMutation[];
+  /** The usage records (session × agent × model) the batch created: the store held none of them before. */
+  created: SessionKey[];
 }
 
 export type { MigrationRecord };

@@ -376,19 +376,19 @@ export class Store implements StoreAccess {
     const started = performance.now();
     this.openForWrites();
     ensureBatchFits(this.path, this.maxDatabaseSize, mutations);
-    const counted = this.write((tables) => {
+    const applied = this.write((tables) => {
       // The write lock is held from here: the wait for it (another process's transaction) is behind us.
       refuseLateWrite(late);
       const chain = openChainEntry(tables, chainedRefsOf(mutations));
-      const applied = applyMutations(tables, mutations, rules, now);
+      const batch = applyMutations(tables, mutations, rules, now);
       tables.meta.putSync('flushes', Number(tables.meta.get('flushes') ?? 0) + 1);
       tables.meta.putSync('lastFlushAt', now);
       chain.close(now);
-      this.indexDocuments(applied.written);
+      this.indexDocuments(batch.written);
       settleLateWrite(tables, late, now);
-      return applied.counted;
+      return batch;
     });
-    return { mutations: mutations.length, durationMs: performance.now() - started, counted };
+    return { mutations: mutations.length, durationMs: performance.now() - started, counted: applied.counted, created: applied.created };
   }
 
   /**

@@ -8,12 +8,12 @@ import type { Logger } from '../logger.js';
 import { writeSpill } from '../store/spill.js';
 import { AbandonedWriteError, StoreNotWritableError } from '../store/store-errors.js';
 import type { StoreAccess } from '../store/access.js';
-import type { Mutation } from '../store/mutations.js';
+import type { Mutation, SessionKey } from '../store/mutations.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
 import type { WriteBuffer } from './write-buffer.js';
 
-/** Told after every successful flush: the agents it touched and the batch it wrote. */
-export type FlushListener = (agents: string[], mutations: readonly Mutation[]) => void;
+/** Told after every successful flush: the agents it touched, the batch it wrote and the usage records it created. */
+export type FlushListener = (agents: string[], mutations: readonly Mutation[], created: readonly SessionKey[]) => void;
 
 const NOTHING_WRITTEN: FlushOutcome = { ok: true, mutations: 0, durationMs: 0 };
 
@@ -80,7 +80,7 @@ export class Flusher {
       this.buffer.clear();
       for (const step of this.memorySteps) step();
       this.lastFlushError = '';
-      this.tellListeners(mutations, result.counted);
+      this.tellListeners(mutations, result.counted, result.created);
       return { ok: true, mutations: result.mutations, durationMs: result.durationMs };
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
@@ -115,13 +115,13 @@ export class Flusher {
     return mutations;
   }
 
-  private tellListeners(mutations: readonly Mutation[], counted: readonly Mutation[]): void {
+  private tellListeners(mutations: readonly Mutation[], counted: readonly Mutation[], created: readonly SessionKey[]): void {
     const agents = [...new Set(mutations.flatMap((m) => (m.table === 'agents' ? [m.key] : m.table === 'events' ? m.agentOps.map((o) => o.agent) : [])))];
     // Listeners see what was counted: a replayed event as the session counters it really added.
     const written = counted.length > 0 ? [...mutations.filter((m) => m.table !== 'events'), ...counted] : mutations;
     for (const listener of this.listeners) {
       try {
-        listener(agents, written);
+        listener(agents, written, created);
       } catch (error) {
         this.logger.warn(`agent-tracker: after-flush step failed: ${(error as Error).message}`);
       }
