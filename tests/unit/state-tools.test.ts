@@ -127,14 +127,16 @@ describe('grade-commit', () => {
       await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: bad }, /agent grade must be one of -1, 1, 2, 5/);
     }
     // Not a number at all: refused by the argument check, which says what the grades are.
-    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 'excellent' }, /agentGrade must be a number, got "excellent" \(Your grade of your own work: .*-1 bad\)/);
+    await expectRefused('grade-commit', { commit: 'HEAD', agentGrade: 'excellent' }, /agentGrade must be a number, got "excellent" \(Your grade of your own work: -1 bad, 1 neutral, 2 good, 5 excellence\)/);
   });
 
   it('refuses an empty commit, a non-hash and a hash that is not in this repository', async () => {
     setup();
-    await expectRefused('grade-commit', { commit: '', agentGrade: 2 }, /commit must be a commit hash/);
+    await expectRefused('grade-commit', { commit: '', agentGrade: 2 }, /commit must name a commit: its hash \(or a unique prefix\), HEAD or HEAD~N/);
     await expectRefused('grade-commit', { commit: '--all', agentGrade: 2 }, /is not a commit hash/);
-    await expectRefused('grade-commit', { commit: 'deadbeefdeadbeef', agentGrade: 2 }, /not in the git history/);
+    await expectRefused('grade-commit', { commit: 'deadbeefdeadbeef', agentGrade: 2 }, /"deadbeefdeadbeef" names no commit in /);
+    // HEAD~1 where the repository has a single commit: git knows none.
+    await expectRefused('grade-commit', { commit: 'HEAD~1', agentGrade: 2 }, /"HEAD~1" names no commit in /);
   });
 
   it('refuses a 1 MB note and control characters in a note', async () => {
@@ -159,6 +161,13 @@ describe('report-bug', () => {
     for (let i = 0; i < status.sp; i += 1) output = await call('report-bug', { description: `bug ${i}` });
     expect(output).toContain('HALTED');
     expect(output).toContain('agent-tracker revive build');
+  });
+
+  it('takes HEAD for the commit, as grade-commit and the CLI do: a bug another agent reports in it counts', async () => {
+    setup();
+    // build made HEAD (setup); reviewer reports a bug in it, naming it HEAD.
+    const output = await call('report-bug', { description: 'empty input crashes', agent: 'build', commit: 'HEAD' }, 'reviewer');
+    expect(output).toMatch(/^Bug recorded for build: SP \d+, bugs 1\./);
   });
 
   it('refuses an empty description, an unknown agent and odd characters in the name', async () => {
@@ -220,12 +229,12 @@ describe('arguments of the wrong kind', () => {
     await expectRefused('agent-status', { agent: 7 }, /^agent must be text, got number 7 \(Agent name; defaults to the calling agent\)$/);
     await expectRefused('log-activity', { task: ['a'] }, /^task must be text, got a list \(The task worked on\)$/);
     await expectRefused('report-bug', { description: 'broke', commit: { hash: 'x' } }, /^commit must be text, got an object \(/);
-    await expectRefused('grade-commit', { commit: 12, agentGrade: 2 }, /^commit must be text, got number 12 \(Commit hash, or HEAD for the latest commit\)$/);
+    await expectRefused('grade-commit', { commit: 12, agentGrade: 2 }, /^commit must be text, got number 12 \(The commit: its hash \(or a unique prefix\), HEAD for the latest, or HEAD~N\)$/);
   });
 
   it('names every missing required argument, and each wrong one, in one line', async () => {
     setup();
-    await expectRefused('grade-commit', {}, /^commit is required \(Commit hash, or HEAD for the latest commit\); agentGrade is required \(Your grade of your own work: /);
+    await expectRefused('grade-commit', {}, /^commit is required \(The commit: its hash \(or a unique prefix\), HEAD for the latest, or HEAD~N\); agentGrade is required \(Your grade of your own work: /);
     await expectRefused('log-activity', { task: 'x', outcome: 5, decisions: true }, /^outcome must be text, got number 5 \(What came of it\); decisions must be text, got boolean true \(/);
   });
 

@@ -13,7 +13,7 @@ import { notCreditedText } from '../../core/integrity/commit-credit.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
-import { namesCommit, resolveCommitRef } from '../commit-ref.js';
+import { namesCommit, resolveCommitRef } from '../../core/projects/commit-ref.js';
 import type { Output } from '../context.js';
 
 /** The project a folder belongs to as the plugin records it: the repository's top folder, else the folder. */

@@ -4,7 +4,8 @@
  * TrackingService, and returns plain markdown for the model.
  */
 import type { ToolDefinition } from '@opencode-ai/plugin';
-import { readHead, runGit } from '../../core/projects/git.js';
+import { resolveCommitRef } from '../../core/projects/commit-ref.js';
+import { runGit } from '../../core/projects/git.js';
 import * as valid from '../../core/validation.js';
 import { InputError } from '../../core/validation.js';
 import { GRADE_LABELS } from '../../core/types.js';
@@ -24,32 +25,11 @@ function statusWithCli(deps: ToolContextDeps, status: AgentStatus): string {
   return `${statusBlock(deps, status)}\n${cliHint()}`;
 }
 
-/**
- * The full hash of a commit named by HEAD or by a (possibly abbreviated) hash, checked against the
- * project's git history so a typo is never graded.
- * @throws InputError when it is not a hash or not a commit of this project.
- */
-async function resolveCommit(directory: string, ref: string): Promise<string> {
-  if (ref.trim().toUpperCase() === 'HEAD') {
-    const head = await readHead(directory);
-    if (!head) throw new InputError(`HEAD names no commit in ${directory}; commit first, then grade the commit`);
-    return head;
-  }
-  const hash = valid.commitHash(ref);
-  let full = '';
-  try {
-    full = (await runGit(directory, ['rev-parse', '--verify', '--quiet', `${hash}^{commit}`])).trim();
-  } catch {
-    full = '';
-  }
-  if (!/^[0-9a-f]{40,64}$/.test(full)) throw new InputError(`commit ${hash} is not in the git history of ${directory}`);
-  return full;
-}
-
 /** The reply when a model sends a "user grade" through the tool: no agent tool can give the user's grade. */
 const USER_GRADE_IGNORED = 'The userGrade/userNote you sent were ignored: only the user grades, with /grade.';
 
 const gradeHelp = Object.entries(GRADE_LABELS)
+  .sort(([a], [b]) => Number(a) - Number(b))
   .map(([value, label]) => `${value} ${label}`)
   .join(', ');
 
@@ -76,7 +56,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         `Grade a commit you made, after making it: your own grade (${gradeHelp}) and a note on how it went. ` +
         'Records the retrospective and updates the communication score. The user grades your work themselves, with /grade.',
       args: (a) => ({
-        commit: a.text('Commit hash, or HEAD for the latest commit'),
+        commit: a.text('The commit: its hash (or a unique prefix), HEAD for the latest, or HEAD~N'),
         agentGrade: a.number(`Your grade of your own work: ${gradeHelp}`),
         task: a.optionalText('What the commit was for'),
         agentNote: a.optionalText('Your note on how the work went'),
@@ -84,7 +64,8 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       async execute(args, context) {
         // Every argument is checked before git runs, so a bad grade never costs a git call.
         valid.grade(args.agentGrade, 'agent grade');
-        const commit = await resolveCommit(context.directory, args.commit);
+        // Checked against the project's git history, so a typo is never graded.
+        const commit = await resolveCommitRef(context.directory, args.commit, runGit, true);
         const entry = service.gradeCommit({
           sessionId: context.sessionID,
           agent: context.agent,
@@ -113,13 +94,14 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       args: (a) => ({
         description: a.text('What went wrong (required)'),
         agent: a.optionalText('Agent that introduced the bug; defaults to the calling agent'),
-        commit: a.optionalText('Hash (or unique prefix) of the commit that introduced the bug; required when `agent` is another agent'),
+        commit: a.optionalText('The commit that introduced the bug: its hash (or a unique prefix), HEAD or HEAD~N; required when `agent` is another agent'),
       }),
       async execute(args, context) {
+        const named = args.commit?.trim() ? await resolveCommitRef(context.directory, args.commit) : undefined;
         const { status, verdict } = service.reportBug({
           agent: args.agent?.trim() || context.agent,
           reporter: context.agent,
-          ...(args.commit?.trim() ? { commit: args.commit.trim() } : {}),
+          ...(named ? { commit: named } : {}),
           sessionId: context.sessionID,
           project: deps.project,
           description: args.description,

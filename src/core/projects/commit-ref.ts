@@ -1,9 +1,9 @@
 /**
- * The COMMIT a user names on the command line (`grade HEAD 5`, `HEAD~2`, a short hash) resolved to
- * the full hash by git in the project, so the record always keeps the whole hash.
+ * A COMMIT named by the user (`grade HEAD 5`, `HEAD~2`, a short hash) or by an agent's tool call,
+ * resolved to the full hash by git in the project, so the record always keeps the whole hash.
  */
-import { runGit } from '../core/projects/git.js';
-import { CliError } from './context.js';
+import { InputError } from '../validation.js';
+import { runGit } from './git.js';
 
 /** What may be named: HEAD or @ with ~N / ^ steps, or 4 to 64 hex digits. Never an option-like word. */
 const COMMIT_REF = /^(?:(?:HEAD|@)(?:[~^]\d{0,4}){0,8}|[0-9a-f]{4,64})$/i;
@@ -25,12 +25,14 @@ export function revParseArgs(ref: string): string[] {
 
 /**
  * The full hash `ref` names in `project`. A hash git does not know is passed on as typed (lower
- * case), for the store to match against the commits it recorded.
- * @throws CliError when `ref` is not a commit name, or names no commit here.
+ * case), for the store to match against the commits it recorded, unless `inGit` asks for a commit
+ * of the project's git history (an agent's tool call: a typo is never taken).
+ * @throws InputError when `ref` is not a commit name, or names no commit here.
  */
-export async function resolveCommitRef(project: string, ref: string, run: GitRunner = runGit): Promise<string> {
+export async function resolveCommitRef(project: string, ref: string, run: GitRunner = runGit, inGit = false): Promise<string> {
   const word = ref.trim();
-  if (!namesCommit(word)) throw new CliError(`"${ref.slice(0, 80)}" is not a commit hash, a short hash, HEAD or HEAD~N`);
+  if (word === '') throw new InputError('commit must name a commit: its hash (or a unique prefix), HEAD or HEAD~N');
+  if (!namesCommit(word)) throw new InputError(`"${ref.slice(0, 80)}" is not a commit hash, a short hash, HEAD or HEAD~N`);
   let resolved = '';
   try {
     resolved = (await run(project, revParseArgs(word))).trim();
@@ -38,6 +40,6 @@ export async function resolveCommitRef(project: string, ref: string, run: GitRun
     resolved = '';
   }
   if (FULL_HASH.test(resolved)) return resolved;
-  if (STORED_HASH_PREFIX.test(word)) return word.toLowerCase();
-  throw new CliError(`"${word}" names no commit in ${project}; name one with a hash, HEAD or HEAD~N (git log --oneline lists them)`);
+  if (!inGit && STORED_HASH_PREFIX.test(word)) return word.toLowerCase();
+  throw new InputError(`"${word}" names no commit in ${project}; name one with a hash, HEAD or HEAD~N (git log --oneline lists them)`);
 }
