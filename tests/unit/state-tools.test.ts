@@ -159,8 +159,10 @@ describe('report-bug', () => {
     const status = t.service.getAgentStatus('build');
     let output = '';
     for (let i = 0; i < status.sp; i += 1) output = await call('report-bug', { description: `bug ${i}` });
-    expect(output).toContain('HALTED');
+    expect(output).toContain('build is now HALTED');
     expect(output).toContain('agent-tracker revive build');
+    // Another bug while halted: it counts, and the agent is still halted, not halted anew.
+    expect(await call('report-bug', { description: 'one more' })).toContain('build is still HALTED');
   });
 
   it('takes HEAD for the commit, as grade-commit and the CLI do: a bug another agent reports in it counts', async () => {

@@ -98,8 +98,10 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
       }),
       async execute(args, context) {
         const named = args.commit?.trim() ? await resolveCommitRef(context.directory, args.commit) : undefined;
+        const accused = valid.agentName(args.agent?.trim() || context.agent);
+        const wasHalted = service.isHalted(accused);
         const { status, verdict } = service.reportBug({
-          agent: args.agent?.trim() || context.agent,
+          agent: accused,
           reporter: context.agent,
           ...(named ? { commit: named } : {}),
           sessionId: context.sessionID,
@@ -110,7 +112,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
           return `Not counted against ${status.id}: ${verdict.reason}. The report is kept as unverified; SP stays ${formatNumber(status.sp)}.`;
         }
         const halted = status.halted
-          ? `\n${status.id} is now HALTED. The user must review and run: agent-tracker revive ${status.id}`
+          ? `\n${status.id} is ${wasHalted ? 'still' : 'now'} HALTED. The user must review and run: agent-tracker revive ${status.id}`
           : '';
         return `Bug recorded for ${status.id}: SP ${formatNumber(status.sp)}, bugs ${status.bugs}.${halted}`;
       },
