@@ -24,9 +24,12 @@ export interface OutcomeFields {
   /** "User grades" relayed by an agent (records from before provenance): shown apart, trusted less. */
   agentReportedGradedCommits: number;
   meanAgentReportedGrade: number | null;
-  /** The setup's commits later reverted, per commit. */
+  /**
+   * The setup's commits later reverted, per commit; null without commits or without git evidence (no
+   * project of the row's work was ever read as a git repository: a folder gone, or never a repository).
+   */
   revertRate: number | null;
-  /** The setup's commits followed by a fix to the same lines, per commit. */
+  /** The setup's commits followed by a fix to the same lines, per commit; null as `revertRate`. */
   followUpFixRate: number | null;
   /** Turns the user undid, per turn. */
   undoRate: number | null;

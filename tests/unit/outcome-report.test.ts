@@ -65,7 +65,11 @@ describe('outcome fields of a report row', () => {
     expect(none).toMatchObject({ meanUserGrade: null, meanSelfGrade: null, selfUserGap: null, meanAgentReportedGrade: null, revertRate: null, followUpFixRate: null, undoRate: null, testPassRate: null });
     const sums = emptyOutcomeSums();
     addOutcomes(sums, { userGradedCommits: 1, userGradeSum: 5, selfGradedCommits: 1, selfGradeSum: -1 });
-    expect(outcomeFields(sums, 1)).toMatchObject({ selfUserGap: -6, revertRate: 0, followUpFixRate: 0 });
+    // No git history read for its project: no revert counted says nothing.
+    expect(outcomeFields(sums, 1)).toMatchObject({ selfUserGap: -6, revertRate: null, followUpFixRate: null });
+    const read = emptyOutcomeSums();
+    addOutcomes(read, { userGradedCommits: 1, userGradeSum: 5 }, undefined, true);
+    expect(outcomeFields(read, 1)).toMatchObject({ revertRate: 0, followUpFixRate: 0 });
     const selfOnly = emptyOutcomeSums();
     addOutcomes(selfOnly, { selfGradedCommits: 1, selfGradeSum: 5 });
     expect(outcomeFields(selfOnly, 1).selfUserGap).toBeNull();

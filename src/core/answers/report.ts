@@ -13,6 +13,7 @@ import { localTimeZone } from '../report/periods.js';
 import type { Period } from '../report/periods.js';
 import type { UsageSource } from '../types.js';
 import type { ReportAnswer } from '../../contract/answers.js';
+import { GIT_SIGNAL_CACHE_PREFIX } from '../../contract/git-signal-cache.js';
 export type { ReportAnswer } from '../../contract/answers.js';
 
 export interface ReportRequest {
@@ -48,6 +49,16 @@ function sessionTasks(store: Store, sessions: ReadonlySet<string>): Map<string, 
   return new Map([...tasks].map(([session, { task }]) => [session, task]));
 }
 
+/** Past every project path in the meta table's git-signal keys. */
+const GIT_SIGNAL_KEYS_END = `${GIT_SIGNAL_CACHE_PREFIX}\uffff`;
+
+/** The projects whose git history was read (they hold git-signal bookkeeping, made there or imported). */
+function gitReadProjects(store: Store): Set<string> {
+  const projects = new Set<string>();
+  for (const key of store.tables.meta.getKeys({ start: GIT_SIGNAL_CACHE_PREFIX, end: GIT_SIGNAL_KEYS_END })) projects.add(String(key).slice(GIT_SIGNAL_CACHE_PREFIX.length));
+  return projects;
+}
+
 /** The history a report reads. */
 export function reportHistory(store: Store, request: ReportRequest): History {
   return loadHistory(store, filterOf(request));
@@ -56,7 +67,11 @@ export function reportHistory(store: Store, request: ReportRequest): History {
 /** The report for `request`, from a history read by `reportHistory`. */
 export function reportAnswerFrom(store: Store, history: History, request: ReportRequest): ReportAnswer {
   const timeZone = request.period ? (request.timeZone ?? localTimeZone()) : undefined;
-  const report = buildReport(history, request.by, { ...(request.period ? { period: request.period } : {}), ...(timeZone ? { timeZone } : {}) });
+  const report = buildReport(history, request.by, {
+    ...(request.period ? { period: request.period } : {}),
+    ...(timeZone ? { timeZone } : {}),
+    gitReadProjects: gitReadProjects(store),
+  });
   if (request.by === 'session') {
     const tasks = sessionTasks(store, new Set(report.rows.map((row) => row.session ?? '')));
     for (const row of report.rows) row.task = tasks.get(row.session ?? '') ?? null;

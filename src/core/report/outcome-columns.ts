@@ -22,6 +22,8 @@ export interface OutcomeSums {
   testRecoveries: number;
   revertedCommits: number;
   followUpFixCommits: number;
+  /** Some of the row's work is on a project whose git history was read (or that has a revert or fix counted). */
+  gitRead: boolean;
 }
 
 export function emptyOutcomeSums(): OutcomeSums {
@@ -37,11 +39,15 @@ export function emptyOutcomeSums(): OutcomeSums {
     testRecoveries: 0,
     revertedCommits: 0,
     followUpFixCommits: 0,
+    gitRead: false,
   };
 }
 
-/** Adds one usage record's outcome counters to a row's sums (`grades`: the record's, when already read). */
-export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: GradeEvidence = gradeEvidence(record)): void {
+/**
+ * Adds one usage record's outcome counters to a row's sums (`grades`: the record's, when already read;
+ * `gitRead`: its project's git history was read, so no revert counted means none happened).
+ */
+export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: GradeEvidence = gradeEvidence(record), gitRead = false): void {
   sums.user.commits += grades.user.commits;
   sums.user.sum += grades.user.sum;
   sums.self.commits += grades.self.commits;
@@ -58,6 +64,7 @@ export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: Gra
   sums.testRecoveries += record.testRecoveries ?? 0;
   sums.revertedCommits += record.revertedCommits ?? 0;
   sums.followUpFixCommits += record.followUpFixCommits ?? 0;
+  if (gitRead || (record.revertedCommits ?? 0) > 0 || (record.followUpFixCommits ?? 0) > 0) sums.gitRead = true;
 }
 
 /** The outcome fields of a row from its sums and its commit count. */
@@ -72,8 +79,9 @@ export function outcomeFields(sums: OutcomeSums, commits: number): OutcomeFields
     selfUserGap: rate(sums.paired.sum, sums.paired.commits),
     agentReportedGradedCommits: sums.reported.commits,
     meanAgentReportedGrade: rate(sums.reported.sum, sums.reported.commits),
-    revertRate: rate(sums.revertedCommits, commits),
-    followUpFixRate: rate(sums.followUpFixCommits, commits),
+    // Without git evidence a revert rate of 0 would claim what nobody looked at.
+    revertRate: sums.gitRead ? rate(sums.revertedCommits, commits) : null,
+    followUpFixRate: sums.gitRead ? rate(sums.followUpFixCommits, commits) : null,
     undoRate: rate(sums.undoneTurns, sums.turns),
     testRuns: sums.testRuns,
     testPassRate: rate(sums.testPasses, sums.testRuns),

@@ -16,10 +16,12 @@ export type { ReportGrouping, ReportRow } from '../../contract/answers.js';
 
 export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project', 'session'];
 
-/** Rows per calendar period too (`--period`), in a time zone. */
+/** Rows per calendar period too (`--period`), in a time zone; which projects git was read for. */
 export interface ReportOptions {
   period?: Period;
   timeZone?: string;
+  /** Projects whose git history was read (their revert and follow-up-fix counts mean something); none without it. */
+  gitReadProjects?: ReadonlySet<string>;
 }
 
 export interface Report {
@@ -124,6 +126,8 @@ interface RecordFigures {
   tokens: number;
   gradedCommits: number;
   gradeSum: number;
+  /** The record's project had its git history read. */
+  gitRead: boolean;
 }
 
 function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigures): void {
@@ -144,7 +148,7 @@ function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigure
   row.tokens += added.tokens;
   row.cost += record.cost;
   row.gradedCommits += added.gradedCommits;
-  addOutcomes(target.outcomes, record, added.grades);
+  addOutcomes(target.outcomes, record, added.grades, added.gitRead);
   row.csChange += record.csDelta;
   row.trackerFileEdits += record.trackerFileEdits ?? 0;
   target.gradeSum += added.gradeSum;
@@ -180,9 +184,16 @@ export function buildReport(history: History, by: ReportGrouping = 'setup', opti
 
   // What a record adds is worked out once and added to its group and to the totals: a report runs
   // once per process, so this loop runs mostly unoptimized and its cost is the work it does.
+  const gitRead = options.gitReadProjects ?? new Set<string>();
   for (const record of history.usage) {
     const grades = gradeEvidence(record);
-    const added: RecordFigures = { grades, tokens: totalTokens(record), gradedCommits: gradedCommitCount(record, grades), gradeSum: commitGradeSum(record, grades) };
+    const added: RecordFigures = {
+      grades,
+      tokens: totalTokens(record),
+      gradedCommits: gradedCommitCount(record, grades),
+      gradeSum: commitGradeSum(record, grades),
+      gitRead: gitRead.has(record.project),
+    };
     addRecord(groupOf(record), record, added);
     addRecord(totals, record, added);
   }
