@@ -51,6 +51,17 @@ describe('HTML report', () => {
     expect(html).toContain('Not plotted (no user grade or no known cost yet): build · b/two, plan · &lt;img');
   });
 
+  it('prints every dollar of a column and of the chart axis with one precision, and one commit as "1 commit"', () => {
+    // Cost per commit: $0.12 / 1 commit = $0.12 and $3.60 / 3 commits = $1.20; the axis runs to $1.20 × 1.25 = $1.50.
+    const html = page({ usage: [usage('build', 'a/one', '2025-05-01', 1, 0.12, 1, { user: 2 }), usage('build', 'b/two', '2025-05-02', 3, 3.6, 3, { user: 5 })] });
+    const cell = (model: string) => new RegExp(`<th scope="row">${model}</th>.*?<span class="value">(\\$[\\d.]+)</span>.*?</tr>`).exec(html)?.[1];
+    expect([cell('a/one'), cell('b/two')]).toEqual(['$0.120', '$1.200']);
+    const chart = html.slice(html.indexOf('class="chart outcome-cost"'), html.indexOf('class="chart activity"'));
+    expect([...chart.matchAll(/text-anchor="middle">(\$[\d.]+)<\/text>/g)].map((match) => match[1])).toEqual(['$0.000', '$0.750', '$1.500']);
+    expect(html).toContain('<title>2025-05-01 build: 1 commit</title>');
+    expect(html).toContain('<title>2025-05-02 build: 3 commits</title>');
+  });
+
   it('plots the mean USER grade per setup: a setup grading itself 5 sits where the user put it', () => {
     const inflated = usage('build', 'cheap/self-5', '2025-05-01', 4, 0.1, 4, { user: 1, self: 5 });
     const honest = usage('build', 'good/honest', '2025-05-02', 4, 0.4, 4, { user: 5, self: 2 });

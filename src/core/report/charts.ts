@@ -5,7 +5,7 @@
 import type { ActivityOverTime } from './activity.js';
 import { neutralizeControls } from './terminal-text.js';
 import type { ReportRow } from './report.js';
-import { formatDollars, plural } from './numbers.js';
+import { dollarDecimals, formatDollars, plural } from './numbers.js';
 
 /** Escapes text for HTML and SVG content and attribute values; control and bidi characters show as `\uXXXX`. */
 export function escapeXml(text: string): string {
@@ -48,10 +48,11 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
   }
   const bottom = PLOT.height - PLOT.bottom;
   parts.push(`<line x1="${PLOT.left}" x2="${PLOT.width - PLOT.right}" y1="${bottom}" y2="${bottom}" stroke="#64748b"/>`);
-  for (const share of [0, 0.5, 1]) {
-    const x = xOf(share * maxCost);
-    parts.push(`<text x="${x}" y="${bottom + 16}" text-anchor="middle">${formatDollars(share * maxCost)}</text>`);
-  }
+  const ticks = [0, 0.5, 1].map((share) => share * maxCost);
+  // One precision for the axis, as for the table's column: $0.000 $0.076 $0.151, not $0.00 $0.076 $0.151.
+  const tickDecimals = dollarDecimals(ticks);
+  for (const tick of ticks) parts.push(`<text x="${xOf(tick)}" y="${bottom + 16}" text-anchor="middle">${formatDollars(tick, tickDecimals)}</text>`);
+  const costDecimals = dollarDecimals(points.map((row) => row.costPerCommit));
   parts.push(`<text x="${PLOT.left + innerWidth / 2}" y="${PLOT.height - 6}" text-anchor="middle">cost per commit</text>`);
   parts.push(`<text x="14" y="${PLOT.top + innerHeight / 2}" transform="rotate(-90 14 ${PLOT.top + innerHeight / 2})" text-anchor="middle">mean user grade</text>`);
   /** Where labels were put, so one that would sit on another moves down a line. */
@@ -61,7 +62,7 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
     const x = xOf(row.costPerCommit ?? 0);
     const y = yOf(row.meanUserGrade ?? 0);
     const label = `${row.agent ?? 'all'} · ${row.model ?? 'all'}`;
-    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${plural(row.userGradedCommits, 'commit')}, ${formatDollars(row.costPerCommit ?? 0)}/commit, ${plural(row.commits, 'commit')}`;
+    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${plural(row.userGradedCommits, 'commit')}, ${formatDollars(row.costPerCommit ?? 0, costDecimals)}/commit, ${plural(row.commits, 'commit')}`;
     parts.push(
       `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${radius.toFixed(1)}" fill="${colorOf(row.agent ?? '')}" fill-opacity="0.6"><title>${escapeXml(detail)}</title></circle>`,
     );
@@ -80,6 +81,7 @@ export function activityChart(activity: ActivityOverTime, colorOf: (agent: strin
   const useCommits = activity.series.some((line) => line.commits.some((value) => value > 0));
   const valuesOf = (line: ActivityOverTime['series'][number]) => (useCommits ? line.commits : line.toolCalls);
   const unit = useCommits ? 'commits' : 'tool calls';
+  const noun = useCommits ? 'commit' : 'tool call';
   const totals = activity.periods.map((_, i) => activity.series.reduce((sum, line) => sum + (valuesOf(line)[i] ?? 0), 0));
   const maxTotal = Math.max(...totals, 1);
   const innerWidth = PLOT.width - PLOT.left - PLOT.right;
@@ -103,7 +105,7 @@ export function activityChart(activity: ActivityOverTime, colorOf: (agent: strin
       const y = bottom - stacked - height;
       stacked += height;
       parts.push(
-        `<rect class="bar" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}" fill="${colorOf(line.agent)}"><title>${escapeXml(`${start} ${line.agent}: ${value} ${unit}`)}</title></rect>`,
+        `<rect class="bar" x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barWidth.toFixed(1)}" height="${height.toFixed(1)}" fill="${colorOf(line.agent)}"><title>${escapeXml(`${start} ${line.agent}: ${plural(value, noun)}`)}</title></rect>`,
       );
     }
   });

@@ -11,7 +11,7 @@ import type { Recommendation } from './recommend.js';
 import { recommendationSection } from './recommend-html.js';
 import type { Report, ReportRow } from './report.js';
 import { reportToTable } from './table.js';
-import { formatDollars, plural } from './numbers.js';
+import { dollarDecimals, formatDollars, plural } from './numbers.js';
 
 export interface HtmlReportInput {
   /** The report grouped by setup (agent × model). */
@@ -37,8 +37,23 @@ interface SetupMetric {
   lowerIsBetter: boolean;
 }
 
+/** Cost per commit, every value with the column's decimals ($0.967, $0.600, $1.570). */
+function costPerCommitMetric(rows: readonly ReportRow[]): SetupMetric {
+  const decimals = dollarDecimals(rows.map((row) => row.costPerCommit));
+  return {
+    title: 'cost per commit',
+    value: (row) => row.costPerCommit,
+    format: (value) => formatDollars(value, decimals),
+    lowerIsBetter: true,
+  };
+}
+
 /** The comparison's columns: the user's grades and the signals no model can inflate, then self-grades apart, then cost. */
-const SETUP_METRICS: readonly SetupMetric[] = [
+function setupMetrics(rows: readonly ReportRow[]): readonly SetupMetric[] {
+  return [...OUTCOME_METRICS, costPerCommitMetric(rows)];
+}
+
+const OUTCOME_METRICS: readonly SetupMetric[] = [
   { title: 'commits', value: (row) => row.commits, format: (value) => String(value), lowerIsBetter: false },
   { title: 'mean user grade', value: (row) => row.meanUserGrade, format: (value) => value.toFixed(2), lowerIsBetter: false },
   { title: 'commits reverted', value: (row) => row.revertRate, format: percentOf, lowerIsBetter: true },
@@ -49,18 +64,17 @@ const SETUP_METRICS: readonly SetupMetric[] = [
   { title: 'tool calls failing', value: (row) => row.failureRate, format: percentOf, lowerIsBetter: true },
   { title: 'mean self-grade', value: (row) => row.meanSelfGrade, format: (value) => value.toFixed(2), lowerIsBetter: false },
   { title: 'overrating (self minus user grade)', value: (row) => row.selfUserGap, format: (value) => value.toFixed(2), lowerIsBetter: true },
-  { title: 'cost per commit', value: (row) => row.costPerCommit, format: formatDollars, lowerIsBetter: true },
 ];
 
 /**
  * One agent's setups as a table: a row per model, a column per metric, each value with a bar scaled
  * to the largest value of that metric across ALL setups, so the agents' tables compare with each other.
  */
-function setupGroupTable(agent: string, rows: readonly ReportRow[], maxima: readonly number[]): string {
-  const header = SETUP_METRICS.map((metric) => `<th scope="col"${metric.lowerIsBetter ? ' class="lower" title="lower is better"' : ''}>${escapeXml(metric.title)}</th>`).join('');
+function setupGroupTable(agent: string, rows: readonly ReportRow[], metrics: readonly SetupMetric[], maxima: readonly number[]): string {
+  const header = metrics.map((metric) => `<th scope="col"${metric.lowerIsBetter ? ' class="lower" title="lower is better"' : ''}>${escapeXml(metric.title)}</th>`).join('');
   const lines = rows.map((row) => {
     const model = row.model ?? 'all models';
-    const cells = SETUP_METRICS.map((metric, column) => {
+    const cells = metrics.map((metric, column) => {
       const value = metric.value(row);
       if (value === null) return '<td class="na">n/a</td>';
       const max = maxima[column] ?? 0;
@@ -144,7 +158,8 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const agents = [...new Set([...groups.keys(), ...activity.series.map((line) => line.agent)])].sort();
   const colors = new Map(agents.map((agent, i) => [agent, colorAt(i)]));
   const colorOf = (agent: string) => colors.get(agent) ?? colorAt(0);
-  const maxima = SETUP_METRICS.map((metric) => Math.max(0, ...report.rows.map((row) => metric.value(row) ?? 0)));
+  const metrics = setupMetrics(report.rows);
+  const maxima = metrics.map((metric) => Math.max(0, ...report.rows.map((row) => metric.value(row) ?? 0)));
 
   const body: string[] = [
     '<h1>Agent setups: outcome and cost</h1>',
@@ -164,7 +179,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
       '<h2>Setups compared, by agent</h2>',
       '<p class="meta">Bars share one scale per column across all agents; orange columns are better when shorter.</p>',
     );
-    for (const [agent, rows] of groups) body.push(`<section class="group">`, setupGroupTable(agent, rows, maxima), '</section>');
+    for (const [agent, rows] of groups) body.push(`<section class="group">`, setupGroupTable(agent, rows, metrics, maxima), '</section>');
     body.push('<h2>Activity over time</h2>', activity.periods.length > 0 ? activityChart(activity, colorOf) : '<p class="empty">No sessions in range.</p>');
     body.push('<h2>All numbers</h2>', `<pre>${escapeXml(reportToTable(report))}</pre>`);
   }

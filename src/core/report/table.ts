@@ -2,7 +2,7 @@
  * Report rows as text: an aligned table for the terminal and CSV for spreadsheets. CSV columns are
  * the JSON field names in the same order, so `--json` and `--csv` carry the same rows.
  */
-import { formatDollars, formatNumber } from './numbers.js';
+import { dollarDecimals, formatDollars, formatNumber, formatTokenCount } from './numbers.js';
 import type { Report, ReportGrouping, ReportRow } from './report.js';
 import { OUTCOME_FIELDS } from './outcome-columns.js';
 
@@ -62,9 +62,15 @@ export function reportToCsv(rows: readonly ReportRow[]): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
+/** What a cell may need from its whole column: the decimals of the money columns (one rule per column). */
+interface ColumnContext {
+  costDecimals: number;
+  perCommitDecimals: number;
+}
+
 interface TableColumn {
   title: string;
-  value: (row: ReportRow) => string;
+  value: (row: ReportRow, column: ColumnContext) => string;
   numeric: boolean;
   /** What the column means, for the legend (`report --explain`). */
   legend: string;
@@ -81,8 +87,10 @@ interface TableColumn {
 type Cut = 'end' | 'middle' | 'start';
 
 const DASH = '-';
-const THOUSAND = 1000;
-const MILLION = 1_000_000;
+
+function money(value: number | null, decimals: number): string {
+  return value === null ? DASH : formatDollars(value, decimals);
+}
 
 const count = formatNumber;
 
@@ -94,15 +102,9 @@ function decimal(value: number | null, digits = 2): string {
   return value === null ? DASH : value.toFixed(digits);
 }
 
-function money(value: number | null): string {
-  return value === null ? DASH : formatDollars(value);
-}
-
-/** Token counts shortened to k / M so the table stays narrow. */
-function compact(value: number): string {
-  if (value >= MILLION) return `${(value / MILLION).toFixed(1)}M`;
-  if (value >= THOUSAND) return `${(value / THOUSAND).toFixed(1)}k`;
-  return String(value);
+/** The money columns' decimals, from every value shown in them (rows and totals). */
+function columnContext(rows: readonly ReportRow[]): ColumnContext {
+  return { costDecimals: dollarDecimals(rows.map((row) => row.cost)), perCommitDecimals: dollarDecimals(rows.map((row) => row.costPerCommit)) };
 }
 
 function signedDecimal(value: number): string {
@@ -144,9 +146,9 @@ const METRIC_COLUMNS: readonly TableColumn[] = [
   { title: 'tests%', value: (row) => percent(row.testPassRate), numeric: true, legend: 'test runs that passed, per test run', wide: true },
   { title: 'CS', value: (row) => signed(row.csChange), numeric: true, legend: 'communication score gained or lost through grades', wide: true },
   { title: 'cfg edits', value: (row) => count(row.trackerFileEdits), numeric: true, legend: "tool calls that edited OpenCode's config, the provisioned agents/skills or the tracker's AGENTS.md section", wide: true },
-  { title: 'tokens', value: (row) => compact(row.tokens), numeric: true, legend: 'tokens of every kind (input, output, reasoning, cache)' },
-  { title: 'cost', value: (row) => money(row.cost), numeric: true, legend: 'cost as OpenCode recorded it (USD)' },
-  { title: 'cost/commit', value: (row) => money(row.costPerCommit), numeric: true, legend: 'cost per commit', wide: true },
+  { title: 'tokens', value: (row) => formatTokenCount(row.tokens), numeric: true, legend: 'tokens of every kind (input, output, reasoning, cache)' },
+  { title: 'cost', value: (row, column) => money(row.cost, column.costDecimals), numeric: true, legend: 'cost as OpenCode recorded it (USD)' },
+  { title: 'cost/commit', value: (row, column) => money(row.costPerCommit, column.perCommitDecimals), numeric: true, legend: 'cost per commit', wide: true },
 ];
 
 const SHOWN_DIMENSIONS: Readonly<Record<ReportGrouping, readonly Dimension[]>> = {
@@ -201,9 +203,12 @@ export function reportToTable(report: Report, options: { wide?: boolean } = {}):
   // One session a row: its session count says nothing.
   const metrics = METRIC_COLUMNS.filter((column) => (options.wide || !column.wide) && !(report.by === 'session' && column.title === 'sessions'));
   const columns = [...dimensions.map((name) => DIMENSION_COLUMNS[name]), ...metrics];
-  const lines = report.rows.map((row) => columns.map((column) => column.value(row)));
-  if (report.rows.length > 1) {
-    const totals = columns.map((column, i) => (i === 0 ? 'total' : column.numeric ? column.value(report.totals) : ''));
+  const withTotals = report.rows.length > 1;
+  const shown = withTotals ? [...report.rows, report.totals] : report.rows;
+  const context = columnContext(shown);
+  const lines = report.rows.map((row) => columns.map((column) => column.value(row, context)));
+  if (withTotals) {
+    const totals = columns.map((column, i) => (i === 0 ? 'total' : column.numeric ? column.value(report.totals, context) : ''));
     lines.push(totals);
   }
   const titles = columns.map((column) => column.title);
