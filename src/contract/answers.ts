@@ -81,9 +81,18 @@ export interface ReportRow extends OutcomeFields {
   tokensCacheRead: number;
   tokensCacheWrite: number;
   tokens: number;
-  cost: number;
-  /** Cost per commit; null without commits. */
+  /**
+   * Dollars: what OpenCode recorded, plus the price catalog's estimate for usage it stored at cost 0
+   * while spending tokens (then `costEstimated`). Usage the catalog does not price is left out (counted
+   * in `costUnknownSessions`), so the figure is then partial; null when no part of the cost is known.
+   */
+  cost: number | null;
+  /** Cost per commit; null without commits, or when any of the cost is unknown (`costUnknownSessions` > 0). */
   costPerCommit: number | null;
+  /** Part of `cost` is the price catalog's estimate (OpenCode stored 0 while tokens were spent). */
+  costEstimated: boolean;
+  /** Sessions that spent tokens at a stored cost of 0 on a model the price catalog does not know: their cost is unknown. */
+  costUnknownSessions: number;
   firstAt: string | null;
   lastAt: string | null;
 }

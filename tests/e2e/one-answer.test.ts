@@ -17,7 +17,7 @@ import type { Sandbox, StatusJson } from '../helpers/sandbox.js';
 
 jest.setTimeout(400_000);
 
-type Row = Record<string, string | number | null>;
+type Row = Record<string, string | number | boolean | null>;
 interface ReportJson {
   rows: Row[];
   totals: Row;
@@ -40,6 +40,7 @@ function parseCsv(text: string): Row[] {
     return Object.fromEntries(names.map((name, i) => {
       const cell = (cells[i] ?? '').replace(/^"(.*)"$/, '$1').replace(/""/g, '"');
       if (cell === '') return [name, null];
+      if (cell === 'true' || cell === 'false') return [name, cell === 'true'];
       return [name, /^-?\d+(\.\d+)?(e[-+]?\d+)?$/i.test(cell) ? Number(cell) : cell];
     }));
   });

@@ -112,6 +112,7 @@ describe('agent-tracker report and recommend (built CLI)', () => {
           const cell = lines[i]?.[column];
           if (value === null) expect({ by, field, cell }).toEqual({ by, field, cell: '' });
           else if (typeof value === 'number') expect({ by, field, cell: Number(cell) }).toEqual({ by, field, cell: value });
+          else if (typeof value === 'boolean') expect({ by, field, cell }).toEqual({ by, field, cell: String(value) });
           else expect({ by, field, cell }).toEqual({ by, field, cell: value });
         });
       });

@@ -5,6 +5,7 @@
  * `npm run build` first.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fs from 'node:fs';
 import path from 'node:path';
 import { resolveConfig } from '../../src/core/config.js';
 import { Store } from '../../src/core/store/store.js';
@@ -26,6 +27,16 @@ const ON_A_HALF = { input: 7_000, output: 850, reasoning: 0, cacheRead: 0, cache
 interface ReportJson {
   rows: ReportRow[];
   totals: ReportRow;
+}
+
+interface Priced {
+  model: string;
+  costPerAcceptedCommit: number | null;
+  costEstimated?: boolean;
+  unpricedSessions?: number;
+}
+interface RecommendJson {
+  roles: { agent: string; pick: Priced | null; runnerUp: Priced | null; alternatives?: Priced[] }[];
 }
 
 describe('report: cost OpenCode did not store, and rates git never saw', () => {
@@ -67,6 +78,49 @@ describe('report: cost OpenCode did not store, and rates git never saw', () => {
   });
   afterAll(() => removeSandbox(sandbox));
 
+  it('prices usage stored at cost 0 from the catalog, marked estimated, and leaves an unknown model unknown (JSON)', () => {
+    // By hand: 3 × 1,000,000 input tokens × $3 per million = $9.00, over 12 commits = $0.75.
+    expect(row(report.rows, 'build', SONNET)).toMatchObject({ cost: 9, costPerCommit: 0.75, costEstimated: true, costUnknownSessions: 0 });
+    expect(row(report.rows, 'build', GPT)).toMatchObject({ cost: 7.5, costPerCommit: 1.25, costEstimated: false, costUnknownSessions: 0 });
+    expect(row(report.rows, 'build', MYSTERY)).toMatchObject({ cost: null, costPerCommit: null, costEstimated: false, costUnknownSessions: 2 });
+    // The total knows $9 + $7.50 + $0.50 and says it is partial: 2 sessions of unknown cost left out.
+    expect(report.totals).toMatchObject({ cost: 17, costPerCommit: null, costEstimated: true, costUnknownSessions: 2 });
+  });
+
+  it('gives the same cost per commit as recommend gives per accepted commit', () => {
+    const recommended = runCli(sandbox, ['recommend', '--project', repo, '--json', ...db()]);
+    expect(recommended.code).toBe(0);
+    const roles = (JSON.parse(recommended.stdout) as RecommendJson).roles;
+    const build = roles.find((role) => role.agent === 'build');
+    const setups = [build?.pick, build?.runnerUp, ...(build?.alternatives ?? [])].filter((setup): setup is Priced => Boolean(setup));
+    const sonnet = setups.find((setup) => setup.model === SONNET);
+    expect(sonnet).toMatchObject({ costPerAcceptedCommit: 0.75, costEstimated: true });
+    expect(row(report.rows, 'build', SONNET)?.costPerCommit).toBe(sonnet?.costPerAcceptedCommit);
+  });
+
+  it('carries the markers in CSV', () => {
+    const csv = runCli(sandbox, ['report', '--csv', ...db()]);
+    expect(csv.code).toBe(0);
+    const [header, ...lines] = csv.stdout.trimEnd().split('\r\n').map((line) => line.split(','));
+    const cell = (model: string, field: string) => lines.find((line) => line[header?.indexOf('model') ?? -1] === model)?.[header?.indexOf(field) ?? -1];
+    expect([cell(SONNET, 'cost'), cell(SONNET, 'costPerCommit'), cell(SONNET, 'costEstimated')]).toEqual(['9', '0.75', 'true']);
+    expect([cell(MYSTERY, 'cost'), cell(MYSTERY, 'costPerCommit'), cell(MYSTERY, 'costUnknownSessions')]).toEqual(['', '', '2']);
+  });
+
+  it('shows an estimate as "~", an unknown cost as unknown and a partial total with "+" in the text table, and says what they mean', () => {
+    const text = runCli(sandbox, ['report', '--wide', ...db()]);
+    expect(text.code).toBe(0);
+    const lineOf = (model: string) => text.stdout.split('\n').find((line) => line.includes(model)) ?? '';
+    // cost then cost/commit: each column with one precision (3 decimals: a value in each is under $1).
+    expect(lineOf(SONNET)).toMatch(/\s~\$9\.000\s+~\$0\.750$/);
+    expect(lineOf(GPT)).toMatch(/\s\$7\.500\s+\$1\.250$/);
+    expect(lineOf(MYSTERY)).toMatch(/\sunknown\s+unknown$/);
+    expect(text.stdout.split('\n').find((line) => line.startsWith('total'))).toMatch(/\s~\$17\.000\+\s+unknown$/);
+    expect(text.stdout).not.toMatch(/\$0\.00\b/);
+    expect(text.stdout).toContain('~ estimated');
+    expect(text.stdout).toContain('+ partial: the cost of 2 sessions is unknown');
+  });
+
   it('shows "-" and null, not 0.0%, for revert and fix rates of work git never saw; a read repository gives 0', () => {
     for (const model of [SONNET, GPT, MYSTERY]) expect(row(report.rows, 'build', model)).toMatchObject({ revertRate: null, followUpFixRate: null });
     expect(row(report.rows, 'review', GPT)).toMatchObject({ revertRate: 0, followUpFixRate: 0 });
@@ -80,5 +134,27 @@ describe('report: cost OpenCode did not store, and rates git never saw', () => {
     const reviewLine = text.stdout.split('\n').find((line) => line.startsWith('review')) ?? '';
     expect([at(sonnetLine, 'revert%'), at(sonnetLine, 'fix%')]).toEqual(['-', '-']);
     expect([at(reviewLine, 'revert%'), at(reviewLine, 'fix%')]).toEqual(['0.0%', '0.0%']);
+    expect(at(reviewLine, 'tokens')).toBe('7.9k');
+  });
+
+  it('draws no setup of unknown cost in the HTML chart, marks the estimate, and reads every dollar in a column alike', () => {
+    const page = path.join(sandbox.root, 'report.html');
+    const written = runCli(sandbox, ['report', '--html', page, ...db()], {}, repo);
+    expect(written.code).toBe(0);
+    const html = fs.readFileSync(page, 'utf8');
+    const chart = html.slice(html.indexOf('class="chart outcome-cost"'), html.indexOf('</svg>', html.indexOf('class="chart outcome-cost"')));
+    expect(chart).not.toContain(MYSTERY);
+    expect(chart).toContain(`build · ${SONNET}: user grade 5.00 over 12 commits, $0.750/commit (estimated), 12 commits`);
+    // The axis: the dearest plotted ($1.25) with 25% headroom is $1.5625; ticks at 0, half and all of it.
+    expect([...chart.matchAll(/text-anchor="middle">(\$[0-9.]+)<\/text>/g)].map((match) => match[1])).toEqual(['$0.000', '$0.781', '$1.563']);
+    expect(html).toContain(`Not plotted (no user grade or no known cost yet): build · ${MYSTERY}`);
+    const cell = (model: string) => new RegExp(`<th scope="row">${model.replace(/[.]/g, '\\.')}</th>(.*?)</tr>`).exec(html)?.[1] ?? '';
+    expect(cell(SONNET)).toContain('<span class="value">~$0.750</span>');
+    expect(cell(MYSTERY)).toContain('>unknown</td>');
+    expect(html).toContain('~ marks a cost estimated from the genai-prices price catalog');
+    // The activity chart: the review agent's one commit is "1 commit".
+    const activity = html.slice(html.indexOf('class="chart activity"'));
+    expect(activity).toMatch(/<title>\S+ review: 1 commit<\/title>/);
+    expect(activity).not.toContain(' 1 commits');
   });
 });

@@ -39,11 +39,11 @@ function session(tracker: TempTracker, id: string, at: string, options: Session 
 }
 
 describe('report answer', () => {
-  it('echoes an unfiltered request as nulls and counts every session', () => {
+  it('echoes an unfiltered request as nulls and counts every session', async () => {
     t = tempTracker();
     session(t, 's1', '2025-03-01T10:00:00.000Z');
     session(t, 's2', '2025-03-02T10:00:00.000Z', { project: '/p/api' });
-    const answer = reportAnswer(t.store, { by: 'setup' });
+    const answer = await reportAnswer(t.store, { by: 'setup' });
     expect({ ...answer, rows: answer.rows.length, totals: answer.totals.sessions }).toEqual({
       by: 'setup',
       project: null,
@@ -58,45 +58,45 @@ describe('report answer', () => {
     });
   });
 
-  it("keeps only one project's work when asked, and says so", () => {
+  it("keeps only one project's work when asked, and says so", async () => {
     t = tempTracker();
     session(t, 's1', '2025-03-01T10:00:00.000Z');
     session(t, 's2', '2025-03-02T10:00:00.000Z', { project: '/p/api' });
     session(t, 's3', '2025-03-03T10:00:00.000Z', { project: '/p/api' });
-    const answer = reportAnswer(t.store, { by: 'project', project: '/p/api' });
+    const answer = await reportAnswer(t.store, { by: 'project', project: '/p/api' });
     expect(answer.project).toBe('/p/api');
     expect(answer.rows.map((row) => [row.project, row.sessions])).toEqual([['/p/api', 2]]);
   });
 
-  it('keeps only live or only backfilled sessions when asked, and says so', () => {
+  it('keeps only live or only backfilled sessions when asked, and says so', async () => {
     t = tempTracker();
     session(t, 's1', '2025-03-01T10:00:00.000Z');
     session(t, 's2', '2025-03-02T10:00:00.000Z', { source: 'backfill' });
-    const backfilled = reportAnswer(t.store, { by: 'setup', source: 'backfill' });
+    const backfilled = await reportAnswer(t.store, { by: 'setup', source: 'backfill' });
     expect([backfilled.source, backfilled.totals.sessions, backfilled.totals.backfilledSessions]).toEqual(['backfill', 1, 1]);
-    const live = reportAnswer(t.store, { by: 'setup', source: 'live' });
+    const live = await reportAnswer(t.store, { by: 'setup', source: 'live' });
     expect([live.source, live.totals.sessions, live.totals.liveSessions]).toEqual(['live', 1, 1]);
   });
 
-  it("labels periods in this machine's time zone unless one is named, and names no zone without a period", () => {
+  it("labels periods in this machine's time zone unless one is named, and names no zone without a period", async () => {
     t = tempTracker();
     session(t, 's1', '2025-03-01T10:00:00.000Z');
     const here = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    expect(reportAnswer(t.store, { by: 'setup', period: 'month' }).timeZone).toBe(here);
-    expect(reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'Asia/Tokyo' }).timeZone).toBe('Asia/Tokyo');
-    expect(reportAnswer(t.store, { by: 'setup', timeZone: 'Asia/Tokyo' }).timeZone).toBeNull();
-    expect(reportAnswer(t.store, { by: 'setup', timeZone: 'Asia/Tokyo' }).rows.map((row) => row.period)).toEqual([null]);
+    expect((await reportAnswer(t.store, { by: 'setup', period: 'month' })).timeZone).toBe(here);
+    expect((await reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'Asia/Tokyo' })).timeZone).toBe('Asia/Tokyo');
+    expect((await reportAnswer(t.store, { by: 'setup', timeZone: 'Asia/Tokyo' })).timeZone).toBeNull();
+    expect((await reportAnswer(t.store, { by: 'setup', timeZone: 'Asia/Tokyo' })).rows.map((row) => row.period)).toEqual([null]);
   });
 
-  it('labels each period in the time zone asked for', () => {
+  it('labels each period in the time zone asked for', async () => {
     t = tempTracker();
     // 20:00 UTC on 31 March is already 1 April in Tokyo (UTC+9), and still 31 March west of Tokyo down to UTC-20.
     session(t, 's1', '2025-03-31T20:00:00.000Z');
-    expect(reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'Asia/Tokyo' }).rows.map((row) => row.period)).toEqual(['2025-04']);
-    expect(reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'UTC' }).rows.map((row) => row.period)).toEqual(['2025-03']);
+    expect((await reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'Asia/Tokyo' })).rows.map((row) => row.period)).toEqual(['2025-04']);
+    expect((await reportAnswer(t.store, { by: 'setup', period: 'month', timeZone: 'UTC' })).rows.map((row) => row.period)).toEqual(['2025-03']);
   });
 
-  it("takes a session's earliest turn entry of any agent, skipping an entry without a task", () => {
+  it("takes a session's earliest turn entry of any agent, skipping an entry without a task", async () => {
     t = tempTracker();
     const turn = (agent: string, at: string, task: string): Mutation => ({
       table: 'activities',
@@ -116,10 +116,10 @@ describe('report answer', () => {
       t.config.rules,
       '2025-03-01T10:05:00.000Z',
     );
-    expect(reportAnswer(t.store, { by: 'session' }).rows.map((row) => [row.session, row.task])).toEqual([['s1', 'plan the coupons']]);
+    expect((await reportAnswer(t.store, { by: 'session' })).rows.map((row) => [row.session, row.task])).toEqual([['s1', 'plan the coupons']]);
   });
 
-  it('gives each session the first prompt it was given as its task, not a note an agent logged before it', () => {
+  it('gives each session the first prompt it was given as its task, not a note an agent logged before it', async () => {
     t = tempTracker();
     session(t, 'two-turns', '2025-03-01T10:00:00.000Z', { prompts: ['fix the login redirect', 'now add a test for it'] });
     session(t, 'no-prompt', '2025-03-03T10:00:00.000Z');
@@ -128,12 +128,12 @@ describe('report answer', () => {
     const agent = new TrackingService({ store: t.store, config: t.config, logger: silentLogger, project: '/p/app', now: () => early });
     agent.logActivity({ agent: 'build', project: '/p/app', sessionId: 'two-turns', task: 'a note the agent wrote', outcome: 'success' });
     expect(agent.flush('note').ok).toBe(true);
-    const answer = reportAnswer(t.store, { by: 'session' });
+    const answer = await reportAnswer(t.store, { by: 'session' });
     expect(answer.rows.map((row) => [row.session, row.task])).toEqual([
       ['no-prompt', '(no prompt recorded)'],
       ['two-turns', 'fix the login redirect'],
     ]);
     // Other groupings carry no task.
-    expect(reportAnswer(t.store, { by: 'setup' }).rows.map((row) => row.task)).toEqual([null]);
+    expect((await reportAnswer(t.store, { by: 'setup' })).rows.map((row) => row.task)).toEqual([null]);
   });
 });

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { plural } from '../../core/report/numbers.js';
 import path from 'node:path';
-import { reportAnswerFrom, reportHistory } from '../../core/answers/report.js';
+import { reportAnswerFrom, reportHistory, reportPrices } from '../../core/answers/report.js';
 import type { ReportAnswer, ReportRequest } from '../../core/answers/report.js';
 import type { Store } from '../../core/store/store.js';
 import { projectsWithMovedSignals, writeGitSignals } from '../git-signals.js';
@@ -87,12 +87,13 @@ export async function run(args: string[], output: Output): Promise<void> {
   const config = loadConfig(values.db);
   const answerFrom = async (store: Store): Promise<{ answer: ReportAnswer; page: string | undefined }> => {
     const history = reportHistory(store, request);
-    const answer = reportAnswerFrom(store, history, request);
+    const prices = await reportPrices(history);
+    const answer = reportAnswerFrom(store, history, request, prices);
     if (htmlFile === undefined) return { answer, page: undefined };
     // The page opens with the recommendation for the project asked for (the current folder by default).
     const recommendation = await recommendationForPage(store, request.project ?? process.cwd());
     const [{ renderHtmlReport }, { activityOverTime }] = await Promise.all([import('../../core/report/html.js'), import('../../core/report/activity.js')]);
-    const setups = request.by === 'setup' ? answer : reportAnswerFrom(store, history, { ...request, by: 'setup' });
+    const setups = request.by === 'setup' ? answer : reportAnswerFrom(store, history, { ...request, by: 'setup' }, prices);
     const page = renderHtmlReport({
       report: { by: setups.by, rows: setups.rows, totals: setups.totals },
       activity: activityOverTime(history),

@@ -14,7 +14,10 @@ import type { Period } from '../report/periods.js';
 import type { UsageSource } from '../types.js';
 import type { ReportAnswer } from '../../contract/answers.js';
 import { GIT_SIGNAL_CACHE_PREFIX } from '../../contract/git-signal-cache.js';
+import { loadPriceCatalog, spentTokens } from '../report/recommend-prices.js';
+import type { CostEstimator } from '../report/recommend-prices.js';
 export type { ReportAnswer } from '../../contract/answers.js';
+export type { CostEstimator } from '../report/recommend-prices.js';
 
 export interface ReportRequest {
   by: ReportGrouping;
@@ -59,17 +62,28 @@ function gitReadProjects(store: Store): Set<string> {
   return projects;
 }
 
+/**
+ * The price catalog `recommend` uses, loaded only when the history holds usage OpenCode stored at cost 0
+ * while spending tokens (it is about 1 MB of code). Undefined when nothing needs it or it cannot load:
+ * such usage is then of unknown cost, never free.
+ */
+export async function reportPrices(history: History): Promise<CostEstimator | undefined> {
+  if (!history.usage.some((record) => !(record.cost > 0) && spentTokens(record))) return undefined;
+  return loadPriceCatalog().catch(() => undefined);
+}
+
 /** The history a report reads. */
 export function reportHistory(store: Store, request: ReportRequest): History {
   return loadHistory(store, filterOf(request));
 }
 
-/** The report for `request`, from a history read by `reportHistory`. */
-export function reportAnswerFrom(store: Store, history: History, request: ReportRequest): ReportAnswer {
+/** The report for `request`, from a history read by `reportHistory`, its usage stored at cost 0 priced by `estimateCost` (`reportPrices`). */
+export function reportAnswerFrom(store: Store, history: History, request: ReportRequest, estimateCost?: CostEstimator): ReportAnswer {
   const timeZone = request.period ? (request.timeZone ?? localTimeZone()) : undefined;
   const report = buildReport(history, request.by, {
     ...(request.period ? { period: request.period } : {}),
     ...(timeZone ? { timeZone } : {}),
+    ...(estimateCost ? { estimateCost } : {}),
     gitReadProjects: gitReadProjects(store),
   });
   if (request.by === 'session') {
@@ -94,6 +108,7 @@ export function reportAnswerFrom(store: Store, history: History, request: Report
  * The report for `request`: every figure computed here, from the store as it is. Surfaces bring the
  * git signals of the projects up to date first (src/cli/git-signals.ts, or `refreshSignals`).
  */
-export function reportAnswer(store: Store, request: ReportRequest): ReportAnswer {
-  return reportAnswerFrom(store, reportHistory(store, request), request);
+export async function reportAnswer(store: Store, request: ReportRequest): Promise<ReportAnswer> {
+  const history = reportHistory(store, request);
+  return reportAnswerFrom(store, history, request, await reportPrices(history));
 }

@@ -28,7 +28,10 @@ const LABEL_CLEARANCE = 14;
 /** Past this share of the plot's width a dot's label goes to its left. */
 const LABEL_FLIP_SHARE = 0.6;
 
-/** The user's grade against cost: one dot per setup (x cost per commit, y mean USER grade, area ~ commits). */
+/**
+ * The user's grade against cost: one dot per setup (x cost per commit, y mean USER grade, area ~ commits).
+ * A setup whose cost is unknown has no cost per commit and is not drawn (it is not free).
+ */
 export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: string) => string): string {
   const points = rows.filter((row) => row.meanUserGrade !== null && row.costPerCommit !== null);
   const innerWidth = PLOT.width - PLOT.left - PLOT.right;
@@ -62,7 +65,7 @@ export function outcomeCostChart(rows: readonly ReportRow[], colorOf: (agent: st
     const x = xOf(row.costPerCommit ?? 0);
     const y = yOf(row.meanUserGrade ?? 0);
     const label = `${row.agent ?? 'all'} · ${row.model ?? 'all'}`;
-    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${plural(row.userGradedCommits, 'commit')}, ${formatDollars(row.costPerCommit ?? 0, costDecimals)}/commit, ${plural(row.commits, 'commit')}`;
+    const detail = `${label}: user grade ${(row.meanUserGrade ?? 0).toFixed(2)} over ${plural(row.userGradedCommits, 'commit')}, ${formatDollars(row.costPerCommit ?? 0, costDecimals)}/commit${row.costEstimated ? ' (estimated)' : ''}, ${plural(row.commits, 'commit')}`;
     parts.push(
       `<circle class="dot" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${radius.toFixed(1)}" fill="${colorOf(row.agent ?? '')}" fill-opacity="0.6"><title>${escapeXml(detail)}</title></circle>`,
     );

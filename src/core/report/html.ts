@@ -33,18 +33,26 @@ function percentOf(value: number): string {
 interface SetupMetric {
   title: string;
   value: (row: ReportRow) => number | null;
-  format: (value: number) => string;
+  format: (value: number, row: ReportRow) => string;
   lowerIsBetter: boolean;
+  /** What a cell without a value says (default "n/a"). */
+  missing?: (row: ReportRow) => string;
 }
 
-/** Cost per commit, every value with the column's decimals ($0.967, $0.600, $1.570). */
+const NOT_AVAILABLE = 'n/a';
+
+/**
+ * Cost per commit, every value with the column's decimals: "~" marks the price catalog's estimate,
+ * "unknown" a setup whose commits cost what no price says (never drawn or read as free).
+ */
 function costPerCommitMetric(rows: readonly ReportRow[]): SetupMetric {
   const decimals = dollarDecimals(rows.map((row) => row.costPerCommit));
   return {
     title: 'cost per commit',
     value: (row) => row.costPerCommit,
-    format: (value) => formatDollars(value, decimals),
+    format: (value, row) => `${row.costEstimated ? '~' : ''}${formatDollars(value, decimals)}`,
     lowerIsBetter: true,
+    missing: (row) => (row.commits > 0 && row.costUnknownSessions > 0 ? 'unknown' : NOT_AVAILABLE),
   };
 }
 
@@ -76,12 +84,16 @@ function setupGroupTable(agent: string, rows: readonly ReportRow[], metrics: rea
     const model = row.model ?? 'all models';
     const cells = metrics.map((metric, column) => {
       const value = metric.value(row);
-      if (value === null) return '<td class="na">n/a</td>';
+      if (value === null) {
+        const missing = metric.missing ? metric.missing(row) : NOT_AVAILABLE;
+        return missing === NOT_AVAILABLE ? `<td class="na">${NOT_AVAILABLE}</td>` : `<td class="na" title="${escapeXml(`${model}: ${metric.title} ${missing}`)}">${escapeXml(missing)}</td>`;
+      }
       const max = maxima[column] ?? 0;
       // A positive value always shows at least a sliver; zero shows no bar.
       const share = max > 0 && value > 0 ? Math.max(2, Math.round((value / max) * 100)) : 0;
-      const text = metric.format(value);
-      return `<td title="${escapeXml(`${model}: ${metric.title} ${text}`)}"><span class="value">${escapeXml(text)}</span><span class="track"><span class="bar${metric.lowerIsBetter ? ' lower' : ''}" style="width:${share}%"></span></span></td>`;
+      const text = metric.format(value, row);
+      const title = `${model}: ${metric.title} ${text}${text.startsWith('~') ? ' (estimated)' : ''}`;
+      return `<td title="${escapeXml(title)}"><span class="value">${escapeXml(text)}</span><span class="track"><span class="bar${metric.lowerIsBetter ? ' lower' : ''}" style="width:${share}%"></span></span></td>`;
     });
     return `<tr><th scope="row">${escapeXml(model)}</th>${cells.join('')}</tr>`;
   });
@@ -151,6 +163,14 @@ function userGradeChart(rows: readonly ReportRow[], colorOf: (agent: string) => 
   return [outcomeCostChart(plotted, colorOf), ...note];
 }
 
+/** What the page's cost marks mean, when it shows any. */
+function costNote(rows: readonly ReportRow[]): string[] {
+  const notes: string[] = [];
+  if (rows.some((row) => row.costEstimated)) notes.push('~ marks a cost estimated from the genai-prices price catalog (OpenCode stored 0 while tokens were spent), as the recommendation estimates it.');
+  if (rows.some((row) => row.costUnknownSessions > 0)) notes.push('"unknown": OpenCode stored no cost and the price catalog does not know the model; such a setup is not drawn against cost.');
+  return notes.map((note) => `<p class="meta">${escapeXml(note)}</p>`);
+}
+
 /** Renders the whole page. */
 export function renderHtmlReport(input: HtmlReportInput): string {
   const { report, activity } = input;
@@ -178,6 +198,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
       ...userGradeChart(report.rows, colorOf),
       '<h2>Setups compared, by agent</h2>',
       '<p class="meta">Bars share one scale per column across all agents; orange columns are better when shorter.</p>',
+      ...costNote(report.rows),
     );
     for (const [agent, rows] of groups) body.push(`<section class="group">`, setupGroupTable(agent, rows, metrics, maxima), '</section>');
     body.push('<h2>Activity over time</h2>', activity.periods.length > 0 ? activityChart(activity, colorOf) : '<p class="empty">No sessions in range.</p>');

@@ -8,6 +8,8 @@ import { gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
 import type { GradeEvidence } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
 import type { OutcomeSums } from './outcome-columns.js';
+import { spentTokens } from './recommend-prices.js';
+import type { CostEstimator } from './recommend-prices.js';
 import type { UsageRecord, UsageSource } from '../types.js';
 import { localTimeZone, periodLabeller } from './periods.js';
 import type { Period } from './periods.js';
@@ -16,10 +18,15 @@ export type { ReportGrouping, ReportRow } from '../../contract/answers.js';
 
 export const REPORT_GROUPINGS: readonly ReportGrouping[] = ['setup', 'agent', 'model', 'project', 'session'];
 
-/** Rows per calendar period too (`--period`), in a time zone; which projects git was read for. */
+/** Rows per calendar period too (`--period`), in a time zone; how to price usage stored at cost 0; which projects git was read for. */
 export interface ReportOptions {
   period?: Period;
   timeZone?: string;
+  /**
+   * Prices usage OpenCode stored at cost 0 while spending tokens (the catalog `recommend` uses). Without
+   * it such usage is of unknown cost, never free.
+   */
+  estimateCost?: CostEstimator;
   /** Projects whose git history was read (their revert and follow-up-fix counts mean something); none without it. */
   gitReadProjects?: ReadonlySet<string>;
 }
@@ -31,16 +38,39 @@ export interface Report {
   totals: ReportRow;
 }
 
+/** A row's cost in parts: what OpenCode stored, what the catalog estimates, what nobody knows. */
+interface CostParts {
+  stored: number;
+  /** A record had a stored cost above 0 (a cost of 0 with no tokens spent says nothing). */
+  storedKnown: boolean;
+  /**
+   * Usage OpenCode stored at cost 0 while spending tokens, summed per model (the tokens on a copy of
+   * the first such record) with its sessions: priced once per row and model when the row is finished.
+   */
+  unpriced: Map<string, { usage: UsageRecord; sessions: Set<string> }>;
+  estimated: number;
+  estimatedAny: boolean;
+  unknownSessions: Set<string>;
+}
+
 interface Accumulator {
   row: ReportRow;
   sessionIds: Set<string>;
   sourceIds: Record<UsageSource, Set<string>>;
   gradeSum: number;
   outcomes: OutcomeSums;
+  cost: CostParts;
 }
 
 function newAccumulator(row: ReportRow): Accumulator {
-  return { row, sessionIds: new Set(), sourceIds: { live: new Set(), backfill: new Set() }, gradeSum: 0, outcomes: emptyOutcomeSums() };
+  return {
+    row,
+    sessionIds: new Set(),
+    sourceIds: { live: new Set(), backfill: new Set() },
+    gradeSum: 0,
+    outcomes: emptyOutcomeSums(),
+    cost: { stored: 0, storedKnown: false, unpriced: new Map(), estimated: 0, estimatedAny: false, unknownSessions: new Set() },
+  };
 }
 
 const DIMENSIONS: Readonly<Record<ReportGrouping, readonly ('agent' | 'model' | 'project' | 'session')[]>> = {
@@ -82,6 +112,8 @@ function emptyRow(agent: string | null, model: string | null, project: string | 
     tokens: 0,
     cost: 0,
     costPerCommit: null,
+    costEstimated: false,
+    costUnknownSessions: 0,
     firstAt: null,
     lastAt: null,
     ...outcomeFields(emptyOutcomeSums(), 0),
@@ -105,16 +137,34 @@ function widen(row: ReportRow, first: string, last: string): void {
   if (row.lastAt === null || last > row.lastAt) row.lastAt = last;
 }
 
+/** Prices a row's usage stored at cost 0, once per model: an estimate, or sessions of unknown cost. */
+function priceUnpriced(parts: CostParts, estimate: CostEstimator | undefined): void {
+  for (const { usage, sessions } of parts.unpriced.values()) {
+    const price = estimate ? estimate(usage) : null;
+    if (price === null) {
+      for (const session of sessions) parts.unknownSessions.add(session);
+    } else {
+      parts.estimated += price;
+      parts.estimatedAny = true;
+    }
+  }
+  parts.unpriced.clear();
+}
+
 function finish(accumulator: Accumulator): ReportRow {
-  const { row } = accumulator;
+  const { row, cost } = accumulator;
   row.sessions = accumulator.sessionIds.size;
   row.liveSessions = accumulator.sourceIds.live.size;
   row.backfilledSessions = accumulator.sourceIds.backfill.size;
   row.failureRate = ratio(row.toolFailures, row.toolCalls);
   row.bugsPerCommit = ratio(row.bugs, row.commits);
   row.meanGrade = ratio(accumulator.gradeSum, row.gradedCommits);
-  row.cost = money(row.cost);
-  const perCommit = ratio(row.cost, row.commits);
+  row.costEstimated = cost.estimatedAny;
+  row.costUnknownSessions = cost.unknownSessions.size;
+  // Unknown usage is left out of the sum: partial when part of it is known, null when none is.
+  const known = cost.storedKnown || cost.estimatedAny || row.costUnknownSessions === 0;
+  row.cost = known ? money(cost.stored + cost.estimated) : null;
+  const perCommit = row.cost === null || row.costUnknownSessions > 0 ? null : ratio(row.cost, row.commits);
   row.costPerCommit = perCommit === null ? null : money(perCommit);
   Object.assign(row, outcomeFields(accumulator.outcomes, row.commits));
   return row;
@@ -128,9 +178,28 @@ interface RecordFigures {
   gradeSum: number;
   /** The record's project had its git history read. */
   gitRead: boolean;
+  /** OpenCode stored cost 0 while tokens were spent: the record's cost is to be estimated. */
+  unpriced: boolean;
 }
 
-function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigures): void {
+/** Adds a record stored at cost 0 with tokens spent to its row's usage of that model, to be priced once. */
+function addUnpriced(parts: CostParts, record: UsageRecord): void {
+  const pending = parts.unpriced.get(record.model);
+  if (!pending) {
+    parts.unpriced.set(record.model, { usage: { ...record }, sessions: new Set([record.sessionId]) });
+    return;
+  }
+  const { usage } = pending;
+  usage.tokensInput += record.tokensInput;
+  usage.tokensOutput += record.tokensOutput;
+  usage.tokensReasoning += record.tokensReasoning;
+  usage.tokensCacheRead += record.tokensCacheRead;
+  usage.tokensCacheWrite += record.tokensCacheWrite;
+  pending.sessions.add(record.sessionId);
+}
+
+/** Adds a record to a row; `priceHere`: its unpriced usage is priced with this row (the totals take their rows' prices instead). */
+function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigures, priceHere = true): void {
   const row = target.row;
   target.sessionIds.add(record.sessionId);
   target.sourceIds[record.source ?? 'live'].add(record.sessionId);
@@ -146,7 +215,10 @@ function addRecord(target: Accumulator, record: UsageRecord, added: RecordFigure
   row.tokensCacheRead += record.tokensCacheRead;
   row.tokensCacheWrite += record.tokensCacheWrite;
   row.tokens += added.tokens;
-  row.cost += record.cost;
+  if (!added.unpriced) {
+    target.cost.stored += record.cost;
+    if (record.cost > 0) target.cost.storedKnown = true;
+  } else if (priceHere) addUnpriced(target.cost, record);
   row.gradedCommits += added.gradedCommits;
   addOutcomes(target.outcomes, record, added.grades, added.gitRead);
   row.csChange += record.csDelta;
@@ -193,11 +265,20 @@ export function buildReport(history: History, by: ReportGrouping = 'setup', opti
       gradedCommits: gradedCommitCount(record, grades),
       gradeSum: commitGradeSum(record, grades),
       gitRead: gitRead.has(record.project),
+      // As recommend's costOf: a stored cost of 0 is a missing price only when tokens were spent.
+      unpriced: !(record.cost > 0) && spentTokens(record),
     };
     addRecord(groupOf(record), record, added);
-    addRecord(totals, record, added);
+    addRecord(totals, record, added, false);
   }
 
+  // The totals' estimate is the sum of their rows' (each priced once per model), so rows add up to it.
+  for (const group of groups.values()) {
+    priceUnpriced(group.cost, options.estimateCost);
+    totals.cost.estimated += group.cost.estimated;
+    totals.cost.estimatedAny ||= group.cost.estimatedAny;
+    for (const session of group.cost.unknownSessions) totals.cost.unknownSessions.add(session);
+  }
   const rows = [...groups.values()].map(finish).sort(compareRows);
   return { by, rows, totals: finish(totals) };
 }

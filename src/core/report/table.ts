@@ -2,7 +2,7 @@
  * Report rows as text: an aligned table for the terminal and CSV for spreadsheets. CSV columns are
  * the JSON field names in the same order, so `--json` and `--csv` carry the same rows.
  */
-import { dollarDecimals, formatDollars, formatNumber, formatTokenCount } from './numbers.js';
+import { dollarDecimals, formatDollars, formatNumber, formatTokenCount, plural } from './numbers.js';
 import type { Report, ReportGrouping, ReportRow } from './report.js';
 import { OUTCOME_FIELDS } from './outcome-columns.js';
 
@@ -37,6 +37,8 @@ export const REPORT_FIELDS = [
   'tokens',
   'cost',
   'costPerCommit',
+  'costEstimated',
+  'costUnknownSessions',
   'firstAt',
   'lastAt',
   ...OUTCOME_FIELDS,
@@ -49,7 +51,7 @@ void everyFieldInCsv;
 
 const CSV_NEEDS_QUOTES = /[",\r\n]/;
 
-function csvCell(value: string | number | null): string {
+function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
   const text = String(value);
   return CSV_NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
@@ -87,10 +89,10 @@ interface TableColumn {
 type Cut = 'end' | 'middle' | 'start';
 
 const DASH = '-';
-
-function money(value: number | null, decimals: number): string {
-  return value === null ? DASH : formatDollars(value, decimals);
-}
+/** Marks a cost that is (partly) the price catalog's estimate, and one that leaves unknown usage out. */
+const ESTIMATED_MARK = '~';
+const PARTIAL_MARK = '+';
+const UNKNOWN = 'unknown';
 
 const count = formatNumber;
 
@@ -102,9 +104,34 @@ function decimal(value: number | null, digits = 2): string {
   return value === null ? DASH : value.toFixed(digits);
 }
 
+/** A row's cost: "~$9.000" estimated, "$7.50+" leaving usage of unknown cost out, "unknown" when none is known. */
+function costCell(row: ReportRow, decimals: number): string {
+  if (row.cost === null) return UNKNOWN;
+  return `${row.costEstimated ? ESTIMATED_MARK : ''}${formatDollars(row.cost, decimals)}${row.costUnknownSessions > 0 ? PARTIAL_MARK : ''}`;
+}
+
+/** Cost per commit: "unknown" when commits were made but part of their cost is unknown, "-" without commits. */
+function perCommitCell(row: ReportRow, decimals: number): string {
+  if (row.costPerCommit === null) return row.commits > 0 && row.costUnknownSessions > 0 ? UNKNOWN : DASH;
+  return `${row.costEstimated ? ESTIMATED_MARK : ''}${formatDollars(row.costPerCommit, decimals)}`;
+}
+
 /** The money columns' decimals, from every value shown in them (rows and totals). */
 function columnContext(rows: readonly ReportRow[]): ColumnContext {
   return { costDecimals: dollarDecimals(rows.map((row) => row.cost)), perCommitDecimals: dollarDecimals(rows.map((row) => row.costPerCommit)) };
+}
+
+/** What the cost marks in the table mean, when it shows any: one line each, under the table. */
+function costNotes(shown: readonly ReportRow[], totals: ReportRow): string[] {
+  const notes: string[] = [];
+  if (shown.some((row) => row.costEstimated)) notes.push(`${ESTIMATED_MARK} estimated: OpenCode stored a cost of 0 while tokens were spent; priced from the genai-prices catalog, as recommend does`);
+  const unknown = totals.costUnknownSessions;
+  if (unknown > 0) {
+    notes.push(
+      `${PARTIAL_MARK} partial: the cost of ${plural(unknown, 'session')} is unknown (OpenCode stored 0 and the price catalog does not know the model); the sum leaves ${unknown === 1 ? 'it' : 'them'} out`,
+    );
+  }
+  return notes;
 }
 
 function signedDecimal(value: number): string {
@@ -147,8 +174,13 @@ const METRIC_COLUMNS: readonly TableColumn[] = [
   { title: 'CS', value: (row) => signed(row.csChange), numeric: true, legend: 'communication score gained or lost through grades', wide: true },
   { title: 'cfg edits', value: (row) => count(row.trackerFileEdits), numeric: true, legend: "tool calls that edited OpenCode's config, the provisioned agents/skills or the tracker's AGENTS.md section", wide: true },
   { title: 'tokens', value: (row) => formatTokenCount(row.tokens), numeric: true, legend: 'tokens of every kind (input, output, reasoning, cache)' },
-  { title: 'cost', value: (row, column) => money(row.cost, column.costDecimals), numeric: true, legend: 'cost as OpenCode recorded it (USD)' },
-  { title: 'cost/commit', value: (row, column) => money(row.costPerCommit, column.perCommitDecimals), numeric: true, legend: 'cost per commit', wide: true },
+  {
+    title: 'cost',
+    value: (row, column) => costCell(row, column.costDecimals),
+    numeric: true,
+    legend: `cost (USD) as OpenCode recorded it; ${ESTIMATED_MARK}: estimated from the price catalog where OpenCode stored 0 while spending tokens; ${PARTIAL_MARK}: partial, some usage of unknown cost left out; ${UNKNOWN}: no price known`,
+  },
+  { title: 'cost/commit', value: (row, column) => perCommitCell(row, column.perCommitDecimals), numeric: true, legend: `cost per commit (${UNKNOWN} when part of the cost is)`, wide: true },
 ];
 
 const SHOWN_DIMENSIONS: Readonly<Record<ReportGrouping, readonly Dimension[]>> = {
@@ -213,11 +245,12 @@ export function reportToTable(report: Report, options: { wide?: boolean } = {}):
   }
   const titles = columns.map((column) => column.title);
   if (!options.wide) fitText(titles, lines, columns);
-  return alignColumns(
+  const table = alignColumns(
     titles,
     lines,
     columns.map((column) => column.numeric),
   );
+  return [table, ...costNotes(shown, report.totals)].join('\n');
 }
 
 /** Cuts the widest text columns, widest first, until the table fits NARROW_WIDTH (or they reach MIN_CUT_WIDTH). */
