@@ -54,8 +54,8 @@ function turn(service: TrackingService, sessionId: string, model: string, calls:
 const sessionsOf = (points: MetricPoint[], model: string) => total(points, 'agent_tracker.sessions', { 'gen_ai.request.model': model });
 
 /** The report's sessions per model of the `build` agent. */
-function reportedSessions(t: TempTracker): Record<string, number> {
-  return Object.fromEntries(reportAnswer(t.store, { by: 'setup' }).rows.map((row) => [row.model, row.sessions]));
+async function reportedSessions(t: TempTracker): Promise<Record<string, number>> {
+  return Object.fromEntries((await reportAnswer(t.store, { by: 'setup' })).rows.map((row) => [row.model, row.sessions]));
 }
 
 describe('agent_tracker.sessions', () => {
@@ -72,7 +72,7 @@ describe('agent_tracker.sessions', () => {
     });
     // m/one: s1 and s2; m/two: s1.
     expect({ one: sessionsOf(points, 'one'), two: sessionsOf(points, 'two') }).toEqual({ one: 2, two: 1 });
-    expect(reportedSessions(t)).toEqual({ 'm/one': 2, 'm/two': 1 });
+    expect(await reportedSessions(t)).toEqual({ 'm/one': 2, 'm/two': 1 });
     expect(total(points, 'agent_tracker.tool.calls')).toBe(5);
   });
 
@@ -96,7 +96,7 @@ describe('agent_tracker.sessions', () => {
     expect({ one: sessionsOf(first, 'one'), two: sessionsOf(first, 'two') }).toEqual({ one: 2, two: 0 });
     expect({ one: sessionsOf(second, 'one'), two: sessionsOf(second, 'two') }).toEqual({ one: 1, two: 1 });
     // A team's dashboard sums the processes: 3 sessions on m/one (s1, s2, s3), 1 on m/two (s1), as the report says.
-    expect(reportedSessions(t)).toEqual({ 'm/one': 3, 'm/two': 1 });
+    expect(await reportedSessions(t)).toEqual({ 'm/one': 3, 'm/two': 1 });
     expect(total(first, 'agent_tracker.tool.calls') + total(second, 'agent_tracker.tool.calls')).toBe(6);
   });
 
@@ -110,6 +110,6 @@ describe('agent_tracker.sessions', () => {
       turn(service, 's1', 'm/two', [['c3', true]], 'msg3');
     });
     expect({ one: sessionsOf(points, 'one'), two: sessionsOf(points, 'two') }).toEqual({ one: 1, two: 1 });
-    expect(reportedSessions(t)).toEqual({ 'm/one': 1, 'm/two': 1 });
+    expect(await reportedSessions(t)).toEqual({ 'm/one': 1, 'm/two': 1 });
   });
 });
