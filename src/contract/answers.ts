@@ -225,8 +225,12 @@ export interface RoleRecommendation {
   runnerUp: ScoredSetup | null;
   alternatives: ScoredSetup[];
   confidence: Confidence;
-  /** The probability that the pick is truly the best of the role's well-evidenced setups; null when it is the only setup of its role. */
-  probabilityBest: number | null;
+  /**
+   * The probability that the pick is truly the best of the role's well-evidenced setups (0..1). For the
+   * only setup of its role it is the best of one: 1, or at most 0.9 on thin evidence, and `confidence`
+   * says 'no alternative'.
+   */
+  probabilityBest: number;
   /** The pick itself rests on little evidence. */
   thinEvidence: boolean;
   /** Whether `--apply` writes this role without `--include-uncertain`. */

@@ -222,10 +222,10 @@ describe('evidence thresholds', () => {
     expect(roleOf(result, 'build')).toMatchObject({ pick: { model: 'm/a' }, confidence: 'clear', thinEvidence: false, certain: true });
   });
 
-  it('claims no chance of being the best for the only setup of a role, and does not apply it', () => {
+  it('says the only setup of a role was compared with nothing, and does not apply it', () => {
     // One model in the role, however well evidenced: nothing was compared (the text says "nothing to compare it with").
     const result = recommend([...work('build', 'm/a', 20, excellent)]);
-    expect(roleOf(result, 'build')).toMatchObject({ confidence: 'no alternative', probabilityBest: null, thinEvidence: false, certain: false, runnerUp: null });
+    expect(roleOf(result, 'build')).toMatchObject({ confidence: 'no alternative', probabilityBest: 1, thinEvidence: false, certain: false, runnerUp: null });
     expect(describeConfidence(roleOf(result, 'build'))).toBe('only model used in this role, so nothing to compare it with');
     expect(result.setup).toEqual([{ agent: 'build', model: 'm/a', confidence: 'no alternative' }]);
   });

@@ -48,7 +48,7 @@ export function describeConfidence(role: RoleRecommendation): string {
   const own = role.pick.n > 0 ? role.pick.n : role.pick.sessions;
   const unit = role.pick.n > 0 ? 'commit' : 'session';
   const note = role.thinEvidence ? `, thin evidence: ${fewOf(own, unit)}` : '';
-  if (role.runnerUp === null || role.probabilityBest === null) return `only model used in this role, so nothing to compare it with${note}`;
+  if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
   const chance = `${Math.round(role.probabilityBest * 100)}% likely the best`;
   if (!role.comparable) return `not comparable yet with ${role.runnerUp.model}: they never did the same kind of task (${chance}${note})`;
   if (role.tie) return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;

@@ -296,11 +296,10 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   const comparableWithRunnerUp = !rival || !notComparableWith.includes(rival);
   let cap = pickEvidence < SURE_EVIDENCE || unlike !== null ? MAX_THIN_PROBABILITY : 1;
   if (!comparableWithRunnerUp) cap = NOT_COMPARABLE_PROBABILITY;
-  // The only setup of its role was compared with nothing: no chance of being the best is claimed.
-  const alone = candidates.length === 1;
-  const probabilityBest = alone ? null : Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
+  const probabilityBest = Math.round(Math.min(cap, probabilityLargest(scaled, 0)) * 1000) / 1000;
   const lead = rival ? SCORE_SCALE * (pick.mean - rival.mean) : null;
-  const confidence = probabilityBest === null ? 'no alternative' : comparableWithRunnerUp ? confidenceOf(probabilityBest, lead) : 'close call';
+  // The only setup of its role was compared with nothing: it is the best of one, and no more is claimed.
+  const confidence = candidates.length === 1 ? 'no alternative' : comparableWithRunnerUp ? confidenceOf(probabilityBest, lead) : 'close call';
   const tie = comparableWithRunnerUp && lead !== null && lead < PRACTICAL_LEAD;
   const caveats: string[] = [];
   if (unlike) caveats.push(unlike);
