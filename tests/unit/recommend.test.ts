@@ -567,6 +567,8 @@ describe('the answer in words', () => {
     [{ costPerAcceptedCommit: null, unpricedSessions: 3, pricedSessions: 57 }, 'cost unknown for 3 of its 60 sessions'],
     [{ costPerAcceptedCommit: null, unpricedSessions: 0, pricedSessions: 0 }, 'no cost recorded'],
     [{ costPerAcceptedCommit: null, unpricedSessions: 3, pricedSessions: 57, acceptedCommits: 0 }, 'no accepted commit to price'],
+    // A role that never commits and never spent anything (README: "no cost recorded"), not "no accepted commit".
+    [{ costPerAcceptedCommit: null, unpricedSessions: 0, pricedSessions: 0, acceptedCommits: 0 }, 'no cost recorded'],
   ])('cost %p', (fields, text) => {
     expect(describeCost({ ...clearRole().pick, ...fields })).toBe(text);
   });
