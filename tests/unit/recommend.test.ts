@@ -458,9 +458,9 @@ describe('similarity', () => {
     [0.1, true],
     [0.29, true],
     [0.3, false],
-  ])('says when a setup worked mostly on unlike projects (similarity %p: %p)', (similarity, unlike) => {
+  ])('says when a setup worked only on unlike projects (similarity %p: %p)', (similarity, unlike) => {
     const result = recommend([...work('build', 'm/a', 20, BASE, '/p/far'), ...work('build', 'm/b', 20, BASE)], { similarity: { '/p/far': similarity } });
-    expect(setupOf(result, 'build', 'm/a').why.startsWith('mostly on unlike projects; ')).toBe(unlike);
+    expect(setupOf(result, 'build', 'm/a').why.startsWith('only on unlike projects; ')).toBe(unlike);
     expect(setupOf(result, 'build', 'm/b').why.startsWith('mostly')).toBe(false);
   });
 
@@ -489,7 +489,7 @@ describe('similarity', () => {
     expect(setupOf(result, 'build', 'm/a').why).toContain('user 2.0/5 over 20 commits');
     expect(setupOf(result, 'build', 'm/a').why).not.toContain('like this one');
     // m/b: only unlike work: said once, before its counts.
-    expect(setupOf(result, 'build', 'm/b').why).toMatch(/^mostly on unlike projects; (?!on projects like)/);
+    expect(setupOf(result, 'build', 'm/b').why).toMatch(/^only on unlike projects; (?!on projects like)/);
     expect(setupOf(result, 'build', 'm/b').why).toContain('over 10 commits');
   });
 
@@ -520,13 +520,13 @@ describe('similarity', () => {
     expect(setupOf(result, 'build', 'm/b').why).toMatch(/^mostly on unlike projects; on projects like this one: /);
   });
 
-  it("keeps 'mostly on unlike projects' in the pick's own why, where the history holds a like project", () => {
+  it("keeps 'only on unlike projects' in the pick's own why, where the history holds a like project", () => {
     // m/a did well, all of it on a far project; m/b middling on the target itself.
     const usage = [...work('build', 'm/a', 20, { ...BASE, userGradeSum: 5 }, '/p/far'), ...work('build', 'm/b', 20, BASE)];
     const role = roleOf(recommend(usage, { similarity: { '/p/far': 0.1 } }), 'build');
     expect(role.pick.model).toBe('m/a');
-    expect(role.pick.why.startsWith('mostly on unlike projects; ')).toBe(true);
-    expect(role.runnerUp?.why.startsWith('mostly')).toBe(false);
+    expect(role.pick.why.startsWith('only on unlike projects; ')).toBe(true);
+    expect(role.runnerUp?.why.startsWith('only')).toBe(false);
   });
 
   it('says once, in the caveat, that nothing in the history is like the target, and never that the pick rests on like projects', () => {

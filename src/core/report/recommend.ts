@@ -182,7 +182,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const thinNote = thin ? `${fewOf(Math.round(own), roleCommits ? 'commit' : 'session')}, too little to pick; ` : '';
   // Where nothing in the history is like the target, the role's caveat says so once for every setup.
   // "Mostly": most of its work by the same measure that says which projects are like the target (`like`).
-  const unlikeNote = !unlikeRole && setup.likeMass < setup.similarityMass / 2 ? 'mostly on unlike projects; ' : '';
+  const unlikeNote = unlikeRole || setup.likeMass >= setup.similarityMass / 2 ? '' : setup.likeMass > 0 ? 'mostly on unlike projects; ' : 'only on unlike projects; ';
   const accepted = acceptedCommits(setup.counts);
   // The overclaim shown is the setup's own, as counted; the score takes off the pooled one: the why says both.
   const counted = overclaimed !== null && information > 0;
