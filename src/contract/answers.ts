@@ -288,7 +288,7 @@ export interface PatternMatch {
   source: EntryKind;
   task: string;
   notes: string;
-  /** The user's grade of a retrospective; activities and commits carry none. */
+  /** The grade that judged it (see `gradedBy`, `judgedBy`); absent for work nobody graded and for a reported bug. */
   grade?: Grade;
   agentId: string;
   scope: string;
@@ -298,7 +298,15 @@ export interface PatternMatch {
   projectPath?: string;
   /** Who gave `grade`, when known; anything but 'user' is shown as self-graded. */
   gradedBy?: GradeProvenance;
+  /**
+   * Set on an activity judged by something other than a grade of its own: a bug report it records
+   * (a mistake, no grade), or the user's grades of its session's commits (`grade` is the lowest of them).
+   */
+  judgedBy?: PriorArtJudgedBy;
 }
+
+/** What judged an activity in prior art: the bug report it records, or the user's grades of its session's commits. */
+export type PriorArtJudgedBy = 'reported-bug' | 'session-commits';
 
 /** Prior art in three categories, each ranked best first. */
 export interface PriorArtResult {
@@ -306,7 +314,7 @@ export interface PriorArtResult {
   positivePatterns: PatternMatch[];
   /** The same from other scopes; searched only when the scope-local pass found fewer than maxResults. */
   crossScopePatterns: PatternMatch[];
-  /** Work the user graded bad, from every scope. */
+  /** Work graded bad (by the user, else the agent) and bugs reported in it, from every scope. */
   mistakes: PatternMatch[];
 }
 

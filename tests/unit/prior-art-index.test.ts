@@ -483,19 +483,22 @@ describe('runs: each flush writes its postings as a run, merged into the terms a
     expect(compareTerms('\u{10000}', '\uE000')).toBeGreaterThan(0);
   });
 
-  it('reads and extends an index of version 3 (the same layout without runs) without a rebuild', () => {
-    t = priorArtStore();
-    t.write([{ kind: 'activity', id: 'old', task: 'thumbnail cache warmup' }]);
-    const store = t.store;
-    store.write((tables) => tables.terms.putSync(['s', 'version'], 3));
-    const reader = new TermIndexReader(store.tables.terms);
-    expect(reader.isCurrent()).toBe(true);
-    expect(rebuildStaleTermIndex(store).rebuilt).toBe(false);
-    t.write([{ kind: 'activity', id: 'new', task: 'thumbnail resize' }]);
-    // Its first flush stamps it with this version: a tracker of version 3 no longer writes to it.
-    expect(reader.version()).toBe(TERM_INDEX_VERSION);
-    const tasks = new QueryService(store).searchPriorArt({ taskDescription: 'thumbnail', scope: DEFAULT_PROJECT }).positivePatterns.map((match) => match.task).sort();
-    expect(tasks).toEqual(['thumbnail cache warmup', 'thumbnail resize']);
+  it('rebuilds an index of version 3 or 4 (without the grades of bug reports), then marks a verified report as a mistake', () => {
+    for (const earlier of [3, 4]) {
+      t = priorArtStore();
+      const store = t.store;
+      t.write([{ kind: 'activity', id: 'bug', task: 'Bug reported: thumbnail cache serves stale images', outcome: 'bug' }]);
+      store.write((tables) => tables.terms.putSync(['s', 'version'], earlier));
+      const reader = new TermIndexReader(store.tables.terms);
+      expect(reader.isCurrent()).toBe(false);
+      expect(rebuildStaleTermIndex(store).rebuilt).toBe(true);
+      expect(reader.version()).toBe(TERM_INDEX_VERSION);
+      const result = new QueryService(store).searchPriorArt({ taskDescription: 'thumbnail cache', scope: DEFAULT_PROJECT });
+      expect(result.positivePatterns).toEqual([]);
+      expect(result.mistakes.map((match) => [match.task, match.judgedBy])).toEqual([['Bug reported: thumbnail cache serves stale images', 'reported-bug']]);
+      t.dispose();
+      t = undefined;
+    }
   });
 });
 

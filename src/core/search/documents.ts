@@ -30,3 +30,15 @@ export function searchableText(entry: SearchableEntry): string {
       return entry.value.message;
   }
 }
+
+/** The outcome a bug report's journal entry carries, and how its task starts (src/core/tracking/bug-reports.ts). */
+const VERIFIED_BUG = { outcome: 'bug', task: 'Bug reported: ' };
+const UNVERIFIED_BUG = { outcome: 'unverified bug report', task: 'Unverified bug report from ' };
+
+/** Whether a journal entry was written by a bug report, verified (charged to the agent) or not; undefined for any other entry. */
+export function bugReportOf(entry: Pick<ActivityEntry, 'task' | 'outcome' | 'automatic'>): 'verified' | 'unverified' | undefined {
+  if (entry.automatic) return undefined;
+  if (entry.outcome === VERIFIED_BUG.outcome && entry.task.startsWith(VERIFIED_BUG.task)) return 'verified';
+  if (entry.outcome === UNVERIFIED_BUG.outcome && entry.task.startsWith(UNVERIFIED_BUG.task)) return 'unverified';
+  return undefined;
+}

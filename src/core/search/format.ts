@@ -14,12 +14,20 @@ const NONE_FOUND = '_None found._';
 
 /**
  * A retrospective's grade is labelled self-graded unless the user is known to have given it:
- * an agent's opinion of its own work is not evidence that it worked.
+ * an agent's opinion of its own work is not evidence that it worked. An activity judged by a bug
+ * report or by its session's commits says so: it was not graded itself.
  */
 function gradeText(match: PatternMatch): string {
+  if (match.judgedBy === 'reported-bug') return `reported bug (${match.source})`;
   if (match.grade === undefined) return `ungraded ${match.source}`;
+  const grade = `${GRADE_LABELS[match.grade]} (${match.grade})`;
+  if (match.judgedBy === 'session-commits') {
+    return match.grade === -1
+      ? `${match.source} of a session with a commit the user graded ${grade}`
+      : `${match.source} of a session whose commits the user graded ${grade}${match.grade === 2 ? ' or better' : ''}`;
+  }
   const by = match.gradedBy === 'user' ? 'user-graded' : match.gradedBy === 'agent-reported' ? 'agent-relayed' : 'self-graded';
-  return `${by} ${GRADE_LABELS[match.grade]} (${match.grade}) ${match.source}`;
+  return `${by} ${grade} ${match.source}`;
 }
 
 /** A scope falls back to a project's path when it has no classification: show the name only. */

@@ -23,9 +23,13 @@ function labelled(parts: [string, string][]): string {
     .join(' ');
 }
 
-/** A match's grade fields from its judgement: none when nobody graded it. */
-function gradeOf(judgement: Judgement): Pick<PatternMatch, 'grade' | 'gradedBy'> {
-  return judgement.grade === undefined || judgement.gradedBy === undefined ? {} : { grade: judgement.grade, gradedBy: judgement.gradedBy };
+/** A match's grade fields from its judgement: none when nobody graded it; a reported bug says so instead of a grade. */
+function gradeOf(judgement: Judgement): Pick<PatternMatch, 'grade' | 'gradedBy' | 'judgedBy'> {
+  if (judgement.judgedBy === 'reported-bug') return { judgedBy: judgement.judgedBy };
+  if (judgement.grade === undefined || judgement.gradedBy === undefined) return {};
+  return judgement.judgedBy === undefined
+    ? { grade: judgement.grade, gradedBy: judgement.gradedBy }
+    : { grade: judgement.grade, gradedBy: judgement.gradedBy, judgedBy: judgement.judgedBy };
 }
 
 /**
@@ -56,6 +60,7 @@ export function matchOf(t: Store['tables'], ref: DocumentRef, candidate: Candida
         source: 'activity',
         task: oneLine(entry.task),
         notes: labelled([['Outcome', entry.outcome], ['Decisions', entry.decisions]]),
+        ...gradeOf(candidate),
         agentId: entry.agent,
         scope,
         timestamp: entry.timestamp,

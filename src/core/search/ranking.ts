@@ -3,16 +3,18 @@
  * order inside a category (BM25 score, then grade with ungraded entries between bad and neutral,
  * then recency, then the later document).
  */
+import type { PriorArtJudgedBy } from '../../contract/answers.js';
 import type { Grade, GradeProvenance } from '../types.js';
 
 /** Ungraded entries rank below graded ones on ties; as a number it sorts between -1 and 1. */
 const UNGRADED_RANK = 0;
 
-/** The grade that judges an entry, who gave it, and the user's note with it. */
+/** The grade that judges an entry, who gave it, the user's note with it, and what it was read from when not the entry's own grade. */
 export interface Judgement {
   grade: Grade | undefined;
   gradedBy?: GradeProvenance;
   userNote?: string;
+  judgedBy?: PriorArtJudgedBy;
 }
 
 /** The judgement of an entry nobody graded. */
@@ -32,6 +34,7 @@ export function candidateOf(judgement: Judgement, document: number, score: numbe
   const candidate: Candidate = { grade: judgement.grade, document, score, matched, seconds, projectId };
   if (judgement.gradedBy !== undefined) candidate.gradedBy = judgement.gradedBy;
   if (judgement.userNote !== undefined) candidate.userNote = judgement.userNote;
+  if (judgement.judgedBy !== undefined) candidate.judgedBy = judgement.judgedBy;
   return candidate;
 }
 

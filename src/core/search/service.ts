@@ -10,34 +10,40 @@
  * then grade, then recency. Only the postings of the query's terms are read, and only the entries
  * returned are fetched.
  *
- * Which entries are which, by the grade that judges them (`judgement`):
+ * Which entries are which, by what judges them (`Judge`, judgements.ts):
  * - The user's own grade of the commit (`/grade`, `agent-tracker grade`) decides first, for its
  *   retrospective and for the commit itself: it is the outside judgement. A commit the user graded
  *   bad (-1) is a mistake whatever the agent wrote about it.
  * - Without one, a retrospective is judged by the grade an agent relayed as the user's (old records),
- *   else by the agent's own self-grade; the match says which (`gradedBy`).
+ *   else by the agent's own self-grade; the match says which (`gradedBy`). A good self-grade of a
+ *   commit that earned no credit (a self-revert, say) judges nothing: the entry is left out.
  * - Good (2) and excellence (5) are positive, bad (-1) a mistake; neutral (1) is neither and is not shown.
- * - Activities, and commits nobody graded, carry no grade. They count as positive patterns, ranked
- *   below a graded retrospective of equal relevance: a commit that was kept and a turn that finished
- *   are evidence of work that got done, and a hand-written journal entry records decisions someone
- *   chose to keep. They are never mistakes: nothing says they went wrong.
+ * - An activity that records a verified bug report is a mistake (`judgedBy: 'reported-bug'`, no
+ *   grade); an unverified report is left out: nothing ties it to the agent's work, and any agent can
+ *   write one. Another activity is judged by the lowest grade the user gave a commit of its session
+ *   (`judgedBy: 'session-commits'`): the turns of a session whose commit the user graded bad are not
+ *   a pattern to follow.
+ * - Activities without such a judgement, and commits nobody graded, carry no grade. They count as
+ *   positive patterns, ranked below a graded retrospective of equal relevance: a commit that was kept
+ *   and a turn that finished are evidence of work that got done, and a hand-written journal entry
+ *   records decisions someone chose to keep.
  * - A commit that has a retrospective is left out: the retrospective stands for it with its grade
  *   and notes (a commit graded bad must not show up as a positive pattern too).
  */
 import type { Store } from '../store/store.js';
-import type { Grade, RetrospectiveEntry } from '../types.js';
+import type { Grade } from '../types.js';
 import { InputError } from '../validation.js';
 import { Accumulators, KEPT_AGENT, KEPT_PROJECT, KEPT_SECONDS, KEPT_SHAPE, KEPT_WORDS } from './accumulators.js';
 import { inverseDocumentFrequency, saturatedTermFrequency } from './bm25.js';
-import type { EntryKind } from './documents.js';
 import { FUZZY_WEIGHT } from './fuzzy.js';
 import { decodePostings } from './index/codec.js';
 import { gradeOfShape, kindOfShape } from './index/metadata.js';
 import { TermIndexReader } from './index/reader.js';
+import { Judge, LEFT_OUT } from './judgements.js';
 import { matchOf } from './matches.js';
 import { analyzeQuery } from './query-terms.js';
-import { byRank, candidateOf, scoreOfCandidate, UNJUDGED } from './ranking.js';
-import type { Candidate, Judgement } from './ranking.js';
+import { byRank, candidateOf, scoreOfCandidate } from './ranking.js';
+import type { Candidate } from './ranking.js';
 import { scopeOfProject } from './scope.js';
 import { TopK } from './top-k.js';
 import { DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT } from './types.js';
@@ -81,7 +87,7 @@ export function validatePriorArtQuery(query: PriorArtQuery): Required<Pick<Prior
 export class QueryService {
   private readonly index: TermIndexReader;
   private readonly accumulators = new Accumulators();
-  /** The projects (index ids) with a commit the user graded, read at the start of each query: elsewhere no judgement reads an entry to look one up. */
+  /** The projects (index ids) with a commit the user graded, read at the start of each query (see Judge). */
   private userGradedProjects = new Set<number>();
 
   constructor(private readonly store: Store) {
@@ -200,6 +206,7 @@ export class QueryService {
     const isLocal = this.localFilter(query);
     const crossAllowed = this.crossFilter(query);
     const minimumMatched = RELEVANCE_THRESHOLD * keywordCount;
+    const judge = new Judge(this.store, this.index, this.userGradedProjects);
     for (let i = 0; i < acc.touchedCount; i += 1) {
       const document = acc.touched[i] as number;
       const matched = acc.matched[document] as number;
@@ -216,7 +223,8 @@ export class QueryService {
       const shape = acc.kept[kept + KEPT_SHAPE] as number;
       const projectId = acc.kept[kept + KEPT_PROJECT] as number;
       const agentId = acc.kept[kept + KEPT_AGENT] as number;
-      const judgement = this.judgement(document, kindOfShape(shape), gradeOfShape(shape), projectId);
+      const judgement = judge.judge(document, kindOfShape(shape), gradeOfShape(shape), projectId);
+      if (judgement === LEFT_OUT) continue;
       const { grade } = judgement;
       let category: Category;
       if (grade === MISTAKE_GRADE) category = 'mistake';
@@ -229,30 +237,6 @@ export class QueryService {
       board.offer(candidateOf(judgement, document, score, matched, acc.kept[kept + KEPT_SECONDS] as number, projectId));
     }
     return top;
-  }
-
-  /**
-   * The grade that judges a document (see the module comment): the user's grade of its commit, else
-   * for a retrospective the grade an agent relayed as the user's (the one the index holds), else its
-   * self-grade. Reads at most three records, and only for documents that could make the boards.
-   */
-  private judgement(document: number, kind: EntryKind, indexedGrade: Grade | undefined, projectId: number): Judgement {
-    if (kind === 'activity') return UNJUDGED;
-    // In a project without user grades a commit is ungraded, and a retrospective the index holds a grade for has it: no entry to read.
-    if (!this.userGradedProjects.has(projectId)) {
-      if (kind === 'commit') return UNJUDGED;
-      if (indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
-    }
-    const ref = this.index.documentRef(document);
-    if (ref === undefined || ref[0] === 'activity') return UNJUDGED;
-    const t = this.store.tables;
-    const project = ref[0] === 'commit' ? ref[1] : this.index.nameOf('project', projectId);
-    const userGrade = project === undefined ? undefined : t.userGrades.get([project, ref[2]]);
-    if (userGrade) return { grade: userGrade.grade, gradedBy: 'user', userNote: userGrade.note };
-    if (ref[0] === 'commit') return UNJUDGED;
-    if (indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
-    const retrospective: RetrospectiveEntry | undefined = t.retrospectives.get([ref[1], ref[2]]);
-    return retrospective ? { grade: retrospective.agent_grade, gradedBy: 'self' } : UNJUDGED;
   }
 
   /**

@@ -33,12 +33,13 @@ import type { Table, WritableTable, TermIndexKey } from '../../store/tables.js';
  * read and not written to.
  * 1: lower-cased words of 3+ letters. 2: NFKC, identifier splitting, Porter2 stems, two-letter words.
  * 3: the same terms; packed postings, per-document metadata and compact document references.
- * 4: the same, with runs (an index of version 3 is one without runs: it is read and written as is,
- *    and stamped 4 by its first flush, so that a tracker of version 3 no longer writes to it).
+ * 4: the same, with runs (an index of version 3 is one without runs: it was read and written as is,
+ *    and stamped 4 by its first flush, so that a tracker of version 3 no longer wrote to it).
+ * 5: the same layout; an activity that records a bug report carries a grade in its metadata (a
+ *    verified report -1, an unverified one 1), so a query tells reported bugs apart without reading
+ *    entries. Earlier indexes lack those grades: they are rebuilt.
  */
-export const TERM_INDEX_VERSION = 4;
-/** The earlier version this one reads and writes as it is (see above). */
-const COMPATIBLE_VERSION = 3;
+export const TERM_INDEX_VERSION = 5;
 /** The version the index was built with (absent: 1, from before versions were kept). */
 export const VERSION_KEY: TermIndexKey = ['s', 'version'];
 /** The live runs, oldest first, as flat pairs: run number, terms it still holds. */
@@ -106,7 +107,7 @@ export function toBytes(value: unknown): Uint8Array | undefined {
 export function indexIsCurrent(table: TermReadTable): boolean {
   if (readNumber(table, ['s', 'nextDocument']) === 0) return true;
   const version = table.get(VERSION_KEY);
-  return version === TERM_INDEX_VERSION || version === COMPATIBLE_VERSION;
+  return version === TERM_INDEX_VERSION;
 }
 
 /** The live runs, oldest first, as flat pairs: run number, terms it still holds. */

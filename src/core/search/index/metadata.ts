@@ -27,7 +27,7 @@ const KINDS: readonly EntryKind[] = ['retrospective', 'activity', 'commit'];
 export interface DocumentMetadata {
   documentLength: number;
   kind: EntryKind;
-  /** The user's grade of a retrospective; undefined for activities and commits. */
+  /** The relayed user's grade of a retrospective; for an activity that records a bug report, -1 (verified) or 1 (unverified); else undefined. */
   grade: Grade | undefined;
   projectId: number;
   agentId: number;

@@ -5,7 +5,7 @@
  */
 import type { WrittenDocument } from '../../store/tables.js';
 import type { Grade } from '../../types.js';
-import { searchableText } from '../documents.js';
+import { bugReportOf, searchableText } from '../documents.js';
 import { isFuzzyWord } from '../fuzzy.js';
 import { analyze } from '../tokenizer.js';
 import type { TermSink } from '../tokenizer.js';
@@ -17,9 +17,17 @@ import { appendPostings } from './postings.js';
 import { appendRefs, assignId, packedRef } from './refs.js';
 import { MAX_RUNS, mergeSlice, writeRun } from './runs.js';
 
+/** The grade an unverified bug report is indexed with: neutral, neither a pattern nor a mistake. */
+const UNVERIFIED_BUG_GRADE: Grade = 1;
+/** And a verified one: bad, a mistake. */
+const VERIFIED_BUG_GRADE: Grade = -1;
+
 function gradeOfDocument(document: WrittenDocument): Grade | undefined {
   // The user's grade decides: it is the outside judgement of the work (the agent grades itself too).
-  return document.kind === 'retrospective' ? document.value.user_grade : undefined;
+  if (document.kind === 'retrospective') return document.value.user_grade;
+  if (document.kind === 'commit') return undefined;
+  const bug = bugReportOf(document.value);
+  return bug === 'verified' ? VERIFIED_BUG_GRADE : bug === 'unverified' ? UNVERIFIED_BUG_GRADE : undefined;
 }
 
 function secondsOf(timestamp: string): number {

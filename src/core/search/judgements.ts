@@ -1,0 +1,125 @@
+/**
+ * The grade that judges a prior-art candidate (see service.ts's module comment for the rules), read
+ * with keyed reads only, and only for candidates that could make a board:
+ * - a retrospective or a commit: the user's grade of the commit, else (retrospectives) the grade an
+ *   agent relayed, else the self-grade; a positive self-grade of a commit that earned no credit (a
+ *   self-revert, an empty commit) judges nothing;
+ * - an activity: a bug report it records, as the index holds it (a verified one is a mistake, an
+ *   unverified one is left out), else the user's grades of the commits its session made, else nothing.
+ */
+import type { Store } from '../store/store.js';
+import { GRADES } from '../types.js';
+import type { Grade, RetrospectiveEntry, UserGradeRecord } from '../types.js';
+import type { EntryKind } from './documents.js';
+import type { TermIndexReader } from './index/reader.js';
+import { UNJUDGED } from './ranking.js';
+import type { Judgement } from './ranking.js';
+
+/** A candidate that is neither a positive pattern nor a mistake: it is not shown. */
+export const LEFT_OUT = null;
+
+const POSITIVE_GRADES: ReadonlySet<Grade> = new Set<Grade>([2, 5]);
+
+/** The judgement of a verified bug report: a mistake, by the report and not by anyone's grade. */
+const REPORTED_BUG: Judgement = { grade: -1, judgedBy: 'reported-bug' };
+
+/** A path or session id holds no NUL: `[x + NUL, '']` sorts after every key that starts with x. */
+const AFTER = '\u0000';
+
+/** Judges candidates for one query; keeps what it read for the query's other candidates. */
+export class Judge {
+  /** Per session: the user's grades of its commits (one usage read, more only for a session with several). */
+  private readonly sessions = new Map<string, readonly Grade[]>();
+  /** Per project: its user grades by session, read only when a session had several. */
+  private readonly projectSessions = new Map<string, Map<string, Grade[]>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly index: TermIndexReader,
+    /** The projects (index ids) with a commit the user graded: elsewhere no judgement reads an entry to look one up. */
+    private readonly userGradedProjects: ReadonlySet<number>,
+  ) {}
+
+  /**
+   * The grade that judges a document, or LEFT_OUT. Reads at most a few records, and only for
+   * documents that could make the boards.
+   */
+  judge(document: number, kind: EntryKind, indexedGrade: Grade | undefined, projectId: number): Judgement | typeof LEFT_OUT {
+    const userGraded = this.userGradedProjects.has(projectId);
+    // In a project without user grades a commit is ungraded, and a retrospective the index holds a grade for has it: no entry to read.
+    if (!userGraded && kind === 'commit') return UNJUDGED;
+    if (!userGraded && kind === 'retrospective' && indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
+    if (kind === 'activity') {
+      // The index holds a bug report's grade (index/writer.ts): a verified one is a mistake; an unverified
+      // one is an accusation the tracker could not tie to the agent's work (and any agent can write one).
+      if (indexedGrade === -1) return REPORTED_BUG;
+      if (indexedGrade !== undefined) return LEFT_OUT;
+      if (!userGraded) return UNJUDGED;
+    }
+    const ref = this.index.documentRef(document);
+    if (ref === undefined) return UNJUDGED;
+    const t = this.store.tables;
+    if (ref[0] === 'activity') {
+      const entry = t.activities.get([ref[1], ref[2], ref[3]]);
+      return entry?.sessionId ? this.session(entry.project, entry.sessionId) : UNJUDGED;
+    }
+    const project = ref[0] === 'commit' ? ref[1] : this.index.nameOf('project', projectId);
+    const userGrade = userGraded && project !== undefined ? t.userGrades.get([project, ref[2]]) : undefined;
+    if (userGrade) return { grade: userGrade.grade, gradedBy: 'user', userNote: userGrade.note };
+    if (ref[0] === 'commit') return UNJUDGED;
+    // Relayed grades are on records from before provenance, which also predate credit marks: no commit to read.
+    if (indexedGrade !== undefined) return { grade: indexedGrade, gradedBy: 'agent-reported' };
+    const retrospective: RetrospectiveEntry | undefined = t.retrospectives.get([ref[1], ref[2]]);
+    if (!retrospective) return UNJUDGED;
+    const grade = retrospective.agent_grade;
+    // A commit that earned nothing earns nothing from the agent's praise either (grading.ts): it is no pattern to follow.
+    if (POSITIVE_GRADES.has(grade) && t.commits.get([retrospective.project, retrospective.commit])?.noCredit !== undefined) return LEFT_OUT;
+    return { grade, gradedBy: 'self' };
+  }
+
+  /**
+   * An activity by the lowest grade the user gave a commit of its session: one commit graded bad
+   * makes the session's journal a mistake, not a pattern to follow.
+   */
+  private session(project: string, sessionId: string): Judgement {
+    const grades = this.sessionGrades(project, sessionId);
+    if (grades.length === 0) return UNJUDGED;
+    let lowest = grades[0] as Grade;
+    for (const grade of grades) if (grade < lowest) lowest = grade;
+    return { grade: lowest, gradedBy: 'user', judgedBy: 'session-commits' };
+  }
+
+  /**
+   * The user's grades of the commits `sessionId` made. Its usage records (keyed by session) count
+   * them and sum them: that is the grade when there is one; with several, the project's user grades
+   * are read once for the query and sorted by session (the sum alone cannot tell -1 and 5 from 2 and 2).
+   */
+  private sessionGrades(project: string, sessionId: string): readonly Grade[] {
+    const known = this.sessions.get(sessionId);
+    if (known) return known;
+    let count = 0;
+    let sum = 0;
+    for (const { value } of this.store.tables.usage.getRange({ start: [sessionId, '', ''], end: [`${sessionId}${AFTER}`, '', ''] })) {
+      count += value.userGradedCommits ?? 0;
+      sum += value.userGradeSum ?? 0;
+    }
+    const single = GRADES.find((grade) => grade === sum);
+    const grades: readonly Grade[] = count === 0 ? [] : count === 1 ? (single === undefined ? [] : [single]) : (this.bySession(project).get(sessionId) ?? []);
+    this.sessions.set(sessionId, grades);
+    return grades;
+  }
+
+  private bySession(project: string): Map<string, Grade[]> {
+    let sessions = this.projectSessions.get(project);
+    if (sessions) return sessions;
+    sessions = new Map();
+    const range = this.store.tables.userGrades.getRange({ start: [project, ''], end: [`${project}${AFTER}`, ''] });
+    for (const { value } of range as Iterable<{ value: UserGradeRecord }>) {
+      const grades = sessions.get(value.sessionId);
+      if (grades) grades.push(value.grade);
+      else sessions.set(value.sessionId, [value.grade]);
+    }
+    this.projectSessions.set(project, sessions);
+    return sessions;
+  }
+}
