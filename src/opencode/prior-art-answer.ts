@@ -14,9 +14,10 @@ export type PriorArtAnswerer = (query: CrossProjectQuery, project: string) => Pr
 export function localPriorArt(store: Store, logger: Logger): PriorArtAnswerer {
   return async (query, project) => {
     // One after the other: they share modules, and Jest's ESM loader races on parallel imports of them.
-    const { formatCrossProjectPriorArt, searchPriorArtAcrossProjects } = await import('../core/projects/cross-project-search.js');
+    const { formatCrossProjectPriorArt } = await import('../core/projects/cross-project-search.js');
+    const { priorArtAnswer } = await import('../core/answers/prior-art.js');
     const { upgradeTermIndex } = await import('./term-index-upgrade.js');
     upgradeTermIndex(store, logger);
-    return formatCrossProjectPriorArt(await searchPriorArtAcrossProjects(store, query, project));
+    return formatCrossProjectPriorArt(await priorArtAnswer(store, query, project));
   };
 }

@@ -87,6 +87,18 @@ describe('agent-tracker prior-art', () => {
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain('1 to 50');
   });
+
+  it('refuses an unknown --agent or --scope with one clear line instead of an answer about nothing', () => {
+    sandbox = seedSandbox(seeds);
+    const agent = runCli(sandbox, ['prior-art', 'rate limiting', '--project', MINE, '--agent', 'nobody']);
+    expect([agent.code, agent.stdout]).toEqual([1, '']);
+    expect(agent.stderr.trim().split('\n')).toHaveLength(1);
+    expect(agent.stderr).toContain('no agent named "nobody" has been tracked yet; check the name with: agent-tracker status');
+    const scope = runCli(sandbox, ['prior-art', 'rate limiting', '--project', MINE, '--scope', 'nowhere']);
+    expect([scope.code, scope.stdout]).toEqual([1, '']);
+    expect(scope.stderr.trim().split('\n')).toHaveLength(1);
+    expect(scope.stderr).toContain('no project has the scope "nowhere"; pass one of: CLI, a project path');
+  });
 });
 
 describe('the prior-art tool', () => {
@@ -102,6 +114,18 @@ describe('the prior-art tool', () => {
     expect(text).toContain('- ungraded activity; agent plan, project mine, ');
     expect(text).toContain('  > task: Design the export pipeline');
     expect(text).toContain('Decisions: stream NDJSON, never buffer');
+  });
+
+  it('refuses an agent never tracked, but not the calling agent naming itself', async () => {
+    tracker = tempTracker({}, MINE);
+    tracker.service.logActivity({ agent: 'plan', project: MINE, task: 'Design the export pipeline' });
+    expect(tracker.service.flush('test').ok).toBe(true);
+    const tools = priorArtTools({ service: tracker.service, logger: silentLogger, project: MINE, renderStatus: () => '', priorArt: localPriorArt(tracker.service.store, silentLogger) });
+    await expect(tools['prior-art']!.execute({ task: 'export pipeline', agent: 'nobody' }, context)).rejects.toThrow('no agent named "nobody" has been tracked yet');
+    // The caller (build) has recorded nothing yet: nothing of its own, and plan's work here is not cross-scope.
+    const own = await tools['prior-art']!.execute({ task: 'export pipeline', agent: 'build' }, context);
+    expect(own).not.toContain('Cross-Scope');
+    expect(own).not.toContain('Design the export pipeline');
   });
 
   it('rejects an empty task with a clear error', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { priorArtAnswer } from '../../src/core/answers/prior-art.js';
 import { RECORDED_NOTES_PREFACE, MAX_QUOTED_CHARS } from '../../src/core/search/quote.js';
 import { formatPriorArt } from '../../src/core/search/format.js';
 import { DEFAULT_MAX_RESULTS, QueryService, RELEVANCE_THRESHOLD } from '../../src/core/search/service.js';
@@ -119,21 +120,26 @@ describe('QueryService.searchPriorArt', () => {
     expect(cross.filter((task) => local.includes(task))).toEqual([]);
   });
 
-  it('counts only the given agent\'s entries as scope-local when agentId is set', () => {
+  it("counts only the given agent's entries as scope-local when agentId is set, and never calls another agent's work in the scope cross-scope", () => {
     const service = seeded([
       { kind: 'activity', id: 'b', task: 'cache warmup build', agent: 'build' },
       { kind: 'activity', id: 'p', task: 'cache warmup plan', agent: 'plan' },
     ]);
     const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: DEFAULT_PROJECT, agentId: 'plan' });
     expect(tasks(result.positivePatterns)).toEqual(['cache warmup plan']);
-    expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
+    expect(result.crossScopePatterns).toEqual([]);
   });
 
-  it('counts no entry as scope-local for an agent that never recorded any', () => {
-    const service = seeded([{ kind: 'activity', id: 'b', task: 'cache warmup build', agent: 'build' }]);
-    const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: DEFAULT_PROJECT, agentId: 'nobody' });
-    expect(result.positivePatterns).toEqual([]);
-    expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup build']);
+  it("never lists the query's own project under cross-scope patterns, whatever scope is searched", () => {
+    const service = seeded([
+      { kind: 'activity', id: 'mine', task: 'cache warmup here', project: '/p/mine' },
+      { kind: 'activity', id: 'cli', task: 'cache warmup in a cli', project: '/p/cli' },
+      { kind: 'activity', id: 'api', task: 'cache warmup in an api', project: '/p/api' },
+    ]);
+    t?.classify([profile('/p/mine', 'CLI'), profile('/p/cli', 'CLI'), profile('/p/api', 'API')]);
+    const result = service.searchPriorArt({ taskDescription: 'cache warmup', scope: 'API', project: '/p/mine' });
+    expect(tasks(result.positivePatterns)).toEqual(['cache warmup in an api']);
+    expect(tasks(result.crossScopePatterns)).toEqual(['cache warmup in a cli']);
   });
 
   it('limits the cross-scope pass to the given projects when crossScopeProjects is set', () => {
@@ -335,5 +341,39 @@ describe('formatPriorArt', () => {
     const text = formatPriorArt({ positivePatterns: [], crossScopePatterns: [], mistakes: [] });
     expect(text).not.toContain('Cross-Scope');
     expect(text.match(/_None found\._/g)).toHaveLength(2);
+  });
+});
+
+describe('priorArtAnswer refuses names it does not know', () => {
+  it('refuses an agent never tracked, with the command that lists the agents, unless it is the caller itself', async () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'b', task: 'cache warmup build', agent: 'build' }]);
+    const store = t.store;
+    await expect(priorArtAnswer(store, { taskDescription: 'cache warmup', agentId: 'nobody' }, DEFAULT_PROJECT))
+      .rejects.toThrow(new InputError('no agent named "nobody" has been tracked yet; check the name with: agent-tracker status'));
+    const own = await priorArtAnswer(store, { taskDescription: 'cache warmup', agentId: 'newcomer', callingAgent: 'newcomer' }, DEFAULT_PROJECT);
+    expect([own.positivePatterns, own.crossScopePatterns]).toEqual([[], []]);
+    const known = await priorArtAnswer(store, { taskDescription: 'cache warmup', agentId: 'build' }, DEFAULT_PROJECT);
+    expect(tasks(known.positivePatterns)).toEqual(['cache warmup build']);
+  });
+
+  it('refuses a scope no project has, naming the scopes there are; takes a known scope or a project path', async () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'api', task: 'cache warmup in an api', project: '/p/api' }, { kind: 'activity', id: 'u', task: 'cache warmup unclassified', project: '/p/plain' }]);
+    t.classify([profile('/p/api', 'API'), profile('/p/cli', 'CLI')]);
+    const store = t.store;
+    await expect(priorArtAnswer(store, { taskDescription: 'cache warmup', scope: 'nowhere' }, DEFAULT_PROJECT))
+      .rejects.toThrow(new InputError(`no project has the scope "nowhere"; pass one of: API, CLI, a project path, no scope (this project's)`));
+    expect(tasks((await priorArtAnswer(store, { taskDescription: 'cache warmup', scope: 'API' }, DEFAULT_PROJECT)).positivePatterns)).toEqual(['cache warmup in an api']);
+    expect(tasks((await priorArtAnswer(store, { taskDescription: 'cache warmup', scope: '/p/plain' }, DEFAULT_PROJECT)).positivePatterns)).toEqual(['cache warmup unclassified']);
+  });
+
+  it("never calls this project's own records cross-scope when its agent's work is asked for", async () => {
+    t = priorArtStore();
+    t.write([{ kind: 'activity', id: 'b', task: 'cache warmup by build', agent: 'build' }, { kind: 'activity', id: 'p', task: 'cache warmup by plan', agent: 'plan' }]);
+    const answer = await priorArtAnswer(t.store, { taskDescription: 'cache warmup', agentId: 'plan' }, DEFAULT_PROJECT);
+    expect(tasks(answer.positivePatterns)).toEqual(['cache warmup by plan']);
+    expect(answer.crossScopePatterns).toEqual([]);
+    expect(formatPriorArt(answer)).not.toContain('Cross-Scope');
   });
 });

@@ -10,6 +10,10 @@
  * then grade, then recency. Only the postings of the query's terms are read, and only the entries
  * returned are fetched.
  *
+ * Scope-local: entries of the query's scope (by `agentId` only, when set: another agent's work in the
+ * scope is then not shown at all). Cross-scope: entries of other scopes, never of the query's own
+ * `project` (its records are not "from other projects" whatever scope was searched).
+ *
  * Which entries are which, by what judges them (`Judge`, judgements.ts):
  * - The user's own grade of the commit (`/grade`, `agent-tracker grade`) decides first, for its
  *   retrospective and for the commit itself: it is the outside judgement. A commit the user graded
@@ -203,7 +207,8 @@ export class QueryService {
       cross: new TopK(capacity, byRank, scoreOfCandidate),
       mistake: new TopK(capacity, byRank, scoreOfCandidate),
     };
-    const isLocal = this.localFilter(query);
+    const inScope = this.scopeFilter(query);
+    const byAgent = this.agentFilter(query);
     const crossAllowed = this.crossFilter(query);
     const minimumMatched = RELEVANCE_THRESHOLD * keywordCount;
     const judge = new Judge(this.store, this.index, this.userGradedProjects);
@@ -229,8 +234,11 @@ export class QueryService {
       let category: Category;
       if (grade === MISTAKE_GRADE) category = 'mistake';
       else if (grade !== undefined && !POSITIVE_GRADES.has(grade)) continue;
-      else if (isLocal(projectId, agentId)) category = 'local';
-      else if (crossAllowed(projectId)) category = 'cross';
+      else if (inScope(projectId)) {
+        // Another agent's work in the scope is not this agent's, and not from another scope either.
+        if (!byAgent(agentId)) continue;
+        category = 'local';
+      } else if (crossAllowed(projectId)) category = 'cross';
       else continue;
       const board = top[category];
       if (!board.mightKeep(score)) continue;
@@ -257,11 +265,9 @@ export class QueryService {
     }
   }
 
-  private localFilter(query: PriorArtQuery & { scope: string }): (projectId: number, agentId: number) => boolean {
+  private scopeFilter(query: PriorArtQuery & { scope: string }): (projectId: number) => boolean {
     const scopes = new Map<number, boolean>();
-    const wantedAgent = query.agentId === undefined ? undefined : (this.index.idOf('agent', query.agentId) ?? -1);
-    return (projectId, agentId) => {
-      if (wantedAgent !== undefined && agentId !== wantedAgent) return false;
+    return (projectId) => {
       let inScope = scopes.get(projectId);
       if (inScope === undefined) {
         inScope = this.scopeOf(projectId) === query.scope;
@@ -271,12 +277,20 @@ export class QueryService {
     };
   }
 
+  private agentFilter(query: PriorArtQuery): (agentId: number) => boolean {
+    if (query.agentId === undefined) return () => true;
+    const wanted = this.index.idOf('agent', query.agentId) ?? -1;
+    return (agentId) => agentId === wanted;
+  }
+
+  /** Other projects' entries outside the scope (of the given projects, when set); never the query's own project's. */
   private crossFilter(query: PriorArtQuery): (projectId: number) => boolean {
-    if (!query.crossScopeProjects) return () => true;
+    const own = query.project === undefined ? -1 : (this.index.idOf('project', query.project) ?? -1);
+    if (!query.crossScopeProjects) return (projectId) => projectId !== own;
     const allowed = new Set<number>();
     for (const project of query.crossScopeProjects) {
       const id = this.index.idOf('project', project);
-      if (id !== undefined) allowed.add(id);
+      if (id !== undefined && id !== own) allowed.add(id);
     }
     return (projectId) => allowed.has(projectId);
   }

@@ -15,8 +15,12 @@ export interface PriorArtQuery {
    * project not classified yet, the project path itself (see `scopeOfProject`).
    */
   scope: string;
-  /** When set, only this agent's entries in `scope` count as scope-local. */
+  /** When set, only this agent's entries in `scope` count as scope-local (other agents' work there is not shown). */
   agentId?: string;
+  /** The agent asking (the tool's caller): naming itself is never refused, though nothing of it may be recorded yet. */
+  callingAgent?: string;
+  /** The project the work is in: its entries are never cross-scope patterns, whatever `scope` says. */
+  project?: string;
   /** Results per category; default DEFAULT_MAX_RESULTS. */
   maxResults?: number;
   /**
