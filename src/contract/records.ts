@@ -183,6 +183,15 @@ export interface ActivityEntry {
   userAction?: UserActionProvenance;
 }
 
+/**
+ * How a bug report's journal entry reads (tracking/bug-reports.ts writes it; prior-art tells it apart):
+ * a verified report, charged to the agent, and one that could not be tied to the agent's work.
+ */
+export const BUG_REPORT_ENTRY = {
+  verified: { outcome: 'bug', task: 'Bug reported: ' },
+  unverified: { outcome: 'unverified bug report', task: 'Unverified bug report from ' },
+} as const;
+
 /** How a user-only action reached the tracker: an OpenCode slash command, or the CLI with or without a terminal. */
 export type UserOnlyVia = 'slash-command' | 'terminal-tty' | 'terminal-no-tty';
 

@@ -3,6 +3,7 @@
  * score entries the same way (the relevance test's baseline, the benchmark's full scan).
  */
 import type { ActivityEntry, CommitRecord, RetrospectiveEntry } from '../types.js';
+import { BUG_REPORT_ENTRY } from '../../contract/records.js';
 export type { EntryKind } from '../../contract/answers.js';
 
 /** An entry of one of those kinds, tagged. */
@@ -31,14 +32,12 @@ export function searchableText(entry: SearchableEntry): string {
   }
 }
 
-/** The outcome a bug report's journal entry carries, and how its task starts (src/core/tracking/bug-reports.ts). */
-const VERIFIED_BUG = { outcome: 'bug', task: 'Bug reported: ' };
-const UNVERIFIED_BUG = { outcome: 'unverified bug report', task: 'Unverified bug report from ' };
 
 /** Whether a journal entry was written by a bug report, verified (charged to the agent) or not; undefined for any other entry. */
 export function bugReportOf(entry: Pick<ActivityEntry, 'task' | 'outcome' | 'automatic'>): 'verified' | 'unverified' | undefined {
   if (entry.automatic) return undefined;
-  if (entry.outcome === VERIFIED_BUG.outcome && entry.task.startsWith(VERIFIED_BUG.task)) return 'verified';
-  if (entry.outcome === UNVERIFIED_BUG.outcome && entry.task.startsWith(UNVERIFIED_BUG.task)) return 'unverified';
+  const { verified, unverified } = BUG_REPORT_ENTRY;
+  if (entry.outcome === verified.outcome && entry.task.startsWith(verified.task)) return 'verified';
+  if (entry.outcome === unverified.outcome && entry.task.startsWith(unverified.task)) return 'unverified';
   return undefined;
 }

@@ -6,6 +6,7 @@ import { judgeBugReport } from '../integrity/bug-evidence.js';
 import type { BugReportVerdict } from '../integrity/bug-evidence.js';
 import type { AgentStatus } from '../types.js';
 import { UNKNOWN } from '../types.js';
+import { BUG_REPORT_ENTRY } from '../../contract/records.js';
 import * as valid from '../validation.js';
 import type { Agents } from './agents.js';
 import type { Commits } from './commits.js';
@@ -54,8 +55,8 @@ export class BugReports {
       if (where) ctx.ledger.count(where.id, where.setup, { bugs: 1 });
     }
     const task = verdict.verified
-      ? `Bug reported: ${description}`
-      : `Unverified bug report from ${reporter} (not counted: ${verdict.reason}): ${description}`;
+      ? `${BUG_REPORT_ENTRY.verified.task}${description}`
+      : `${BUG_REPORT_ENTRY.unverified.task}${reporter} (not counted: ${verdict.reason}): ${description}`;
     ctx.journal.add({
       timestamp: ctx.now().toISOString(),
       agent,
@@ -64,7 +65,7 @@ export class BugReports {
       ...(session ? { sessionId: session.id } : {}),
       task: task.slice(0, valid.MAX_TEXT_LENGTH),
       actions: '',
-      outcome: verdict.verified ? 'bug' : 'unverified bug report',
+      outcome: verdict.verified ? BUG_REPORT_ENTRY.verified.outcome : BUG_REPORT_ENTRY.unverified.outcome,
       decisions: '',
       automatic: false,
     });
