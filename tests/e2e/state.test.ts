@@ -114,7 +114,7 @@ describe('agent state in a real OpenCode session', () => {
     type Offered = { function: { name: string; parameters: { properties: Record<string, { type?: string; description?: string; enum?: string[] }>; required?: string[] } } };
     const offered = new Map((model.requests.find((request) => (request.tools ?? []).length > 0)?.tools as Offered[]).map((tool) => [tool.function.name, tool.function.parameters]));
     expect(offered.get('grade-commit')?.required).toEqual(['commit', 'agentGrade']);
-    expect(offered.get('grade-commit')?.properties.agentGrade).toEqual({ type: 'number', description: 'Your grade of your own work: 1 neutral, 2 good, 5 excellence, -1 bad' });
+    expect(offered.get('grade-commit')?.properties.agentGrade).toEqual({ type: 'number', description: 'Your grade of your own work: -1 bad, 1 neutral, 2 good, 5 excellence' });
     expect(offered.get('prior-art')?.required).toEqual(['task']);
     expect(offered.get('recommend-setup')?.properties.prefer).toMatchObject({ type: 'string', enum: ['quality', 'balanced', 'cheap'] });
     for (const name of ['agent-status', 'grade-commit', 'report-bug', 'log-activity', 'prior-art', 'recommend-setup']) {
