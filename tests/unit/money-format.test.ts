@@ -56,3 +56,20 @@ describe('the same cost per commit on every surface', () => {
     expect(describeCost(pick)).toBe('$0.008 per accepted commit');
   });
 });
+
+describe('the note under a table with unknown cost', () => {
+  // Cost 0 with tokens spent on a model no catalog prices (no estimator given): its cost is unknown.
+  const unpriced = () => usageRecord({ agent: 'build', model: 'fake/model', commits: 1, toolCalls: 1, cost: 0, tokensInput: 500 });
+
+  it('says unknown, not partial, when no sum shown holds a known cost', () => {
+    const table = reportToTable(buildReport({ usage: [unpriced(), unpriced()] }), { wide: true });
+    expect(table).toContain('\nunknown: the cost of 2 sessions is unknown (OpenCode stored 0 and the price catalog does not know the model)');
+    expect(table).not.toContain('partial');
+  });
+
+  it('says partial when a sum shown adds known cost to the unknown', () => {
+    const paid = usageRecord({ agent: 'build', model: 'paid/model', commits: 1, toolCalls: 1, cost: 0.5 });
+    const table = reportToTable(buildReport({ usage: [unpriced(), paid] }), { wide: true });
+    expect(table).toContain('+ partial: the cost of 1 session is unknown (OpenCode stored 0 and the price catalog does not know the model); the sum leaves it out');
+  });
+});

@@ -126,11 +126,11 @@ function costNotes(shown: readonly ReportRow[], totals: ReportRow): string[] {
   const notes: string[] = [];
   if (shown.some((row) => row.costEstimated)) notes.push(`${ESTIMATED_MARK} estimated: OpenCode stored a cost of 0 while tokens were spent; priced from the genai-prices catalog, as recommend does`);
   const unknown = totals.costUnknownSessions;
-  if (unknown > 0) {
-    notes.push(
-      `${PARTIAL_MARK} partial: the cost of ${plural(unknown, 'session')} is unknown (OpenCode stored 0 and the price catalog does not know the model); the sum leaves ${unknown === 1 ? 'it' : 'them'} out`,
-    );
-  }
+  if (unknown === 0) return notes;
+  const why = `the cost of ${plural(unknown, 'session')} is unknown (OpenCode stored 0 and the price catalog does not know the model)`;
+  // "Partial" only where a sum shown holds known cost beside the unknown; otherwise the cells say unknown.
+  const partial = [...shown, totals].some((row) => row.cost !== null && row.costUnknownSessions > 0);
+  notes.push(partial ? `${PARTIAL_MARK} partial: ${why}; the sum leaves ${unknown === 1 ? 'it' : 'them'} out` : `${UNKNOWN}: ${why}`);
   return notes;
 }
 
