@@ -26,7 +26,8 @@ interface ReportRow {
   tokensOutput: number;
   tokensReasoning: number;
   tokensCacheRead: number;
-  cost: number;
+  cost: number | null;
+  costUnknownSessions: number;
 }
 
 const FIELDS = ['sessions', 'toolCalls', 'toolFailures', 'commits', 'tokensInput', 'tokensOutput', 'cost'] as const;

@@ -121,8 +121,42 @@ describe("prior art judges a turn by the user's grades of its session's commits"
     const result = search(tracked, 'invoice pdf');
     expect(summary(result.mistakes.filter((m) => m.source === 'activity'))).toEqual([['activity', 'Invoice pdf rendering', -1, 'session-commits']]);
     expect(summary(result.positivePatterns.filter((m) => m.source === 'activity'))).toEqual([['activity', 'Invoice pdf layout', 2, 'session-commits']]);
+    // The user's grades judge them, and the match says so.
+    expect([...result.mistakes, ...result.positivePatterns].filter((m) => m.source === 'activity').map((m) => m.gradedBy)).toEqual(['user', 'user']);
+  });
+
+  it('finds the lowest grade wherever it falls among the commits: bad first, then excellent, then good', () => {
+    const tracked = tracker();
+    const [first, second, third] = turn(tracked, 's-order', 'Invoice reminders by mail', [commitOf('send reminder mail'), commitOf('reminder template'), commitOf('reminder schedule')]);
+    userGrade(tracked, first as string, -1);
+    userGrade(tracked, second as string, 5);
+    userGrade(tracked, third as string, 2);
+    const result = search(tracked, 'invoice reminders mail');
+    expect(summary(result.mistakes.filter((m) => m.source === 'activity'))).toEqual([['activity', 'Invoice reminders by mail', -1, 'session-commits']]);
+    expect(result.positivePatterns.filter((m) => m.source === 'activity')).toEqual([]);
   });
 });
+
+describe('prior art and journal entries that only look like bug reports', () => {
+  it('keeps a hand-written entry whose outcome is "bug" a pattern, not a reported bug', () => {
+    const tracked = tracker();
+    turn(tracked, 's1', 'Start the invoice work', []);
+    // An agent's own journal entry: it found a bug and fixed it; no report was filed.
+    tracked.service.logActivity({ agent: 'build', sessionId: 's1', project: PROJECT, task: 'Fix the invoice totals rounding', actions: 'rounded per line', outcome: 'bug', decisions: '' });
+    tracked.service.logActivity({ agent: 'build', sessionId: 's1', project: PROJECT, task: 'Bug reported: invoice totals rounding, as a note', actions: '', outcome: 'fixed', decisions: '' });
+    tracked.service.logActivity({ agent: 'build', sessionId: 's1', project: PROJECT, task: 'Unverified bug report from QA on invoice totals rounding, checked', actions: '', outcome: 'not a bug', decisions: '' });
+    tracked.service.logActivity({ agent: 'build', sessionId: 's1', project: PROJECT, task: 'Invoice totals rounding triage', actions: '', outcome: 'unverified bug report', decisions: '' });
+    const result = search(tracked, 'invoice totals rounding');
+    expect(result.mistakes).toEqual([]);
+    expect(summary(result.positivePatterns.filter((m) => m.source === 'activity')).map(([, task, , judgedBy]) => [task, judgedBy]).sort()).toEqual([
+      ['Bug reported: invoice totals rounding, as a note', undefined],
+      ['Fix the invoice totals rounding', undefined],
+      ['Invoice totals rounding triage', undefined],
+      ['Unverified bug report from QA on invoice totals rounding, checked', undefined],
+    ]);
+  });
+});
+
 
 describe('prior art and commits that earned nothing', () => {
   it("does not offer a self-revert the agent graded excellent as a positive pattern", () => {

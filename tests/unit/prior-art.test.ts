@@ -223,6 +223,18 @@ describe('QueryService.searchPriorArt', () => {
     expect(formatPriorArt(result)).toContain('agent-relayed excellence (5) retrospective');
   });
 
+  it("labels a relayed grade agent-relayed in a project where the user graded another commit, and the user's own grade wins where there is one", () => {
+    t = priorArtStore();
+    t.write([
+      { kind: 'retrospective', id: 'relayed', task: 'queue retry relayed', agentGrade: 1, userGrade: 5 },
+      { kind: 'retrospective', id: 'graded', task: 'queue retry graded', agentGrade: 5 },
+      { kind: 'userGrade', id: 'graded', grade: -1 },
+    ]);
+    const result = new QueryService(t.store).searchPriorArt({ taskDescription: 'queue retry', scope: DEFAULT_PROJECT });
+    expect(result.positivePatterns.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['queue retry relayed', 5, 'agent-reported']]);
+    expect(result.mistakes.map((m) => [m.task, m.grade, m.gradedBy])).toEqual([['queue retry graded', -1, 'user']]);
+  });
+
   it('leaves out a commit whose retrospective stands for it', () => {
     t = priorArtStore();
     t.write([{ kind: 'commit', id: 'graded', message: 'tokenizer rewrite' }, { kind: 'commit', id: 'plain', message: 'tokenizer docs' }]);

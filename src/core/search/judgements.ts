@@ -1,6 +1,7 @@
 /**
  * The grade that judges a prior-art candidate (see service.ts's module comment for the rules), read
- * with keyed reads only, and only for candidates that could make a board:
+ * with keyed reads (and one read of a project's user grades per query, where the user graded any),
+ * and only for candidates that could make a board:
  * - a retrospective or a commit: the user's grade of the commit, else (retrospectives) the grade an
  *   agent relayed, else the self-grade; a positive self-grade of a commit that earned no credit (a
  *   self-revert, an empty commit) judges nothing;
@@ -8,7 +9,6 @@
  *   unverified one is left out), else the user's grades of the commits its session made, else nothing.
  */
 import type { Store } from '../store/store.js';
-import { GRADES } from '../types.js';
 import type { Grade, RetrospectiveEntry, UserGradeRecord } from '../types.js';
 import type { EntryKind } from './documents.js';
 import type { TermIndexReader } from './index/reader.js';
@@ -28,9 +28,7 @@ const AFTER = '\u0000';
 
 /** Judges candidates for one query; keeps what it read for the query's other candidates. */
 export class Judge {
-  /** Per session: the user's grades of its commits (one usage read, more only for a session with several). */
-  private readonly sessions = new Map<string, readonly Grade[]>();
-  /** Per project: its user grades by session, read only when a session had several. */
+  /** Per project: its user grades by session, read once for the query. */
   private readonly projectSessions = new Map<string, Map<string, Grade[]>>();
 
   constructor(
@@ -79,36 +77,16 @@ export class Judge {
 
   /**
    * An activity by the lowest grade the user gave a commit of its session: one commit graded bad
-   * makes the session's journal a mistake, not a pattern to follow.
+   * makes the session's journal a mistake, not a pattern to follow. The project's user grades are
+   * read once for the query, and only in a project the user graded something in.
    */
   private session(project: string, sessionId: string): Judgement {
-    const grades = this.sessionGrades(project, sessionId);
-    if (grades.length === 0) return UNJUDGED;
-    let lowest = grades[0] as Grade;
-    for (const grade of grades) if (grade < lowest) lowest = grade;
-    return { grade: lowest, gradedBy: 'user', judgedBy: 'session-commits' };
+    const grades = this.bySession(project).get(sessionId);
+    if (grades === undefined) return UNJUDGED;
+    return { grade: Math.min(...grades) as Grade, gradedBy: 'user', judgedBy: 'session-commits' };
   }
 
-  /**
-   * The user's grades of the commits `sessionId` made. Its usage records (keyed by session) count
-   * them and sum them: that is the grade when there is one; with several, the project's user grades
-   * are read once for the query and sorted by session (the sum alone cannot tell -1 and 5 from 2 and 2).
-   */
-  private sessionGrades(project: string, sessionId: string): readonly Grade[] {
-    const known = this.sessions.get(sessionId);
-    if (known) return known;
-    let count = 0;
-    let sum = 0;
-    for (const { value } of this.store.tables.usage.getRange({ start: [sessionId, '', ''], end: [`${sessionId}${AFTER}`, '', ''] })) {
-      count += value.userGradedCommits ?? 0;
-      sum += value.userGradeSum ?? 0;
-    }
-    const single = GRADES.find((grade) => grade === sum);
-    const grades: readonly Grade[] = count === 0 ? [] : count === 1 ? (single === undefined ? [] : [single]) : (this.bySession(project).get(sessionId) ?? []);
-    this.sessions.set(sessionId, grades);
-    return grades;
-  }
-
+  /** The project's user grades by the session that made each commit. */
   private bySession(project: string): Map<string, Grade[]> {
     let sessions = this.projectSessions.get(project);
     if (sessions) return sessions;
