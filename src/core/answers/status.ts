@@ -54,5 +54,5 @@ function unrecorded(usage: readonly UsageRecord[], recorded: ReadonlySet<string>
       if (record.lastAt > span.last) span.last = record.lastAt;
     }
   }
-  return [...spans].sort(([a], [b]) => a.localeCompare(b)).map(([id, span]) => ({ ...newAgent(id, span.first, rules), updatedAt: span.last }));
+  return [...spans].map(([id, span]) => ({ ...newAgent(id, span.first, rules), updatedAt: span.last }));
 }
