@@ -222,6 +222,13 @@ describe('evidence thresholds', () => {
     expect(roleOf(result, 'build')).toMatchObject({ pick: { model: 'm/a' }, confidence: 'clear', thinEvidence: false, certain: true });
   });
 
+  it('applies a likely pick on solid evidence, as a clear one', () => {
+    // 20 sessions each of 2 commits, one graded: m/a 3.8 a grade against m/b's 3.0 on the same work.
+    const plain = { commits: 2, userGradedCommits: 1, userGradeSum: 3, toolCalls: 10, turns: 2 };
+    const result = recommend([...work('build', 'm/a', 20, { ...plain, userGradeSum: 3.8 }), ...work('build', 'm/b', 20, plain)]);
+    expect(roleOf(result, 'build')).toMatchObject({ pick: { model: 'm/a' }, confidence: 'likely', thinEvidence: false, certain: true });
+  });
+
   it('says the only setup of a role was compared with nothing, and does not apply it', () => {
     // One model in the role, however well evidenced: nothing was compared (the text says "nothing to compare it with").
     const result = recommend([...work('build', 'm/a', 20, excellent)]);

@@ -24,7 +24,6 @@ export function describeCost(setup: ScoredSetup): string {
   if (setup.costPerAcceptedCommit !== null) return `${formatDollars(setup.costPerAcceptedCommit)} per accepted commit${setup.costEstimated ? ' (estimated)' : ''}`;
   if (setup.unpricedSessions === 0 && setup.pricedSessions === 0) return 'no cost recorded';
   if (setup.acceptedCommits === 0) return 'no accepted commit to price';
-  if (setup.unpricedSessions === 0) return 'no cost recorded';
   return setup.pricedSessions > 0 ? `cost unknown for ${setup.unpricedSessions} of its ${plural(setup.unpricedSessions + setup.pricedSessions, 'session')}` : 'cost unknown';
 }
 
