@@ -4,6 +4,9 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { reportAnswer } from '../../src/core/answers/report.js';
+import { GIT_SIGNAL_CACHE_PREFIX } from '../../src/contract/git-signal-cache.js';
+import { buildReport } from '../../src/core/report/report.js';
+import { usageRecord } from '../helpers/usage-record.js';
 import { silentLogger } from '../../src/core/logger.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import type { Mutation } from '../../src/core/store/mutations.js';
@@ -135,5 +138,30 @@ describe('report answer', () => {
     ]);
     // Other groupings carry no task.
     expect((await reportAnswer(t.store, { by: 'setup' })).rows.map((row) => row.task)).toEqual([null]);
+  });
+});
+
+describe('revert and follow-up-fix rates, and whether git was read', () => {
+  it("has rates only for projects whose git history was read (or where a revert or fix was found), '-' elsewhere", async () => {
+    t = tempTracker();
+    for (const [id, project] of [['s1', '/p/read'], ['s2', '/p/never']] as const) {
+      const service = new TrackingService({ store: t.store, config: t.config, logger: silentLogger, project, now: () => new Date('2025-03-01T10:00:00.000Z') });
+      service.noteSession(id, { project });
+      service.noteModelRequest(id, 'build', 'fake/a');
+      service.recordCommits(id, [{ hash: (id === 's1' ? 'a' : 'b').repeat(40), message: 'feat: one', files: ['a.txt'], insertions: 1, deletions: 0, timestamp: '2025-03-01T10:00:00.000Z' }]);
+      expect(service.endTurn(id).ok).toBe(true);
+    }
+    // What a read of /p/read's git history leaves (src/cli/git-signals.ts): its bookkeeping under the git-signal prefix.
+    t.store.putRecords([{ table: 'meta', key: `${GIT_SIGNAL_CACHE_PREFIX}/p/read`, value: { head: 'c'.repeat(40) } }]);
+    const rows = (await reportAnswer(t.store, { by: 'project' })).rows;
+    expect(rows.map((row) => [row.project, row.commits, row.revertRate, row.followUpFixRate])).toEqual([
+      ['/p/never', 1, null, null],
+      ['/p/read', 1, 0, 0],
+    ]);
+  });
+
+  it('has rates where a follow-up fix was counted even without a read recorded here (an import)', () => {
+    const report = buildReport({ usage: [usageRecord({ agent: 'build', model: 'm/a', project: '/p/far', commits: 4, followUpFixCommits: 1 })] }, 'setup');
+    expect(report.rows[0]).toMatchObject({ revertRate: 0, followUpFixRate: 0.25 });
   });
 });

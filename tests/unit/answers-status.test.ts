@@ -85,6 +85,21 @@ describe('status answer', () => {
     expect(statusAnswer(t.store, t.config.rules, 'nobody').agents).toEqual([]);
   });
 
+  it('lists stored sheets as stored and fresh ones in name order, a fresh one dated by its first and last records', () => {
+    t = tempTracker();
+    // zeta and build earn XP (a successful call each); asker only fails, twice, on two days.
+    session(t, 's1', T(1), { agent: 'zeta', model: 'fake/a', calls: [true] });
+    session(t, 's2', T(3), { agent: 'asker', model: 'fake/c', calls: [false] });
+    session(t, 's3', T(2), { agent: 'build', model: 'fake/a', calls: [true, true] });
+    session(t, 's4', T(5), { agent: 'asker', model: 'fake/c', calls: [false] });
+    const answer = statusAnswer(t.store, t.config.rules);
+    expect(answer.agents.map((agent) => agent.id)).toEqual(['asker', 'build', 'zeta']);
+    // The stored sheets, not fresh ones: build earned 2 XP, zeta 1 (one per successful call).
+    expect(answer.agents.map((agent) => agent.xp)).toEqual([0, 2, 1]);
+    const asker = answer.agents[0];
+    expect(asker && [asker.createdAt, asker.updatedAt, asker.sessions]).toEqual([T(3), t.store.tables.usage.get(['s4', 'asker', 'fake/c'])?.lastAt, 2]);
+  });
+
   it('carries the sheet of the agent record: the figures stored, its tier and label, and its credited commits', () => {
     t = tempTracker();
     session(t, 's1', T(1), { agent: 'build', model: 'fake/a', commits: 2 });
