@@ -44,8 +44,8 @@ export interface SheetToastDeps {
 
 /** The sheet wired into OpenCode: the tool's renderer, the commit callback and the hook wrappers. */
 export interface StatusSheets {
-  /** Renders a sheet with the latest known pending changes (synchronous, for the tool). */
-  renderStatus(status: AgentStatus): string;
+  /** Renders a sheet with the latest known pending changes and, when given, the agent's models (synchronous, for the tool). */
+  renderStatus(status: AgentStatus, models?: readonly string[]): string;
   /** Shows the committing agent's sheet as a toast; matches HookContext.onCommits. */
   onCommits(agent: string, commits: CommitRecord[], pushed: boolean): void;
   /** The tracking hooks plus the sheet's own moments: session start and before `agent-status`. */
@@ -78,9 +78,9 @@ export function createStatusSheets(deps: SheetToastDeps): StatusSheets {
     (rendererLoading ??= import('../core/report/sheet.js').then((sheet) => (renderer = sheet.formatHealthStatus)));
 
   /** Before any tool call the sheet is loaded by the hooks below; this never runs ahead of them. */
-  const renderStatus = (status: AgentStatus): string => {
+  const renderStatus = (status: AgentStatus, models?: readonly string[]): string => {
     if (!renderer) throw new Error('the status sheet is still loading; call agent-status again');
-    return renderer(status, pendingChanges ? { pendingChanges } : {});
+    return renderer(status, { ...(pendingChanges ? { pendingChanges } : {}), ...(models ? { models } : {}) });
   };
 
   const reportToastFailure = (reason: string): void => {

@@ -100,5 +100,7 @@ describe('the player sheet in a real OpenCode session', () => {
     for (const line of cybermediumLines('build')) expect(sheet).toContain(line);
     expect(sheet).toMatch(/PENDING \.+ 1 change\n/);
     expect(sheet).toContain('?? untracked-note.txt');
+    // The models line, as `agent-tracker status` shows it.
+    expect(sheet).toMatch(/MODELS \.+ fake\/fake-model\n/);
   });
 });

@@ -10,8 +10,8 @@ export interface ToolContextDeps {
   logger: Logger;
   /** The project folder, for resolving HEAD and attributing records. */
   project: string;
-  /** Renders an agent's status for the model (the player sheet). */
-  renderStatus: (status: AgentStatus) => string;
+  /** Renders an agent's status for the model (the player sheet), with the models it worked with when known. */
+  renderStatus: (status: AgentStatus, models?: readonly string[]) => string;
   /** The prior-art search, run where the store is (the plugin's worker thread). */
   priorArt: PriorArtAnswerer;
 }

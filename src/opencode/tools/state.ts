@@ -16,13 +16,9 @@ import { defineTool } from './define.js';
 import { formatNumber } from '../../core/report/numbers.js';
 import type { ToolContextDeps } from './deps.js';
 
-function statusBlock(deps: ToolContextDeps, status: AgentStatus): string {
-  return ['```', deps.renderStatus(status), '```'].join('\n');
-}
-
-/** The sheet for `agent-status`, with how the user runs the CLI from where the package is. */
-function statusWithCli(deps: ToolContextDeps, status: AgentStatus): string {
-  return `${statusBlock(deps, status)}\n${cliHint()}`;
+/** The sheet for `agent-status` (with the models, as `agent-tracker status` shows them), and how the user runs the CLI from where the package is. */
+function statusWithCli(deps: ToolContextDeps, status: AgentStatus, models?: readonly string[]): string {
+  return ['```', deps.renderStatus(status, models), '```', cliHint()].join('\n');
 }
 
 /** The reply when a model sends a "user grade" through the tool: no agent tool can give the user's grade. */
@@ -47,7 +43,7 @@ export function stateTools(deps: ToolContextDeps): Record<string, ToolDefinition
         const { statusAnswer } = await import('../../core/answers/status.js');
         const [summary] = statusAnswer(service.store, service.config.rules, agent).agents;
         if (summary === undefined && agent !== context.agent && !service.knowsAgent(agent)) throw new InputError(`no agent named "${agent}" has been tracked yet`);
-        return statusWithCli(deps, summary ?? service.getAgentStatus(agent));
+        return summary ? statusWithCli(deps, summary, summary.models) : statusWithCli(deps, service.getAgentStatus(agent));
       },
     }),
 
