@@ -14,7 +14,7 @@ import type { Period } from '../report/periods.js';
 import type { UsageSource } from '../types.js';
 import type { ReportAnswer } from '../../contract/answers.js';
 import { GIT_SIGNAL_CACHE_PREFIX } from '../../contract/git-signal-cache.js';
-import { loadPriceCatalog, spentTokens } from '../report/recommend-prices.js';
+import { lacksPrice, loadPriceCatalog } from '../report/recommend-prices.js';
 import type { CostEstimator } from '../report/recommend-prices.js';
 export type { ReportAnswer } from '../../contract/answers.js';
 export type { CostEstimator } from '../report/recommend-prices.js';
@@ -68,7 +68,7 @@ function gitReadProjects(store: Store): Set<string> {
  * such usage is then of unknown cost, never free.
  */
 export async function reportPrices(history: History): Promise<CostEstimator | undefined> {
-  if (!history.usage.some((record) => !(record.cost > 0) && spentTokens(record))) return undefined;
+  if (!history.usage.some(lacksPrice)) return undefined;
   return loadPriceCatalog().catch(() => undefined);
 }
 

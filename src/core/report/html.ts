@@ -10,8 +10,8 @@ import type { HistoryFilter } from './history.js';
 import type { Recommendation } from './recommend.js';
 import { recommendationSection } from './recommend-html.js';
 import type { Report, ReportRow } from './report.js';
-import { reportToTable } from './table.js';
-import { dollarDecimals, formatDollars, plural } from './numbers.js';
+import { ESTIMATED_MARK, perCommitCell, reportToTable } from './table.js';
+import { dollarDecimals, plural } from './numbers.js';
 
 export interface HtmlReportInput {
   /** The report grouped by setup (agent × model). */
@@ -50,9 +50,9 @@ function costPerCommitMetric(rows: readonly ReportRow[]): SetupMetric {
   return {
     title: 'cost per commit',
     value: (row) => row.costPerCommit,
-    format: (value, row) => `${row.costEstimated ? '~' : ''}${formatDollars(value, decimals)}`,
+    format: (_value, row) => perCommitCell(row, decimals, NOT_AVAILABLE),
     lowerIsBetter: true,
-    missing: (row) => (row.commits > 0 && row.costUnknownSessions > 0 ? 'unknown' : NOT_AVAILABLE),
+    missing: (row) => perCommitCell(row, decimals, NOT_AVAILABLE),
   };
 }
 
@@ -92,7 +92,7 @@ function setupGroupTable(agent: string, rows: readonly ReportRow[], metrics: rea
       // A positive value always shows at least a sliver; zero shows no bar.
       const share = max > 0 && value > 0 ? Math.max(2, Math.round((value / max) * 100)) : 0;
       const text = metric.format(value, row);
-      const title = `${model}: ${metric.title} ${text}${text.startsWith('~') ? ' (estimated)' : ''}`;
+      const title = `${model}: ${metric.title} ${text}${text.startsWith(ESTIMATED_MARK) ? ' (estimated)' : ''}`;
       return `<td title="${escapeXml(title)}"><span class="value">${escapeXml(text)}</span><span class="track"><span class="bar${metric.lowerIsBetter ? ' lower' : ''}" style="width:${share}%"></span></span></td>`;
     });
     return `<tr><th scope="row">${escapeXml(model)}</th>${cells.join('')}</tr>`;

@@ -58,9 +58,14 @@ export function catalogEstimator(price: CatalogPrice): CostEstimator {
   };
 }
 
+/** OpenCode stored a cost of 0 while tokens were spent: the price is missing, not the cost (a price to estimate). */
+export function lacksPrice(record: UsageRecord): boolean {
+  return !(record.cost > 0) && spentTokens(record);
+}
+
 /** The record's cost and how it is known: stored when non-zero or no tokens were spent, else from the catalog. */
 export function costOf(record: UsageRecord, estimate: CostEstimator | undefined): { cost: number; kind: CostKind } {
-  if (record.cost > 0 || !spentTokens(record)) return { cost: record.cost, kind: 'stored' };
+  if (!lacksPrice(record)) return { cost: record.cost, kind: 'stored' };
   const estimated = estimate ? estimate(record) : null;
   return estimated === null ? { cost: 0, kind: 'unknown' } : { cost: estimated, kind: 'estimated' };
 }

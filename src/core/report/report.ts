@@ -8,7 +8,7 @@ import { gradeEvidence, gradedCommitCount } from '../outcomes/counters.js';
 import type { GradeEvidence } from '../outcomes/counters.js';
 import { addOutcomes, emptyOutcomeSums, outcomeFields } from './outcome-columns.js';
 import type { OutcomeSums } from './outcome-columns.js';
-import { spentTokens } from './recommend-prices.js';
+import { lacksPrice } from './recommend-prices.js';
 import type { CostEstimator } from './recommend-prices.js';
 import type { UsageRecord, UsageSource } from '../types.js';
 import { localTimeZone, periodLabeller } from './periods.js';
@@ -265,8 +265,7 @@ export function buildReport(history: History, by: ReportGrouping = 'setup', opti
       gradedCommits: gradedCommitCount(record, grades),
       gradeSum: commitGradeSum(record, grades),
       gitRead: gitRead.has(record.project),
-      // As recommend's costOf: a stored cost of 0 is a missing price only when tokens were spent.
-      unpriced: !(record.cost > 0) && spentTokens(record),
+      unpriced: lacksPrice(record),
     };
     addRecord(groupOf(record), record, added);
     addRecord(totals, record, added, false);

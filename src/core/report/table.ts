@@ -90,7 +90,7 @@ type Cut = 'end' | 'middle' | 'start';
 
 const DASH = '-';
 /** Marks a cost that is (partly) the price catalog's estimate, and one that leaves unknown usage out. */
-const ESTIMATED_MARK = '~';
+export const ESTIMATED_MARK = '~';
 const PARTIAL_MARK = '+';
 const UNKNOWN = 'unknown';
 
@@ -110,9 +110,9 @@ function costCell(row: ReportRow, decimals: number): string {
   return `${row.costEstimated ? ESTIMATED_MARK : ''}${formatDollars(row.cost, decimals)}${row.costUnknownSessions > 0 ? PARTIAL_MARK : ''}`;
 }
 
-/** Cost per commit: "unknown" when commits were made but part of their cost is unknown, "-" without commits. */
-function perCommitCell(row: ReportRow, decimals: number): string {
-  if (row.costPerCommit === null) return row.commits > 0 && row.costUnknownSessions > 0 ? UNKNOWN : DASH;
+/** Cost per commit: "unknown" when commits were made but part of their cost is unknown, `none` (default "-") without commits. */
+export function perCommitCell(row: ReportRow, decimals: number, none = DASH): string {
+  if (row.costPerCommit === null) return row.commits > 0 && row.costUnknownSessions > 0 ? UNKNOWN : none;
   return `${row.costEstimated ? ESTIMATED_MARK : ''}${formatDollars(row.costPerCommit, decimals)}`;
 }
 
