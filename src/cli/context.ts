@@ -133,12 +133,15 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
     // Only a writer keeps the term index in step; a reader never loads it.
     readOnly ? Promise.resolve({ termIndexer: undefined }) : import('../core/search/indexer.js'),
   ]);
-  let store: Store;
-  try {
-    store = openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, ...(termIndexer ? { indexer: termIndexer } : {}), ...(readOnly ? { readOnly } : {}) });
-  } catch (error) {
-    throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
-  }
+  const openStore = (asReader: boolean): Store => {
+    try {
+      return openCheckedSync({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, ...(termIndexer ? { indexer: termIndexer } : {}), ...(asReader ? { readOnly: true } : {}) });
+    } catch (error) {
+      throw new CliError(`agent-tracker is off: ${(error as Error).message}`);
+    }
+  };
+  let store = openStore(readOnly);
+  if (store.olderSchema) store = await stampedForReading(store, openStore);
   if (store.refusal) processOutput.err(`agent-tracker: ${store.refusal}`);
   try {
     const result = await action(store);
@@ -147,6 +150,25 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
   } finally {
     store.close();
   }
+}
+
+/**
+ * A file of an earlier schema, opened to read: stamped first by one writable open (what the new
+ * schema counts, such as commits graded by both, is counted then), so the answer is the one a writer
+ * would see. A file that cannot be written is read as it is.
+ */
+async function stampedForReading(store: Store, openStore: (asReader: boolean) => Store): Promise<Store> {
+  store.close();
+  let writer: Store | undefined;
+  try {
+    writer = openStore(false);
+    await keepVerified(writer);
+  } catch {
+    // Not writable here (a read-only copy, another user's file): read it unstamped.
+  } finally {
+    writer?.close();
+  }
+  return openStore(true);
 }
 
 /**

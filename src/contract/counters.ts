@@ -32,6 +32,9 @@ export const OUTCOME_COUNTERS = {
   selfGradeSum: 'sum of the self-grades',
   reportedGradedCommits: '"user grades" an agent relayed (records from before provenance)',
   reportedGradeSum: 'sum of the relayed grades',
+  pairedGradedCommits: 'commits graded by both: the agent (a counted self-grade) and the user',
+  pairedGradeGapSum: 'sum over those commits of the self-grade minus the user\'s grade',
+  pairedGradeGapSquares: 'sum over those commits of that difference squared',
   turns: 'turns worked',
   undoneTurns: 'turns the user undid (OpenCode undo/revert)',
   testRuns: 'test-suite runs',
@@ -60,7 +63,7 @@ export const OUTCOME_COUNTER_NAMES = Object.keys(OUTCOME_COUNTERS) as OutcomeCou
 export const TOKEN_COUNTER_NAMES = ['tokensInput', 'tokensOutput', 'tokensReasoning', 'tokensCacheRead', 'tokensCacheWrite'] as const satisfies readonly WorkCounterName[];
 
 /** Counters that are sums (of grades, CS or money), not counts: they may be negative or fractional. */
-const SUM_COUNTERS: ReadonlySet<CounterName> = new Set<CounterName>(['gradeSum', 'csDelta', 'cost', 'userGradeSum', 'selfGradeSum', 'reportedGradeSum']);
+const SUM_COUNTERS: ReadonlySet<CounterName> = new Set<CounterName>(['gradeSum', 'csDelta', 'cost', 'userGradeSum', 'selfGradeSum', 'reportedGradeSum', 'pairedGradeGapSum']);
 
 /** The counters that count things: whole numbers of 0 or more. */
 export const WHOLE_COUNTER_NAMES: readonly CounterName[] = [...WORK_COUNTER_NAMES, ...OUTCOME_COUNTER_NAMES].filter((name) => !SUM_COUNTERS.has(name));

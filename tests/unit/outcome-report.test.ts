@@ -23,9 +23,21 @@ describe('grades of a usage record', () => {
       { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 1, sum: 3 } }, 1, { commits: 1, sum: 3 }],
     ['zero old counters', { gradedCommits: 0, gradeSum: 0 }, { user: { commits: 0, sum: 0 }, self: { commits: 0, sum: 0 }, agentReported: { commits: 0, sum: 0 } }, 0, { commits: 0, sum: 0 }],
   ])('%s', (_name, record, evidence, graded, all) => {
-    expect(gradeEvidence(record)).toEqual(evidence);
+    expect(gradeEvidence(record)).toMatchObject(evidence);
     expect(gradedCommitCount(record)).toBe(graded);
     expect(allGrades(record)).toEqual(all);
+  });
+  const graded = { userGradedCommits: 2, userGradeSum: 7, selfGradedCommits: 3, selfGradeSum: 15 };
+  it.each([
+    ['counted: one commit both graded', { ...graded, pairedGradedCommits: 1, pairedGradeGapSum: 2, pairedGradeGapSquares: 4 }, { commits: 1, gapSum: 2, gapSquares: 4 }, 2 + 3 - 1],
+    ['counted: none both graded', { ...graded, pairedGradedCommits: 0, pairedGradeGapSum: 0, pairedGradeGapSquares: 0 }, { commits: 0, gapSum: 0, gapSquares: 0 }, 2 + 3],
+    // Not counted (written by hand into an import file): the smaller count, at 15/3 - 7/2 = 1.5 each.
+    ['not counted: estimated from the two means', graded, { commits: 2, gapSum: 2 * 1.5, gapSquares: 2 * 1.5 * 1.5 }, 3],
+    ['not counted, and no self-grade: none', { userGradedCommits: 2, userGradeSum: 7 }, { commits: 0, gapSum: 0, gapSquares: 0 }, 2],
+    ['only grades from before provenance: none', { gradedCommits: 2, gradeSum: 14 }, { commits: 0, gapSum: 0, gapSquares: 0 }, 2],
+  ])('commits graded by both, %s', (_name, record, paired, gradedCommits) => {
+    expect(gradeEvidence(record).paired).toEqual(paired);
+    expect(gradedCommitCount(record)).toBe(gradedCommits);
   });
   it.each([
     [1, 4, 0.25],

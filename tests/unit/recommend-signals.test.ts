@@ -98,7 +98,7 @@ describe('grades by provenance', () => {
     ['only a user grade', { gradedCommits: 1, gradeSum: 2, userGradedCommits: 1, userGradeSum: 2 }, [1, 2], [0, 0], [0, 0]],
     ['nothing graded', {}, [0, 0], [0, 0], [0, 0]],
   ])('%s', (_name, counters, user, reported, self) => {
-    expect(gradesByProvenance(usageRecord({ agent: 'build', model: 'm', ...counters }))).toEqual({ user, reported, self });
+    expect(gradesByProvenance(usageRecord({ agent: 'build', model: 'm', ...counters }))).toMatchObject({ user, reported, self });
   });
 });
 

@@ -25,7 +25,8 @@ const POSITIONS = [
   'tokensInput', 'tokensOutput', 'tokensReasoning', 'tokensCacheRead', 'tokensCacheWrite', 'cost', 'userGradedCommits',
   'userGradeSum', 'selfGradedCommits', 'selfGradeSum', 'reportedGradedCommits', 'reportedGradeSum', 'turns', 'undoneTurns',
   'testRuns', 'testPasses', 'testRecoveries', 'revertedCommits', 'followUpFixCommits', 'trackerFileEdits', 'turnsBugFix',
-  'turnsFeature', 'turnsRefactor', 'turnsTests', 'turnsDocs', 'turnsConfig', 'turnsOther',
+  'turnsFeature', 'turnsRefactor', 'turnsTests', 'turnsDocs', 'turnsConfig', 'turnsOther', 'pairedGradedCommits',
+  'pairedGradeGapSum', 'pairedGradeGapSquares',
 ] as const;
 
 const tempDir = useTempDirs('agent-tracker-stored-events-');

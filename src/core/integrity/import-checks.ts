@@ -55,7 +55,7 @@ const TEXT_FIELDS = new Set(['task', 'actions', 'outcome', 'decisions', 'agent_n
 /** Names the tools cap at MAX_NAME_LENGTH. */
 const NAME_FIELDS = new Set(['agent', 'id']);
 /** Fields written by other parts of the tracker (outcome counters, sources, provenance) that a record may carry. */
-const SHARED_OPTIONAL = [...COUNT_FIELDS, 'userGradeSum', 'selfGradeSum', 'reportedGradeSum', 'source', 'userAction', 'gradedBy', 'provenance'];
+const SHARED_OPTIONAL = [...COUNT_FIELDS, 'userGradeSum', 'selfGradeSum', 'reportedGradeSum', 'pairedGradeGapSum', 'source', 'userAction', 'gradedBy', 'provenance'];
 
 /** A whole number within [min, max]. */
 function isWholeIn(value: unknown, min: number, max: number): value is number {

@@ -20,6 +20,7 @@ export interface GradeEvidence {
   user: GradeTally;
   self: GradeTally;
   agentReported: GradeTally;
+  paired: GradePairs;
 }
 
 /** Whether a record holds grades only in the counters from before provenance (not migrated yet). */
@@ -32,42 +33,61 @@ function onlyLegacyGrades(record: GradedRecord): boolean {
   );
 }
 
-/**
- * The grades of a record, apart by provenance. A record with grades only from before provenance (its
- * retrospectives not counted yet) reads them as agent-reported: the mean of both grades per commit.
- */
-/**
- * How far a record's self-grades sit above its user grades on the commits both graded: usage records hold
- * sums, not single grades, so a record counts the smaller of its two counts, at its mean self-grade minus its
- * mean user grade (the nearest to "on the same commits"). `report`'s overrating column and `recommend`'s
- * correction of self-grades both read it. No commits when either graded none.
- */
-export function selfOverUser(userCommits: number, userSum: number, selfCommits: number, selfSum: number): { commits: number; gap: number } {
-  const commits = Math.min(userCommits, selfCommits);
-  return commits > 0 ? { commits, gap: selfSum / selfCommits - userSum / userCommits } : { commits: 0, gap: 0 };
+/** The commits both the agent (a counted self-grade) and the user graded: how many, and the sum of self − user and of its square over them. */
+export interface GradePairs {
+  commits: number;
+  gapSum: number;
+  gapSquares: number;
 }
 
+/**
+ * The grades of a record, apart by provenance, and the commits graded by both (counted commit by commit
+ * when the second grade was written: src/core/store/grade-pairs.ts). A record with grades only from
+ * before provenance (its retrospectives not counted yet) reads them as agent-reported: the mean of both
+ * grades per commit.
+ */
 export function gradeEvidence(record: GradedRecord): GradeEvidence {
   if (onlyLegacyGrades(record)) {
     return {
       user: { commits: 0, sum: 0 },
       self: { commits: 0, sum: 0 },
       agentReported: { commits: record.gradedCommits ?? 0, sum: (record.gradeSum ?? 0) / LEGACY_GRADES_PER_COMMIT },
+      paired: { commits: 0, gapSum: 0, gapSquares: 0 },
     };
   }
   return {
     user: { commits: record.userGradedCommits ?? 0, sum: record.userGradeSum ?? 0 },
     self: { commits: record.selfGradedCommits ?? 0, sum: record.selfGradeSum ?? 0 },
     agentReported: { commits: record.reportedGradedCommits ?? 0, sum: record.reportedGradeSum ?? 0 },
+    paired: gradePairs(record),
   };
 }
 
 /**
- * Commits with at least one grade. A commit gets at most one grade of each provenance, so the largest
- * count is the best lower bound without the per-commit join.
+ * A record's commits graded by both, as counted (grade-pairs.ts). A record without the counters (written
+ * before them by hand into an import file, with no grade records to count them from) holds sums, not
+ * single grades: it is taken to pair the smaller of its two counts, at its mean self-grade minus its mean
+ * user grade, the nearest to "on the same commits" its sums allow.
+ */
+function gradePairs(record: GradedRecord): GradePairs {
+  if (record.pairedGradedCommits !== undefined) {
+    return { commits: record.pairedGradedCommits, gapSum: record.pairedGradeGapSum ?? 0, gapSquares: record.pairedGradeGapSquares ?? 0 };
+  }
+  const user = record.userGradedCommits ?? 0;
+  const self = record.selfGradedCommits ?? 0;
+  const commits = Math.min(user, self);
+  if (commits === 0) return { commits: 0, gapSum: 0, gapSquares: 0 };
+  const gap = (record.selfGradeSum ?? 0) / self - (record.userGradeSum ?? 0) / user;
+  return { commits, gapSum: commits * gap, gapSquares: commits * gap * gap };
+}
+
+/**
+ * Commits with at least one grade: those the user or the agent graded, each once (the commits both
+ * graded are counted as pairs). A relayed grade comes with the agent's own on the same retrospective, so
+ * agent-reported grades (records from before provenance) add no commits beyond their own count.
  */
 export function gradedCommitCount(record: GradedRecord, grades: GradeEvidence = gradeEvidence(record)): number {
-  return Math.max(grades.user.commits, grades.self.commits, grades.agentReported.commits);
+  return Math.max(grades.user.commits + grades.self.commits - grades.paired.commits, grades.agentReported.commits);
 }
 
 /** Every grade of a record, whatever its provenance: how many and their sum. */

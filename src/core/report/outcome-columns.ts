@@ -3,7 +3,7 @@
  * inflate (undone turns, test runs, commits later reverted or fixed). Summed per row, then turned into
  * means and rates; a rate without evidence is null, never 0.
  */
-import { gradeEvidence, rate, selfOverUser } from '../outcomes/counters.js';
+import { gradeEvidence, rate } from '../outcomes/counters.js';
 import type { GradedRecord, GradeEvidence } from '../outcomes/counters.js';
 import type { OutcomeFields } from '../../contract/answers.js';
 export type { OutcomeFields } from '../../contract/answers.js';
@@ -12,7 +12,7 @@ export type { OutcomeFields } from '../../contract/answers.js';
 export interface OutcomeSums {
   user: { commits: number; sum: number };
   self: { commits: number; sum: number };
-  /** Commits both graded, record by record, and the sum of self minus user grade over them (selfOverUser). */
+  /** Commits both graded, and the sum of self minus user grade over them (grade-pairs.ts). */
   paired: { commits: number; sum: number };
   reported: { commits: number; sum: number };
   turns: number;
@@ -52,9 +52,8 @@ export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: Gra
   sums.user.sum += grades.user.sum;
   sums.self.commits += grades.self.commits;
   sums.self.sum += grades.self.sum;
-  const paired = selfOverUser(grades.user.commits, grades.user.sum, grades.self.commits, grades.self.sum);
-  sums.paired.commits += paired.commits;
-  sums.paired.sum += paired.commits * paired.gap;
+  sums.paired.commits += grades.paired.commits;
+  sums.paired.sum += grades.paired.gapSum;
   sums.reported.commits += grades.agentReported.commits;
   sums.reported.sum += grades.agentReported.sum;
   sums.turns += record.turns ?? 0;

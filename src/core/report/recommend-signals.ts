@@ -3,7 +3,8 @@
  * and the signals computed from it. Every signal is a share in 0..1 where higher is better
  * ("good" out of "trials"), so each can be shrunk and given an interval the same way.
  */
-import { gradeEvidence, selfOverUser } from '../outcomes/counters.js';
+import { gradeEvidence } from '../outcomes/counters.js';
+import type { GradePairs } from '../outcomes/counters.js';
 import type { UsageRecord } from '../types.js';
 import type { SignalName } from '../../contract/answers.js';
 export type { SignalName } from '../../contract/answers.js';
@@ -78,9 +79,9 @@ export function emptyTally(): Tally {
  * A record's grades by provenance as [commits, sum] pairs; records from before provenance read as
  * outcomes/counters.ts reads them (agent-reported), so report and recommend agree.
  */
-export function gradesByProvenance(record: UsageRecord): { user: [number, number]; reported: [number, number]; self: [number, number] } {
-  const { user, self, agentReported } = gradeEvidence(record);
-  return { user: [user.commits, user.sum], reported: [agentReported.commits, agentReported.sum], self: [self.commits, self.sum] };
+export function gradesByProvenance(record: UsageRecord): { user: [number, number]; reported: [number, number]; self: [number, number]; paired: GradePairs } {
+  const { user, self, agentReported, paired } = gradeEvidence(record);
+  return { user: [user.commits, user.sum], reported: [agentReported.commits, agentReported.sum], self: [self.commits, self.sum], paired };
 }
 
 /** Adds `weight` × the record to the tally; `grades` are its gradesByProvenance when the caller has them already. */
@@ -104,12 +105,12 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number, gra
   tally.reverted += weight * (record.revertedCommits ?? 0);
   tally.followUpFixes += weight * (record.followUpFixCommits ?? 0);
   if (grades.self[0] > 0) tally.selfMeanSquares += (weight * grades.self[1] * grades.self[1]) / grades.self[0];
-  // A record's overclaim: its mean self-grade minus its mean user grade, once per commit both graded.
-  const { commits: paired, gap } = selfOverUser(grades.user[0], grades.user[1], grades.self[0], grades.self[1]);
-  if (paired > 0) {
-    tally.pairedGraded += weight * paired;
-    tally.overclaimSum += weight * paired * gap;
-    tally.overclaimSquares += weight * paired * gap * gap;
+  // Its overclaim: self − user grade on each commit both graded (counters.ts, gradePairs).
+  const { paired } = grades;
+  if (paired.commits > 0) {
+    tally.pairedGraded += weight * paired.commits;
+    tally.overclaimSum += weight * paired.gapSum;
+    tally.overclaimSquares += weight * paired.gapSquares;
   }
 }
 

@@ -4,7 +4,8 @@
  */
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
-import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord } from '../types.js';
+import { pairDeltas, pairedSelfGrade, pairKey } from './grade-pairs.js';
+import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord, UserGradeRecord } from '../types.js';
 import type { Mutation, SessionKey, UsageMutation, StateMutation } from './mutations.js';
 import { addUsage, replayDelta } from './replay.js';
 import type { Tables, WritableTables, WrittenDocument } from './tables.js';
@@ -161,6 +162,10 @@ function applyAgentOps(run: BatchRun, mutation: Extract<Mutation, { table: 'agen
       const value: RetrospectiveEntry = { ...op.retrospective, score_before: before, score_after: agent.cs };
       t.retrospectives.putSync(key, value);
       run.written.push({ kind: 'retrospective', key, value });
+      // The user graded the commit first: the pair is counted now, with the second grade.
+      const userGrade = t.userGrades.get([value.project, value.commit]);
+      const self = userGrade?.agent === mutation.key ? pairedSelfGrade(t, userGrade) : undefined;
+      if (userGrade !== undefined && self !== undefined) countPair(run, userGrade, pairDeltas(self, userGrade.grade));
     } else if (op.kind === 'grade' && 'userGrade' in op) {
       // The user grades a commit once: a second grade (another process, a retry) is dropped whole.
       const key: [string, string] = [op.userGrade.project, op.userGrade.commit];
@@ -168,12 +173,21 @@ function applyAgentOps(run: BatchRun, mutation: Extract<Mutation, { table: 'agen
       if (stored && (op.replaces === undefined || stored.grade !== op.replaces)) continue;
       applyAgentOp(agent, op, rules);
       t.userGrades.putSync(key, op.userGrade);
+      // The agent graded the commit first: a new pair, or a corrected grade moving the one counted.
+      const self = pairedSelfGrade(t, op.userGrade);
+      if (self !== undefined) countPair(run, op.userGrade, pairDeltas(self, op.userGrade.grade, stored?.grade));
     } else {
       applyAgentOp(agent, op, rules);
     }
   }
   agent.updatedAt = run.now;
   cache.agents.set(mutation.key, agent);
+}
+
+/** Adds a pair's counters to the usage record of the commit's setup (where both its grades are counted). */
+function countPair(run: BatchRun, grade: UserGradeRecord, deltas: CounterDeltas): void {
+  const init = { sessionId: grade.sessionId, source: 'live' as const, agent: grade.agent, model: grade.model, project: grade.project, firstAt: grade.timestamp };
+  addSessionCounters(run, pairKey(grade), init, deltas, grade.timestamp);
 }
 
 function applyReplay(run: BatchRun, mutation: Extract<Mutation, { table: 'events' }>): void {

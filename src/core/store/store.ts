@@ -23,6 +23,7 @@ import { preflight } from './preflight.js';
 import { newerSchema } from './problems.js';
 import { DatabaseFullError, StoreNotWritableError, StoreOpenError } from './store-errors.js';
 import { markUsageRewritten, rewriteUsageStep } from './usage-rewrite.js';
+import { recountGradePairs } from './grade-pairs.js';
 import { chainedRefsOf, chainedRefsOfRecords, markSuspectIndexBuilt, openChainEntry } from '../integrity/record-chain.js';
 import type { ChainedRef } from '../integrity/record-chain.js';
 
@@ -39,12 +40,16 @@ export type { LegacyEntry } from './legacy-read.js';
  * 4: they are stored as arrays in a fixed field order, without their field names, and their times
  * as milliseconds (stored-form.ts). 5: usage records too. 6: a host event's totals as a bit mask of
  * its counters and their values (an older tracker would read no totals and count the event again).
+ * 7: usage records count the commits graded by both the agent and the user (grade-pairs.ts; an older
+ * tracker would record grades without them, and the file's are counted from its grades when stamped).
  * An older tracker would misread such records, so it opens the file read-only and says to update.
  * A file of an earlier version is stamped at its first writable open (its records stay as they
  * are and read the same); an index of an earlier layout is rebuilt once (query/reindex.ts) by
  * `agent-tracker prior-art` or the first prior-art search.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
+/** The first version whose usage records count graded pairs: an older file's are counted when it is stamped. */
+const GRADE_PAIRS_SINCE = 7;
 const MAX_NAMED_DATABASES = 16;
 /** The two meta pages at the start of every lmdb file. */
 const META_PAGES = 2;
@@ -130,6 +135,8 @@ export class Store implements StoreAccess {
   private closed = false;
   /** Why writes are refused (still being checked, damaged, newer schema); undefined when writable. */
   private writeRefusal: string | undefined;
+  /** Opened read-only on a file of an earlier schema: not stamped, so what the stamp counts is not counted yet. */
+  private unstamped = false;
   /** Called inside the flush transaction with every document written, to keep indexes in step. */
   private readonly indexers: DocumentIndexer[] = [];
 
@@ -189,6 +196,11 @@ export class Store implements StoreAccess {
     return this.writeRefusal;
   }
 
+  /** Whether this read-only store is a file of an earlier schema, which its first writable open stamps. */
+  get olderSchema(): boolean {
+    return this.unstamped;
+  }
+
   /** Refuses further writes with `reason` (e.g. the check found damage); reads go on. */
   refuseWrites(reason: string): void {
     this.writeRefusal = reason;
@@ -222,6 +234,7 @@ export class Store implements StoreAccess {
       this.writeRefusal = newerSchema(this.path, Number(stored), SCHEMA_VERSION).message;
       return;
     }
+    if (stored !== undefined && Number(stored) < SCHEMA_VERSION && this.options.readOnly) this.unstamped = true;
     if ((stored === undefined || Number(stored) < SCHEMA_VERSION) && !this.options.readOnly) {
       // No version and no journal: a new file (a file from before the version has a journal).
       const created = stored === undefined && [...this.tables.activities.getRange({ limit: 1 })].length === 0;
@@ -230,6 +243,8 @@ export class Store implements StoreAccess {
         if (created) {
           markSuspectIndexBuilt(tables);
           markUsageRewritten(tables);
+        } else if (Number(stored ?? 0) < GRADE_PAIRS_SINCE) {
+          recountGradePairs(tables);
         }
       });
     }

@@ -112,6 +112,9 @@ const COUNTER_FIELDS = [
   'turnsDocs',
   'turnsConfig',
   'turnsOther',
+  'pairedGradedCommits',
+  'pairedGradeGapSum',
+  'pairedGradeGapSquares',
 ] as const satisfies readonly CounterName[];
 
 /** The table of host events' totals, and each counter's bit in their mask. */

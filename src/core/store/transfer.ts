@@ -15,6 +15,7 @@ import { ImportRoom } from './import-room.js';
 import { boundedRegularFileText, checkBoundedRegularFile } from '../fs/read-bounded.js';
 import { DEFAULT_RULES, isGrade } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
+import { recountGradePairs } from './grade-pairs.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
 import { provenanceOf } from '../outcomes/grades.js';
 import { NO_CREDIT_REASONS } from '../types.js';
@@ -603,6 +604,8 @@ export function importExportFrom(
       const key = gitSignalCacheKey(project);
       t.meta.putSync(key, mergeGitSignalCaches(t.meta.get(key) as GitSignalCache | undefined, value));
     }
+    // Commits graded by both are counted from the grades now held, not taken from the file.
+    if (result.added > 0) recountGradePairs(t);
     if (result.added > 0 || !previous) {
       const entry: ImportRecord = {
         source,

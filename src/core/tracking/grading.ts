@@ -115,7 +115,8 @@ export class Grading {
       value: { agent, commit: fullHash, project: input.project, source: 'agent', provenance: 'self', grade: agentGrade, timestamp },
     });
     if (credited) {
-      const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, csDelta: after.cs - before.cs };
+      // The pair with the user's grade, if any, is counted by the write (grade-pairs.ts); 0 says the record's pairs are counted.
+      const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, pairedGradedCommits: 0, csDelta: after.cs - before.cs };
       ctx.ledger.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
     }
     ctx.flusher.afterRecord();
@@ -166,6 +167,7 @@ export class Grading {
     ctx.ledger.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, {
       userGradedCommits: previous ? 0 : 1,
       userGradeSum: grade - (previous?.grade ?? 0),
+      pairedGradedCommits: 0,
       csDelta: after.cs - before.cs,
     });
     const outcome = ctx.flusher.flush('user grade');

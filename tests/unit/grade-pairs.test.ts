@@ -1,0 +1,171 @@
+/**
+ * Commits graded by both the agent and the user, counted commit by commit: how far a setup grades itself
+ * above the user is measured on those commits only, whichever grade came first, whichever process wrote
+ * it, after a correction, after an upgrade of an older file and after an import. Each expected figure is
+ * worked out here from the grades the test gives.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { reportAnswer } from '../../src/core/answers/report.js';
+import { Store } from '../../src/core/store/store.js';
+import { exportRecords, importExport } from '../../src/core/store/transfer.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
+import type { UsageRecord } from '../../src/core/types.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+const PROJECT = '/work/project';
+const SESSION = 's1';
+const KEY: [string, string, string] = [SESSION, 'build', 'fake/a'];
+const hash = (n: number) => n.toString(16).padStart(40, 'a');
+const gitCommit = (n: number, message = `feat: change ${n}`) => ({
+  hash: hash(n),
+  message,
+  files: ['src/a.ts'],
+  insertions: 3,
+  deletions: 1,
+  timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString(),
+});
+
+let t: TempTracker;
+afterEach(() => t?.dispose());
+
+/** Three commits by build × fake/a in one session, each in its own turn (a turn earns for a few commits only). */
+function threeCommits(tracker: TempTracker = t): void {
+  tracker.service.noteModelRequest(SESSION, 'build', 'fake/a');
+  for (const n of [1, 2, 3]) {
+    tracker.service.recordCommits(SESSION, [gitCommit(n)]);
+    tracker.service.endTurn(SESSION);
+  }
+}
+
+const selfGrade = (n: number, grade: number, service = t.service) => service.gradeCommit({ sessionId: SESSION, agent: 'build', project: PROJECT, commit: hash(n), agentGrade: grade });
+const userGrade = (n: number, grade: number, replace = false, service = t.service) => service.gradeAsUser({ project: PROJECT, commit: hash(n), grade, via: 'cli', replace });
+
+async function setupRow(store: Store) {
+  const answer = await reportAnswer(store, { by: 'setup' });
+  return answer.rows.find((row) => row.agent === 'build' && row.model === 'fake/a');
+}
+
+function pairsOf(record: UsageRecord | undefined) {
+  return { commits: record?.pairedGradedCommits, gapSum: record?.pairedGradeGapSum, gapSquares: record?.pairedGradeGapSquares };
+}
+
+describe('commits graded by both', () => {
+  it('are the commits both graded, not the smaller of the two counts at the difference of the two means', async () => {
+    t = tempTracker();
+    threeCommits();
+    // The agent grades commits 1 and 2; the user grades 1 and 3. Only commit 1 has both: 5 against -1.
+    selfGrade(1, 5);
+    selfGrade(2, 2);
+    t.service.flush('test');
+    userGrade(1, -1);
+    userGrade(3, 5);
+    const gap = 5 - -1;
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: gap, gapSquares: gap * gap });
+    const row = await setupRow(t.store);
+    // The two means would say (5 + 2) / 2 - (-1 + 5) / 2 = 1.5 on two commits.
+    expect(row).toMatchObject({ selfUserGap: gap, meanSelfGrade: 3.5, meanUserGrade: 2 });
+    // Three commits carry a grade: 1 (both), 2 (agent), 3 (user).
+    expect(row?.gradedCommits).toBe(3);
+  });
+
+  it('are counted whichever grade came first', () => {
+    t = tempTracker();
+    threeCommits();
+    userGrade(1, 2);
+    userGrade(2, 5);
+    selfGrade(1, 5);
+    selfGrade(2, 5);
+    t.service.flush('test');
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 2, gapSum: 3 + 0, gapSquares: 9 + 0 });
+  });
+
+  it('move with a corrected user grade and count the commit once', () => {
+    t = tempTracker();
+    threeCommits();
+    selfGrade(1, 5);
+    t.service.flush('test');
+    userGrade(1, 5);
+    userGrade(1, -1, true);
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
+  });
+
+  it("leave out a commit that earned nothing (its self-grade is not counted either)", () => {
+    t = tempTracker();
+    t.service.noteModelRequest(SESSION, 'build', 'fake/a');
+    t.service.recordCommits(SESSION, [gitCommit(1)]);
+    t.service.endTurn(SESSION);
+    // Reverting its own commit earns an agent nothing.
+    t.service.recordCommits(SESSION, [gitCommit(2, `Revert "feat: change 1"\n\nThis reverts commit ${hash(1)}.`)]);
+    t.service.endTurn(SESSION);
+    selfGrade(2, 5);
+    t.service.flush('test');
+    userGrade(2, 1);
+    const record = t.store.tables.usage.get(KEY);
+    expect(record).toMatchObject({ userGradedCommits: 1, pairedGradedCommits: 0 });
+    expect(record?.selfGradedCommits ?? 0).toBe(0);
+  });
+
+  it("are counted once when the agent's grade waits in one process while the user grades from another", () => {
+    t = tempTracker();
+    threeCommits();
+    t.service.flush('test');
+    // The agent's self-grade is buffered in the plugin; the user grades from the CLI before it is written.
+    selfGrade(1, 5);
+    const cli = t.another();
+    userGrade(1, 1, false, cli);
+    t.service.flush('test');
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 4, gapSquares: 16 });
+  });
+
+  it('are counted from the grades when a file from before the counters is opened to write, and estimated where no grade is on record', () => {
+    t = tempTracker();
+    threeCommits();
+    selfGrade(1, 5);
+    selfGrade(2, 2);
+    t.service.flush('test');
+    userGrade(1, -1);
+    userGrade(3, 5);
+    // As an older tracker left it: no pair counters, schema version 6; beside it, a record written by hand
+    // into an import file with grade sums and no grade record (its pairs cannot be counted).
+    t.store.write((tables) => {
+      const record = tables.usage.get(KEY) as UsageRecord;
+      record.pairedGradedCommits = undefined;
+      record.pairedGradeGapSum = undefined;
+      record.pairedGradeGapSquares = undefined;
+      tables.usage.putSync(KEY, record);
+      tables.usage.putSync(['s2', 'build', 'fake/a'], { ...record, sessionId: 's2', userGradedCommits: 2, userGradeSum: 4, selfGradedCommits: 4, selfGradeSum: 16 });
+      tables.meta.putSync('schemaVersion', 6);
+    });
+    t.store.close();
+    const reader = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, readOnly: true });
+    expect(reader.olderSchema).toBe(true);
+    reader.close();
+    const writer = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
+    t.store = writer;
+    expect(writer.meta().schemaVersion).toBeGreaterThan(6);
+    expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
+    expect(pairsOf(writer.tables.usage.get(['s2', 'build', 'fake/a']))).toEqual({ commits: undefined, gapSum: undefined, gapSquares: undefined });
+  });
+
+  it('in an import are counted from the grades the file holds, not taken from the file', () => {
+    t = tempTracker();
+    threeCommits();
+    selfGrade(1, 5);
+    selfGrade(2, 2);
+    t.service.flush('test');
+    userGrade(1, -1);
+    let text = '';
+    exportRecords(t.store, (chunk) => (text += chunk));
+    // A forged line: the same usage record claiming two pairs on which the agent matched the user.
+    const forged = text.replace(/"pairedGradedCommits":1,"pairedGradeGapSum":6,"pairedGradeGapSquares":36/, '"pairedGradedCommits":2,"pairedGradeGapSum":0,"pairedGradeGapSquares":0');
+    expect(forged).not.toBe(text);
+    const other = tempTracker();
+    try {
+      importExport(other.store, forged, 'forged.ndjson');
+      expect(pairsOf(other.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
+    } finally {
+      other.dispose();
+    }
+  });
+});
