@@ -11,6 +11,9 @@ import type { TrackingContext } from './context.js';
 import { storedCommitStartsWith } from './commit-prefix.js';
 import { commitsEventId } from './event-ids.js';
 
+/** The fewest characters of a hash git prints (`git commit`'s summary line), and a backfilled commit is kept under. */
+const ABBREVIATED_HASH_LENGTH = 7;
+
 export class Commits {
   /** Changes of content that already earned, per project (src/core/integrity/credited-changes.ts). */
   private readonly creditedChanges: CreditedChanges;
@@ -89,7 +92,10 @@ export class Commits {
     return recorded;
   }
 
-  /** A tracked commit by full hash or unique prefix, from the buffer or the database. */
+  /**
+   * A tracked commit by full hash or unique prefix, from the buffer or the database; else one recorded
+   * under an abbreviation of the hash (a backfilled commit keeps the seven characters git printed).
+   */
   find(project: string, hashOrPrefix: string): CommitRecord | undefined {
     for (const mutation of this.ctx.buffer.mutations()) {
       if (mutation.table === 'commits' && mutation.key[0] === project && mutation.key[1].startsWith(hashOrPrefix)) return mutation.value;
@@ -97,7 +103,7 @@ export class Commits {
     for (const { key, value } of this.ctx.store.tables.commits.getRange({ start: [project, hashOrPrefix], limit: 1 })) {
       if (key[0] === project && key[1].startsWith(hashOrPrefix)) return value;
     }
-    return undefined;
+    return this.abbreviating(project, hashOrPrefix)[0];
   }
 
   /** Whether the project has any tracked commit, in the buffer or the database (one seek). */
@@ -112,7 +118,28 @@ export class Commits {
 
   /** @throws InputError when no tracked session made the commit or the prefix is ambiguous. */
   tracked(project: string, hashOrPrefix: string): CommitRecord {
-    return pickTrackedCommit(this.startingWith(project, hashOrPrefix, 2), hashOrPrefix);
+    const found = this.startingWith(project, hashOrPrefix, 2);
+    return pickTrackedCommit(found.length > 0 ? found : this.abbreviating(project, hashOrPrefix), hashOrPrefix);
+  }
+
+  /**
+   * Tracked commits recorded under an abbreviation of `hash` (shorter, at least ABBREVIATED_HASH_LENGTH
+   * characters): how a backfill records a commit, from the hash `git commit` printed. Every such key
+   * starts with the hash's first characters, so one short range of keys holds them all.
+   */
+  private abbreviating(project: string, hash: string): CommitRecord[] {
+    if (hash.length <= ABBREVIATED_HASH_LENGTH) return [];
+    const abbreviates = (key: string): boolean => key.length >= ABBREVIATED_HASH_LENGTH && key.length < hash.length && hash.startsWith(key);
+    const found: CommitRecord[] = [];
+    for (const mutation of this.ctx.buffer.mutations()) {
+      if (mutation.table === 'commits' && mutation.key[0] === project && abbreviates(mutation.key[1])) found.push(mutation.value);
+    }
+    const shortest = hash.slice(0, ABBREVIATED_HASH_LENGTH);
+    for (const { key, value } of this.ctx.store.tables.commits.getRange({ start: [project, shortest] })) {
+      if (key[0] !== project || !key[1].startsWith(shortest)) break;
+      if (abbreviates(key[1])) found.push(value);
+    }
+    return found;
   }
 
   /** The tracked commits of a project whose hash starts with `prefix`, from the buffer and the database. */

@@ -1,0 +1,77 @@
+/**
+ * Commits a backfill recorded under the abbreviated hash `git commit` printed, on a real repository
+ * and a temporary LMDB: found again by the full hash git gives (the user's grade of one).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { HostSession } from '../../src/core/backfill/history.js';
+import { replaySession } from '../../src/core/backfill/replay-session.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
+import { tempTracker } from '../helpers/temp-store.js';
+import type { TempTracker } from '../helpers/temp-store.js';
+
+const tempDir = useTempDirs('agent-tracker-backfilled-commits-');
+let tracker: TempTracker | undefined;
+afterEach(() => {
+  tracker?.dispose();
+  tracker = undefined;
+});
+
+const T0 = Date.UTC(2025, 0, 10, 9, 0, 0);
+const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
+
+/** A repository whose commits are made by `git commit` as an agent's bash call runs it; returns what each printed. */
+function repoWithCommits(subjects: string[]): { repo: string; printed: string[] } {
+  const repo = fs.realpathSync(tempDir());
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  git('init', '-q', '-b', 'main');
+  git('config', 'user.email', 'agent@example.test');
+  git('config', 'user.name', 'Agent');
+  const printed = subjects.map((subject, i) => {
+    fs.writeFileSync(path.join(repo, `f${i}.txt`), `${subject}\n`);
+    git('add', '-A');
+    return git('commit', '-m', subject);
+  });
+  return { repo, printed };
+}
+
+/** One past session of `build` whose bash calls made the commits, as OpenCode's store keeps it. */
+function pastSession(repo: string, printed: string[]): HostSession {
+  return {
+    id: 'ses_past',
+    directory: repo,
+    title: 'past work',
+    createdAt: T0,
+    updatedAt: T0 + 60_000,
+    messages: [
+      {
+        id: 'msg_1',
+        role: 'assistant',
+        agent: 'build',
+        model: 'anthropic/claude',
+        tokens: NO_TOKENS,
+        cost: 0,
+        createdAt: T0 + 1000,
+        tools: printed.map((output, i) => ({ callId: `prt_${i}`, tool: 'bash', status: 'completed', command: `git commit -m "change ${i}"`, output, exit: 0, endedAt: T0 + 2000 + i })),
+      },
+    ],
+  };
+}
+
+describe('a commit recorded by backfill under its abbreviated hash', () => {
+  it('takes the user\'s grade given by the full hash git resolves (as `agent-tracker grade HEAD 5` does)', () => {
+    const { repo, printed } = repoWithCommits(['feat: add parser']);
+    tracker = tempTracker({}, repo);
+    replaySession(tracker.service, pastSession(repo, printed), repo);
+    tracker.service.flush('backfill');
+    const full = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+    expect([...tracker.store.tables.commits.getKeys()]).toEqual([[repo, full.slice(0, 7)]]);
+
+    const graded = tracker.service.gradeAsUser({ project: repo, commit: full, grade: 5, note: 'good', via: 'cli' });
+
+    expect(graded.grade).toMatchObject({ commit: full.slice(0, 7), agent: 'build', model: 'anthropic/claude', sessionId: 'ses_past', grade: 5 });
+    expect(tracker.store.tables.usage.get(['ses_past', 'build', 'anthropic/claude'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5 });
+  });
+});
