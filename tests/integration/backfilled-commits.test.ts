@@ -1,6 +1,7 @@
 /**
  * Commits a backfill recorded under the abbreviated hash `git commit` printed, on a real repository
- * and a temporary LMDB: found again by the full hash git gives (the user's grade of one).
+ * and a temporary LMDB: found again by the full hash git gives (the user's grade of one, and the
+ * project's history saying it was reverted).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -8,6 +9,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { HostSession } from '../../src/core/backfill/history.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
+import { gitSignals, refreshGitSignals } from '../../src/core/outcomes/git-outcomes.js';
+import type { CommitRecord } from '../../src/core/types.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -73,5 +76,25 @@ describe('a commit recorded by backfill under its abbreviated hash', () => {
 
     expect(graded.grade).toMatchObject({ commit: full.slice(0, 7), agent: 'build', model: 'anthropic/claude', sessionId: 'ses_past', grade: 5 });
     expect(tracker.store.tables.usage.get(['ses_past', 'build', 'anthropic/claude'])).toMatchObject({ userGradedCommits: 1, userGradeSum: 5 });
+  });
+
+  it('counts as reverted when the project\'s history reverts it, as the same commit tracked live does', async () => {
+    const { repo, printed } = repoWithCommits(['feat: add parser', 'feat: add lexer']);
+    tracker = tempTracker({}, repo);
+    replaySession(tracker.service, pastSession(repo, printed), repo);
+    tracker.service.flush('backfill');
+    execFileSync('git', ['revert', '--no-edit', 'HEAD~1'], { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+
+    expect(await refreshGitSignals(tracker.service, repo)).toBe(1);
+    tracker.service.flush('git signals');
+
+    expect(tracker.store.tables.usage.get(['ses_past', 'build', 'anthropic/claude'])).toMatchObject({ commits: 2, revertedCommits: 1 });
+  });
+
+  it('gets no signal when its abbreviation matches two commits of the branch', () => {
+    const branch = ['abcdef1000', 'abcdef1999', 'fedcba0000'].map((hash, i) => ({ hash, subject: i === 2 ? 'Revert "feat: add parser"' : 'feat: add parser', body: '', oldLines: [], newLines: [] }));
+    const recorded = (hash: string): CommitRecord => ({ hash, message: 'feat: add parser', files: [], insertions: 0, deletions: 0, timestamp: new Date(T0).toISOString(), project: '/p', agent: 'build', model: 'anthropic/claude', sessionId: 'ses_past' });
+    expect(gitSignals(branch, [recorded('abcdef1')], 'fedcba0000', undefined).signals).toEqual([]);
+    expect(gitSignals(branch, [recorded('abcdef19')], 'fedcba0000', undefined).signals).toMatchObject([{ revertedCommits: 1 }]);
   });
 });

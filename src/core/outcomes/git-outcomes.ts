@@ -33,6 +33,29 @@ export async function readBranch(directory: string): Promise<BranchCommit[] | un
   }
 }
 
+/** The fewest characters git abbreviates a hash to: a backfilled commit is kept under what `git commit` printed. */
+const SHORTEST_ABBREVIATION = 7;
+
+/**
+ * Where a tracked commit sits on the branch: by its full hash, or by the abbreviation a backfill
+ * recorded it under (one branch commit must start with it; two would be ambiguous, and get nothing).
+ */
+function branchPositions(branch: readonly BranchCommit[]): (hash: string) => number | undefined {
+  const byHash = new Map<string, number>();
+  const byShortest = new Map<string, number[]>();
+  branch.forEach((commit, index) => {
+    byHash.set(commit.hash, index);
+    const shortest = commit.hash.slice(0, SHORTEST_ABBREVIATION);
+    byShortest.set(shortest, [...(byShortest.get(shortest) ?? []), index]);
+  });
+  return (hash) => {
+    const exact = byHash.get(hash);
+    if (exact !== undefined || hash.length < SHORTEST_ABBREVIATION) return exact;
+    const matches = (byShortest.get(hash.slice(0, SHORTEST_ABBREVIATION)) ?? []).filter((index) => branch[index]?.hash.startsWith(hash));
+    return matches.length === 1 ? matches[0] : undefined;
+  };
+}
+
 /** A counter change for one tracked commit. */
 export interface CommitSignal {
   commit: CommitRecord;
@@ -45,11 +68,11 @@ export interface CommitSignal {
  * commits not on the branch (another branch, rewritten history) get nothing.
  */
 export function gitSignals(branch: readonly BranchCommit[], tracked: readonly CommitRecord[], head: string, cache: GitSignalCache | undefined): { signals: CommitSignal[]; cache: GitSignalCache } {
-  const position = new Map(branch.map((commit, index) => [commit.hash, index]));
+  const position = branchPositions(branch);
   const counted: Record<string, CountedFate> = { ...(cache?.counted ?? {}) };
   const signals: CommitSignal[] = [];
   for (const commit of tracked) {
-    const index = position.get(commit.hash);
+    const index = position(commit.hash);
     if (index === undefined) continue;
     const fate = commitFate(branch, index);
     const change = newlyCounted(fate, counted[commit.hash]);
