@@ -45,6 +45,7 @@ export const GROUPS = {
     mutate: [
       'src/core/store/store.ts',
       'src/core/store/apply-batch.ts',
+      'src/core/store/grade-pairs.ts',
       'src/core/store/batch-room.ts',
       'src/core/store/transfer.ts',
       'src/core/store/replay.ts',
@@ -53,7 +54,7 @@ export const GROUPS = {
       'src/core/store/late-write.ts',
       'src/contract/git-signal-cache.ts',
     ],
-    tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'host-call-ids', 'verified-chain', 'spill-late-marker'],
+    tests: ['store', 'transfer', 'import', 'reliability-map', 'state', 'user-grades', 'grade-pairs', 'host-call-ids', 'verified-chain', 'spill-late-marker'],
     // Less the stored-form group's tests (the `store` prefix finds them; stored-text waits seconds for a
     // child import) and the integration tests (import-bounds, transfer): they start the built CLI
     // several times per mutant, which made transfer.ts alone take hours; the unit tests check the same code.

@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { reportAnswer } from '../../src/core/answers/report.js';
-import { Store } from '../../src/core/store/store.js';
+import { gradeEvidence } from '../../src/core/outcomes/counters.js';
+import { Store, ZERO_COUNTERS } from '../../src/core/store/store.js';
 import { exportRecords, importExport } from '../../src/core/store/transfer.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
 import type { UsageRecord } from '../../src/core/types.js';
@@ -148,6 +149,23 @@ describe('commits graded by both', () => {
     expect(pairsOf(writer.tables.usage.get(['s2', 'build', 'fake/a']))).toEqual({ commits: undefined, gapSum: undefined, gapSquares: undefined });
   });
 
+  it("are none after an upgrade where the agent and the user graded different commits (the two means would pair them)", () => {
+    t = tempTracker();
+    threeCommits();
+    selfGrade(1, 5);
+    t.service.flush('test');
+    userGrade(2, -1);
+    t.store.write((tables) => {
+      const record = tables.usage.get(KEY) as UsageRecord;
+      record.pairedGradedCommits = undefined;
+      tables.usage.putSync(KEY, record);
+      tables.meta.putSync('schemaVersion', 6);
+    });
+    t.store.close();
+    t.store = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
+  });
+
   it('in an import are counted from the grades the file holds, not taken from the file', () => {
     t = tempTracker();
     threeCommits();
@@ -155,15 +173,47 @@ describe('commits graded by both', () => {
     selfGrade(2, 2);
     t.service.flush('test');
     userGrade(1, -1);
+    // Another session whose agent graded nothing: whatever its record says, it has no pair.
+    t.service.noteModelRequest('s2', 'build', 'fake/a');
+    t.service.recordCommits('s2', [gitCommit(9)]);
+    t.service.endTurn('s2');
+    userGrade(9, 2);
     let text = '';
     exportRecords(t.store, (chunk) => (text += chunk));
-    // A forged line: the same usage record claiming two pairs on which the agent matched the user.
-    const forged = text.replace(/"pairedGradedCommits":1,"pairedGradeGapSum":6,"pairedGradeGapSquares":36/, '"pairedGradedCommits":2,"pairedGradeGapSum":0,"pairedGradeGapSquares":0');
+    // Forged: the first session claims two pairs on which the agent matched the user, the second one pair.
+    const forged = text
+      .split('\n')
+      .map((line) => {
+        if (!line.includes('"pairedGradedCommits"')) return line;
+        const parsed = JSON.parse(line) as { key: string[]; value: Record<string, number> };
+        const claim = parsed.key[0] === SESSION ? { pairedGradedCommits: 2, pairedGradeGapSum: 0, pairedGradeGapSquares: 0 } : { pairedGradedCommits: 1, pairedGradeGapSum: -3, pairedGradeGapSquares: 9 };
+        return JSON.stringify({ ...parsed, value: { ...parsed.value, ...claim } });
+      })
+      .join('\n');
     expect(forged).not.toBe(text);
     const other = tempTracker();
     try {
       importExport(other.store, forged, 'forged.ndjson');
       expect(pairsOf(other.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
+      expect(gradeEvidence(other.store.tables.usage.get(['s2', 'build', 'fake/a']) as UsageRecord).paired).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
+    } finally {
+      other.dispose();
+    }
+  });
+
+  it('in an import of usage records with no grade records beside them stay estimated from the two means', () => {
+    t = tempTracker();
+    const record = { ...ZERO_COUNTERS, sessionId: 'h1', agent: 'build', model: 'fake/a', project: PROJECT, firstAt: '2026-01-01T00:00:00.000Z', lastAt: '2026-01-01T01:00:00.000Z', commits: 4, userGradedCommits: 2, userGradeSum: 4, selfGradedCommits: 4, selfGradeSum: 16, pairedGradedCommits: 0, pairedGradeGapSum: 0, pairedGradeGapSquares: 0 };
+    t.store.write((tables) => tables.usage.putSync(['h1', 'build', 'fake/a'], record));
+    let text = '';
+    exportRecords(t.store, (chunk) => (text += chunk));
+    const other = tempTracker();
+    try {
+      importExport(other.store, text, 'hand.ndjson');
+      const stored = other.store.tables.usage.get(['h1', 'build', 'fake/a']) as UsageRecord;
+      expect(pairsOf(stored)).toEqual({ commits: undefined, gapSum: undefined, gapSquares: undefined });
+      // The smaller count (2) at 16/4 - 4/2 = 2 each.
+      expect(gradeEvidence(stored).paired).toEqual({ commits: 2, gapSum: 4, gapSquares: 8 });
     } finally {
       other.dispose();
     }

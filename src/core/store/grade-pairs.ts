@@ -42,23 +42,30 @@ export function pairDeltas(self: number, user: number, replaced?: number): Count
   return { pairedGradedCommits: 0, pairedGradeGapSum: gap - before, pairedGradeGapSquares: gap * gap - before * before };
 }
 
-const NO_PAIRS = { commits: 0, gapSum: 0, gapSquares: 0 } as const;
-
-/** What a record's pair counters should hold: the pairs found, or undefined (not known: see recountGradePairs). */
+/** A record's pair counters: the pairs found, or undefined (unset: readers estimate them, counters.ts). */
 type PairCounters = { commits: number; gapSum: number; gapSquares: number } | undefined;
 
-function holds(record: UsageRecord, pairs: PairCounters): boolean {
-  if (pairs === undefined) return record.pairedGradedCommits === undefined && record.pairedGradeGapSum === undefined && record.pairedGradeGapSquares === undefined;
-  return record.pairedGradedCommits === pairs.commits && record.pairedGradeGapSum === pairs.gapSum && record.pairedGradeGapSquares === pairs.gapSquares;
+const NO_PAIRS = { commits: 0, gapSum: 0, gapSquares: 0 } as const;
+
+/**
+ * What a usage record's pair counters should hold, from the user grades and pairs found on record for
+ * it; `keep` when what it holds reads the same. A record without both a user grade and a self-grade has no
+ * pair: unset and zero read the same, anything else is unset. A record with both holds the pairs found,
+ * zero too (unset, readers would estimate some), unless it counts user grades the file holds no grade
+ * record of (written by hand into an import file, say): then no one can know its pairs, and they are unset.
+ */
+function recounted(record: UsageRecord, found: (NonNullable<PairCounters> & { userGrades: number }) | undefined): PairCounters | 'keep' {
+  const held = [record.pairedGradedCommits, record.pairedGradeGapSum, record.pairedGradeGapSquares];
+  if (!((record.userGradedCommits ?? 0) > 0 && (record.selfGradedCommits ?? 0) > 0)) return held.every((value) => (value ?? 0) === 0) ? 'keep' : undefined;
+  const pairs = (found?.userGrades ?? 0) === record.userGradedCommits ? (found ?? NO_PAIRS) : undefined;
+  const wanted = [pairs?.commits, pairs?.gapSum, pairs?.gapSquares];
+  return held.every((value, at) => value === wanted[at]) ? 'keep' : pairs;
 }
 
 /**
  * Counts every pair again from the stored user grades and retrospectives and sets each usage record's
- * pair counters to what it found: a set, not an add (run again, it changes nothing). A record that
- * counts user grades the file holds no grade record of (usage records written by hand into an import
- * file, say) has pairs no one can know: its counters are left unset, and readers estimate them from its
- * sums (counters.ts). A record with no user grade or no self-grade has no pair, whatever a file said.
- * Only records whose counters change are written. Call inside the store's write transaction.
+ * pair counters to what it found (recounted): a set, not an add, so a second run changes nothing. Only
+ * records whose counters change are written. Call inside the store's write transaction.
  */
 export function recountGradePairs(tables: WritableTables): void {
   const found = new Map<string, { userGrades: number; commits: number; gapSum: number; gapSquares: number }>();
@@ -77,10 +84,8 @@ export function recountGradePairs(tables: WritableTables): void {
   // Read first, then write: the range is not walked while its records change.
   const changed: { key: SessionKey; record: UsageRecord; pairs: PairCounters }[] = [];
   for (const { key, value: record } of tables.usage.getRange()) {
-    const sum = found.get(key.join('\u0000'));
-    const graded = (record.userGradedCommits ?? 0) > 0 && (record.selfGradedCommits ?? 0) > 0;
-    const pairs: PairCounters = !graded ? (record.pairedGradedCommits === undefined ? undefined : NO_PAIRS) : sum?.userGrades === record.userGradedCommits ? sum : undefined;
-    if (!holds(record, pairs)) changed.push({ key, record, pairs });
+    const pairs = recounted(record, found.get(key.join('\u0000')));
+    if (pairs !== 'keep') changed.push({ key, record, pairs });
   }
   for (const { key, record, pairs } of changed) {
     record.pairedGradedCommits = pairs?.commits;
