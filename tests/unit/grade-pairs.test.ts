@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { reportAnswer } from '../../src/core/answers/report.js';
 import { gradeEvidence } from '../../src/core/outcomes/counters.js';
+import { recountGradePairs } from '../../src/core/store/grade-pairs.js';
 import { Store, ZERO_COUNTERS } from '../../src/core/store/store.js';
 import { exportRecords, importExport } from '../../src/core/store/transfer.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
@@ -86,9 +87,10 @@ describe('commits graded by both', () => {
     threeCommits();
     selfGrade(1, 5);
     t.service.flush('test');
-    userGrade(1, 5);
+    userGrade(1, 2);
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 5 - 2, gapSquares: (5 - 2) ** 2 });
     userGrade(1, -1, true);
-    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
+    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 5 - -1, gapSquares: (5 - -1) ** 2 });
   });
 
   it("leave out a commit that earned nothing (its self-grade is not counted either)", () => {
@@ -166,6 +168,43 @@ describe('commits graded by both', () => {
     expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
   });
 
+  it('are recounted without rewriting any record that already holds them (an upgrade of a large file writes only what changes)', () => {
+    t = tempTracker();
+    threeCommits();
+    selfGrade(1, 5);
+    selfGrade(2, 2);
+    t.service.flush('test');
+    userGrade(1, -1);
+    userGrade(3, 5);
+    // A session the user graded alone, one whose agent and user graded different commits, one nobody graded,
+    // one the agent graded alone.
+    for (const [session, n] of [['s2', 4], ['s3', 5], ['s4', 7], ['s5', 8]] as const) {
+      t.service.noteModelRequest(session, 'build', 'fake/a');
+      t.service.recordCommits(session, [gitCommit(n)]);
+      t.service.endTurn(session);
+    }
+    t.service.recordCommits('s3', [gitCommit(6)]);
+    t.service.endTurn('s3');
+    userGrade(4, 2);
+    selfGrade(5, 5);
+    t.service.gradeCommit({ sessionId: 's5', agent: 'build', project: PROJECT, commit: hash(8), agentGrade: 1 });
+    t.service.flush('test');
+    userGrade(6, 1);
+    const rewritten: string[] = [];
+    t.store.write((tables) => {
+      const usage = new Proxy(tables.usage, {
+        get(target, name) {
+          if (name === 'putSync') return (key: string[], value: UsageRecord) => (rewritten.push(key.join(' ')), target.putSync(key as [string, string, string], value));
+          const property: unknown = Reflect.get(target, name, target);
+          return typeof property === 'function' ? property.bind(target) : property;
+        },
+      });
+      recountGradePairs({ ...tables, usage });
+    });
+    expect(rewritten).toEqual([]);
+    expect(gradeEvidence(t.store.tables.usage.get(['s3', 'build', 'fake/a']) as UsageRecord).paired).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
+  });
+
   it('in an import are counted from the grades the file holds, not taken from the file', () => {
     t = tempTracker();
     threeCommits();
@@ -173,21 +212,31 @@ describe('commits graded by both', () => {
     selfGrade(2, 2);
     t.service.flush('test');
     userGrade(1, -1);
-    // Another session whose agent graded nothing: whatever its record says, it has no pair.
+    // Another session whose agent graded nothing: whatever its record says, it has no pair. A third with a pair.
     t.service.noteModelRequest('s2', 'build', 'fake/a');
     t.service.recordCommits('s2', [gitCommit(9)]);
     t.service.endTurn('s2');
     userGrade(9, 2);
+    t.service.noteModelRequest('s6', 'build', 'fake/a');
+    t.service.recordCommits('s6', [gitCommit(10)]);
+    t.service.endTurn('s6');
+    t.service.gradeCommit({ sessionId: 's6', agent: 'build', project: PROJECT, commit: hash(10), agentGrade: 2 });
+    t.service.flush('test');
+    userGrade(10, 5);
     let text = '';
     exportRecords(t.store, (chunk) => (text += chunk));
-    // Forged: the first session claims two pairs on which the agent matched the user, the second one pair.
+    // Forged: each record claims one pair, the first with a wrong sum, the third with a wrong square.
+    const claims: Record<string, Record<string, number>> = {
+      [SESSION]: { pairedGradedCommits: 1, pairedGradeGapSum: 0, pairedGradeGapSquares: 36 },
+      s2: { pairedGradedCommits: 1, pairedGradeGapSum: 0, pairedGradeGapSquares: 0 },
+      s6: { pairedGradedCommits: 1, pairedGradeGapSum: -3, pairedGradeGapSquares: 0 },
+    };
     const forged = text
       .split('\n')
       .map((line) => {
         if (!line.includes('"pairedGradedCommits"')) return line;
         const parsed = JSON.parse(line) as { key: string[]; value: Record<string, number> };
-        const claim = parsed.key[0] === SESSION ? { pairedGradedCommits: 2, pairedGradeGapSum: 0, pairedGradeGapSquares: 0 } : { pairedGradedCommits: 1, pairedGradeGapSum: -3, pairedGradeGapSquares: 9 };
-        return JSON.stringify({ ...parsed, value: { ...parsed.value, ...claim } });
+        return JSON.stringify({ ...parsed, value: { ...parsed.value, ...claims[parsed.key[0] ?? ''] } });
       })
       .join('\n');
     expect(forged).not.toBe(text);
@@ -196,6 +245,7 @@ describe('commits graded by both', () => {
       importExport(other.store, forged, 'forged.ndjson');
       expect(pairsOf(other.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
       expect(gradeEvidence(other.store.tables.usage.get(['s2', 'build', 'fake/a']) as UsageRecord).paired).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
+      expect(pairsOf(other.store.tables.usage.get(['s6', 'build', 'fake/a']))).toEqual({ commits: 1, gapSum: 2 - 5, gapSquares: (2 - 5) ** 2 });
     } finally {
       other.dispose();
     }

@@ -164,8 +164,7 @@ function applyAgentOps(run: BatchRun, mutation: Extract<Mutation, { table: 'agen
       run.written.push({ kind: 'retrospective', key, value });
       // The user graded the commit first: the pair is counted now, with the second grade.
       const userGrade = t.userGrades.get([value.project, value.commit]);
-      const self = userGrade?.agent === mutation.key ? pairedSelfGrade(t, userGrade) : undefined;
-      if (userGrade !== undefined && self !== undefined) countPair(run, userGrade, pairDeltas(self, userGrade.grade));
+      if (userGrade?.agent === mutation.key) countPair(run, userGrade);
     } else if (op.kind === 'grade' && 'userGrade' in op) {
       // The user grades a commit once: a second grade (another process, a retry) is dropped whole.
       const key: [string, string] = [op.userGrade.project, op.userGrade.commit];
@@ -174,8 +173,7 @@ function applyAgentOps(run: BatchRun, mutation: Extract<Mutation, { table: 'agen
       applyAgentOp(agent, op, rules);
       t.userGrades.putSync(key, op.userGrade);
       // The agent graded the commit first: a new pair, or a corrected grade moving the one counted.
-      const self = pairedSelfGrade(t, op.userGrade);
-      if (self !== undefined) countPair(run, op.userGrade, pairDeltas(self, op.userGrade.grade, stored?.grade));
+      countPair(run, op.userGrade, stored?.grade);
     } else {
       applyAgentOp(agent, op, rules);
     }
@@ -184,10 +182,15 @@ function applyAgentOps(run: BatchRun, mutation: Extract<Mutation, { table: 'agen
   cache.agents.set(mutation.key, agent);
 }
 
-/** Adds a pair's counters to the usage record of the commit's setup (where both its grades are counted). */
-function countPair(run: BatchRun, grade: UserGradeRecord, deltas: CounterDeltas): void {
+/**
+ * When the user's grade of a commit pairs with a counted self-grade (grade-pairs.ts), adds the pair to the
+ * usage record of the commit's setup, where both grades are counted; `replaced`: the user's grade it corrects.
+ */
+function countPair(run: BatchRun, grade: UserGradeRecord, replaced?: number): void {
+  const self = pairedSelfGrade(run.tables, grade);
+  if (self === undefined) return;
   const init = { sessionId: grade.sessionId, source: 'live' as const, agent: grade.agent, model: grade.model, project: grade.project, firstAt: grade.timestamp };
-  addSessionCounters(run, pairKey(grade), init, deltas, grade.timestamp);
+  addSessionCounters(run, pairKey(grade), init, pairDeltas(self, grade.grade, replaced), grade.timestamp);
 }
 
 function applyReplay(run: BatchRun, mutation: Extract<Mutation, { table: 'events' }>): void {

@@ -49,17 +49,18 @@ const NO_PAIRS = { commits: 0, gapSum: 0, gapSquares: 0 } as const;
 
 /**
  * What a usage record's pair counters should hold, from the user grades and pairs found on record for
- * it; `keep` when what it holds reads the same. A record without both a user grade and a self-grade has no
- * pair: unset and zero read the same, anything else is unset. A record with both holds the pairs found,
- * zero too (unset, readers would estimate some), unless it counts user grades the file holds no grade
- * record of (written by hand into an import file, say): then no one can know its pairs, and they are unset.
+ * it; `keep` when what it holds reads the same (readers take an unset sum with a count as 0). A record
+ * without a user grade has no pair: unset or 0 reads the same, any other count is unset. A record with
+ * user grades holds the pairs found, 0 too (unset, readers would estimate some if it has self-grades),
+ * unless it counts user grades the file holds no grade record of (written by hand into an import file,
+ * say): then no one can know its pairs, and they are unset.
  */
 function recounted(record: UsageRecord, found: (NonNullable<PairCounters> & { userGrades: number }) | undefined): PairCounters | 'keep' {
-  const held = [record.pairedGradedCommits, record.pairedGradeGapSum, record.pairedGradeGapSquares];
-  if (!((record.userGradedCommits ?? 0) > 0 && (record.selfGradedCommits ?? 0) > 0)) return held.every((value) => (value ?? 0) === 0) ? 'keep' : undefined;
+  if ((record.userGradedCommits ?? 0) === 0) return (record.pairedGradedCommits ?? 0) === 0 ? 'keep' : undefined;
   const pairs = (found?.userGrades ?? 0) === record.userGradedCommits ? (found ?? NO_PAIRS) : undefined;
-  const wanted = [pairs?.commits, pairs?.gapSum, pairs?.gapSquares];
-  return held.every((value, at) => value === wanted[at]) ? 'keep' : pairs;
+  const same =
+    record.pairedGradedCommits === pairs?.commits && (record.pairedGradeGapSum ?? 0) === (pairs?.gapSum ?? 0) && (record.pairedGradeGapSquares ?? 0) === (pairs?.gapSquares ?? 0);
+  return same ? 'keep' : pairs;
 }
 
 /**
