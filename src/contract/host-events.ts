@@ -18,6 +18,20 @@ export interface HostEvent {
   legacyEventId?: string;
 }
 
+/** A finished turn of a host's history, as a replay delivers it (live hooks deliver its parts as they come). */
+export interface ReplayedTurn {
+  /** The host's id of the user's message that opened the turn. */
+  messageId: string;
+  /** The user's prompt (the message's own text, not what the host added). */
+  prompt: string;
+  /** Files the turn's tools edited. */
+  filesEdited: string[];
+  /** The host's ids of the assistant messages that answered it. */
+  answeredBy: string[];
+  /** ISO time the turn ended (its last answer). */
+  at: string;
+}
+
 /** A commit as read from git, before it is attributed to an agent. */
 export interface GitCommit {
   hash: string;

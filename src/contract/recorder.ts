@@ -5,7 +5,7 @@
  * memory and writes them in one transaction. Keyed by the host's own ids (`HostEvent`), so the same
  * event reported twice, live and replayed, counts once.
  */
-import type { GitCommit, HostEvent } from './host-events.js';
+import type { GitCommit, HostEvent, ReplayedTurn } from './host-events.js';
 import type { CommitRecord, TokenCounts, UsageSource } from './records.js';
 
 export type FlushOutcome = { ok: true; mutations: number; durationMs: number } | { ok: false; error: Error };
@@ -19,8 +19,8 @@ export interface Recorder {
   noteTurnTask(sessionId: string, prompt: string, messageId?: string): void;
   /** A finished tool call, keyed by the host's own id of the call (OpenCode: the tool part id); `command` for a shell call. */
   recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event?: HostEvent & { command?: string }): void;
-  /** A shell command and its exit code (test runs are recognised from it). */
-  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void;
+  /** A shell command and its exit code (test runs are recognised from it), with the host's id of the call when known. */
+  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined, event?: HostEvent): void;
   /** A slash command run in the session. */
   recordCommand(sessionId: string, event?: HostEvent): void;
   /** New commits made by the session's agent; returns the ones recorded. */
@@ -37,6 +37,8 @@ export interface Recorder {
   noteFileEdited(sessionId: string, file: string): void;
   /** A tool call edited what configures the tracker. */
   noteTrackerFileEdit(sessionId: string): void;
+  /** A finished turn of replayed history (live sources end turns with endTurn). */
+  recordTurn(sessionId: string, turn: ReplayedTurn): void;
   /** The session's turn ended: its journal entry is written and the buffer flushed. */
   endTurn(sessionId: string): FlushOutcome;
   /** Writes what is buffered, in one transaction. */

@@ -12,6 +12,7 @@ import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
 import { asBusEvent, assistantUsage, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
 import { revertPoint } from './outcome-events.js';
+import { EDITING_TOOLS } from './editing-tools.js';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
 import type { ToolOutput } from './guards/output-mask.js';
@@ -24,8 +25,7 @@ export class RefusalError extends Error {
 
 /** The agent name OpenCode uses for title generation: not work, not tracked. */
 const TITLE_AGENT = 'title';
-/** Tools whose `filePath` argument names a file they change. */
-export const EDITING_TOOLS: ReadonlySet<string> = new Set(['edit', 'write', 'patch', 'multiedit']);
+export { EDITING_TOOLS };
 
 export interface HookContext {
   service: TrackingService<StoreAccess>;
@@ -207,7 +207,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     const eventId = hostCallId(input.sessionID, input.callID);
     const command = input.tool === 'bash' ? stringArg(input.args, 'command') : undefined;
     service.recordToolCall(input.sessionID, eventId, input.tool, ok, command === undefined ? {} : { command });
-    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, command ?? '', exit);
+    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, command ?? '', exit, { eventId });
     const file = EDITING_TOOLS.has(input.tool) ? stringArg(input.args, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
     if (ctx.editsTrackerFiles?.(input.tool, input.args)) service.noteTrackerFileEdit(input.sessionID);

@@ -38,7 +38,7 @@ export function createV2Handlers(ctx: V2HookContext): V2Handlers {
     const ok = input.status === 'completed' && (exit === undefined || exit === 0);
     const command = input.tool === 'bash' ? stringInput(input.input, 'command') : undefined;
     service.recordToolCall(input.sessionID, key, input.tool, ok, command === undefined ? {} : { command });
-    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, command ?? '', exit);
+    if (input.tool === 'bash') service.recordShellCommand(input.sessionID, command ?? '', exit, { eventId: key });
     const file = EDITING_TOOLS.has(input.tool) ? stringInput(input.input, 'filePath') : undefined;
     if (file) service.noteFileEdited(input.sessionID, file);
     if (ctx.editsTrackerFiles?.(input.tool, input.input)) service.noteTrackerFileEdit(input.sessionID);

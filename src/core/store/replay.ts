@@ -15,7 +15,9 @@ export interface ReplayDelta {
 
 /**
  * The part of an event's reported totals not yet counted. A counter never shrinks: a report lower
- * than what is held (an older copy of the same message) adds nothing and keeps the held value.
+ * than what is held (an older copy of the same message) adds nothing and keeps the held value. An
+ * event not held yet adds what it reports as it is, a negative value too (a test run that takes a
+ * session's recovery back holds `testRecoveries: -1`); its later reports add nothing more.
  */
 export function replayDelta(held: CounterDeltas | undefined, reported: CounterDeltas): ReplayDelta {
   const delta: CounterDeltas = {};
@@ -23,7 +25,7 @@ export function replayDelta(held: CounterDeltas | undefined, reported: CounterDe
   let changed = false;
   for (const [name, value] of Object.entries(reported) as [CounterName, number][]) {
     const before = held?.[name] ?? 0;
-    if (value > before) {
+    if (value > before || (held === undefined && value < 0)) {
       delta[name] = value - before;
       totals[name] = value;
       changed = true;

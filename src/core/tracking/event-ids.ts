@@ -3,6 +3,8 @@
  * hooks, a replay of history and the plugin's check of "anything new to import?" build them here,
  * so the three agree on what "already held" means.
  */
+import { TASK_KIND_COUNTERS } from '../outcomes/task-kind.js';
+import type { TaskKind } from '../outcomes/task-kind.js';
 import type { CounterDeltas, TokenCounts } from '../types.js';
 
 /** An assistant message, by the host's message id. */
@@ -41,4 +43,26 @@ export function commitsEventId(callId: string): string {
 /** A push, by the id of the call that pushed. */
 export function pushEventId(callId: string): string {
   return `push:${callId}`;
+}
+
+/** A test run, by the id of the bash call that ran it. */
+export function testRunEventId(callId: string): string {
+  return `test:${callId}`;
+}
+
+/** What a test run's event holds: the run, a pass when it exited 0, and the change it made to the session's recovery. */
+export function testRunTotals(passed: boolean, recoveryDelta: number): CounterDeltas {
+  const totals: CounterDeltas = { testRuns: 1, testPasses: passed ? 1 : 0 };
+  if (recoveryDelta !== 0) totals.testRecoveries = recoveryDelta;
+  return totals;
+}
+
+/** A turn, by the id of the user's message that opened it. */
+export function turnEventId(userMessageId: string): string {
+  return `turn:${userMessageId}`;
+}
+
+/** What a turn's event holds: one turn, and one of its kind. */
+export function turnTotals(kind: TaskKind): CounterDeltas {
+  return { turns: 1, [TASK_KIND_COUNTERS[kind]]: 1 };
 }

@@ -43,6 +43,19 @@ export class Ledger {
     });
   }
 
+  /**
+   * Whether a replayed event was counted by a version that counted it without a key (test runs and
+   * turns before they were keyed): the store holds none of `eventId` but holds one of its `anchors`
+   * (the tool call that ran the tests, the messages that answered the turn), recorded live. Such a
+   * session's live counts already hold the event. Anchors a backfill recorded do not count: a backfill
+   * before keys recorded no test runs or turns, so its sessions get them now.
+   */
+  countedWithoutKey(sessionId: string, setup: SessionSetup, eventId: string, anchors: readonly string[]): boolean {
+    if (this.heldEvent(sessionId, eventId) !== undefined) return false;
+    if (!anchors.some((anchor) => this.heldEvent(sessionId, anchor) !== undefined)) return false;
+    return this.store.tables.usage.get([sessionId, setup.agent, setup.model])?.source !== 'backfill';
+  }
+
   /** Forgets the held events read for a session (all sessions when none is named: a flush changed them). */
   forgetHeld(sessionId?: string): void {
     if (sessionId === undefined || this.heldEvents?.sessionId === sessionId) this.heldEvents = undefined;

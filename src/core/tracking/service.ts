@@ -15,7 +15,7 @@ import type { StoreAccess } from '../store/access.js';
 import type { Store } from '../store/store.js';
 import type { JournalKey, Mutation } from '../store/mutations.js';
 import type { ActivityEntry, AgentStatus, CommitRecord, TokenCounts, UserActionProvenance, UsageSource } from '../types.js';
-import type { GitCommit, HostEvent } from '../../contract/host-events.js';
+import type { GitCommit, HostEvent, ReplayedTurn } from '../../contract/host-events.js';
 import type { FlushOutcome, Recorder } from '../../contract/recorder.js';
 import { Agents } from './agents.js';
 import { BugReports } from './bug-reports.js';
@@ -121,6 +121,7 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
   forgetSession(sessionId: string): void {
     this.ctx.ledger.forgetHeld(sessionId);
     this.ctx.sessions.forget(sessionId);
+    this.toolCalls.forget(sessionId);
   }
 
   setupOf(sessionId: string): SessionSetup {
@@ -141,6 +142,11 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
     return this.flush('turn');
   }
 
+  /** A finished turn of a replayed session (backfill); the caller flushes. */
+  recordTurn(sessionId: string, turn: ReplayedTurn): void {
+    this.turns.replay(sessionId, turn);
+  }
+
   recordRevert(sessionId: string, messageId: string | undefined): void {
     this.undo.recordRevert(sessionId, messageId);
   }
@@ -155,8 +161,8 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
     this.toolCalls.recordToolCall(sessionId, callId, tool, ok, event);
   }
 
-  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void {
-    this.toolCalls.recordShellCommand(sessionId, command, exitCode);
+  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined, event: HostEvent = {}): void {
+    this.toolCalls.recordShellCommand(sessionId, command, exitCode, event);
   }
 
   recordCommand(sessionId: string, event: HostEvent = {}): void {

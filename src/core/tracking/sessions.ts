@@ -33,6 +33,12 @@ export interface TurnState {
   files: Set<string>;
 }
 
+/** A user's prompt as a turn's task: one line, secrets masked, truncated (live and replayed turns alike). */
+export function turnTask(prompt: string, maskText: (text: string) => string): string {
+  const task = prompt.replace(/\s+/g, ' ').trim();
+  return task ? maskText(task).slice(0, TASK_SUMMARY_LENGTH) : '';
+}
+
 export class Sessions {
   private readonly setups = new Map<string, SessionSetup>();
   private readonly turns = new Map<string, TurnState>();
@@ -106,8 +112,8 @@ export class Sessions {
 
   /** Notes the user's prompt that starts a turn: the task of the turn's journal entry. */
   noteTurnTask(sessionId: string, prompt: string, messageId?: string): void {
-    const task = prompt.replace(/\s+/g, ' ').trim();
-    if (task) this.turn(sessionId).task = this.maskText(task).slice(0, TASK_SUMMARY_LENGTH);
+    const task = turnTask(prompt, this.maskText);
+    if (task) this.turn(sessionId).task = task;
     if (messageId) this.turn(sessionId).messageId = messageId;
   }
 

@@ -6,11 +6,10 @@
 import { isNoOpCommand } from '../integrity/tool-credit.js';
 import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes/test-runs.js';
 import type { TestState } from '../outcomes/test-runs.js';
-import type { CounterDeltas } from '../types.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
 import type { HostEvent } from '../../contract/host-events.js';
 import type { TrackingContext } from './context.js';
-import { pushEventId, toolCallTotals, toolEventId } from './event-ids.js';
+import { pushEventId, testRunEventId, testRunTotals, toolCallTotals, toolEventId } from './event-ids.js';
 
 export class ToolCalls {
   private readonly testStates = new Map<string, TestState>();
@@ -77,18 +76,34 @@ export class ToolCalls {
 
   /**
    * A bash command and its exit code. When it runs a test suite: a test run, a pass when it exited 0,
-   * and the session's recovery (green after red) kept up to date.
+   * and the session's recovery (green after red) kept up to date. With the host's id of the call it
+   * counts once however often it is reported, live or replayed; a replay (it carries the host's time)
+   * also leaves out a run an older version counted live without a key (Ledger.countedWithoutKey):
+   * keying both paths, rather than skipping live-tracked sessions in backfill, keeps a session that was
+   * backfilled and then went on live (or the other way round) counted once, call by call.
    */
-  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined): void {
+  recordShellCommand(sessionId: string, command: string, exitCode: number | undefined, event: HostEvent = {}): void {
     const { ctx } = this;
     if (exitCode === undefined || !recognizeTestRun(command, ctx.config.testCommandPatterns)) return;
     const passed = exitCode === 0;
     const next = nextTestState(this.testStates.get(sessionId) ?? INITIAL_TEST_STATE, passed);
     this.testStates.set(sessionId, next.state);
-    const counters: CounterDeltas = { testRuns: 1, testPasses: passed ? 1 : 0 };
-    if (next.recoveryDelta !== 0) counters.testRecoveries = next.recoveryDelta;
-    ctx.ledger.count(sessionId, ctx.sessions.setupOf(sessionId), counters);
+    const setup = ctx.sessions.setupOf(sessionId);
+    const totals = testRunTotals(passed, next.recoveryDelta);
+    if (event.eventId === undefined) {
+      ctx.ledger.count(sessionId, setup, totals);
+    } else {
+      const eventId = testRunEventId(event.eventId);
+      const anchors = [toolEventId(event.eventId), ...(event.legacyEventId === undefined ? [] : [toolEventId(event.legacyEventId)])];
+      if (event.at !== undefined && ctx.ledger.countedWithoutKey(sessionId, setup, eventId, anchors)) return;
+      ctx.ledger.replay(sessionId, setup, eventId, totals, [], event.at);
+    }
     ctx.flusher.afterRecord();
+  }
+
+  /** Forgets a session's test state (a replayed session is done). */
+  forget(sessionId: string): void {
+    this.testStates.delete(sessionId);
   }
 
   /** A tool call that edited an OpenCode config, the provisioned agents/skills or the tracker's AGENTS.md section. */

@@ -2,9 +2,12 @@
  * The end of a turn (the session went idle): the turn counted for its setup under its task kind,
  * remembered for undo, and summed up in an automatic journal entry.
  */
-import { classifyTaskKind, TASK_KIND_COUNTERS } from '../outcomes/task-kind.js';
+import type { ReplayedTurn } from '../../contract/host-events.js';
+import { classifyTaskKind } from '../outcomes/task-kind.js';
 import { UNKNOWN } from '../types.js';
 import type { TrackingContext } from './context.js';
+import { messageEventId, turnEventId, turnTotals } from './event-ids.js';
+import { turnTask } from './sessions.js';
 import type { TurnState } from './sessions.js';
 import type { Undo } from './undo.js';
 
@@ -27,12 +30,32 @@ export class Turns {
     if (turn.tools.size > 0 || turn.commits.length > 0) this.journal(sessionId, turn);
   }
 
-  /** Counts a finished turn for its setup and remembers where it started, for undo. */
+  /**
+   * A finished turn of a replayed session (backfill), counted for the session's setup now (the agent ×
+   * model of its last answer, as at live's turn end) and classified from the same facts as live. Keyed
+   * by the user's message id, as live keys it; a turn an older version counted live without a key
+   * (its answering messages are held, recorded live) is left out.
+   */
+  replay(sessionId: string, turn: ReplayedTurn): void {
+    const setup = this.ctx.sessions.setupOf(sessionId);
+    if (setup.agent === UNKNOWN) return;
+    const eventId = turnEventId(turn.messageId);
+    if (this.ctx.ledger.countedWithoutKey(sessionId, setup, eventId, turn.answeredBy.map(messageEventId))) return;
+    const kind = classifyTaskKind({ prompt: turnTask(turn.prompt, this.ctx.maskText), filesEdited: turn.filesEdited });
+    this.ctx.ledger.replay(sessionId, setup, eventId, turnTotals(kind), [], turn.at);
+    this.ctx.flusher.afterRecord();
+  }
+
+  /**
+   * Counts a finished turn for its setup and remembers where it started, for undo. Keyed by the user's
+   * message id when the host gave it, so a backfill of the same session counts the turn once.
+   */
   private count(sessionId: string, turn: TurnState): void {
     const setup = this.ctx.sessions.setupOf(sessionId);
     if (setup.agent === UNKNOWN) return;
     const kind = classifyTaskKind({ prompt: turn.task, filesEdited: [...turn.files] });
-    this.ctx.ledger.count(sessionId, setup, { turns: 1, [TASK_KIND_COUNTERS[kind]]: 1 });
+    if (turn.messageId) this.ctx.ledger.replay(sessionId, setup, turnEventId(turn.messageId), turnTotals(kind), []);
+    else this.ctx.ledger.count(sessionId, setup, turnTotals(kind));
     if (turn.messageId) this.undo.rememberTurn(sessionId, turn.messageId, setup);
   }
 
