@@ -23,6 +23,8 @@ export interface FixtureTool {
   command?: string;
   output?: string;
   exit?: number;
+  /** The file an editing tool's arguments name (default `x`). */
+  filePath?: string;
 }
 
 export interface FixtureMessage {
@@ -35,6 +37,11 @@ export interface FixtureMessage {
   cost?: number;
   created: number;
   tools?: FixtureTool[];
+  /** An answer still being written: no completion time. */
+  unfinished?: boolean;
+  /** A user message's text parts: what the user typed, and text the host added (`synthetic`). */
+  text?: string;
+  syntheticText?: string;
 }
 
 export interface FixtureSession {
@@ -57,12 +64,18 @@ function messageData(message: FixtureMessage, directory: string): Record<string,
     tokens: { total: 0, ...(message.tokens ?? { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } }) },
     ...(message.modelID ? { modelID: message.modelID } : {}),
     ...(message.providerID ? { providerID: message.providerID } : {}),
-    time: { created: message.created, completed: message.created + 500 },
-    finish: 'stop',
+    time: message.unfinished ? { created: message.created } : { created: message.created, completed: message.created + 500 },
+    ...(message.unfinished ? {} : { finish: 'stop' }),
   };
 }
 
 function partsOf(message: FixtureMessage): { id: string; data: Record<string, unknown> }[] {
+  if (message.role === 'user') {
+    return [
+      ...(message.text === undefined ? [] : [{ id: `${message.id}-t0`, data: { type: 'text', text: message.text } }]),
+      ...(message.syntheticText === undefined ? [] : [{ id: `${message.id}-t1`, data: { type: 'text', text: message.syntheticText, synthetic: true } }]),
+    ];
+  }
   const parts: { id: string; data: Record<string, unknown> }[] = [{ id: `${message.id}-p0`, data: { type: 'step-start', snapshot: 'x' } }];
   for (const [index, tool] of (message.tools ?? []).entries()) {
     const state =
@@ -70,7 +83,7 @@ function partsOf(message: FixtureMessage): { id: string; data: Record<string, un
         ? { status: 'error', input: { command: tool.command }, error: 'failed', time: { start: message.created + 10, end: message.created + 20 } }
         : {
             status: tool.status,
-            input: tool.command ? { command: tool.command, description: 'd' } : { filePath: 'x' },
+            input: tool.command ? { command: tool.command, description: 'd' } : { filePath: tool.filePath ?? 'x' },
             output: tool.output ?? '',
             metadata: tool.exit === undefined ? {} : { output: tool.output ?? '', exit: tool.exit, truncated: false },
             time: { start: message.created + 10, end: message.created + 20 },

@@ -17,6 +17,8 @@ export interface HostToolCall {
   command?: string;
   /** What a bash call printed, kept only where the replay reads it: a command that says `commit`. */
   output?: string;
+  /** The file an editing tool (edit, write, …) changed, as its arguments named it. */
+  editedFile?: string;
   /** Exit code of a bash call, when the host kept it. */
   exit?: number;
   /** Epoch milliseconds the call ended (or started), when known. */
@@ -33,6 +35,8 @@ export interface HostMessage {
   cost: number;
   createdAt: number;
   completedAt?: number;
+  /** A user message's own text (its text parts the host did not add, joined by a space). */
+  prompt?: string;
   tools: HostToolCall[];
 }
 

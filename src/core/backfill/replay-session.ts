@@ -19,13 +19,18 @@ export const SKIP_REASONS = {
 } as const;
 
 /** What a replay records into: the TrackingService, or something that only looks at what it would record. */
-export type ReplayTarget = Pick<TrackingService, 'noteSession' | 'noteModelRequest' | 'recordAssistantMessage' | 'recordToolCall' | 'recordCommits' | 'recordPush' | 'forgetSession'>;
+export type ReplayTarget = Pick<
+  TrackingService,
+  'noteSession' | 'noteModelRequest' | 'recordAssistantMessage' | 'recordToolCall' | 'recordShellCommand' | 'recordTurn' | 'recordCommits' | 'recordPush' | 'forgetSession'
+>;
 
 export interface ReplayedSession {
   messages: number;
   toolCalls: number;
   commits: number;
   pushes: number;
+  /** Finished turns replayed (a user's prompt and its answers). */
+  turns: number;
   /** Parts left out, by reason. */
   skipped: Map<string, number>;
 }
@@ -94,6 +99,18 @@ export function setupSpans(session: HostSession): SetupSpan[] {
   return spans;
 }
 
+/** The turn being replayed: from a user's message to the next. */
+interface OpenTurn {
+  messageId: string;
+  prompt: string;
+  filesEdited: string[];
+  answeredBy: string[];
+  /** The time of its last answer. */
+  at: string;
+  /** Whether every answer so far has finished. */
+  finished: boolean;
+}
+
 /** Commits already recorded in a project (by this run or before it), by hash or abbreviation. */
 export interface KnownCommits {
   knownCommit(project: string, hash: string): boolean;
@@ -106,10 +123,23 @@ export interface KnownCommits {
  * the call's commits: whichever session claims it, it was counted and credited once.
  */
 export function replaySession(service: ReplayTarget | undefined, session: HostSession, project: string, known?: KnownCommits): ReplayedSession {
-  const result: ReplayedSession = { messages: 0, toolCalls: 0, commits: 0, pushes: 0, skipped: new Map() };
+  const result: ReplayedSession = { messages: 0, toolCalls: 0, commits: 0, pushes: 0, turns: 0, skipped: new Map() };
   service?.noteSession(session.id, { project, source: 'backfill', ...(session.parentId ? { parentId: session.parentId } : {}) });
+  let turn: OpenTurn | undefined;
+  const endTurn = (): void => {
+    // Live counts a turn when the session goes idle: one no answer finished yet is left for later.
+    if (turn && turn.finished && turn.answeredBy.length > 0) {
+      service?.recordTurn(session.id, { messageId: turn.messageId, prompt: turn.prompt, filesEdited: turn.filesEdited, answeredBy: turn.answeredBy, at: turn.at });
+      result.turns += 1;
+    }
+    turn = undefined;
+  };
   for (const message of session.messages) {
-    if (message.role !== 'assistant') continue;
+    if (message.role === 'user') {
+      endTurn();
+      turn = { messageId: message.id, prompt: message.prompt ?? '', filesEdited: [], answeredBy: [], at: '', finished: true };
+      continue;
+    }
     if (!isTrackedMessage(message)) {
       if (message.agent !== TITLE_AGENT) bump(result.skipped, SKIP_REASONS.unknownModel);
       continue;
@@ -118,6 +148,11 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
     service?.noteModelRequest(session.id, message.agent, message.model);
     service?.recordAssistantMessage(session.id, message.id, { agent: message.agent, model: message.model }, message.tokens, message.cost, { at });
     result.messages += 1;
+    if (turn) {
+      turn.answeredBy.push(message.id);
+      turn.at = at;
+      if (message.completedAt === undefined) turn.finished = false;
+    }
     for (const call of message.tools) {
       if (!call.tool || !call.callId) {
         bump(result.skipped, SKIP_REASONS.unnamedTool);
@@ -135,6 +170,11 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
         ...(call.command !== undefined ? { command: call.command } : {}),
       });
       result.toolCalls += 1;
+      // As live: an edit noted when the call completed, a shell command (a test run?) with its exit code.
+      if (turn && call.editedFile !== undefined && call.status === 'completed') turn.filesEdited.push(call.editedFile);
+      if (call.tool === 'bash' && call.status === 'completed' && call.command) {
+        service?.recordShellCommand(session.id, call.command, call.exit, { eventId: call.callId, at: callAt, ...(call.providerCallId && call.providerCallId !== call.callId ? { legacyEventId: call.providerCallId } : {}) });
+      }
       if (call.tool !== 'bash' || !ok || !call.command) continue;
       const git = bashGitFacts(call.command, call.exit, call.output ?? '');
       const fresh = git.printed.filter((commit) => !known?.knownCommit(project, commit.hash));
@@ -151,6 +191,7 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
       }
     }
   }
+  endTurn();
   service?.forgetSession(session.id);
   return result;
 }

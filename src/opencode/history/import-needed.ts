@@ -60,6 +60,10 @@ function replaysNothingNew(store: StoreAccess, session: HostSession, ledger: Rep
     recordAssistantMessage: (_session, messageId, _setup, tokens, cost) => replayed(messageEventId(messageId), messageTotals(tokens, cost)),
     recordToolCall: (_session, callId, _tool, ok, event = {}) =>
       replayed(toolEventId(callId), toolCallTotals(ok), event.legacyEventId === undefined ? undefined : toolEventId(event.legacyEventId)),
+    // A test run rides on its tool call and a turn on the messages that answered it: new only when they
+    // are. (A session an older backfill imported gets its test runs and turns from the next full backfill.)
+    recordShellCommand: () => undefined,
+    recordTurn: () => undefined,
     recordCommits: (_session, commits, event = {}) => {
       // A commit the project does not hold yet is a new record: the child must write it.
       if (commits.length > 0 || event.eventId === undefined) fresh = true;

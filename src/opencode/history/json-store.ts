@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableSession } from '../../core/backfill/history.js';
-import { isDict, num, parseMessage, parseToolPart, sessionFolder, str } from './parse.js';
+import { addPromptText, isDict, num, parseMessage, parseToolPart, parseUserText, sessionFolder, str } from './parse.js';
 
 export const UNREADABLE_FILE = 'unreadable or half-written JSON file';
 
@@ -97,8 +97,10 @@ export class JsonHistorySource implements HistorySource {
         const message = id ? parseMessage(id, data) : undefined;
         if (!message) continue;
         for (const partFile of jsonFiles(path.join(this.storage, 'part', message.id))) {
-          const call = parseToolPart(readJson(partFile));
+          const part = readJson(partFile);
+          const call = parseToolPart(part);
           if (call) message.tools.push(call);
+          else addPromptText(message, parseUserText(part));
         }
         messages.push(message);
       }

@@ -11,7 +11,7 @@ import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableS
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
 import type { NativeDatabase, NativeEngine } from './native-engine.js';
-import { num, parseJson, parseMessage, sessionFolder, str, TOOL_PART_COLUMNS, TOOL_PART_FILTER, toolPartOfColumns } from './parse.js';
+import { addPromptText, num, parseJson, parseMessage, SESSION_PARTS_FILTER, sessionFolder, str, TOOL_PART_COLUMNS, toolPartOfColumns, userTextOfColumns } from './parse.js';
 import { REQUIRED_COLUMNS } from './sqlite-store.js';
 import { V2_REQUIRED_COLUMNS } from './v2-store.js';
 
@@ -62,7 +62,7 @@ export class NativeSqliteHistorySource implements HistorySource {
       .query('SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id')
       .iterate(...bounds(query));
     const messagesOf = this.db.query('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
-    const partsOf = this.db.query(`SELECT ${TOOL_PART_COLUMNS} FROM part WHERE session_id = ? AND ${TOOL_PART_FILTER}`);
+    const partsOf = this.db.query(`SELECT ${TOOL_PART_COLUMNS} FROM part WHERE session_id = ? AND ${SESSION_PARTS_FILTER} ORDER BY id`);
     for (const head of heads) {
       const id = str(head.id);
       const directory = str(head.directory);
@@ -78,9 +78,10 @@ export class NativeSqliteHistorySource implements HistorySource {
         messages.push(message);
         byId.set(message.id, message);
       }
-      for (const row of partsOf.iterate(id)) {
+      for (const row of partsOf.iterate(id, id)) {
         const call = toolPartOfColumns(row.fields, row.outputs, str(row.id));
         if (call) byId.get(String(row.message_id))?.tools.push(call);
+        else addPromptText(byId.get(String(row.message_id)), userTextOfColumns(row.fields));
       }
       const parentId = str(head.parent_id);
       const createdAt = num(head.time_created) ?? 0;

@@ -5,6 +5,7 @@
  */
 import { COMMIT_WORD, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
+import { EDITING_TOOLS } from '../editing-tools.js';
 
 type Dict = Record<string, unknown>;
 
@@ -84,20 +85,35 @@ export function parseToolPart(data: unknown, partId?: string): HostToolCall | un
   const exit = num(metadata.exit);
   const endedAt = num(time.end) ?? num(time.start);
   const providerCallId = str(data.callID);
+  const tool = str(data.tool) ?? '';
+  const editedFile = EDITING_TOOLS.has(tool) ? str(input.filePath) : undefined;
   return {
     callId: partId ?? str(data.id) ?? providerCallId ?? '',
     ...(providerCallId ? { providerCallId } : {}),
-    tool: str(data.tool) ?? '',
+    tool,
     status: str(state.status) ?? '',
     ...(command ? { command } : {}),
+    ...(editedFile ? { editedFile } : {}),
     ...(output ? { output } : {}),
     ...(exit !== undefined ? { exit } : {}),
     ...(endedAt !== undefined ? { endedAt } : {}),
   };
 }
 
-/** What parseToolPart reads of a part, as JSON paths, in the order `toolPartOfColumns` takes them. */
-const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status', '$.state.input.command', '$.state.metadata.exit', '$.state.time.start', '$.state.time.end'];
+/** The text of a text part the user wrote (not one the host added: `synthetic`); undefined for any other part. */
+export function parseUserText(data: unknown): string | undefined {
+  if (!isDict(data) || data.type !== 'text' || data.synthetic === true) return undefined;
+  return str(data.text);
+}
+
+/** Adds a text part's text to a user message's prompt, as the live hook joins a prompt's parts. */
+export function addPromptText(message: HostMessage | undefined, text: string | undefined): void {
+  if (!message || message.role !== 'user' || text === undefined) return;
+  message.prompt = message.prompt === undefined ? text : `${message.prompt} ${text}`;
+}
+
+/** What parseToolPart and parseUserText read of a part, as JSON paths, in the order `toolPartOfColumns` takes them. */
+const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status', '$.state.input.command', '$.state.metadata.exit', '$.state.time.start', '$.state.time.end', '$.state.input.filePath', '$.text', '$.synthetic'];
 
 /**
  * How the native readers (bun:sqlite, node:sqlite) take a session's tool parts:
@@ -118,15 +134,33 @@ export const TOOL_PART_COLUMNS =
 export const TOOL_PART_FILTER = `instr(data, '"tool"') > 0`;
 
 /**
+ * The parts a reader takes of one session (`?` is the session id): its tool parts, and every part of
+ * its user messages (their text is the prompt that opens a turn). The model's own text parts stay in
+ * SQLite. OpenCode writes `data` with JSON.stringify (no spaces), so a user message says `"role":"user"`.
+ */
+export const SESSION_PARTS_FILTER = `(${TOOL_PART_FILTER} OR message_id IN (SELECT id FROM message WHERE session_id = ? AND instr(data, '"role":"user"') > 0))`;
+/** SESSION_PARTS_FILTER for a pass over the sessions from `?` on, in session id order. */
+export const PASS_PARTS_FILTER = `(${TOOL_PART_FILTER} OR message_id IN (SELECT id FROM message WHERE session_id >= ? AND instr(data, '"role":"user"') > 0))`;
+
+/**
  * A tool part from the two JSON columns of TOOL_PART_COLUMNS: the record parseToolPart reads, with
  * only the fields it reads (so it decides as it does on the whole record).
  */
 export function toolPartOfColumns(fields: unknown, outputs: unknown, partId?: string): HostToolCall | undefined {
   const values = parseJson(fields);
   if (!Array.isArray(values)) return undefined;
-  const [type, id, callID, tool, status, command, exit, start, end] = values as unknown[];
+  const [type, id, callID, tool, status, command, exit, start, end, filePath] = values as unknown[];
   const [output, metadataOutput] = (parseJson(outputs) as unknown[] | undefined) ?? [];
-  return parseToolPart({ type, id, callID, tool, state: { status, input: { command }, output, metadata: { exit, output: metadataOutput }, time: { start, end } } }, partId);
+  return parseToolPart({ type, id, callID, tool, state: { status, input: { command, filePath }, output, metadata: { exit, output: metadataOutput }, time: { start, end } } }, partId);
+}
+
+/** A user's text from the columns of TOOL_PART_COLUMNS, as parseUserText reads it from the whole record. */
+export function userTextOfColumns(fields: unknown): string | undefined {
+  const values = parseJson(fields);
+  if (!Array.isArray(values)) return undefined;
+  const [type, , , , , , , , , , text, synthetic] = values as unknown[];
+  // json_extract gives JSON true as 1.
+  return parseUserText({ type, text, synthetic: synthetic === true || synthetic === 1 });
 }
 
 /** The folder a session worked in: its assistant messages' project root, else the session's directory. */

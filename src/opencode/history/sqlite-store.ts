@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { HistoryQuery, HistorySource, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { num, parseJson, parseMessage, parseToolPart, sessionFolder, str, TOOL_PART_FILTER } from './parse.js';
+import { addPromptText, num, parseJson, parseMessage, parseToolPart, parseUserText, PASS_PARTS_FILTER, SESSION_PARTS_FILTER, sessionFolder, str } from './parse.js';
 import type { HostMessage } from '../../core/backfill/history.js';
 import { PagedSnapshot } from './paged-file.js';
 import type { SqlJsFileData } from './paged-file.js';
@@ -174,7 +174,7 @@ interface Passes {
 function openPasses(db: SqlDatabase, first: string): Passes {
   return {
     messages: tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id >= ? ORDER BY session_id, time_created, id', [first]),
-    parts: tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id >= ? AND ${TOOL_PART_FILTER} ORDER BY session_id`, [first]),
+    parts: tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id >= ? AND ${PASS_PARTS_FILTER} ORDER BY session_id`, [first, first]),
     pending: {},
   };
 }
@@ -298,7 +298,7 @@ export class SqliteHistorySource implements HistorySource {
   private readSession(id: string, head: Row, directory: string, passes: Passes | undefined): HostSession {
     const db = this.open.db;
     const messageRows = passes ? takeWhile(passes.messages, passes.pending, 'message', id) : tuples(db, 'SELECT session_id, id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id', [id]);
-    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id = ? AND ${TOOL_PART_FILTER}`, [id]);
+    const partRows = passes ? takeWhile(passes.parts, passes.pending, 'part', id) : tuples(db, `SELECT session_id, message_id, data, id FROM part WHERE session_id = ? AND ${SESSION_PARTS_FILTER} ORDER BY id`, [id, id]);
     const messages: (HostMessage & { root?: string })[] = [];
     const byId = new Map<string, HostMessage>();
     for (const [, messageId, createdAt, data] of messageRows) {
@@ -309,8 +309,10 @@ export class SqliteHistorySource implements HistorySource {
     }
     for (const [, messageId, data, partId] of partRows) {
       if (typeof data !== 'string') continue;
-      const call = parseToolPart(parseJson(data), str(partId));
+      const part = parseJson(data);
+      const call = parseToolPart(part, str(partId));
       if (call) byId.get(String(messageId))?.tools.push(call);
+      else addPromptText(byId.get(String(messageId)), parseUserText(part));
     }
     const parentId = str(head.parent_id);
     const createdAt = num(head.time_created) ?? 0;
