@@ -145,10 +145,13 @@ describe('commits graded by both', () => {
     expect(reader.olderSchema).toBe(true);
     reader.close();
     const writer = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
-    t.store = writer;
-    expect(writer.meta().schemaVersion).toBeGreaterThan(6);
-    expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
-    expect(pairsOf(writer.tables.usage.get(['s2', 'build', 'fake/a']))).toEqual({ commits: undefined, gapSum: undefined, gapSquares: undefined });
+    try {
+      expect(writer.meta().schemaVersion).toBeGreaterThan(6);
+      expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
+      expect(pairsOf(writer.tables.usage.get(['s2', 'build', 'fake/a']))).toEqual({ commits: undefined, gapSum: undefined, gapSquares: undefined });
+    } finally {
+      writer.close();
+    }
   });
 
   it("are none after an upgrade where the agent and the user graded different commits (the two means would pair them)", () => {
@@ -164,8 +167,12 @@ describe('commits graded by both', () => {
       tables.meta.putSync('schemaVersion', 6);
     });
     t.store.close();
-    t.store = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
-    expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
+    const writer = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
+    try {
+      expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
+    } finally {
+      writer.close();
+    }
   });
 
   it('are recounted without rewriting any record that already holds them (an upgrade of a large file writes only what changes)', () => {
@@ -221,15 +228,21 @@ describe('commits graded by both', () => {
     t.service.recordCommits('s6', [gitCommit(10)]);
     t.service.endTurn('s6');
     t.service.gradeCommit({ sessionId: 's6', agent: 'build', project: PROJECT, commit: hash(10), agentGrade: 2 });
+    // And one the agent graded alone.
+    t.service.noteModelRequest('s7', 'build', 'fake/a');
+    t.service.recordCommits('s7', [gitCommit(11)]);
+    t.service.endTurn('s7');
+    t.service.gradeCommit({ sessionId: 's7', agent: 'build', project: PROJECT, commit: hash(11), agentGrade: 5 });
     t.service.flush('test');
     userGrade(10, 5);
     let text = '';
     exportRecords(t.store, (chunk) => (text += chunk));
-    // Forged: each record claims one pair, the first with a wrong sum, the third with a wrong square.
+    // Forged: each record claims one pair, the first with a wrong sum, the third with a wrong square, the last none.
     const claims: Record<string, Record<string, number>> = {
       [SESSION]: { pairedGradedCommits: 1, pairedGradeGapSum: 0, pairedGradeGapSquares: 36 },
       s2: { pairedGradedCommits: 1, pairedGradeGapSum: 0, pairedGradeGapSquares: 0 },
       s6: { pairedGradedCommits: 1, pairedGradeGapSum: -3, pairedGradeGapSquares: 0 },
+      s7: { pairedGradedCommits: 1, pairedGradeGapSum: 4, pairedGradeGapSquares: 16 },
     };
     const forged = text
       .split('\n')
@@ -246,6 +259,7 @@ describe('commits graded by both', () => {
       expect(pairsOf(other.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
       expect(gradeEvidence(other.store.tables.usage.get(['s2', 'build', 'fake/a']) as UsageRecord).paired).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
       expect(pairsOf(other.store.tables.usage.get(['s6', 'build', 'fake/a']))).toEqual({ commits: 1, gapSum: 2 - 5, gapSquares: (2 - 5) ** 2 });
+      expect(gradeEvidence(other.store.tables.usage.get(['s7', 'build', 'fake/a']) as UsageRecord).paired).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
     } finally {
       other.dispose();
     }
