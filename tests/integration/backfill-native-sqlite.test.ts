@@ -38,6 +38,8 @@ function session(index: number, directory: string): FixtureSession {
         tools: [
           { callId: `${id}_c1`, tool: 'bash', status: 'completed', command: 'git commit -am "x"', output: `[main ${String(index).padStart(7, 'a')}] x\n`, exit: 0 },
           { callId: `${id}_c2`, tool: 'read', status: 'error' },
+          // A revert's output is read as a commit's is (it prints the same summary line).
+          { callId: `${id}_c3`, tool: 'bash', status: 'completed', command: 'git revert --no-edit HEAD', output: `[main ${String(index).padStart(7, 'b')}] Revert "x"\n`, exit: 0 },
         ],
       },
     ],

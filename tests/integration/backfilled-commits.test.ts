@@ -91,6 +91,22 @@ describe('a commit recorded by backfill under its abbreviated hash', () => {
     expect(tracker.store.tables.usage.get(['ses_past', 'build', 'anthropic/claude'])).toMatchObject({ commits: 2, revertedCommits: 1 });
   });
 
+  it('made by `git revert` of its own commit is imported, and earns nothing, as the same revert tracked live', () => {
+    const { repo, printed } = repoWithCommits(['feat: add parser']);
+    const revert = execFileSync('git', ['revert', '--no-edit', 'HEAD'], { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    const session = pastSession(repo, printed);
+    session.messages[0]?.tools.push({ callId: 'prt_revert', tool: 'bash', status: 'completed', command: 'git revert --no-edit HEAD', output: revert, exit: 0, endedAt: T0 + 5000 });
+    tracker = tempTracker({}, repo);
+    replaySession(tracker.service, session, repo);
+    tracker.service.flush('backfill');
+
+    const reverting = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+    expect(tracker.store.tables.usage.get(['ses_past', 'build', 'anthropic/claude'])).toMatchObject({ commits: 2 });
+    expect(tracker.store.tables.commits.get([repo, reverting])).toMatchObject({ message: 'Revert "feat: add parser"', noCredit: 'self-revert' });
+    // One commit earned: the parser; its revert earned nothing.
+    expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
+  });
+
   it('gets no signal when its abbreviation matches two commits of the branch', () => {
     const branch = ['abcdef1000', 'abcdef1999', 'fedcba0000'].map((hash, i) => ({ hash, subject: i === 2 ? 'Revert "feat: add parser"' : 'feat: add parser', body: '', oldLines: [], newLines: [] }));
     const recorded = (hash: string): CommitRecord => ({ hash, message: 'feat: add parser', files: [], insertions: 0, deletions: 0, timestamp: new Date(T0).toISOString(), project: '/p', agent: 'build', model: 'anthropic/claude', sessionId: 'ses_past' });

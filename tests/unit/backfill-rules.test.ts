@@ -17,15 +17,22 @@ describe('what a finished bash call did to git', () => {
     ['echo "[main 1a2b3c4] x"', 0, '[main 1a2b3c4] x', { commits: 0, printed: [], pushed: false }],
     ['git log --oneline', 0, '[main 1a2b3c4] x', { commits: 0, printed: [], pushed: false }],
     ['legit commit', 0, '', { commits: 0, printed: [], pushed: false }],
+    // git revert and git cherry-pick make a commit and print its summary line as git commit does.
+    ['git revert --no-edit HEAD', 0, '[main 88a3e12] Revert "feat: add a"\n 1 file changed, 1 deletion(-)', { commits: 1, printed: [{ hash: '88a3e12', message: 'Revert "feat: add a"' }], pushed: false }],
+    ['git cherry-pick 1a2b3c4', 0, '[dev 5d6e7f8] feat: add a\n Date: Sat Nov 28 10:00:00 2026 +0000\n 1 file changed', { commits: 1, printed: [{ hash: '5d6e7f8', message: 'feat: add a' }], pushed: false }],
+    ['git revert --no-commit HEAD', 0, '', { commits: 0, printed: [], pushed: false }],
+    ['git revert HEAD', 1, 'error: could not revert 1a2b3c4... x', { commits: 0, printed: [], pushed: false }],
+    ['echo revert "[main 1a2b3c4] x"', 0, '[main 1a2b3c4] x', { commits: 0, printed: [], pushed: false }],
   ])('%s (exit %s)', (command, exit, output, expected) => {
     expect(bashGitFacts(command, exit, output)).toEqual(expected);
     // A history reader keeps the output only where it can show a commit: without the rest, the same facts.
     expect(bashGitFacts(command, exit, outputCanShowCommits(command) ? output : '')).toEqual(expected);
   });
 
-  it('keeps the output of a command that says commit, and of no other', () => {
+  it('keeps the output of a command that says commit, revert or cherry-pick, and of no other', () => {
     expect(['git commit -m x', 'git -C repo commit -am fix', 'legit commit'].map(outputCanShowCommits)).toEqual([true, true, true]);
-    expect(['npm test', 'git log --oneline', 'git push', '', undefined].map(outputCanShowCommits)).toEqual([false, false, false, false, false]);
+    expect(['git revert --no-edit HEAD', 'git cherry-pick abc'].map(outputCanShowCommits)).toEqual([true, true]);
+    expect(['npm test', 'git log --oneline', 'git push', 'git pick', '', undefined].map(outputCanShowCommits)).toEqual([false, false, false, false, false, false]);
   });
 });
 

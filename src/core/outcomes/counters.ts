@@ -40,6 +40,9 @@ export interface GradePairs {
   gapSquares: number;
 }
 
+/** No commit graded by both (one object, read only: a report reads it for most records). */
+const NO_PAIRS: Readonly<GradePairs> = Object.freeze({ commits: 0, gapSum: 0, gapSquares: 0 });
+
 /**
  * The grades of a record, apart by provenance, and the commits graded by both (counted commit by commit
  * when the second grade was written: src/core/store/grade-pairs.ts). A record with grades only from
@@ -52,7 +55,7 @@ export function gradeEvidence(record: GradedRecord): GradeEvidence {
       user: { commits: 0, sum: 0 },
       self: { commits: 0, sum: 0 },
       agentReported: { commits: record.gradedCommits ?? 0, sum: (record.gradeSum ?? 0) / LEGACY_GRADES_PER_COMMIT },
-      paired: { commits: 0, gapSum: 0, gapSquares: 0 },
+      paired: NO_PAIRS,
     };
   }
   return {
@@ -76,7 +79,7 @@ function gradePairs(record: GradedRecord): GradePairs {
   const user = record.userGradedCommits ?? 0;
   const self = record.selfGradedCommits ?? 0;
   const commits = Math.min(user, self);
-  if (commits === 0) return { commits: 0, gapSum: 0, gapSquares: 0 };
+  if (commits === 0) return NO_PAIRS;
   const gap = (record.selfGradeSum ?? 0) / self - (record.userGradeSum ?? 0) / user;
   return { commits, gapSum: commits * gap, gapSquares: commits * gap * gap };
 }

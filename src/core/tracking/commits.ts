@@ -11,6 +11,9 @@ import type { TrackingContext } from './context.js';
 import { storedCommitStartsWith } from './commit-prefix.js';
 import { commitsEventId } from './event-ids.js';
 
+/** The subject `git revert` gives its commit, when that is the whole message (a replayed revert keeps only its summary line). */
+const REVERT_SUBJECT = /^Revert "(.+)"$/;
+
 /** The fewest characters of a hash git prints (`git commit`'s summary line), and a backfilled commit is kept under. */
 const ABBREVIATED_HASH_LENGTH = 7;
 
@@ -41,7 +44,7 @@ export class Commits {
       // A hash `git commit` printed is abbreviated: a stored commit it abbreviates is the same commit.
       if (ctx.buffer.has('commits', key) || storedCommitStartsWith(ctx.store.tables.commits, setup.project, commit.hash)) continue;
       const { parents, patchId, whitespaceOnly } = commit;
-      const revertOf = revertedHash(commit.message);
+      const revertOf = revertedHash(commit.message) ?? this.revertedBySubject(setup.project, commit);
       const denial = commitCreditDenial(
         // A commit replayed from the host's history may come without its file list: that check is not made.
         { filesChanged: event.at !== undefined ? undefined : commit.files.length, parentCount: parents?.length ?? 1, ...(revertOf ? { revertOf } : {}), ...(whitespaceOnly !== undefined ? { whitespaceOnly } : {}) },
@@ -104,6 +107,22 @@ export class Commits {
       if (key[0] === project && key[1].startsWith(hashOrPrefix)) return value;
     }
     return this.abbreviating(project, hashOrPrefix)[0];
+  }
+
+  /**
+   * The tracked commit a revert undoes when its message gives no hash: a replayed `git revert` keeps only
+   * the summary line git printed, `Revert "SUBJECT"`, so it is the latest earlier commit of the project
+   * with that subject. Undefined for any other commit (most commits: no project read).
+   */
+  private revertedBySubject(project: string, commit: GitCommit): string | undefined {
+    const subject = REVERT_SUBJECT.exec(commit.message)?.[1];
+    if (subject === undefined) return undefined;
+    let latest: CommitRecord | undefined;
+    for (const made of this.all(project)) {
+      if (made.message.split('\n', 1)[0] !== subject || made.timestamp > commit.timestamp) continue;
+      if (latest === undefined || made.timestamp > latest.timestamp) latest = made;
+    }
+    return latest?.hash;
   }
 
   /** Whether the project has any tracked commit, in the buffer or the database (one seek). */

@@ -3,7 +3,7 @@
  * `data` columns and in the older `storage/` files) into the host-agnostic history shape. Narrows
  * every field: a record from a newer or broken OpenCode yields undefined, never a throw.
  */
-import { COMMIT_WORD, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
+import { COMMITTING_WORDS, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
 import { EDITING_TOOLS } from '../editing-tools.js';
 
@@ -121,7 +121,8 @@ const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status
  * - The filter leaves text, steps and patches (two parts in three) in SQLite; every reader uses it.
  * - Of a tool part only what parseToolPart reads leaves SQLite (`fields`). A part's output (a file
  *   read, a test run's log) and its metadata (an edit's whole file before and after) are most of a
- *   store's bytes: it is taken (`outputs`) only when the command says `commit` (outputCanShowCommits).
+ *   store's bytes: it is taken (`outputs`) only when the command says `commit`, `revert` or
+ *   `cherry-pick` (outputCanShowCommits).
  * - `json_valid` first: json_extract stops the whole query at text that is no JSON (a row written
  *   half), where this reader skips the row. SQLite parses each `data` once for all of them (its JSON
  *   cache, 3.45 on).
@@ -130,7 +131,8 @@ const TOOL_PART_PATHS = ['$.type', '$.id', '$.callID', '$.tool', '$.state.status
  */
 export const TOOL_PART_COLUMNS =
   `message_id, id, CASE WHEN json_valid(data) THEN json_extract(data, ${TOOL_PART_PATHS.map((path) => `'${path}'`).join(', ')}) END AS fields, ` +
-  `CASE WHEN json_valid(data) AND instr(json_extract(data, '$.state.input.command'), '${COMMIT_WORD}') > 0 THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
+  `CASE WHEN json_valid(data) AND (${COMMITTING_WORDS.map((word) => `instr(json_extract(data, '$.state.input.command'), '${word}') > 0`).join(' OR ')}) ` +
+  `THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
 export const TOOL_PART_FILTER = `instr(data, '"tool"') > 0`;
 
 /**
