@@ -101,6 +101,18 @@ describe('outcome fields of a report row', () => {
     addOutcomes(weighted, { userGradedCommits: 3, userGradeSum: 3, selfGradedCommits: 4, selfGradeSum: 16 });
     expect(outcomeFields(weighted, 5).selfUserGap).toBeCloseTo((1 * (2 - 5) + 3 * (4 - 1)) / 4, 10);
   });
+  it("reads the undo rate from live sessions' turns only: a backfill cannot see an undone turn", () => {
+    const sums = emptyOutcomeSums();
+    addOutcomes(sums, { turns: 4, undoneTurns: 1, source: 'live' });
+    addOutcomes(sums, { turns: 6, undoneTurns: 0, source: 'backfill' });
+    addOutcomes(sums, { turns: 2, undoneTurns: 1 });
+    // Live (and records from before sources were told apart): 2 undone of 4 + 2 turns; the backfilled 6 left out.
+    expect(outcomeFields(sums, 0).undoRate).toBeCloseTo(2 / 6, 10);
+    const backfilledOnly = emptyOutcomeSums();
+    addOutcomes(backfilledOnly, { turns: 6, source: 'backfill' });
+    expect(outcomeFields(backfilledOnly, 0).undoRate).toBeNull();
+  });
+
   it('carries every outcome field into --json and --csv', () => {
     for (const field of OUTCOME_FIELDS) expect(REPORT_FIELDS).toContain(field);
   });

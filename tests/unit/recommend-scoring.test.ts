@@ -34,24 +34,28 @@ const round1 = (value: number) => Math.round(value * 10) / 10;
 
 describe('the score of a setup', () => {
   it('is the weighted mean of its signals, with an interval from their variances', () => {
-    // Per session: one commit, graded 2 by the user, 10 tool calls with 1 failure. A lone setup's
-    // estimates are its own shares: user grade (2 + 1) / 6 = 0.5 (weight 4), tool calls without failure
-    // 0.9 (weight 0.5). Accepted commits and commits without bugs are 1 for everyone in the role (no
-    // revert, no bug on record): they tell nobody apart and are left out.
+    // Per session: one commit, graded 2 by the user, 10 tool calls with 1 failure. A setup alone in its
+    // role is shrunk toward knowing nothing (0.5 as 2 trials): user grade (10 × (2 + 1) / 6 + 1) / (10 + 2)
+    // = 0.5 (weight 4), tool calls without failure (90 + 1) / (100 + 2) (weight 0.5). Accepted commits and
+    // commits without bugs are all 1 (no revert, no bug on record): an outcome never seen says nothing, and
+    // they are left out.
     const result = recommend(work('m/a', 10, { commits: 1, userGradedCommits: 1, userGradeSum: 2, toolCalls: 10, toolFailures: 1 }));
     const pick = setupOf(result, 'm/a');
-    const quality = (4 * 0.5 + 0.5 * 0.9) / 4.5;
-    // Beta variances: mean·(1 − mean) / (trials + credibility + 1).
-    const variance = (4 / 4.5) ** 2 * (0.25 / (10 + 20 + 1)) + (0.5 / 4.5) ** 2 * (0.09 / (100 + 200 + 1));
+    const grade = (5 + 1) / 12;
+    const tools = (90 + 1) / 102;
+    const quality = (4 * grade + 0.5 * tools) / 4.5;
+    // Beta variances: mean·(1 − mean) / (trials + prior trials + 1).
+    const variance = (4 / 4.5) ** 2 * ((grade * (1 - grade)) / (10 + 2 + 1)) + (0.5 / 4.5) ** 2 * ((tools * (1 - tools)) / (100 + 2 + 1));
     const sd = Math.sqrt(variance);
     expect(pick.score).toBe(round1(100 * quality));
     expect(pick.score).toBe(54.4);
     expect(pick.interval).toEqual([round1(100 * (quality - Z_80 * sd)), round1(100 * (quality + Z_80 * sd))]);
-    // A well-evidenced setup on the target project: the why starts with its evidence, no caveat before it.
-    expect(pick.why.startsWith('user 2.0/5 over 10 commits; ')).toBe(true);
+    // A well-evidenced setup on the target project: the why is its evidence, no caveat before it, the
+    // signal that moved its score most first (its user grade sits at the middle, its tool calls do not).
+    expect(pick.why.startsWith('10.0% tool failures; user 2.0/5 over 10 commits')).toBe(true);
     expect(pick.signals).toEqual([
       { name: 'userGrade', estimate: 0.5, roleAverage: 0.5 },
-      { name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 },
+      { name: 'toolFailures', estimate: Math.round(1000 * tools) / 1000, roleAverage: 0.5 },
     ]);
   });
 
@@ -64,9 +68,10 @@ describe('the score of a setup', () => {
   });
 
   it('rounds signal estimates to three decimals and cost per accepted commit to four', () => {
-    const result = recommend(work('m/a', 6, { commits: 3, toolCalls: 3, toolFailures: 1, cost: 1 }));
+    // Alone in its role: 14 of 21 calls fine, (14 + 1) / (21 + 2) = 0.65217… read as 0.652.
+    const result = recommend(work('m/a', 7, { commits: 3, toolCalls: 3, toolFailures: 1, cost: 1 }));
     const pick = setupOf(result, 'm/a');
-    expect(pick.signals.find((signal) => signal.name === 'toolFailures')).toEqual({ name: 'toolFailures', estimate: 0.667, roleAverage: 0.667 });
+    expect(pick.signals.find((signal) => signal.name === 'toolFailures')).toEqual({ name: 'toolFailures', estimate: 0.652, roleAverage: 0.5 });
     expect(pick.costPerAcceptedCommit).toBe(0.3333);
   });
 });

@@ -160,6 +160,13 @@ describe('tallies', () => {
     });
   });
 
+  it("counts for the undo signal the turns of live sessions only (a backfill cannot see an undo)", () => {
+    const tally = emptyTally();
+    addRecord(tally, usageRecord({ agent: 'build', model: 'm', turns: 4, undoneTurns: 1 }), 1);
+    addRecord(tally, usageRecord({ agent: 'build', model: 'm', turns: 6, source: 'backfill' }), 1);
+    expect({ turns: tally.turns, undoneTurns: tally.undoneTurns }).toEqual({ turns: 4, undoneTurns: 1 });
+  });
+
   it('reads missing outcome counters as zero', () => {
     const tally = emptyTally();
     addRecord(tally, usageRecord({ agent: 'build', model: 'm', commits: 3 }), 1);

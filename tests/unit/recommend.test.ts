@@ -238,6 +238,36 @@ describe('evidence thresholds', () => {
   });
 });
 
+describe('a setup alone in its role', () => {
+  const graded = (commits: number, grade: number): Partial<UsageRecord> => ({ commits, userGradedCommits: commits, userGradeSum: grade * commits, toolCalls: 0 });
+
+  it('is scored on its own work against knowing nothing: one commit you graded 5 lifts it above the middle, with a wide interval', () => {
+    const one = setupOf(recommend(work('general', 'm/g', 1, graded(1, 5))), 'general', 'm/g');
+    expect(one.score).toBeGreaterThan(50);
+    expect(one.interval[1] - one.interval[0]).toBeGreaterThan(30);
+    expect(one.why).toContain('user 5.0/5 over 1 commit');
+    // One commit graded -1: below the middle, as wide.
+    const bad = setupOf(recommend(work('general', 'm/g', 1, graded(1, -1))), 'general', 'm/g');
+    expect(bad.score).toBeLessThan(50);
+    expect(bad.interval[1] - bad.interval[0]).toBeGreaterThan(30);
+  });
+
+  it('moves further and narrows with more of the same work', () => {
+    const one = setupOf(recommend(work('general', 'm/g', 1, graded(1, 5))), 'general', 'm/g');
+    const ten = setupOf(recommend(work('general', 'm/g', 10, graded(1, 5))), 'general', 'm/g');
+    expect(ten.score).toBeGreaterThan(one.score);
+    expect(ten.interval[1] - ten.interval[0]).toBeLessThan(one.interval[1] - one.interval[0]);
+  });
+
+  it('is judged on the same work whether it was done on this project or an unlike one', () => {
+    const here = setupOf(recommend(work('general', 'm/g', 3, graded(1, 5))), 'general', 'm/g');
+    const elsewhere = setupOf(recommend(work('general', 'm/g', 3, graded(1, 5), '/elsewhere'), { similarity: { '/elsewhere': 0.2 } }), 'general', 'm/g');
+    expect(elsewhere.why).toContain('user 5.0/5');
+    expect(here.why).toContain('user 5.0/5');
+    expect(Math.abs(elsewhere.score - here.score)).toBeLessThan(here.interval[1] - here.interval[0]);
+  });
+});
+
 describe('confidence', () => {
   it.each([
     [1, null, 'clear'],
@@ -328,13 +358,14 @@ describe('cost', () => {
 });
 
 describe('scores and intervals', () => {
-  it('gives a lone setup its own share with an 80% interval from the Beta posterior', () => {
-    // Only tool failures are known: 90 of 100 calls fine, prior = its own share, k = 200.
+  it('gives a setup alone in its role its own share against a uniform prior, with the 80% interval of that Beta posterior', () => {
+    // Only tool failures are known: 90 of 100 calls fine; the prior knows nothing (Beta(1, 1): 0.5 as 2 trials).
     const result = recommend(work('plan', 'm/p', 10, { toolCalls: 10, toolFailures: 1 }));
     const pick = roleOf(result, 'plan').pick;
-    const sd = Math.sqrt((0.9 * 0.1) / 301);
-    expect(pick.score).toBe(90);
-    expect(pick.interval).toEqual([Math.round(1000 * (0.9 - 1.2815515655446004 * sd)) / 10, Math.round(1000 * (0.9 + 1.2815515655446004 * sd)) / 10]);
+    const mean = (90 + 1) / (100 + 2);
+    const sd = Math.sqrt((mean * (1 - mean)) / (100 + 2 + 1));
+    expect(pick.score).toBe(Math.round(1000 * mean) / 10);
+    expect(pick.interval).toEqual([Math.round(1000 * (mean - 1.2815515655446004 * sd)) / 10, Math.round(1000 * (mean + 1.2815515655446004 * sd)) / 10]);
   });
 
   it('narrows the interval with more evidence, always around the score', () => {
@@ -388,7 +419,8 @@ describe('scores and intervals', () => {
 
   it('reports each signal\'s estimate and the role average it was shrunk toward, and the user-graded commits', () => {
     const pick = roleOf(recommend(work('plan', 'm/p', 10, { toolCalls: 10, toolFailures: 1 })), 'plan').pick;
-    expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: 0.9, roleAverage: 0.9 }]);
+    // Alone in its role: shrunk toward knowing nothing (0.5), not toward its own share.
+    expect(pick.signals).toEqual([{ name: 'toolFailures', estimate: Math.round((1000 * 91) / 102) / 1000, roleAverage: 0.5 }]);
     const graded = roleOf(recommend(work('build', 'm/b', 10, BASE)), 'build').pick;
     expect(graded.userGradedCommits).toBe(10);
     // Every self-graded commit here is also user-graded: the self-grades add nothing and are left out;

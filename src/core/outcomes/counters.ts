@@ -2,10 +2,10 @@
  * Reading a usage record's outcome counters: the grades by provenance and the objective signals.
  * Missing counters read as 0 (records from before they existed hold none).
  */
-import type { OutcomeCounters, UsageCounters } from '../types.js';
+import type { OutcomeCounters, UsageCounters, UsageSource } from '../types.js';
 
 /** A usage record as grades are read from it: the provenance counters, and the counters from before them. */
-export type GradedRecord = OutcomeCounters & Partial<Pick<UsageCounters, 'gradedCommits' | 'gradeSum'>>;
+export type GradedRecord = OutcomeCounters & Partial<Pick<UsageCounters, 'gradedCommits' | 'gradeSum'>> & { source?: UsageSource };
 
 /** Before provenance, `gradeSum` added the agent's grade and the relayed "user grade" of each commit. */
 const LEGACY_GRADES_PER_COMMIT = 2;
@@ -99,6 +99,15 @@ export function allGrades(record: GradedRecord, grades: GradeEvidence = gradeEvi
     commits: grades.user.commits + grades.self.commits + grades.agentReported.commits,
     sum: grades.user.sum + grades.self.sum + grades.agentReported.sum,
   };
+}
+
+/**
+ * The turns of a record whose undo could be seen: a live session's. A backfill cannot see a turn the user
+ * undid (OpenCode removes its messages), so a backfilled session's turns would all read as kept: they
+ * count for its kinds of work, not for how often its work was undone.
+ */
+export function undoTrials(record: { source?: UsageSource; turns?: number }): number {
+  return record.source === 'backfill' ? 0 : (record.turns ?? 0);
 }
 
 /** `numerator / denominator`, or null when there is no evidence (0 is a real answer, null is none). */

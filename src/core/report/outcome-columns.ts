@@ -3,7 +3,7 @@
  * inflate (undone turns, test runs, commits later reverted or fixed). Summed per row, then turned into
  * means and rates; a rate without evidence is null, never 0.
  */
-import { gradeEvidence, rate } from '../outcomes/counters.js';
+import { gradeEvidence, rate, undoTrials } from '../outcomes/counters.js';
 import type { GradedRecord, GradeEvidence } from '../outcomes/counters.js';
 import type { OutcomeFields } from '../../contract/answers.js';
 export type { OutcomeFields } from '../../contract/answers.js';
@@ -56,7 +56,7 @@ export function addOutcomes(sums: OutcomeSums, record: GradedRecord, grades: Gra
   sums.paired.sum += grades.paired.gapSum;
   sums.reported.commits += grades.agentReported.commits;
   sums.reported.sum += grades.agentReported.sum;
-  sums.turns += record.turns ?? 0;
+  sums.turns += undoTrials(record);
   sums.undoneTurns += record.undoneTurns ?? 0;
   sums.testRuns += record.testRuns ?? 0;
   sums.testPasses += record.testPasses ?? 0;

@@ -3,7 +3,7 @@
  * and the signals computed from it. Every signal is a share in 0..1 where higher is better
  * ("good" out of "trials"), so each can be shrunk and given an interval the same way.
  */
-import { gradeEvidence } from '../outcomes/counters.js';
+import { gradeEvidence, undoTrials } from '../outcomes/counters.js';
 import type { GradePairs } from '../outcomes/counters.js';
 import type { UsageRecord } from '../types.js';
 import type { SignalName } from '../../contract/answers.js';
@@ -23,6 +23,7 @@ export interface Tally {
   reportedGradeSum: number;
   selfGraded: number;
   selfGradeSum: number;
+  /** Turns whose undo could be seen (live sessions': counters.ts, undoTrials). */
   turns: number;
   undoneTurns: number;
   testRuns: number;
@@ -98,7 +99,7 @@ export function addRecord(tally: Tally, record: UsageRecord, weight: number, gra
   tally.reportedGradeSum += weight * grades.reported[1];
   tally.selfGraded += weight * grades.self[0];
   tally.selfGradeSum += weight * grades.self[1];
-  tally.turns += weight * (record.turns ?? 0);
+  tally.turns += weight * undoTrials(record);
   tally.undoneTurns += weight * (record.undoneTurns ?? 0);
   tally.testRuns += weight * (record.testRuns ?? 0);
   tally.testPasses += weight * (record.testPasses ?? 0);
@@ -278,14 +279,35 @@ const NO_SHIFT: MixShifts = { setup: {}, pool: {} };
 const MIN_SHARE = 0.001;
 const MAX_SHARE = 0.999;
 
+/** The prior of a setup alone in its role, in trials: a uniform Beta(1, 1), knowing nothing of what is usual. */
+export const ALONE_PRIOR_TRIALS = 2;
+const ALONE_PRIOR = 0.5;
+/** The grades: judgements of the work, which count for a setup alone in its role even when they are all alike. */
+const JUDGEMENTS: ReadonlySet<SignalName> = new Set<SignalName>(['userGrade', 'reportedGrade', 'selfGrade']);
+
 /**
  * Every signal's posterior for a setup's tally against its role's pool (both with self-grades already
  * corrected). A signal nobody in the role varies on (no revert ever recorded, no turn ever undone)
  * tells the setups nothing apart; kept in, it would only squeeze every score toward the middle.
+ *
+ * A setup `alone` in its role is its role's pool: that prior would count its own work twice (one
+ * commit graded 5 read as certain) and its grades, all alike, would read as "nobody varies" (its one
+ * grade dropped). It is judged on its own work against knowing nothing (ALONE_PRIOR_TRIALS), on the
+ * signals it has work for, as it is, not as on the role's mix of tasks (its mix is the role's).
  */
-export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts = NO_SHIFT): SignalEstimate[] {
+export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts = NO_SHIFT, alone = false): SignalEstimate[] {
   const estimates: SignalEstimate[] = [];
   for (const signal of SIGNALS) {
+    if (alone) {
+      const trials = signal.trials(setup);
+      const good = Math.min(trials, Math.max(0, signal.good(setup)));
+      // A grade is a judgement of its own, all 5s too; an outcome never seen (no revert, no bug, as on a
+      // project whose git was never read) says as little as in a role where nobody varies.
+      if (trials <= 0 || (!JUDGEMENTS.has(signal.name) && (good === 0 || good === trials))) continue;
+      const { mean, variance } = posterior(good, trials, ALONE_PRIOR, ALONE_PRIOR_TRIALS);
+      estimates.push({ name: signal.name, weight: signal.weight, prior: ALONE_PRIOR, mean, variance, kindVariance: 0 });
+      continue;
+    }
     const pooled = pooledShare(signal, rolePool);
     if (pooled === null || pooled === 0 || pooled === 1) continue;
     const prior = Math.min(MAX_SHARE, Math.max(MIN_SHARE, pooled + (shifts.pool[signal.name]?.amount ?? 0)));

@@ -143,7 +143,7 @@ function trialsOf(name: SignalName, tally: Tally): number {
 export const POOLED_TRUST = 0.5;
 
 /** Scores one setup against its role's pool. */
-function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number, unlikeRole: boolean): Candidate {
+function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, pricedPool: Tally, prefer: Preference, credibility: number, unlikeRole: boolean, alone: boolean): Candidate {
   // Self-grades count only after the setup's overclaim (and the role's, for the prior) is taken off,
   // and as the user's grades only as far as the setups' overclaims agree (agreementCredibility).
   const overclaimed = agreedOverclaim(setup.weighted, pool, credibility);
@@ -153,7 +153,7 @@ function scoreSetup(setup: SetupEvidence, pool: Tally, shifts: MixShifts, priced
   const corrected = overclaimed === null ? selfCorrected : trustSelfGrades(selfCorrected, trust);
   const rolePool = correctSelfGrades(pool, roleOverclaim(pool));
   // Each signal's share is read as if the setup had done the role's mix of tasks (like with like).
-  const estimates = signalEstimates(corrected, rolePool, shifts);
+  const estimates = signalEstimates(corrected, rolePool, shifts, alone);
   const { quality, variance: qualityVariance, kindVariance } = combineEstimates(estimates);
 
   // Cost enters as a known quantity (it is measured, not sampled like outcomes), so it moves the
@@ -274,7 +274,7 @@ function recommendRole(agent: string, evidence: RoleEvidence, prefer: Preference
   for (const [kind, tally] of poolByKind) poolByKind.set(kind, correctSelfGrades(tally, poolOverclaim));
   const poolShift = mixShift(poolByKind, difficulty);
   const candidates = setups
-    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility, unlike !== null))
+    .map((setup, i) => scoreSetup(setup, pool, { setup: mixShift(byKind[i] ?? new Map(), difficulty, i), pool: poolShift }, pricedPool, prefer, credibility, unlike !== null, setups.length === 1))
     .sort(byScore);
   const solid = candidates.filter((candidate) => !candidate.scored.thin);
   // Thin setups compete only when no setup in the role has enough evidence.
