@@ -9,6 +9,7 @@ import { reportAnswer } from '../../src/core/answers/report.js';
 import { gradeEvidence } from '../../src/core/outcomes/counters.js';
 import { recountGradePairs } from '../../src/core/store/grade-pairs.js';
 import { Store, ZERO_COUNTERS } from '../../src/core/store/store.js';
+import type { WritableTables } from '../../src/core/store/store.js';
 import { exportRecords, importExport } from '../../src/core/store/transfer.js';
 import { termIndexer } from '../../src/core/search/indexer.js';
 import type { UsageRecord } from '../../src/core/types.js';
@@ -46,6 +47,30 @@ const userGrade = (n: number, grade: number, replace = false, service = t.servic
 async function setupRow(store: Store) {
   const answer = await reportAnswer(store, { by: 'setup' });
   return answer.rows.find((row) => row.agent === 'build' && row.model === 'fake/a');
+}
+
+/** Leaves the test's file as a tracker before the pair counters did (schema 6, none on the record), `more` done in the same write; closes it. */
+function asBeforePairs(more?: (tables: WritableTables, record: UsageRecord) => void): void {
+  t.store.write((tables) => {
+    const record = tables.usage.get(KEY) as UsageRecord;
+    record.pairedGradedCommits = undefined;
+    record.pairedGradeGapSum = undefined;
+    record.pairedGradeGapSquares = undefined;
+    tables.usage.putSync(KEY, record);
+    more?.(tables, record);
+    tables.meta.putSync('schemaVersion', 6);
+  });
+  t.store.close();
+}
+
+/** The test's file opened again to write (which stamps it), for `read`, then closed. */
+function reopened(read: (writer: Store) => void): void {
+  const writer = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
+  try {
+    read(writer);
+  } finally {
+    writer.close();
+  }
 }
 
 function pairsOf(record: UsageRecord | undefined) {
@@ -129,29 +154,17 @@ describe('commits graded by both', () => {
     t.service.flush('test');
     userGrade(1, -1);
     userGrade(3, 5);
-    // As an older tracker left it: no pair counters, schema version 6; beside it, a record written by hand
-    // into an import file with grade sums and no grade record (its pairs cannot be counted).
-    t.store.write((tables) => {
-      const record = tables.usage.get(KEY) as UsageRecord;
-      record.pairedGradedCommits = undefined;
-      record.pairedGradeGapSum = undefined;
-      record.pairedGradeGapSquares = undefined;
-      tables.usage.putSync(KEY, record);
-      tables.usage.putSync(['s2', 'build', 'fake/a'], { ...record, sessionId: 's2', userGradedCommits: 2, userGradeSum: 4, selfGradedCommits: 4, selfGradeSum: 16 });
-      tables.meta.putSync('schemaVersion', 6);
-    });
-    t.store.close();
+    // Beside it, a record written by hand into an import file with grade sums and no grade record (its
+    // pairs cannot be counted).
+    asBeforePairs((tables, record) => tables.usage.putSync(['s2', 'build', 'fake/a'], { ...record, sessionId: 's2', userGradedCommits: 2, userGradeSum: 4, selfGradedCommits: 4, selfGradeSum: 16 }));
     const reader = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, readOnly: true });
     expect(reader.olderSchema).toBe(true);
     reader.close();
-    const writer = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
-    try {
+    reopened((writer) => {
       expect(writer.meta().schemaVersion).toBeGreaterThan(6);
       expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: 6, gapSquares: 36 });
       expect(pairsOf(writer.tables.usage.get(['s2', 'build', 'fake/a']))).toEqual({ commits: undefined, gapSum: undefined, gapSquares: undefined });
-    } finally {
-      writer.close();
-    }
+    });
   });
 
   it("are none after an upgrade where the agent and the user graded different commits (the two means would pair them)", () => {
@@ -160,19 +173,8 @@ describe('commits graded by both', () => {
     selfGrade(1, 5);
     t.service.flush('test');
     userGrade(2, -1);
-    t.store.write((tables) => {
-      const record = tables.usage.get(KEY) as UsageRecord;
-      record.pairedGradedCommits = undefined;
-      tables.usage.putSync(KEY, record);
-      tables.meta.putSync('schemaVersion', 6);
-    });
-    t.store.close();
-    const writer = Store.open({ path: t.config.databasePath, maxDatabaseSize: t.config.maxDatabaseSize, indexer: termIndexer });
-    try {
-      expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 });
-    } finally {
-      writer.close();
-    }
+    asBeforePairs();
+    reopened((writer) => expect(pairsOf(writer.tables.usage.get(KEY))).toEqual({ commits: 0, gapSum: 0, gapSquares: 0 }));
   });
 
   it('are recounted without rewriting any record that already holds them (an upgrade of a large file writes only what changes)', () => {

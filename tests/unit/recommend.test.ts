@@ -252,6 +252,16 @@ describe('a setup alone in its role', () => {
     expect(bad.interval[1] - bad.interval[0]).toBeGreaterThan(30);
   });
 
+  it('counts what was seen of its work, and takes a revert, bug or undo never recorded for nothing', () => {
+    const score = (counters: Partial<UsageRecord>) => setupOf(recommend(work('general', 'm/g', 5, counters)), 'general', 'm/g').score;
+    // Every tool call fine, every test run passed: seen, and good.
+    expect(score({ toolCalls: 10 })).toBeGreaterThan(50);
+    expect(score({ testRuns: 2, testPasses: 2 })).toBeGreaterThan(50);
+    // Every commit reverted: seen, and bad. Commits with no revert on record: nothing either way.
+    expect(score({ commits: 2, revertedCommits: 2 })).toBeLessThan(50);
+    expect(score({ commits: 2 })).toBe(50);
+  });
+
   it('moves further and narrows with more of the same work', () => {
     const one = setupOf(recommend(work('general', 'm/g', 1, graded(1, 5))), 'general', 'm/g');
     const ten = setupOf(recommend(work('general', 'm/g', 10, graded(1, 5))), 'general', 'm/g');

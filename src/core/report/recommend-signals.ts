@@ -274,7 +274,6 @@ export interface MixShifts {
   setup: Partial<Record<SignalName, { amount: number; variance?: number }>>;
   pool: Partial<Record<SignalName, { amount: number }>>;
 }
-const NO_SHIFT: MixShifts = { setup: {}, pool: {} };
 /** A shifted prior stays a share strictly inside 0..1. */
 const MIN_SHARE = 0.001;
 const MAX_SHARE = 0.999;
@@ -282,8 +281,8 @@ const MAX_SHARE = 0.999;
 /** The prior of a setup alone in its role, in trials: a uniform Beta(1, 1), knowing nothing of what is usual. */
 export const ALONE_PRIOR_TRIALS = 2;
 const ALONE_PRIOR = 0.5;
-/** The grades: judgements of the work, which count for a setup alone in its role even when they are all alike. */
-const JUDGEMENTS: ReadonlySet<SignalName> = new Set<SignalName>(['userGrade', 'reportedGrade', 'selfGrade']);
+/** Signals whose bad outcome is an event someone records (a revert, a bug report, an undo): none recorded is no evidence alone. */
+const NEVER_SEEN_IS_NOTHING: ReadonlySet<SignalName> = new Set<SignalName>(['acceptedCommits', 'bugs', 'undo']);
 
 /**
  * Every signal's posterior for a setup's tally against its role's pool (both with self-grades already
@@ -293,17 +292,17 @@ const JUDGEMENTS: ReadonlySet<SignalName> = new Set<SignalName>(['userGrade', 'r
  * A setup `alone` in its role is its role's pool: that prior would count its own work twice (one
  * commit graded 5 read as certain) and its grades, all alike, would read as "nobody varies" (its one
  * grade dropped). It is judged on its own work against knowing nothing (ALONE_PRIOR_TRIALS), on the
- * signals it has work for, as it is, not as on the role's mix of tasks (its mix is the role's).
+ * signals it has evidence for, as it is, not as on the role's mix of tasks (its mix is the role's).
  */
-export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts = NO_SHIFT, alone = false): SignalEstimate[] {
+export function signalEstimates(setup: Tally, rolePool: Tally, shifts: MixShifts, alone: boolean): SignalEstimate[] {
   const estimates: SignalEstimate[] = [];
   for (const signal of SIGNALS) {
     if (alone) {
       const trials = signal.trials(setup);
       const good = Math.min(trials, Math.max(0, signal.good(setup)));
-      // A grade is a judgement of its own, all 5s too; an outcome never seen (no revert, no bug, as on a
-      // project whose git was never read) says as little as in a role where nobody varies.
-      if (trials <= 0 || (!JUDGEMENTS.has(signal.name) && (good === 0 || good === trials))) continue;
+      // No revert, no bug report, no undo ever recorded against its work may only mean none was looked
+      // for (git never read): alone, that says nothing. Everything else it has is evidence, all alike too.
+      if (trials <= 0 || (NEVER_SEEN_IS_NOTHING.has(signal.name) && good === trials)) continue;
       const { mean, variance } = posterior(good, trials, ALONE_PRIOR, ALONE_PRIOR_TRIALS);
       estimates.push({ name: signal.name, weight: signal.weight, prior: ALONE_PRIOR, mean, variance, kindVariance: 0 });
       continue;
