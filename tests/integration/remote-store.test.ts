@@ -114,17 +114,22 @@ describe('RemoteStore', () => {
   it('waits for an open that does not end once, up to its bound, and not again', async () => {
     const dir = tempDir();
     const file = seeded(dir);
-    // A host that never answers the open: a check of a very large file, say.
+    // A host that never answers the open (a check of a very large file, say); it stops when the store is
+    // left, so the open's pending answer (and its timer) ends with the test.
     const silent = path.join(dir, 'silent-host.mjs');
-    fs.writeFileSync(silent, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', () => undefined);\n");
+    fs.writeFileSync(silent, "import { parentPort } from 'node:worker_threads';\nparentPort.on('message', ({ request }) => { if (request.op === 'release') process.exit(0); });\n");
     const store = new RemoteStore(file, SIZE, new Channel(silent), silentLogger);
-    store.join(dir, DEFAULT_RULES, { problem: () => undefined, ready: () => undefined });
-    const bound = 300;
-    const started = Date.now();
-    await store.opened(bound);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(bound - 20);
-    expect(store.opened(bound)).toBeUndefined();
-    expect(store.attached).toBe(false);
+    try {
+      store.join(dir, DEFAULT_RULES, { problem: () => undefined, ready: () => undefined });
+      const bound = 300;
+      const started = Date.now();
+      await store.opened(bound);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(bound - 20);
+      expect(store.opened(bound)).toBeUndefined();
+      expect(store.attached).toBe(false);
+    } finally {
+      store.leave();
+    }
   });
 
   it('fails open when the worker cannot start: reads empty, refuses writes quietly, one line', async () => {
