@@ -44,6 +44,16 @@ function threeCommits(tracker: TempTracker = t): void {
 const selfGrade = (n: number, grade: number, service = t.service) => service.gradeCommit({ sessionId: SESSION, agent: 'build', project: PROJECT, commit: hash(n), agentGrade: grade });
 const userGrade = (n: number, grade: number, replace = false, service = t.service) => service.gradeAsUser({ project: PROJECT, commit: hash(n), grade, via: 'cli', replace });
 
+/** The three commits, graded by the agent on 1 (5) and 2 (2), then by the user on 1 (-1) and 3 (5): one commit both graded. */
+function gradedApart(): void {
+  threeCommits();
+  selfGrade(1, 5);
+  selfGrade(2, 2);
+  t.service.flush('test');
+  userGrade(1, -1);
+  userGrade(3, 5);
+}
+
 async function setupRow(store: Store) {
   const answer = await reportAnswer(store, { by: 'setup' });
   return answer.rows.find((row) => row.agent === 'build' && row.model === 'fake/a');
@@ -80,13 +90,8 @@ function pairsOf(record: UsageRecord | undefined) {
 describe('commits graded by both', () => {
   it('are the commits both graded, not the smaller of the two counts at the difference of the two means', async () => {
     t = tempTracker();
-    threeCommits();
-    // The agent grades commits 1 and 2; the user grades 1 and 3. Only commit 1 has both: 5 against -1.
-    selfGrade(1, 5);
-    selfGrade(2, 2);
-    t.service.flush('test');
-    userGrade(1, -1);
-    userGrade(3, 5);
+    // Only commit 1 has both grades: 5 against -1.
+    gradedApart();
     const gap = 5 - -1;
     expect(pairsOf(t.store.tables.usage.get(KEY))).toEqual({ commits: 1, gapSum: gap, gapSquares: gap * gap });
     const row = await setupRow(t.store);
@@ -148,12 +153,7 @@ describe('commits graded by both', () => {
 
   it('are counted from the grades when a file from before the counters is opened to write, and estimated where no grade is on record', () => {
     t = tempTracker();
-    threeCommits();
-    selfGrade(1, 5);
-    selfGrade(2, 2);
-    t.service.flush('test');
-    userGrade(1, -1);
-    userGrade(3, 5);
+    gradedApart();
     // Beside it, a record written by hand into an import file with grade sums and no grade record (its
     // pairs cannot be counted).
     asBeforePairs((tables, record) => tables.usage.putSync(['s2', 'build', 'fake/a'], { ...record, sessionId: 's2', userGradedCommits: 2, userGradeSum: 4, selfGradedCommits: 4, selfGradeSum: 16 }));
@@ -179,12 +179,7 @@ describe('commits graded by both', () => {
 
   it('are recounted without rewriting any record that already holds them (an upgrade of a large file writes only what changes)', () => {
     t = tempTracker();
-    threeCommits();
-    selfGrade(1, 5);
-    selfGrade(2, 2);
-    t.service.flush('test');
-    userGrade(1, -1);
-    userGrade(3, 5);
+    gradedApart();
     // A session the user graded alone, one whose agent and user graded different commits, one nobody graded,
     // one the agent graded alone.
     for (const [session, n] of [['s2', 4], ['s3', 5], ['s4', 7], ['s5', 8]] as const) {
