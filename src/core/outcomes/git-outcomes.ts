@@ -7,6 +7,7 @@
  * is no repository has no signal: never an error.
  */
 import { readHead, runGit } from '../projects/git.js';
+import { GIT_ABBREVIATION_LENGTH } from '../tracking/commit-prefix.js';
 import type { CommitRecord } from '../types.js';
 import { commitFate, FIELD_SEPARATOR, newlyCounted, parseBranchLog, RECORD_SEPARATOR } from './git-signals.js';
 import type { BranchCommit } from './git-signals.js';
@@ -33,9 +34,6 @@ export async function readBranch(directory: string): Promise<BranchCommit[] | un
   }
 }
 
-/** The fewest characters git abbreviates a hash to: a backfilled commit is kept under what `git commit` printed. */
-const SHORTEST_ABBREVIATION = 7;
-
 /**
  * Where a tracked commit sits on the branch: by its full hash, or by the abbreviation a backfill
  * recorded it under (one branch commit must start with it; two would be ambiguous, and get nothing).
@@ -45,13 +43,13 @@ function branchPositions(branch: readonly BranchCommit[]): (hash: string) => num
   const byShortest = new Map<string, number[]>();
   branch.forEach((commit, index) => {
     byHash.set(commit.hash, index);
-    const shortest = commit.hash.slice(0, SHORTEST_ABBREVIATION);
+    const shortest = commit.hash.slice(0, GIT_ABBREVIATION_LENGTH);
     byShortest.set(shortest, [...(byShortest.get(shortest) ?? []), index]);
   });
   return (hash) => {
     const exact = byHash.get(hash);
-    if (exact !== undefined || hash.length < SHORTEST_ABBREVIATION) return exact;
-    const matches = (byShortest.get(hash.slice(0, SHORTEST_ABBREVIATION)) ?? []).filter((index) => branch[index]?.hash.startsWith(hash));
+    if (exact !== undefined || hash.length < GIT_ABBREVIATION_LENGTH) return exact;
+    const matches = (byShortest.get(hash.slice(0, GIT_ABBREVIATION_LENGTH)) ?? []).filter((index) => branch[index]?.hash.startsWith(hash));
     return matches.length === 1 ? matches[0] : undefined;
   };
 }

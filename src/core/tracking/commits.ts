@@ -8,14 +8,11 @@ import { pickTrackedCommit } from '../outcomes/grades.js';
 import type { AgentOp, CommitRecord } from '../types.js';
 import type { GitCommit, HostEvent } from '../../contract/host-events.js';
 import type { TrackingContext } from './context.js';
-import { storedCommitStartsWith } from './commit-prefix.js';
+import { GIT_ABBREVIATION_LENGTH, storedCommitStartsWith } from './commit-prefix.js';
 import { commitsEventId } from './event-ids.js';
 
 /** The subject `git revert` gives its commit, when that is the whole message (a replayed revert keeps only its summary line). */
 const REVERT_SUBJECT = /^Revert "(.+)"$/;
-
-/** The fewest characters of a hash git prints (`git commit`'s summary line), and a backfilled commit is kept under. */
-const ABBREVIATED_HASH_LENGTH = 7;
 
 export class Commits {
   /** Changes of content that already earned, per project (src/core/integrity/credited-changes.ts). */
@@ -142,18 +139,18 @@ export class Commits {
   }
 
   /**
-   * Tracked commits recorded under an abbreviation of `hash` (shorter, at least ABBREVIATED_HASH_LENGTH
+   * Tracked commits recorded under an abbreviation of `hash` (shorter, at least GIT_ABBREVIATION_LENGTH
    * characters): how a backfill records a commit, from the hash `git commit` printed. Every such key
    * starts with the hash's first characters, so one short range of keys holds them all.
    */
   private abbreviating(project: string, hash: string): CommitRecord[] {
-    if (hash.length <= ABBREVIATED_HASH_LENGTH) return [];
-    const abbreviates = (key: string): boolean => key.length >= ABBREVIATED_HASH_LENGTH && key.length < hash.length && hash.startsWith(key);
+    if (hash.length <= GIT_ABBREVIATION_LENGTH) return [];
+    const abbreviates = (key: string): boolean => key.length >= GIT_ABBREVIATION_LENGTH && key.length < hash.length && hash.startsWith(key);
     const found: CommitRecord[] = [];
     for (const mutation of this.ctx.buffer.mutations()) {
       if (mutation.table === 'commits' && mutation.key[0] === project && abbreviates(mutation.key[1])) found.push(mutation.value);
     }
-    const shortest = hash.slice(0, ABBREVIATED_HASH_LENGTH);
+    const shortest = hash.slice(0, GIT_ABBREVIATION_LENGTH);
     for (const { key, value } of this.ctx.store.tables.commits.getRange({ start: [project, shortest] })) {
       if (key[0] !== project || !key[1].startsWith(shortest)) break;
       if (abbreviates(key[1])) found.push(value);
