@@ -19,7 +19,7 @@ function layout(root) {
     buildConfig: path.join(root, 'tsconfig.build.json'),
     dist: path.join(root, 'dist'),
     setupEntry: path.join(root, 'dist', 'provisioning', 'index.js'),
-    bundlePlugin: path.join(root, 'scripts', 'bundle-plugin.mjs'),
+    bundleDist: path.join(root, 'scripts', 'bundle-dist.mjs'),
   };
 }
 
@@ -57,7 +57,7 @@ function typescriptCompiler(root) {
   }
 }
 
-/** Builds dist from empty (the checkout's tsc, then the plugin bundle); an error message, or undefined when built. */
+/** Builds dist from empty (the checkout's tsc, then the plugin's and the CLI's bundles); an error message, or undefined when built. */
 export function buildDist(root) {
   const files = layout(root);
   const tsc = typescriptCompiler(root);
@@ -65,7 +65,7 @@ export function buildDist(root) {
   // From empty: a file left from a module since moved or renamed would hide an import of the old path.
   fs.rmSync(files.dist, { recursive: true, force: true });
   let result = spawnSync(process.execPath, [tsc, '-p', files.buildConfig], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
-  if (result.status === 0) result = spawnSync(process.execPath, [files.bundlePlugin], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
+  if (result.status === 0) result = spawnSync(process.execPath, [files.bundleDist], { cwd: root, encoding: 'utf8', timeout: BUILD_TIMEOUT_MS });
   if (result.status === 0) return undefined;
   const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(0, 5).join('\n');
   return `the build failed (${result.error?.message ?? `exit ${result.status}`})${output ? `:\n${output}` : ''}`;

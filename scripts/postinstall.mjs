@@ -6,7 +6,7 @@
  *
  * In this repository's own checkout npm runs postinstall BEFORE prepare, so when the sources are
  * here and dist is missing or older than them, it builds first as `npm run build` does (the local
- * tsc, then scripts/bundle-plugin.mjs), so the plugin folder gets the bundled entry; prepare then
+ * tsc, then scripts/bundle-dist.mjs), so the plugin folder gets the bundled entry; prepare then
  * finds dist current and does not build it again (scripts/build-dist.mjs).
  */
 import fs from 'node:fs';

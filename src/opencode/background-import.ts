@@ -9,9 +9,7 @@
  * tracking. Failures are logged, never thrown.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtScript } from '../core/fs/built-script.js';
 import type { TrackerConfig } from '../core/config.js';
 import type { Logger } from '../core/logger.js';
 import type { Watermark } from '../core/backfill/watermark.js';
@@ -41,15 +39,9 @@ export interface BackgroundImportOptions {
   importNeeded?: (location: string, mark: Watermark | undefined, createdBefore: number) => Promise<ImportNeed>;
 }
 
-/**
- * The built child script: beside the history readers in dist/opencode/history/, from tsc's
- * background-import.js and from the bundle's chunks in dist/opencode/ alike; from the TypeScript
- * sources (tests) the compiled copy under dist/.
- */
+/** The built child script: beside the history readers in dist/opencode/history/, from tsc's background-import.js and from the bundle's chunks in dist/opencode/ alike. */
 export function importChildScript(): string {
-  const here = fileURLToPath(new URL('./history/import-child.js', import.meta.url));
-  if (fs.existsSync(here)) return here;
-  return here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
+  return builtScript(import.meta.url, './history/import-child.js');
 }
 
 /** The import's child process; resolves with its one-line answer. Never rejects. */

@@ -1,7 +1,8 @@
 /**
  * Where this package's shipped files are: the folder holding its package.json, `dist/`, `skills/`
- * and `agents/`. Compiled code lives in `dist/provisioning/`, sources in `src/provisioning/`, the bundled plugin entry and its
- * chunks in `dist/opencode/` (scripts/bundle-plugin.mjs): all two levels down.
+ * and `agents/`. Compiled code lives in `dist/provisioning/`, sources in `src/provisioning/`, the bundled
+ * plugin's and CLI's entries and chunks in `dist/opencode/` and `dist/cli/` (scripts/bundle-dist.mjs): all
+ * two levels down.
  */
 import fs from 'node:fs';
 import path from 'node:path';

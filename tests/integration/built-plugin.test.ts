@@ -1,6 +1,6 @@
 /**
  * The built plugin entry, as package.json "main" names it and OpenCode loads it: dist/opencode/plugin.js,
- * bundled by scripts/bundle-plugin.mjs (own code in one entry and a few chunks, npm packages external).
+ * bundled by scripts/bundle-dist.mjs (own code in one entry and a few chunks, npm packages external).
  * What the bundle moves must still be found from it: the out-of-process check of a database that changed
  * since it was last verified (dist/core/store/verify-child.js), the chunks loaded late. The tool schemas
  * are made with the few functions of zod's mini build the bundle carries: the zod package never loads. Run under Node and under the Bun of the pinned opencode binary.

@@ -1,6 +1,6 @@
 /**
  * The recommend-setup tool printed "â" for "—": Bun, which runs the plugin inside OpenCode, decodes a
- * file marked `// @bun` as Latin-1 unless it is pure ASCII. The bundle (scripts/bundle-plugin.mjs)
+ * file marked `// @bun` as Latin-1 unless it is pure ASCII. The bundle (scripts/bundle-dist.mjs)
  * writes every non-ASCII character as an escape. Needs `npm run build` first.
  */
 import { spawnSync } from 'node:child_process';

@@ -40,7 +40,7 @@ function home(name: string, files: Record<string, string> = {}): { home: string;
 function packageCopy(name: string, source = false): string {
   const root = path.join(scratch, name);
   fs.mkdirSync(path.join(root, 'scripts'), { recursive: true });
-  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-plugin.mjs'), path.join('scripts', 'ascii-source.mjs'), path.join('scripts', 'build-dist.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
+  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-dist.mjs'), path.join('scripts', 'ascii-source.mjs'), path.join('scripts', 'build-dist.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
   for (const entry of ['package.json', path.join('scripts', 'postinstall.mjs'), ...copied]) fs.cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
   return root;
@@ -153,7 +153,7 @@ describe('scripts/postinstall.mjs', () => {
     expect(run.stdout).toMatch(/6 changed, 0 unchanged, 0 failed/);
     expect(fs.existsSync(path.join(checkout, 'dist', 'provisioning', 'index.js'))).toBe(true);
     expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'provisioning', 'index.js'))).toBe(true);
-    // The plugin folder got the bundled entry (scripts/bundle-plugin.mjs), with its chunks beside it.
+    // The plugin folder got the bundled entry (scripts/bundle-dist.mjs), with its chunks beside it.
     const installedEntry = path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode');
     expect(fs.readFileSync(path.join(installedEntry, 'plugin.js'), 'utf8').startsWith('// @bun\n')).toBe(true);
     expect(fs.readdirSync(installedEntry).some((file) => file.startsWith('chunk-') && file.endsWith('.js'))).toBe(true);

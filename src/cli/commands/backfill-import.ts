@@ -7,6 +7,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
+import { builtScript } from '../../core/fs/built-script.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import type { BackfillSummary } from '../../core/backfill/summary.js';
 import type { TrackerConfig } from '../../core/config.js';
@@ -106,7 +107,7 @@ function tightenOldGeneration(): void {
  */
 export function importInWorker(request: ImportRequest, progress: ProgressReporter | undefined, youngGenerationMb = IMPORT_YOUNG_GENERATION_MB): Promise<ImportResult> {
   tightenOldGeneration();
-  const worker = new Worker(new URL('./backfill-worker.js', import.meta.url), {
+  const worker = new Worker(builtScript(import.meta.url, './backfill-worker.js', './commands/backfill-worker.js'), {
     workerData: { request, progress: progress !== undefined },
     resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
   });

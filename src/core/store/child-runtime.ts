@@ -5,9 +5,7 @@
  * 1.18.33, Bun 1.3.14); under Electron (OpenCode Desktop) ELECTRON_RUN_AS_NODE=1 does the same.
  * Only argv arrays, never a shell.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtScript } from '../fs/built-script.js';
 
 export interface ChildRuntime {
   command: string;
@@ -32,16 +30,7 @@ export function childRuntime(): ChildRuntime {
   return { command: process.execPath, env: localFilesEnv() };
 }
 
-/**
- * The built child script. Beside this module in the TypeScript build (dist/core/store/); from the
- * bundled plugin entry (dist/opencode/, see scripts/bundle-plugin.mjs) it is that same file, one
- * folder over. From the TypeScript sources (unit tests) it is the compiled copy under dist/, so
- * `npm run build` must have run.
- */
+/** The built child script: beside this module in tsc's dist/core/store/, that same file from a bundle's chunks in dist/opencode/ or dist/cli/. */
 export function childScript(): string {
-  const here = fileURLToPath(new URL('./verify-child.js', import.meta.url));
-  if (fs.existsSync(here)) return here;
-  const fromBundle = fileURLToPath(new URL('../core/store/verify-child.js', import.meta.url));
-  if (fs.existsSync(fromBundle)) return fromBundle;
-  return here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`);
+  return builtScript(import.meta.url, './verify-child.js', '../core/store/verify-child.js');
 }

@@ -5,23 +5,15 @@
  * deadline. When the worker cannot start, dies, or misses a deadline, the channel is dead for good and
  * says why once: the stores behind it then behave as a store that could not be opened.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { ABANDONED, FLAG_BYTES, REPLIED } from './protocol.js';
+import { builtScript } from '../../core/fs/built-script.js';
 import type { AsyncRequest, HostData, HostEvent, SentError, SyncEnvelope, SyncReply, SyncRequest } from './protocol.js';
 
-/** The worker's script: beside this module (tsc's dist), under dist/opencode/remote from the bundle in dist/opencode, or the built copy from the sources (tests). */
+/** The worker's script: beside this module (tsc's dist), under dist/opencode/remote from the bundle in dist/opencode. */
 export function hostScript(): string {
-  const here = fileURLToPath(new URL('./host.js', import.meta.url));
-  const candidates = [
-    here,
-    fileURLToPath(new URL('./remote/host.js', import.meta.url)),
-    here.replace(`${path.sep}src${path.sep}`, `${path.sep}dist${path.sep}`),
-  ];
-  return candidates.find((file) => fs.existsSync(file)) ?? here;
+  return builtScript(import.meta.url, './host.js', './remote/host.js');
 }
 
 type Settle = { resolve: (value: unknown) => void; reject: (error: SentError) => void; timer: NodeJS.Timeout };
