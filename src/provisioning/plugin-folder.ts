@@ -16,7 +16,7 @@ import type { StepResult } from './step.js';
 /** The plugin folder, relative to the config folder. */
 export const PLUGIN_FOLDER = path.join('plugins', PLUGIN_NAME);
 
-/** Package folders copied as they are. */
+/** Package folders copied (the built code without what is not loaded at run time, see loadedAtRunTime). */
 const SHIPPED_FOLDERS = ['dist', 'skills', 'agents'] as const;
 
 /**
@@ -25,7 +25,7 @@ const SHIPPED_FOLDERS = ['dist', 'skills', 'agents'] as const;
  * opencode/tools/define.ts), and the rest of that package and its large dependencies are never loaded.
  */
 const PARTIAL_PACKAGES: Readonly<Record<string, PartialPackage>> = {
-  '@opencode-ai/plugin': { files: ['package.json', 'dist/tool.js', 'dist/tool.d.ts'], dependencies: ['zod'] },
+  '@opencode-ai/plugin': { files: ['package.json', 'dist/tool.js'], dependencies: ['zod'] },
   // The history import loads only the WASM build (1.6 MiB of the package's 21 MiB: asm.js, debug builds and zips are left out).
   'sql.js': { files: ['package.json', 'LICENSE', 'dist/sql-wasm.js', 'dist/sql-wasm.wasm'], dependencies: [] },
 };
@@ -41,6 +41,35 @@ export interface PlannedFile {
   target: string;
   source?: string;
   content?: Buffer;
+}
+
+/**
+ * The figlet fonts the sheet draws with, imported as modules (src/core/report/name-banner.ts); figlet's
+ * other fonts and its `.flf` files are never read (tests/integration/plugin-folder-files.test.ts checks
+ * this list against the built code's imports).
+ */
+const FIGLET_FONTS = ['Cybermedium', 'Cybersmall', 'Mini'] as const;
+
+/** Files of a package that nothing loads, by package: figlet's fonts but the sheet's (10 of its 21 MiB are `.flf` files). */
+const UNLOADED_FILES: Readonly<Record<string, (file: string) => boolean>> = {
+  figlet: (file) => {
+    const [folder, name] = file.split(path.sep);
+    return folder === 'fonts' || (folder === 'importable-fonts' && !FIGLET_FONTS.some((font) => name === `${font}.js`));
+  },
+};
+
+/** Licence and notice files are kept whatever their extension. */
+const NOTICE = /^(licen[cs]e|notice|copying)/i;
+
+/**
+ * Whether a file of the built code or of a package is loaded at run time. Source maps, type
+ * declarations and markdown (readmes, changelogs) are not: left out, the folder has about half as many
+ * files, and setup copies that much less.
+ */
+function loadedAtRunTime(file: string): boolean {
+  const name = path.basename(file);
+  if (NOTICE.test(name)) return true;
+  return !(name.endsWith('.map') || /\.d\.[cm]?ts$/.test(name) || /\.(md|markdown)$/i.test(name));
 }
 
 /** Every file below `dir` (relative paths), leaving out `node_modules` folders and symlinked folders. */
@@ -75,10 +104,13 @@ export function planPluginFolder(root: string): PlannedFile[] {
   for (const folder of SHIPPED_FOLDERS) {
     const dir = path.join(root, folder);
     if (!fs.existsSync(dir)) continue;
-    for (const file of listFiles(dir, false)) planned.push({ target: path.join(folder, file), source: path.join(dir, file) });
+    // Skills and agent definitions are markdown read by OpenCode: only the built code is sifted.
+    const files = folder === 'dist' ? listFiles(dir, false).filter(loadedAtRunTime) : listFiles(dir, false);
+    for (const file of files) planned.push({ target: path.join(folder, file), source: path.join(dir, file) });
   }
   for (const copy of runtimeClosure(root, PARTIAL_PACKAGES)) {
-    const files = copy.files ?? listFiles(copy.sourceDir, true);
+    const unloaded = UNLOADED_FILES[copy.name];
+    const files = copy.files ?? listFiles(copy.sourceDir, true).filter((file) => loadedAtRunTime(file) && !unloaded?.(file));
     for (const file of files) planned.push({ target: path.join(copy.targetDir, file), source: path.join(copy.sourceDir, file) });
   }
   return planned;
@@ -101,9 +133,13 @@ export function folderMatches(folder: string, planned: readonly PlannedFile[]): 
 }
 
 function writePlanned(folder: string, planned: readonly PlannedFile[]): void {
+  // Each folder is made once, not once per file in it.
+  const made = new Set<string>();
   for (const file of planned) {
     const target = path.join(folder, file.target);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const parent = path.dirname(target);
+    if (!made.has(parent)) fs.mkdirSync(parent, { recursive: true });
+    made.add(parent);
     if (file.content) fs.writeFileSync(target, file.content);
     else fs.copyFileSync(file.source as string, target);
   }
