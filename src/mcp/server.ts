@@ -122,7 +122,8 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
     {
       description: 'What worked and what failed before on work like the given task, from past sessions, as `agent-tracker prior-art --json`.',
       inputSchema: {
-        text: z.string().min(1).describe('The task to look for, in words'),
+        task: z.string().min(1).optional().describe('The task or feature being planned, in a sentence: its keywords are the query (as the prior-art tool in OpenCode)'),
+        text: z.string().min(1).optional().describe('The older name of task, still taken'),
         project,
         scope: z.string().optional(),
         agent: z.string().optional(),
@@ -130,17 +131,20 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
       },
       annotations: { readOnlyHint: true },
     },
-    (args) =>
-      answer(db, async (store) => {
+    (args) => {
+      const task = args.task ?? args.text;
+      if (!task) return Promise.resolve(failure(new CliError('prior_art needs task: the task or feature being planned, in a sentence')));
+      return answer(db, async (store) => {
         const { priorArtAnswer } = await import('../core/answers/prior-art.js');
         const query = {
-          taskDescription: args.text,
+          taskDescription: task,
           ...(args.scope ? { scope: args.scope } : {}),
           ...(args.agent ? { agentId: args.agent } : {}),
           ...(args.max === undefined ? {} : { maxResults: args.max }),
         };
         return priorArtAnswer(store, query, path.resolve(args.project ?? process.cwd()));
-      }, currentIndex),
+      }, currentIndex);
+    },
   );
 
   server.registerTool(

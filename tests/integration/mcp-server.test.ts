@@ -82,6 +82,8 @@ describe('agent-tracker mcp (stdio, SDK client)', () => {
       ['recommend', { project }, ['recommend', '--project', project]],
       ['status', {}, ['status']],
       ['status', { agent: 'build' }, ['status', 'build']],
+      ['prior_art', { task: 'commit work', project, max: 3 }, ['prior-art', 'commit work', '--project', project, '--max', '3']],
+      // `text`, its older name, is still taken.
       ['prior_art', { text: 'commit work', project, max: 3 }, ['prior-art', 'commit work', '--project', project, '--max', '3']],
     ];
     for (const [tool, args, cli] of cases) {
@@ -115,7 +117,8 @@ describe('agent-tracker mcp (stdio, SDK client)', () => {
   it('answers bad arguments with a tool error and keeps serving', async () => {
     const bad: [string, Record<string, unknown>][] = [
       ['prior_art', {}],
-      ['prior_art', { text: 'x', max: 0 }],
+      ['prior_art', { task: 'x', max: 0 }],
+      ['prior_art', { task: '' }],
       ['report', { by: 'planet' }],
       ['report', { since: 'yesterday-ish' }],
       ['status', { agent: 'nobody' }],
