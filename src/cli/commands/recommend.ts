@@ -11,7 +11,7 @@ import { opencodeConfigDir } from '../../core/config.js';
 import { getProject, projectKey } from '../../core/projects/profiles.js';
 import { recommendAnswer } from '../../core/answers/recommend.js';
 import { backtestForStore } from '../../core/report/recommend-project.js';
-import type { Backtest } from '../../core/report/recommend-backtest.js';
+import type { Backtest, OutcomeKind } from '../../core/report/recommend-backtest.js';
 import { DEFAULT_PREFERENCE, PREFERENCES } from '../../core/report/recommend.js';
 import type { Preference } from '../../core/report/recommend.js';
 import { plural } from '../../core/report/numbers.js';
@@ -49,15 +49,24 @@ const terminalPrompt: Prompt = {
   },
 };
 
+const OUTCOME_KIND_NAMES: Readonly<Record<OutcomeKind, string>> = { grade: 'your grade', commits: 'commits that held', turns: 'turns not undone' };
+
 /** The backtest in words. */
 export function formatBacktest(result: Backtest): string {
   const share = (outcome: number | null) => (outcome === null ? '-' : `${Math.round(outcome * 100)}%`);
+  const kinds = result.byKind.map((row) => {
+    const name = `${OUTCOME_KIND_NAMES[row.kind]}:`.padEnd(19);
+    const alone = row.weight === 0 ? ' (only one group: not compared)' : '';
+    return `    ${name}${row.followed.sessions} vs ${plural(row.other.sessions, 'session')}, ${share(row.followed.outcome)} vs ${share(row.other.outcome)}${alone}`;
+  });
   return [
     `Backtest: your history replayed at ${result.points} points in time, ${plural(result.judged, 'session')} judged.`,
     `  used what recommend would have said: ${plural(result.followed.sessions, 'session')}, outcome ${share(result.followed.outcome)}`,
     `  used something else:                 ${plural(result.other.sessions, 'session')}, outcome ${share(result.other.outcome)}`,
+    ...(kinds.length > 0 ? ['  by kind of outcome (followed vs other):', ...kinds] : []),
     result.verdict,
     'Outcome: the user\'s grade where graded, else the share of commits that held, else of turns not undone. ' +
+      'Each kind is compared only with the same kind (a grade of "good" is 50%, a commit that held 100%), and a group\'s outcome is over the kinds both groups have. ' +
       'This compares what was done, not what the other model would have done.',
   ].join('\n');
 }

@@ -11,7 +11,7 @@ import { Z_80 } from './recommend-math.js';
 import { recommendSetups } from './recommend.js';
 import type { Preference, ProjectSimilarity } from './recommend.js';
 import type { CostEstimator } from './recommend-prices.js';
-import { acceptedCommits, emptyTally, addRecord } from './recommend-signals.js';
+import { acceptedCommits, emptyTally, addRecord, gradeGood } from './recommend-signals.js';
 import { UNKNOWN } from '../types.js';
 import type { ProjectProfile, UsageRecord } from '../types.js';
 
@@ -19,13 +19,44 @@ import type { ProjectProfile, UsageRecord } from '../types.js';
 export const BACKTEST_POINTS = 12;
 /** The first share of the history only teaches: nothing before it is judged. */
 export const BACKTEST_WARMUP = 0.25;
-/** Below this many judged sessions in either group the backtest says it cannot tell yet. */
+/**
+ * Below this many judged sessions in either group the backtest says it cannot tell yet. Only sessions
+ * whose kind of outcome the other group has too are counted: the rest are compared with nothing.
+ */
 export const BACKTEST_MIN_SESSIONS = 10;
+/** The largest variance an outcome in 0..1 can have: assumed for a group of one session in a kind. */
+const MAX_OUTCOME_VARIANCE = 0.25;
+
+/**
+ * The kinds of outcome, by what a session has to go on: the user's grade (a grade g of -1..5 counts
+ * (g + 1) / 6), else the share of its commits that held, else the share of its turns not undone.
+ * Their scales differ (a "good" grade is 0.5, a commit that held is 1), so only like is compared with like.
+ */
+const OUTCOME_KINDS = ['grade', 'commits', 'turns'] as const;
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
+
+export interface SessionOutcome {
+  kind: OutcomeKind;
+  /** 0..1 */
+  value: number;
+}
 
 export interface BacktestGroup {
   sessions: number;
-  /** Mean outcome per session, 0..1 (user grade when graded, else share of commits that held, else turns not undone). */
+  /**
+   * Mean outcome 0..1 over the kinds of outcome both groups have, each kind weighted as in the
+   * difference (so followed minus other is the difference); null when the groups share no kind.
+   */
   outcome: number | null;
+}
+
+/** One kind of outcome: each group's sessions of that kind and their mean outcome (null: none). */
+export interface BacktestKind {
+  kind: OutcomeKind;
+  followed: BacktestGroup;
+  other: BacktestGroup;
+  /** The kind's share 0..1 of the difference; 0 when only one group has sessions of this kind. */
+  weight: number;
 }
 
 export interface Backtest {
@@ -34,27 +65,68 @@ export interface Backtest {
   points: number;
   followed: BacktestGroup;
   other: BacktestGroup;
-  /** Followed minus other, in outcome points (0..100), with its 80% interval; null when a group is too small. */
+  /** The comparison within each kind of outcome either group has. */
+  byKind: BacktestKind[];
+  /** Followed minus other, in outcome points (0..100), with its 80% interval; null when either group has too few sessions of a kind the other has too. */
   difference: { mean: number; interval: [number, number] } | null;
   /** One sentence for the user. */
   verdict: string;
 }
 
-/** A session's outcome 0..1, or null when it has none (nothing graded, committed or turned). */
-export function sessionOutcome(record: UsageRecord): number | null {
+/** A session's outcome and its kind, or null when it has none (nothing graded, committed or turned). */
+export function sessionOutcome(record: UsageRecord): SessionOutcome | null {
   const tally = emptyTally();
   addRecord(tally, record, 1);
-  if (tally.userGraded > 0) return (tally.userGradeSum + tally.userGraded) / (6 * tally.userGraded);
-  if (tally.commits > 0) return acceptedCommits(tally) / tally.commits;
-  if (tally.turns > 0) return (tally.turns - tally.undoneTurns) / tally.turns;
+  if (tally.userGraded > 0) return { kind: 'grade', value: gradeGood(tally.userGradeSum, tally.userGraded) / tally.userGraded };
+  if (tally.commits > 0) return { kind: 'commits', value: acceptedCommits(tally) / tally.commits };
+  if (tally.turns > 0) return { kind: 'turns', value: (tally.turns - tally.undoneTurns) / tally.turns };
   return null;
 }
 
-function group(values: readonly number[]): BacktestGroup & { variance: number } {
-  if (values.length === 0) return { sessions: 0, outcome: null, variance: 0 };
+interface Moments {
+  n: number;
+  mean: number;
+  /** The variance of the mean. */
+  meanVariance: number;
+}
+
+function moments(values: readonly number[]): Moments | null {
+  if (values.length === 0) return null;
   const mean = values.reduce((sum, v) => sum + v, 0) / values.length;
-  const variance = values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / Math.max(1, values.length - 1);
-  return { sessions: values.length, outcome: Math.round(mean * 1000) / 1000, variance };
+  const variance = values.length < 2 ? MAX_OUTCOME_VARIANCE : values.reduce((sum, v) => sum + (v - mean) ** 2, 0) / (values.length - 1);
+  return { n: values.length, mean, meanVariance: variance / values.length };
+}
+
+const round3 = (value: number) => Math.round(value * 1000) / 1000;
+const summary = (m: Moments | null): BacktestGroup => ({ sessions: m?.n ?? 0, outcome: m === null ? null : round3(m.mean) });
+
+/**
+ * Followed against other, within each kind of outcome, combined as a stratified difference: a kind
+ * weighs n_followed·n_other / (n_followed + n_other) (the Cochran–Mantel–Haenszel weight, so a kind
+ * only one group has weighs nothing and a lopsided kind little), and the interval is that weighted
+ * mean's. Which group happened to be graded more then moves nothing.
+ */
+function compareByKind(followed: readonly SessionOutcome[], other: readonly SessionOutcome[]) {
+  const of = (outcomes: readonly SessionOutcome[], kind: OutcomeKind) => moments(outcomes.filter((o) => o.kind === kind).map((o) => o.value));
+  const kinds = OUTCOME_KINDS.map((kind) => {
+    const a = of(followed, kind);
+    const b = of(other, kind);
+    return { kind, a, b, weight: a && b ? (a.n * b.n) / (a.n + b.n) : 0 };
+  });
+  const total = kinds.reduce((sum, k) => sum + k.weight, 0);
+  const shared = kinds.filter((k) => k.weight > 0);
+  const weighted = (pick: (k: (typeof kinds)[number]) => number) => shared.reduce((sum, k) => sum + k.weight * pick(k), 0) / total;
+  const outcomes = total > 0 ? { followed: weighted((k) => k.a?.mean ?? 0), other: weighted((k) => k.b?.mean ?? 0) } : null;
+  const variance = shared.reduce((sum, k) => sum + k.weight ** 2 * ((k.a?.meanVariance ?? 0) + (k.b?.meanVariance ?? 0)), 0) / (total * total || 1);
+  return {
+    byKind: kinds
+      .filter((k) => k.a || k.b)
+      .map((k): BacktestKind => ({ kind: k.kind, followed: summary(k.a), other: summary(k.b), weight: total > 0 ? round3(k.weight / total) : 0 })),
+    outcomes,
+    variance,
+    /** Sessions in a kind the other group has too. */
+    comparable: { followed: shared.reduce((sum, k) => sum + (k.a?.n ?? 0), 0), other: shared.reduce((sum, k) => sum + (k.b?.n ?? 0), 0) },
+  };
 }
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
@@ -78,8 +150,8 @@ export function backtestRecommendations(input: BacktestInput): Backtest {
   const start = Math.floor(usage.length * BACKTEST_WARMUP);
   const span = usage.length - start;
   const points = Math.max(0, Math.min(BACKTEST_POINTS, span));
-  const followed: number[] = [];
-  const other: number[] = [];
+  const followed: SessionOutcome[] = [];
+  const other: SessionOutcome[] = [];
   for (let p = 0; p < points; p += 1) {
     const from = start + Math.floor((span * p) / points);
     const to = start + Math.floor((span * (p + 1)) / points);
@@ -108,29 +180,37 @@ export function backtestRecommendations(input: BacktestInput): Backtest {
       (pick === record.model ? followed : other).push(outcome);
     }
   }
-  const a = group(followed);
-  const b = group(other);
-  const enough = a.sessions >= BACKTEST_MIN_SESSIONS && b.sessions >= BACKTEST_MIN_SESSIONS;
+  const compared = compareByKind(followed, other);
+  const { comparable } = compared;
+  const enough = comparable.followed >= BACKTEST_MIN_SESSIONS && comparable.other >= BACKTEST_MIN_SESSIONS;
   let difference: Backtest['difference'] = null;
-  if (enough && a.outcome !== null && b.outcome !== null) {
-    const mean = 100 * (a.outcome - b.outcome);
-    const half = 100 * Z_80 * Math.sqrt(a.variance / a.sessions + b.variance / b.sessions);
+  if (enough && compared.outcomes !== null) {
+    const mean = 100 * (compared.outcomes.followed - compared.outcomes.other);
+    const half = 100 * Z_80 * Math.sqrt(compared.variance);
     difference = { mean: round1(mean), interval: [round1(mean - half), round1(mean + half)] };
   }
+  const groupOf = (sessions: number, outcome: number | undefined): BacktestGroup => ({ sessions, outcome: outcome === undefined ? null : round3(outcome) });
   return {
     judged: followed.length + other.length,
     points,
-    followed: { sessions: a.sessions, outcome: a.outcome },
-    other: { sessions: b.sessions, outcome: b.outcome },
+    followed: groupOf(followed.length, compared.outcomes?.followed),
+    other: groupOf(other.length, compared.outcomes?.other),
+    byKind: compared.byKind,
     difference,
-    verdict: verdictOf(difference, a.sessions, b.sessions),
+    verdict: verdictOf(difference, { followed: followed.length, other: other.length }, comparable),
   };
 }
 
-function verdictOf(difference: Backtest['difference'], followed: number, other: number): string {
+function verdictOf(difference: Backtest['difference'], sessions: { followed: number; other: number }, comparable: { followed: number; other: number }): string {
   if (difference === null) {
-    return `Too little history to judge yet: ${followed} session${followed === 1 ? '' : 's'} used what recommend would have said and ${other} did not; ` +
-      `the backtest needs at least ${BACKTEST_MIN_SESSIONS} of each.`;
+    const counts = `${sessions.followed} session${sessions.followed === 1 ? '' : 's'} used what recommend would have said and ${sessions.other} did not`;
+    const unlike =
+      comparable.followed === sessions.followed && comparable.other === sessions.other
+        ? ''
+        : comparable.followed === 0
+          ? ', but none of them has an outcome of a kind the other group has too (your grade, commits that held, turns not undone)'
+          : `, but only ${comparable.followed} and ${comparable.other} of them have an outcome of a kind the other group has too (your grade, commits that held, turns not undone)`;
+    return `Too little history to judge yet: ${counts}${unlike}; the backtest needs at least ${BACKTEST_MIN_SESSIONS} of each.`;
   }
   const [low, high] = difference.interval;
   if (low > 0) return `Following recommend went better on your own history: ${difference.mean} outcome points ahead (80%: ${low} to ${high}).`;
