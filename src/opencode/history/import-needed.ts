@@ -14,14 +14,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { HistoryQuery, HostSession } from '../../core/backfill/history.js';
 import { ReplayLedger } from '../../core/backfill/replay-ledger.js';
+import { addsAnything, heldEvents, noAdditions, replayProbe } from '../../core/backfill/replay-probe.js';
 import { replaySession } from '../../core/backfill/replay-session.js';
-import type { ReplayTarget } from '../../core/backfill/replay-session.js';
 import type { Watermark } from '../../core/backfill/watermark.js';
 import { WATERMARK_OVERLAP_MS } from '../../core/backfill/watermark.js';
 import type { StoreAccess } from '../../core/store/access.js';
-import { replayDelta } from '../../core/store/replay.js';
-import { commitsEventId, messageEventId, messageTotals, pushEventId, toolCallTotals, toolEventId } from '../../core/tracking/event-ids.js';
-import type { CounterDeltas } from '../../core/types.js';
 
 /**
  * Above this many sessions to read, the child reads them: it runs out of OpenCode's process. The
@@ -35,49 +32,11 @@ export type ImportNeed =
   | { needed: false; sessions: number; newestUpdate: number }
   | { needed: true; reason: string };
 
-/** The events the store holds for one session, by event id. */
-function heldEvents(store: StoreAccess, sessionId: string): Map<string, CounterDeltas> {
-  const held = new Map<string, CounterDeltas>();
-  for (const { key, value } of store.tables.events.getRange({ start: [sessionId, ''] })) {
-    if (key[0] !== sessionId) break;
-    held.set(key[1], value);
-  }
-  return held;
-}
-
 /** Whether replaying `session` would record nothing the store does not hold: every event held under its session, with totals at least as high. */
 function replaysNothingNew(store: StoreAccess, session: HostSession, ledger: ReplayLedger): boolean {
-  const held = heldEvents(store, session.id);
-  let fresh = false;
-  const replayed = (eventId: string, totals: CounterDeltas, legacyEventId?: string): void => {
-    const value = held.get(eventId) ?? (legacyEventId === undefined ? undefined : held.get(legacyEventId));
-    if (value === undefined || replayDelta(value, totals).changed) fresh = true;
-  };
-  const probe: ReplayTarget = {
-    noteSession: () => undefined,
-    noteModelRequest: () => undefined,
-    forgetSession: () => undefined,
-    recordAssistantMessage: (_session, messageId, _setup, tokens, cost) => replayed(messageEventId(messageId), messageTotals(tokens, cost)),
-    recordToolCall: (_session, callId, _tool, ok, event = {}) =>
-      replayed(toolEventId(callId), toolCallTotals(ok), event.legacyEventId === undefined ? undefined : toolEventId(event.legacyEventId)),
-    // A test run rides on its tool call and a turn on the messages that answered it: new only when they
-    // are. (A session an older backfill imported gets its test runs and turns from the next full backfill.)
-    recordShellCommand: () => undefined,
-    recordTurn: () => undefined,
-    recordCommits: (_session, commits, event = {}) => {
-      // A commit the project does not hold yet is a new record: the child must write it.
-      if (commits.length > 0 || event.eventId === undefined) fresh = true;
-      else replayed(commitsEventId(event.eventId), { commits: event.count ?? 0 });
-      return [];
-    },
-    recordPush: (_session, event = {}) => {
-      if (event.eventId === undefined) fresh = true;
-      else replayed(pushEventId(event.eventId), { pushes: 1 });
-      return { ok: true, mutations: 0, durationMs: 0 };
-    },
-  };
-  replaySession(probe, session, session.directory, ledger);
-  return !fresh;
+  const added = noAdditions();
+  replaySession(replayProbe(heldEvents(store, session.id), added), session, session.directory, ledger);
+  return !addsAnything(added);
 }
 
 /**
