@@ -120,8 +120,11 @@ describe('backfill of sessions OpenCode ran without the plugin', () => {
       expect(report.rows.map((row) => row.agent).sort()).toEqual(['build', 'plan']);
 
       // Again, from the watermark: `opencode stats` above wrote OpenCode's files, so the store is read,
-      // but only from the newest session on (read again at the watermark's millisecond; it adds nothing).
-      expect(cliJson<BackfillSummary>(sandbox, ['backfill']).sessions).toBeLessThanOrEqual(1);
+      // but only from the newest session on (read again at the watermark's millisecond): it adds
+      // nothing, and the summary, which counts what a run added, says so.
+      const again = cliJson<BackfillSummary>(sandbox, ['backfill']);
+      expect(again.source).not.toContain('unchanged since the last import');
+      expect(again).toMatchObject({ sessions: 0, messages: 0, toolCalls: 0, commits: 0, pushes: 0 });
       expect(cliJson<ReportJson>(sandbox, ['report']).totals).toEqual(totals);
 
       // The plugin on, one more session: live, added once, backfilled ones untouched.

@@ -75,6 +75,31 @@ function fixture(project: string): FixtureSession[] {
   ];
 }
 
+/**
+ * A later session of build in `project` whose commit printed no hash (`git commit -q`, counted by the
+ * command) and that pushed: one message, two tool calls, one commit, one push.
+ */
+function quietSession(project: string, at: number): FixtureSession {
+  return {
+    id: 'ses_q',
+    directory: project,
+    created: at,
+    updated: at + 10_000,
+    messages: [
+      { id: 'msg_q0', role: 'user', created: at },
+      {
+        id: 'msg_q1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(5, 1), cost: 0.03125, created: at + 1000,
+        tools: [
+          { callId: 'q1', tool: 'bash', status: 'completed', command: 'git commit -q -am "quiet"', output: '', exit: 0 },
+          { callId: 'q2', tool: 'bash', status: 'completed', command: 'git push', output: '', exit: 0 },
+        ],
+      },
+    ],
+  };
+}
+const QUIET_ADDS = { sessions: 1, messages: 1, toolCalls: 2, commits: 1, pushes: 1 };
+const NOTHING_ADDED = { sessions: 0, messages: 0, toolCalls: 0, commits: 0, pushes: 0 };
+
 function usage(t: TempTracker): UsageRecord[] {
   return [...t.store.tables.usage.getRange()].map(({ value }) => value);
 }
@@ -162,6 +187,31 @@ describe.each(LAYOUTS)('backfill from the %s layout', (_name, write) => {
     expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
   });
 
+  it('counts what it added, so a second run over the same history (a quiet commit and a push in it) reports nothing', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    await write(dataDir, [...fixture(project), quietSession(project, T0 + 300_000)]);
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    try {
+      const wouldAdd = await runBackfill(tracker.service, source, { dryRun: true });
+      const first = await runBackfill(tracker.service, source, {});
+      const again = await runBackfill(tracker.service, source, {});
+      const dryAgain = await runBackfill(tracker.service, source, { dryRun: true });
+      // The fixture's two sessions (as the first test counts them) and the quiet one.
+      const added = { sessions: 2 + QUIET_ADDS.sessions, messages: 4 + QUIET_ADDS.messages, toolCalls: 6 + QUIET_ADDS.toolCalls, commits: 1 + QUIET_ADDS.commits, pushes: 1 + QUIET_ADDS.pushes };
+      expect(first).toMatchObject(added);
+      expect(wouldAdd).toMatchObject(added);
+      expect(again).toMatchObject(NOTHING_ADDED);
+      expect(dryAgain).toMatchObject(NOTHING_ADDED);
+      expect(summaryLine(again)).toMatch(/^Imported 0 session\(s\), 0 message\(s\), 0 tool call\(s\), 0 commit\(s\), 0 push\(es\) from /);
+      const build = usage(tracker).filter((record) => record.agent === 'build');
+      expect([build.reduce((sum, r) => sum + r.commits, 0), build.reduce((sum, r) => sum + r.pushes, 0)]).toEqual([added.commits, added.pushes]);
+    } finally {
+      source.close();
+    }
+  });
+
   it('writes nothing with dryRun and filters by folder and creation time', async () => {
     const project = tempDir();
     const dataDir = tempDir();
@@ -193,7 +243,9 @@ describe('live and backfilled records of one session', () => {
     expect(live.endTurn('ses_a').ok).toBe(true);
 
     await writeSqliteHistory(dataDir, [session]);
-    await importHistory(tracker.another(), dataDir);
+    const imported = await importHistory(tracker.another(), dataDir);
+    // Of ses_a's three messages and five finished tool calls, live held msg_a1 and c2: the rest is what was added.
+    expect(imported).toMatchObject({ upToDate: false, summary: { sessions: 1, messages: 3 - 1, toolCalls: 5 - 1, commits: 1, pushes: 1 } });
     const build = find(usage(tracker), 'ses_a', 'build');
     expect(build).toMatchObject({ source: 'live', messages: 2, tokensInput: 150, tokensOutput: 30, tokensCacheRead: 300, cost: 0.375, toolCalls: 4, toolFailures: 2 });
 
@@ -255,8 +307,8 @@ describe('the incremental import', () => {
     await writeSqliteHistory(dataDir, [first, { ...second, created: first.updated + 3_600_000, updated: first.updated + 7_200_000 }]);
     const before = find(usage(tracker), 'ses_a', 'build');
     const next = await importHistory(tracker.service, dataDir);
-    // The session at the watermark's millisecond is read again (adding nothing), the new one is added.
-    expect(next).toMatchObject({ upToDate: false, summary: { sessions: 2 } });
+    // The session at the watermark's millisecond is read again (adding nothing, so not counted), the new one is added.
+    expect(next).toMatchObject({ upToDate: false, summary: { sessions: 1, messages: 1, toolCalls: 1, commits: 0, pushes: 0 } });
     expect(find(usage(tracker), 'ses_a', 'build')).toEqual(before);
     expect(usage(tracker).filter((r) => r.agent === 'build').map((r) => r.sessionId).sort()).toEqual(['ses_a', 'ses_b']);
   });
@@ -298,25 +350,33 @@ describe('agent-tracker backfill, run again (built CLI)', () => {
     try {
       const project = tempDir();
       const dataDir = path.join(sandbox.root, 'opencode-data');
-      const sessions = fixture(project);
+      const sessions = [...fixture(project), quietSession(project, T0 + 300_000)];
       await writeSqliteHistory(dataDir, sessions);
       const args = ['backfill', '--from', dataDir, '--db', sandbox.dbPath];
-      expect(cliJson<BackfillSummary>(sandbox, args).sessions).toBe(2);
+      expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 3, commits: 1 + QUIET_ADDS.commits, pushes: 1 + QUIET_ADDS.pushes });
       const totals = cliJson<{ totals: { sessions: number; messages: number } }>(sandbox, ['report', '--db', sandbox.dbPath]).totals;
 
       const again = cliJson<BackfillSummary>(sandbox, args);
-      expect(again).toMatchObject({ sessions: 0, messages: 0, toolCalls: 0 });
+      expect(again).toMatchObject(NOTHING_ADDED);
       expect(again.source).toContain('unchanged since the last import');
+      expect(cliJson<{ totals: unknown }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toEqual(totals);
+
+      // OpenCode's files changed with nothing new in them (as any `opencode` command does to the WAL):
+      // the newest session (ses_q, its quiet commit and push) is read again from the watermark, and adds nothing.
+      await writeSqliteHistory(dataDir, sessions);
+      const reread = cliJson<BackfillSummary>(sandbox, args);
+      expect(reread.source).not.toContain('unchanged since the last import');
+      expect(reread).toMatchObject(NOTHING_ADDED);
       expect(cliJson<{ totals: unknown }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toEqual(totals);
 
       // OpenCode wrote one more session (later than the rest): it is read, with the one at the
       // watermark's own millisecond (read again on purpose; replaying it adds nothing).
       const later: FixtureSession = {
-        id: 'ses_c', directory: project, created: T0 + 300_000, updated: T0 + 400_000,
-        messages: [{ id: 'msg_c1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(3, 1), cost: 0.5, created: T0 + 300_500 }],
+        id: 'ses_c', directory: project, created: T0 + 400_000, updated: T0 + 500_000,
+        messages: [{ id: 'msg_c1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(3, 1), cost: 0.5, created: T0 + 400_500 }],
       };
       await writeSqliteHistory(dataDir, [...sessions, later]);
-      expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 2, messages: 2 });
+      expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 1, messages: 1, toolCalls: 0, commits: 0, pushes: 0 });
       expect(cliJson<{ totals: { sessions: number; messages: number } }>(sandbox, ['report', '--db', sandbox.dbPath]).totals).toMatchObject({
         sessions: totals.sessions + 1,
         messages: totals.messages + 1,

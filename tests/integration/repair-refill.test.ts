@@ -71,6 +71,8 @@ describe('repair refills from OpenCode history', () => {
 
     const second = runCli(sandbox, ['repair'], on);
     expect(second.code).toBe(0);
+    // The history is read again in full, and adds nothing: the refill says so.
+    expect(second.stdout).toMatch(/refilled +0 session\(s\) replayed from OpenCode's history at /);
     expect(report(sandbox)).toEqual(rows);
   });
 

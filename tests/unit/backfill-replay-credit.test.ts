@@ -276,8 +276,8 @@ describe('a backfill of copied history', () => {
       }],
     };
     const summary = await backfill(tracker, [...original(project), later]);
-    // Three sessions read; no commit among them is new.
-    expect(summary).toMatchObject({ sessions: 3, commits: 0 });
+    // Three sessions read, and only the new one adds anything: its message and two tool calls, no commit.
+    expect(summary).toMatchObject({ sessions: 1, messages: 1, toolCalls: 2, commits: 0 });
     const three = [...tracker.store.tables.usage.getRange({})].map(({ value }) => value).find((record) => record.sessionId === 'ses_three');
     expect(three).toMatchObject({ toolCalls: 2, commits: 0 });
     const rules = tracker.config.rules;

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import type { TrackingService } from '../tracking/service.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
 import { COPY_OF_RECORDED, ReplayLedger } from './replay-ledger.js';
+import { addsAnything, heldEvents, noAdditions, probed, replayProbe } from './replay-probe.js';
 import { replaySession } from './replay-session.js';
 import type { BackfillSummary } from './summary.js';
 
@@ -54,7 +55,8 @@ const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 /**
  * Imports `source` into `service`'s store. Each session lands whole in one flush transaction;
- * replayed events already held (live or an earlier backfill) add nothing.
+ * replayed events already held (live or an earlier backfill) add nothing, and the summary counts
+ * only what was added (with `dryRun`, what would be).
  * @throws the flush error when the database refuses a write (what was flushed before stays).
  */
 export async function runBackfill(service: TrackingService, source: HistorySource, options: BackfillOptions = {}): Promise<BackfillSummary> {
@@ -70,6 +72,8 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     dryRun: options.dryRun === true,
   };
   const classified = new Set<string>();
+  /** Sessions read so far (the progress counter; the summary counts only those that added something). */
+  let read = 0;
   const store = service.store;
   const ledger = new ReplayLedger(store, source.uniqueMessageIds === true);
   const fileSize = (): number => fs.statSync(store.path, { throwIfNoEntry: false })?.size ?? 0;
@@ -96,14 +100,17 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       add(summary.skipped, COPY_OF_RECORDED);
       continue;
     }
+    // What the session adds beyond what the store holds: the summary counts that, not what was read.
+    const added = noAdditions();
+    const probe = replayProbe(heldEvents(store, item.id), added);
     // Whole sessions only: the buffer's own bound must not split one across two transactions.
-    const replayed = service.inOneFlush(() => replaySession(options.dryRun ? undefined : service, item, project, ledger));
+    const replayed = service.inOneFlush(() => replaySession(options.dryRun ? probe : probed(probe, service), item, project, ledger));
     ledger.learn(item, project);
-    summary.sessions += 1;
-    summary.messages += replayed.messages;
-    summary.toolCalls += replayed.toolCalls;
-    summary.commits += replayed.commits;
-    summary.pushes += replayed.pushes;
+    if (addsAnything(added)) summary.sessions += 1;
+    summary.messages += added.counters.messages ?? 0;
+    summary.toolCalls += added.counters.toolCalls ?? 0;
+    summary.commits += added.counters.commits ?? 0;
+    summary.pushes += added.counters.pushes ?? 0;
     for (const [reason, count] of replayed.skipped) add(summary.skipped, reason, count);
     if (!classified.has(project)) {
       classified.add(project);
@@ -117,7 +124,8 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       }
     }
     if (!options.dryRun && service.pendingMutations >= FLUSH_EVERY_MUTATIONS) flush();
-    options.onProgress?.(summary.sessions);
+    read += 1;
+    options.onProgress?.(read);
     await nextTick();
   }
   if (!options.dryRun) flush();

@@ -3,8 +3,13 @@
  * prints a summary (nothing new to import) loads no importer.
  */
 
+/**
+ * The counts are what the run added to the database (with `dryRun`, what it would add): a session, a
+ * message or a call read again that the database holds already counts nowhere.
+ */
 export interface BackfillSummary {
   source: string;
+  /** Sessions the run added anything to (new ones, or the rest of one recorded live while it ran). */
   sessions: number;
   messages: number;
   toolCalls: number;
