@@ -1,8 +1,9 @@
 /**
  * What replaying a past session adds to the store, known before it is written: each event the replay
  * reports is compared with what the store holds for it under the session's id, with the arithmetic the
- * store's write applies (replayDelta). The backfill's summary counts what a run added (or, dry, would
- * add) from it, and the plugin's check "would an import add anything?" asks it the same question.
+ * store's write applies (replayDelta). A dry backfill's summary counts what a run would add from it (a
+ * real run counts what its flushes report), and the plugin's check "would an import add anything?" asks
+ * it the same question.
  */
 import type { StoreAccess } from '../store/access.js';
 import { replayDelta } from '../store/replay.js';
@@ -86,20 +87,5 @@ export function replayProbe(held: Map<string, CounterDeltas>, additions: ReplayA
       else replayed(pushEventId(event.eventId), { pushes: 1 });
       return { ok: true, mutations: 0, durationMs: 0 };
     },
-  };
-}
-
-/** A target that passes every call to `probe`, then to `target` (whose answers it returns). */
-export function probed(probe: ReplayTarget, target: ReplayTarget): ReplayTarget {
-  return {
-    noteSession: (...args) => (probe.noteSession(...args), target.noteSession(...args)),
-    noteModelRequest: (...args) => (probe.noteModelRequest(...args), target.noteModelRequest(...args)),
-    forgetSession: (...args) => (probe.forgetSession(...args), target.forgetSession(...args)),
-    recordShellCommand: (...args) => (probe.recordShellCommand(...args), target.recordShellCommand(...args)),
-    recordTurn: (...args) => (probe.recordTurn(...args), target.recordTurn(...args)),
-    recordAssistantMessage: (...args) => (probe.recordAssistantMessage(...args), target.recordAssistantMessage(...args)),
-    recordToolCall: (...args) => (probe.recordToolCall(...args), target.recordToolCall(...args)),
-    recordCommits: (...args) => (probe.recordCommits(...args), target.recordCommits(...args)),
-    recordPush: (...args) => (probe.recordPush(...args), target.recordPush(...args)),
   };
 }

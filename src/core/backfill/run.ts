@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import type { TrackingService } from '../tracking/service.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
 import { COPY_OF_RECORDED, ReplayLedger } from './replay-ledger.js';
-import { addsAnything, heldEvents, noAdditions, probed, replayProbe } from './replay-probe.js';
+import { addsAnything, heldEvents, noAdditions, replayProbe } from './replay-probe.js';
+import type { ReplayAdditions } from './replay-probe.js';
 import { replaySession } from './replay-session.js';
 import type { BackfillSummary } from './summary.js';
 
@@ -53,6 +54,14 @@ function projectOf(session: HostSession): string {
 
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** What the summary counts of what was added. */
+function addCounts(summary: BackfillSummary, counters: ReplayAdditions['counters']): void {
+  summary.messages += counters.messages ?? 0;
+  summary.toolCalls += counters.toolCalls ?? 0;
+  summary.commits += counters.commits ?? 0;
+  summary.pushes += counters.pushes ?? 0;
+}
+
 /**
  * Imports `source` into `service`'s store. Each session lands whole in one flush transaction;
  * replayed events already held (live or an earlier backfill) add nothing, and the summary counts
@@ -87,47 +96,69 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     store.releaseMappedPages();
     releasedAt = size;
   };
-  options.onTotal?.(source.count(options));
-  for await (const item of source.sessions(options)) {
-    if ('unreadable' in item) {
-      add(summary.skipped, item.unreadable);
-      continue;
-    }
-    const project = projectOf(item);
-    if (item.updatedAt > summary.latestUpdate) summary.latestUpdate = item.updatedAt;
-    // Replayed history earns nothing a recorded session already earned (src/core/backfill/replay-ledger.ts).
-    if (ledger.isCopy(item, project)) {
-      add(summary.skipped, COPY_OF_RECORDED);
-      continue;
-    }
-    // What the session adds beyond what the store holds: the summary counts that, not what was read.
-    const added = noAdditions();
-    const probe = replayProbe(heldEvents(store, item.id), added);
-    // Whole sessions only: the buffer's own bound must not split one across two transactions.
-    const replayed = service.inOneFlush(() => replaySession(options.dryRun ? probe : probed(probe, service), item, project, ledger));
-    ledger.learn(item, project);
-    if (addsAnything(added)) summary.sessions += 1;
-    summary.messages += added.counters.messages ?? 0;
-    summary.toolCalls += added.counters.toolCalls ?? 0;
-    summary.commits += added.counters.commits ?? 0;
-    summary.pushes += added.counters.pushes ?? 0;
-    for (const [reason, count] of replayed.skipped) add(summary.skipped, reason, count);
-    if (!classified.has(project)) {
-      classified.add(project);
-      if (!fs.existsSync(project)) add(summary.skipped, PROJECT_GONE);
-      else if (!options.dryRun && options.classifyProject) {
-        try {
-          await options.classifyProject(project);
-        } catch (error) {
-          add(summary.skipped, `project not classified: ${(error as Error).message}`);
+  // What a run added is what its flushes counted: the store's write reports each replayed event as the
+  // counters it really added (nothing for an event it held). A dry run writes nothing, so each session is
+  // compared with what the store holds instead (replay-probe.ts).
+  const addedTo = new Set<string>();
+  const stopCounting = options.dryRun
+    ? undefined
+    : service.onFlushed((_agents, written) => {
+        for (const mutation of written) {
+          if (mutation.table !== 'usage' || !Object.values(mutation.counters).some((value) => value !== 0)) continue;
+          addedTo.add(mutation.key[0]);
+          addCounts(summary, mutation.counters);
+        }
+      });
+  try {
+    await replayAll();
+  } finally {
+    stopCounting?.();
+  }
+  if (!options.dryRun) summary.sessions = addedTo.size;
+  return summary;
+
+  async function replayAll(): Promise<void> {
+    options.onTotal?.(source.count(options));
+    for await (const item of source.sessions(options)) {
+      if ('unreadable' in item) {
+        add(summary.skipped, item.unreadable);
+        continue;
+      }
+      const project = projectOf(item);
+      if (item.updatedAt > summary.latestUpdate) summary.latestUpdate = item.updatedAt;
+      // Replayed history earns nothing a recorded session already earned (src/core/backfill/replay-ledger.ts).
+      if (ledger.isCopy(item, project)) {
+        add(summary.skipped, COPY_OF_RECORDED);
+        continue;
+      }
+      let replayed: ReturnType<typeof replaySession>;
+      if (options.dryRun) {
+        const added = noAdditions();
+        replayed = replaySession(replayProbe(heldEvents(store, item.id), added), item, project, ledger);
+        if (addsAnything(added)) summary.sessions += 1;
+        addCounts(summary, added.counters);
+      } else {
+        // Whole sessions only: the buffer's own bound must not split one across two transactions.
+        replayed = service.inOneFlush(() => replaySession(service, item, project, ledger));
+      }
+      ledger.learn(item, project);
+      for (const [reason, count] of replayed.skipped) add(summary.skipped, reason, count);
+      if (!classified.has(project)) {
+        classified.add(project);
+        if (!fs.existsSync(project)) add(summary.skipped, PROJECT_GONE);
+        else if (!options.dryRun && options.classifyProject) {
+          try {
+            await options.classifyProject(project);
+          } catch (error) {
+            add(summary.skipped, `project not classified: ${(error as Error).message}`);
+          }
         }
       }
+      if (!options.dryRun && service.pendingMutations >= FLUSH_EVERY_MUTATIONS) flush();
+      read += 1;
+      options.onProgress?.(read);
+      await nextTick();
     }
-    if (!options.dryRun && service.pendingMutations >= FLUSH_EVERY_MUTATIONS) flush();
-    read += 1;
-    options.onProgress?.(read);
-    await nextTick();
+    if (!options.dryRun) flush();
   }
-  if (!options.dryRun) flush();
-  return summary;
 }

@@ -36,9 +36,13 @@ export class Flusher {
     return this.buffer.size;
   }
 
-  /** Adds a listener (status files, telemetry); one that throws is logged and the others still run. */
-  onFlushed(listener: FlushListener): void {
+  /** Adds a listener (status files, telemetry); one that throws is logged and the others still run. Returns its removal. */
+  onFlushed(listener: FlushListener): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   /** Adds a step that brings memory up to date with the database right after a write, before the listeners. */

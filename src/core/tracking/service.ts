@@ -96,10 +96,10 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
 
   /**
    * Runs after every successful flush with the agents it touched and the batch it wrote (status files,
-   * telemetry); replayable events come as the session counters they added.
+   * telemetry); replayable events come as the session counters they added. Returns its removal.
    */
-  onFlushed(listener: FlushListener): void {
-    this.ctx.flusher.onFlushed(listener);
+  onFlushed(listener: FlushListener): () => void {
+    return this.ctx.flusher.onFlushed(listener);
   }
 
   /** Runs `record` with the buffer's bounds held: what it records lands in one flush transaction. */
