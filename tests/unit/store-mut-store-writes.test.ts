@@ -1,8 +1,9 @@
 /**
  * The store's write door as a user meets it (store.ts): a write nested in another still lets the
  * outer one go on, a store opened read-only leaves the file as it was, opening an up-to-date file
- * changes nothing in it, a flush reports a duration it really took, and a review written through
- * `putRecords` is chained, so a later change to it around the tracker is what `doctor` names.
+ * changes nothing in it, a flush reports a duration it really took, a review written through
+ * `putRecords` is chained, so a later change to it around the tracker is what `doctor` names, and a
+ * record a merge resolves over the stored one (an import pooling agent sheets) is chained as well.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,5 +89,37 @@ describe('a review written through putRecords', () => {
     // A plain write: store.write opens no chain entry, as a write around the tracker would not.
     store.write((tables) => tables.meta.putSync(key, { decision: 'confirmed', at: '2026-11-26T10:00:00.000Z' }));
     expect(verifyChain(store.tables).broken).toBe(`meta record "${key}" was changed around the tracker after chain entry 1`);
+  });
+});
+
+describe('a merge whose caller resolves a record the store already holds', () => {
+  const sheet = (sp: number) => ({ id: 'build', sp, xp: 0, cs: 60, commits: 0, bugs: 0, halted: false, createdAt: '2026-11-26T10:00:00.000Z', updatedAt: '2026-11-26T10:00:00.000Z' });
+
+  it('writes the resolved value over the stored one, tells each record, and keeps the record chain whole', () => {
+    const store = open(tempFile());
+    store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(1) }]));
+    const told: [string, boolean][] = [];
+    const counts = store.write(() =>
+      store.mergeAbsent([{ table: 'projects', key: '/work/a', value: profile('/work/a') }, { table: 'agents', key: 'build', value: sheet(3) }], undefined, {
+        observe: (record, added) => told.push([String(record.key), added]),
+        resolve: (record, stored) => (record.table === 'agents' ? { ...(stored as object), sp: 2 } : undefined),
+      }),
+    );
+    expect(counts).toEqual({ added: 1, skipped: 1, addedByTable: { projects: 1 }, resolved: 1 });
+    expect(told).toEqual([
+      ['/work/a', true],
+      ['build', false],
+    ]);
+    expect(store.tables.agents.get('build')).toEqual(sheet(2));
+    // The chain entry was opened before the write: the stored sheet matched its last digest then.
+    expect(verifyChain(store.tables)).toEqual({ entries: 2, suspectWrites: 0 });
+  });
+
+  it('leaves the stored record when the caller resolves to nothing', () => {
+    const store = open(tempFile());
+    store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(1) }]));
+    const counts = store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(3) }], undefined, { resolve: () => undefined }));
+    expect(counts).toEqual({ added: 0, skipped: 1, addedByTable: {} });
+    expect(store.tables.agents.get('build')).toEqual(sheet(1));
   });
 });

@@ -78,6 +78,19 @@ export interface MergeCounts {
   added: number;
   skipped: number;
   addedByTable: Partial<Record<HistoryTable, number>>;
+  /** Records whose key was there and that `resolve` wrote over (counted in `skipped` too); absent when none. */
+  resolved?: number;
+}
+
+/** What a merge tells its caller, and asks it, record by record (inside the merge's transaction). */
+export interface MergeHooks {
+  /** Each record as it is merged: written (`added`, its key was absent) or not. */
+  observe?: (record: MergeRecord, added: boolean) => void;
+  /**
+   * For a record whose key is there: the value to write over the stored one (a merge the caller decides,
+   * e.g. two sheets of one agent), or undefined to keep the stored one.
+   */
+  resolve?: (record: MergeRecord, stored: unknown) => unknown;
 }
 
 /** The tables whose records are searchable documents, by the kind the indexers know them as. */
@@ -294,10 +307,11 @@ export class Store implements StoreAccess {
 
   /**
    * The additive merge of migrations and imports: writes each record whose key is absent, keeps
-   * every record already there, and indexes the documents written, `indexBatch` at a time, so
-   * records read as they come (an import) are not all held. Call inside `write`.
+   * every record already there (unless `hooks.resolve` gives the value to write over it), and indexes
+   * the documents written, `indexBatch` at a time, so records read as they come (an import) are not
+   * all held. Call inside `write`.
    */
-  mergeAbsent(records: Iterable<MergeRecord>, indexBatch = MERGE_INDEX_BATCH): MergeCounts {
+  mergeAbsent(records: Iterable<MergeRecord>, indexBatch = MERGE_INDEX_BATCH, hooks: MergeHooks = {}): MergeCounts {
     const counts: MergeCounts = { added: 0, skipped: 0, addedByTable: {} };
     let written: WrittenDocument[] = [];
     const tables = this.writableTables();
@@ -306,9 +320,19 @@ export class Store implements StoreAccess {
       const table = tables[tableKeyOf(record.table)] as unknown as WritableTable<unknown, Key>;
       if (table.doesExist(record.key)) {
         counts.skipped += 1;
+        hooks.observe?.(record, false);
+        const value = hooks.resolve?.(record, table.get(record.key));
+        if (value !== undefined) {
+          // Opened before the write: the chain compares the stored record with its last digest first.
+          const chain = openChainEntry(tables, chainedRefsOfRecords([record]));
+          table.putSync(record.key, value);
+          chain.close(new Date().toISOString());
+          counts.resolved = (counts.resolved ?? 0) + 1;
+        }
         continue;
       }
       table.putSync(record.key, record.value);
+      hooks.observe?.(record, true);
       counts.added += 1;
       counts.addedByTable[record.table] = (counts.addedByTable[record.table] ?? 0) + 1;
       const kind = DOCUMENT_KIND_OF[record.table];
