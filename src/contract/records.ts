@@ -33,6 +33,13 @@ export interface AgentRecord {
   halted: boolean;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Set when an import pooled this sheet with another database's sheet of the agent where both held work
+   * the other lacked (src/core/pooled-sheet.ts): bugs, credited commits and CS hold both sides' work, but
+   * SP and XP are those of one side's sheet (a halted one, else the one that came furthest); XP earned on
+   * the other side is not in them.
+   */
+  pooledStanding?: boolean;
 }
 
 /** What a reader sees of an agent: the record plus derived labels. */
