@@ -145,6 +145,12 @@ export interface AgentSummary extends AgentStatus {
   pushes: number;
   /** Commits credited on the agent's record (XP and the per-turn cap); `commits` counts every commit recorded. */
   creditedCommits: number;
+  /**
+   * Whether an import pooled this sheet with another database's where both held work the other lacked:
+   * its bugs, credited commits and CS count both, but SP and XP are those of one machine's sheet (a halted
+   * one, else the one that came furthest: src/core/pooled-sheet.ts); XP earned on the other is not in them.
+   */
+  pooledStanding: boolean;
   /** The models the agent worked with, most sessions first. */
   models: string[];
 }

@@ -225,6 +225,13 @@ describe('the stats', () => {
     expect(active).toMatch(/HALTED \.+ no/);
     expect(active).not.toContain('>> HALTED');
   });
+
+  it('says under a sheet an import pooled from two machines that its SP and XP are one machine\'s, within the width', () => {
+    const pooled = formatHealthStatus(agentStatus({ sp: 3, pooledStanding: true })).split('\n');
+    expect(pooled).toContain("  >> POOLED: SP/XP are one machine's, counts are all");
+    expect(Math.max(...pooled.map((line) => line.length))).toBeLessThanOrEqual(SHEET_WIDTH);
+    expect(formatHealthStatus(agentStatus({ sp: 3 }))).not.toContain('>> POOLED');
+  });
 });
 
 describe('pending changes', () => {

@@ -1,7 +1,9 @@
 /**
- * The answer to "how is each agent doing?": its sheet (SP, XP, CS, tier, halt) from the agent record,
- * and its work (sessions, commits, tool calls, failures, pushes, models) from the same usage records
- * and the same aggregation as the report, so `status` and `report --by agent` never disagree.
+ * The answer to "how is each agent doing?": its sheet (SP, XP, CS, tier, halt, bugs, credited commits)
+ * from the agent record, and its work (sessions, commits, tool calls, failures, pushes, models) from the
+ * same usage records and the same aggregation as the report, so `status` and `report --by agent` never
+ * disagree. The record holds the work of every database pooled into this one: an import pools the
+ * sheets (src/core/pooled-sheet.ts) and says so in `pooledStanding` where SP and XP could not be.
  */
 import { newAgent, toStatus } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
@@ -32,6 +34,7 @@ export function statusAnswer(store: StoreAccess, rules: ScoringRules, only?: str
       ...toStatus(record, rules),
       commits: work?.commits ?? 0,
       creditedCommits: record.commits,
+      pooledStanding: record.pooledStanding === true,
       sessions: work?.sessions ?? 0,
       toolCalls: work?.toolCalls ?? 0,
       toolFailures: work?.toolFailures ?? 0,

@@ -20,6 +20,8 @@ export const MAX_LISTED_CHANGES = 5;
 export const XP_BAR_CELLS = 38;
 /** What the XP bar is labelled with: progress toward the next SP level. */
 export const BAR_LABEL = 'LEVEL';
+/** Under a sheet whose SP and XP an import could not pool (`pooledStanding`). */
+export const POOLED_NOTE = ">> POOLED: SP/XP are one machine's, counts are all";
 /** `100.0%` */
 const PERCENT_WIDTH = 6;
 
@@ -88,6 +90,8 @@ export function formatHealthStatus(status: AgentStatus, details: SheetDetails = 
     `${INDENT}${BAR_LABEL} [${progressCells(progress.fraction, XP_BAR_CELLS)}] ${formatPercent(progress.fraction).padStart(PERCENT_WIDTH)}`,
   ];
   if (status.halted) lines.push(`${INDENT}>> HALTED: tools are refused until the user revives it`);
+  // An import pooled sheets of two machines: counts and CS hold both, levels only one (src/core/pooled-sheet.ts).
+  if (status.pooledStanding) lines.push(`${INDENT}${POOLED_NOTE}`);
   if (details.pendingChanges) lines.push(...pendingLines(details.pendingChanges));
   return lines.map((line) => fitEnd(line, SHEET_WIDTH)).join('\n');
 }
