@@ -163,7 +163,7 @@ export const COMMAND_SPECS: Readonly<Record<string, CommandSpec>> = {
   },
   import: {
     args: 'FILE|-',
-    about: 'merge an export: only absent records are added',
+    about: 'merge an export: absent records are added, agent sheets both hold are pooled',
     options: [],
     examples: ['agent-tracker import backup.ndjson', 'ssh laptop agent-tracker export | agent-tracker import -'],
     load: () => import('./commands/import.js'),

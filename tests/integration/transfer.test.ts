@@ -77,14 +77,12 @@ describe('export and import', () => {
     expect(home.added).toBe(0);
   });
 
-  it('merges only absent keys: a record the database has keeps its own value', () => {
+  it('merges only absent keys: a record the database has keeps its own value (agent sheets are pooled: pooled-sheets.test.ts)', () => {
     const text = exportText(source.store);
-    const agentLine = recordLines(text).find((line) => line.startsWith('{"kind":"agents"'));
-    const agent = JSON.parse(agentLine ?? '{}') as { key: string };
-    const local = { ...target.service.getAgentStatus(agent.key), cs: 99 };
-    target.store.write((tables) => tables.agents.putSync(agent.key, local));
+    const local = { ...profile('/p/rust', 'go', 'gin', 'cli'), classifiedAt: '2026-01-01T00:00:00.000Z' };
+    storeProfiles(target.store, target.config, [local]);
     importExport(target.store, text, 'merge.ndjson');
-    expect(target.store.tables.agents.get(agent.key)?.cs).toBe(99);
+    expect(target.store.tables.projects.get('/p/rust')).toEqual(local);
     expect(target.store.tables.usage.getKeysCount()).toBe(source.store.tables.usage.getKeysCount());
   });
 

@@ -130,7 +130,7 @@ describe('importing', () => {
     const store = openTemp();
     const text = fileOf(HEADER(), projectLine(), END(1));
     const first = importExport(store, text, 'team.ndjson', () => new Date('2026-11-26T01:00:00.000Z'));
-    expect(first).toEqual({ source: 'team.ndjson', added: 1, skipped: 0, addedByKind: { agents: 0, sessions: 0, commits: 0, communication: 0, retrospectives: 0, activities: 0, projects: 1, userGrades: 0 }, gitSignals: 0 });
+    expect(first).toEqual({ source: 'team.ndjson', added: 1, skipped: 0, addedByKind: { agents: 0, sessions: 0, commits: 0, communication: 0, retrospectives: 0, activities: 0, projects: 1, userGrades: 0 }, gitSignals: 0, pooledSheets: [] });
     const again = importExport(store, text, 'team-again.ndjson', () => new Date('2026-11-26T02:00:00.000Z'));
     expect([again.added, again.skipped, again.importedBefore]).toEqual([0, 1, '2026-11-26T01:00:00.000Z']);
     // The run that added nothing is not recorded.

@@ -1,6 +1,7 @@
 /**
  * `agent-tracker import FILE`: merges an export into the database. Additive and idempotent: only
- * records whose key is absent are written, in one transaction; a bad line writes nothing. The file is
+ * records whose key is absent are written, in one transaction, and an agent sheet both hold is pooled
+ * (src/core/pooled-sheet.ts); a bad line writes nothing. The file is
  * read piece by piece, once to check it and once to write it, so its size does not set the memory.
  * `import -` takes the export from standard input (`ssh other agent-tracker export | agent-tracker import -`):
  * it is first kept in a private temporary file, since the import reads it twice.
@@ -96,5 +97,6 @@ async function importFrom(at: string, name: string | undefined, values: { db?: s
     .join(', ');
   const before = result.importedBefore ? ` The same export was first imported at ${result.importedBefore}.` : '';
   const signals = result.gitSignals > 0 ? `; the git signals of ${plural(result.gitSignals, 'project')} merged` : '';
-  output.out(`Imported ${plural(result.added, 'record')} from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present${signals}.${before}`);
+  const sheets = result.pooledSheets.length > 0 ? `; the sheet of ${result.pooledSheets.join(', ')} now counts the work of both (agent-tracker status)` : '';
+  output.out(`Imported ${plural(result.added, 'record')} from ${source}${kinds ? ` (${kinds})` : ''}; ${result.skipped} were already present${signals}${sheets}.${before}`);
 }

@@ -6,12 +6,16 @@
  *
  * Import follows the rules of the legacy migration: additive and idempotent, one transaction, a
  * record written only when its key is absent, the run recorded in the migrations sub-database.
- * Every line is checked before anything is written; a bad line names its number and writes nothing.
+ * One exception: an agent's sheet the database already holds is pooled with the file's
+ * (import-sheets.ts, rule in src/core/pooled-sheet.ts), so the sheet counts the work of both, as
+ * `report` does, whichever database imports which. Every line is checked before anything is
+ * written; a bad line names its number and writes nothing.
  */
 import { OUTCOME_COUNTER_NAMES, WORK_COUNTER_NAMES } from '../../contract/counters.js';
 import { createHash } from 'node:crypto';
 import { importValueProblem } from '../integrity/import-checks.js';
 import { ImportRoom } from './import-room.js';
+import { ImportSheets } from './import-sheets.js';
 import { boundedRegularFileText, checkBoundedRegularFile } from '../fs/read-bounded.js';
 import { DEFAULT_RULES, isGrade } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
@@ -19,7 +23,7 @@ import { recountGradePairs } from './grade-pairs.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
 import { provenanceOf } from '../outcomes/grades.js';
 import { NO_CREDIT_REASONS } from '../types.js';
-import type { MigrationRecord, UserActionProvenance } from '../types.js';
+import type { AgentRecord, MigrationRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, MergeRecord, Store, Table } from './store.js';
 import { tableNamed } from './tables.js';
@@ -148,6 +152,8 @@ const RULES: Readonly<Record<ExportKind, KindRules>> = {
   agents: {
     keyLength: 0,
     required: { id: 'string', sp: 'number', xp: 'number', cs: 'number', commits: 'number', bugs: 'number', halted: 'boolean', createdAt: 'string', updatedAt: 'string' },
+    // Set on a sheet an import pooled from two databases' (src/core/pooled-sheet.ts).
+    optional: { pooledStanding: 'boolean' },
     keyFromValue: (v) => [v.id],
   },
   sessions: {
@@ -453,6 +459,8 @@ export interface ImportResult {
   gitSignals: number;
   /** When this exact file was first imported, if before. */
   importedBefore?: string;
+  /** Agents whose sheet the database held and the import pooled with the file's (src/core/pooled-sheet.ts). */
+  pooledSheets: string[];
 }
 
 export interface ImportRecord extends MigrationRecord {
@@ -460,6 +468,8 @@ export interface ImportRecord extends MigrationRecord {
   addedByKind: Record<ExportKind, number>;
   /** How the user-only import came (src/cli/user-only.ts); absent on imports made before it was recorded. */
   userAction?: UserActionProvenance;
+  /** The agents whose sheet this import pooled with the file's (absent when none, and on older imports). */
+  pooledSheets?: string[];
 }
 
 /** The first recorded import of the file with this digest, if any. */
@@ -532,11 +542,13 @@ function changedWhileImported(): InputError {
 }
 
 /**
- * The history records of lines already checked, as the store merges them. The second pass does not
- * check again: its text is the checked one, which the caller confirms by the digest afterwards; what
- * no longer parses or holds a record's shape was changed meanwhile.
+ * The history records of lines already checked, as the store merges them, agent sheets last (they are
+ * pooled with the work merged before them). The second pass does not check again: its text is the
+ * checked one, which the caller confirms by the digest afterwards; what no longer parses or holds a
+ * record's shape was changed meanwhile.
  */
 function* mergeRecordsOf(lines: Iterable<string>, version: number): Generator<MergeRecord> {
+  const sheets: MergeRecord[] = [];
   for (const raw of lines) {
     const line = raw.trim();
     if (line === '') continue;
@@ -550,8 +562,10 @@ function* mergeRecordsOf(lines: Iterable<string>, version: number): Generator<Me
     if (!(EXPORT_KINDS as readonly unknown[]).includes(parsed.kind)) continue;
     if (!isPlainObject(parsed.value) || (typeof parsed.key !== 'string' && !Array.isArray(parsed.key))) throw changedWhileImported();
     const record = upgradeRecord({ kind: parsed.kind as ExportKind, key: parsed.key as ExportKey, value: parsed.value }, version);
-    yield { table: record.kind, key: record.key, value: record.value };
+    if (record.kind === 'agents') sheets.push({ table: record.kind, key: record.key, value: record.value });
+    else yield { table: record.kind, key: record.key, value: record.value };
   }
+  yield* sheets;
 }
 
 /**
@@ -586,15 +600,41 @@ export function importExportFrom(
   scoring: ScoringRules = DEFAULT_RULES,
 ): ImportResult {
   const room = new ImportRoom(store);
-  const { gitSignals, version } = checkExport(file.lines(), scoring, (record) => room.add(record));
+  const sheets = new ImportSheets();
+  const { gitSignals, version } = checkExport(file.lines(), scoring, (record) => {
+    room.add(record);
+    sheets.noteFileRecord({ table: record.kind, key: record.key, value: record.value });
+  });
   const problem = room.problem();
   if (problem) throw new InputError(problem);
   const digest = file.digest();
   const previous = firstImport(store, digest);
-  const result: ImportResult = { source, added: 0, skipped: 0, addedByKind: emptyCounts(), gitSignals: gitSignals.length, ...(previous ? { importedBefore: previous.at } : {}) };
+  const result: ImportResult = {
+    source,
+    added: 0,
+    skipped: 0,
+    addedByKind: emptyCounts(),
+    gitSignals: gitSignals.length,
+    ...(previous ? { importedBefore: previous.at } : {}),
+    pooledSheets: [],
+  };
   const at = now().toISOString();
   store.write((t) => {
-    const merged = store.mergeAbsent(mergeRecordsOf(file.lines(), version));
+    // What the database holds of each agent the file has a sheet of, before the merge adds to it.
+    sheets.countHeld(t);
+    const merged = store.mergeAbsent(mergeRecordsOf(file.lines(), version), undefined, {
+      observe: (record, added) => sheets.noteMerged(record, added, t),
+      resolve: (record, stored) => {
+        if (record.table !== 'agents') return undefined;
+        const held = stored as AgentRecord;
+        const pooled = sheets.pooled(held, record.value as AgentRecord, scoring);
+        // An import that came the way an agent's could lifts no halt, as a suspect revive lifts none:
+        // that sheet stays as it is (halted until the user revives the agent).
+        if (pooled === undefined || (provenance?.suspect === true && held.halted && !pooled.halted)) return undefined;
+        result.pooledSheets.push(pooled.id);
+        return pooled;
+      },
+    });
     if (file.digest() !== digest) throw changedWhileImported();
     result.added = merged.added;
     result.skipped = merged.skipped;
@@ -606,7 +646,7 @@ export function importExportFrom(
     }
     // Commits graded by both are counted from the grades now held, not taken from the file.
     if (result.added > 0) recountGradePairs(t);
-    if (result.added > 0 || !previous) {
+    if (result.added > 0 || result.pooledSheets.length > 0 || !previous) {
       const entry: ImportRecord = {
         source,
         at,
@@ -615,6 +655,7 @@ export function importExportFrom(
         digest,
         addedByKind: result.addedByKind,
         ...(provenance ? { userAction: provenance } : {}),
+        ...(result.pooledSheets.length > 0 ? { pooledSheets: result.pooledSheets } : {}),
       };
       t.migrations.putSync(`${RECORD_PREFIX}${digest}${RECORD_TIME_SEPARATOR}${at}`, entry);
     }
