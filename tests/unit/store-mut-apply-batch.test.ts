@@ -1,14 +1,16 @@
 /**
  * What a flush counts (apply-batch.ts), read back from a temporary database: a host event that
- * reports nothing yet still records its session and its agent ops once; a long session's held events
- * are found whatever session sorts before it; two setups whose key parts run together stay apart.
+ * reports nothing yet still records its session and its agent ops once; a host event's journal entry
+ * is written (and indexed) once, with the event's first report; a long session's held events are found
+ * whatever session sorts before it; two setups whose key parts run together stay apart.
  */
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { resolveConfig } from '../../src/core/config.js';
 import type { Mutation, ReplayMutation, SessionInit } from '../../src/core/store/mutations.js';
 import { Store } from '../../src/core/store/store.js';
-import type { CounterDeltas } from '../../src/core/types.js';
+import type { WrittenDocument } from '../../src/core/store/tables.js';
+import type { ActivityEntry, CounterDeltas } from '../../src/core/types.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const rules = resolveConfig({ options: {}, env: {}, home: '/tmp' }).rules;
@@ -50,6 +52,42 @@ describe('a host event that reports no counter yet', () => {
     const again = store.applyBatch([event('ses_1', 'tool:a', { toolCalls: 0 })], rules, NOW);
     expect(again.counted).toEqual([]);
     expect(store.tables.agents.get('build')?.commits).toBe(1);
+  });
+});
+
+describe("a host event's journal entry", () => {
+  /** A turn's event that brings its automatic entry, keyed with `suffix` (each report makes its own key). */
+  function turn(sessionId: string, suffix: string, task: string): ReplayMutation {
+    const value: ActivityEntry = { timestamp: AT, task, actions: 'edit x1', outcome: 'no commits; no failures', decisions: '', agent: 'build', model: 'p/m', project: PROJECT, sessionId, automatic: true };
+    return { ...event(sessionId, 'turn:msg_1', { turns: 1 }), agentOps: [], activity: { key: ['build', AT, suffix], value } };
+  }
+
+  it('writes it with the event, indexed in the same write, and never again for a later report of the event', () => {
+    const dir = tempDir();
+    const indexed: WrittenDocument[] = [];
+    const store = Store.open({ path: path.join(dir, 'db.lmdb'), maxDatabaseSize: 64 * 1024 * 1024, indexer: (_tables, documents) => void indexed.push(...documents) });
+    stores.push(store);
+    const first = turn('ses_1', 'a', 'add retry to the http client');
+    store.applyBatch([first], rules, NOW);
+    expect([...store.tables.activities.getRange()]).toEqual([{ key: first.activity?.key, value: first.activity?.value }]);
+    expect(indexed).toEqual([{ kind: 'activity', key: first.activity?.key, value: first.activity?.value }]);
+    expect(store.tables.usage.get(['ses_1', 'build', 'p/m'])?.turns).toBe(1);
+
+    // The same turn reported again (a backfill after live tracking, a second backfill): another key, not written.
+    store.applyBatch([turn('ses_1', 'b', 'add retry to the http client')], rules, NOW);
+    expect(store.tables.activities.getKeysCount()).toBe(1);
+    expect(indexed).toHaveLength(1);
+    expect(store.tables.usage.get(['ses_1', 'build', 'p/m'])?.turns).toBe(1);
+  });
+
+  it('writes the entry of each new event in a batch of many events of a session the store did not hold', () => {
+    const store = openTemp();
+    // Enough events of one session for the batch to skip a read per event (apply-batch.ts PROBE_EVENTS_FROM).
+    const turns = Array.from({ length: 20 }, (_v, i) => ({ ...turn('ses_2', `s${i}`, `task ${i}`), key: ['ses_2', `turn:msg_${i}`] as [string, string] }));
+    store.applyBatch(turns, rules, NOW);
+    expect([...store.tables.activities.getRange()].map(({ value }) => value.task).sort()).toEqual(turns.map((t) => t.activity?.value.task).sort());
+    store.applyBatch(turns.map((t, i) => ({ ...t, activity: { key: ['build', AT, `again${i}`] as [string, string, string], value: t.activity?.value as ActivityEntry } })), rules, NOW);
+    expect(store.tables.activities.getKeysCount()).toBe(20);
   });
 });
 

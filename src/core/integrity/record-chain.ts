@@ -115,6 +115,7 @@ export function chainedRefsOf(mutations: readonly Mutation[]): ChainedRef[] {
       for (const op of mutation.ops) if ('userGrade' in op) refs.push({ table: 'userGrades', key: [op.userGrade.project, op.userGrade.commit] });
     } else if (mutation.table === 'events') {
       for (const op of mutation.agentOps) agent(op.agent);
+      if (mutation.activity?.value.userAction) refs.push({ table: 'activities', key: mutation.activity.key });
     } else if (mutation.table === 'activities' && mutation.value.userAction) {
       refs.push({ table: 'activities', key: mutation.key });
     }

@@ -1,6 +1,7 @@
 /**
  * What a flush writes, inside the store's write transaction: agent ops replayed on the stored agent,
- * counter deltas added to the stored counters, write-once records written only when absent.
+ * counter deltas added to the stored counters, write-once records written only when absent, and what a
+ * replayed host event brings (agent ops, a journal entry) only when the store did not hold the event.
  */
 import { applyAgentOp, newAgent } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
@@ -205,6 +206,8 @@ function applyReplay(run: BatchRun, mutation: Extract<Mutation, { table: 'events
   if (Object.keys(delta).length > 0) run.cache.counted.push({ table: 'usage', key, init, counters: delta, lastAt: at });
   if (held === undefined) {
     for (const { agent, ops } of mutation.agentOps) applyOne(run, { table: 'agents', key: agent, ops });
+    // Written like any journal entry (write-once, indexed for prior-art), only with the event's first report.
+    if (mutation.activity) applyOne(run, { table: 'activities', key: mutation.activity.key, value: mutation.activity.value });
   }
   run.tables.events.putSync(mutation.key, totals);
   fresh?.add(mutation.key[1]);

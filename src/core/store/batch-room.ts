@@ -32,6 +32,8 @@ export function ensureBatchFits(database: string, maxDatabaseSize: number, mutat
     bytes: encodedBytesBound(mutation),
     document: DOCUMENT_TABLES.has(mutation.table) || (mutation.table === 'agents' && mutation.ops.some((op) => 'retrospective' in op)),
   }));
+  // A replayed event's journal entry is one more key and an indexed document (its bytes are in the event's bound too).
+  for (const mutation of mutations) if (mutation.table === 'events' && mutation.activity) values.push({ bytes: encodedBytesBound(mutation.activity), document: true });
   const growth = maxGrowthBytes({ values, fileBytes: size, pageSize: PAGE_SIZE });
   if (!fitsWithin(size, growth, maxDatabaseSize)) {
     throw new DatabaseFullError(

@@ -50,7 +50,7 @@ export type ReplayKey = [string, string];
 /**
  * A replayable event: its counters are the event's TOTALS (not deltas). The flush adds only what the
  * store does not hold yet for this key, so the same event recorded live, backfilled, or both, counts once.
- * Its agent ops apply only the first time the key is stored.
+ * Its agent ops and its journal entry apply only the first time the key is stored.
  */
 export interface ReplayMutation {
   table: 'events';
@@ -58,6 +58,8 @@ export interface ReplayMutation {
   totals: CounterDeltas;
   session: { key: SessionKey; init: SessionInit; at: string };
   agentOps: { agent: string; ops: AgentOp[] }[];
+  /** The journal entry the event brings (a turn's automatic entry), written with it once, whoever reports the event first. */
+  activity?: { key: JournalKey; value: ActivityEntry };
 }
 
 export type Mutation =

@@ -63,7 +63,7 @@ export class WriteBuffer {
 
   /**
    * Buffers a replayable host event. A second report of the same event keeps the larger totals
-   * (a message grows while it streams) and the first report's agent ops (they apply once).
+   * (a message grows while it streams) and the first report's agent ops and journal entry (they apply once).
    */
   putReplay(mutation: ReplayMutation): void {
     const id = bufferKey('events', mutation.key);
@@ -73,6 +73,7 @@ export class WriteBuffer {
         if (total > (existing.totals[name] ?? 0)) existing.totals[name] = total;
       }
       if (mutation.session.at > existing.session.at) existing.session.at = mutation.session.at;
+      if (existing.activity === undefined && mutation.activity !== undefined) existing.activity = mutation.activity;
       return;
     }
     this.touch();
