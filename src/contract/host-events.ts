@@ -30,6 +30,14 @@ export interface ReplayedTurn {
   answeredBy: string[];
   /** ISO time the turn ended (its last answer). */
   at: string;
+  /** Its answers' finished tool calls, by tool name, in the order each tool was first used. */
+  tools: ReadonlyMap<string, number>;
+  /** How many of those calls failed. */
+  failures: number;
+  /** How many commits its calls made, as git's output says. */
+  commits: number;
+  /** The hashes git printed for those commits (abbreviated; fewer than `commits` when some were not printed). */
+  commitHashes: readonly string[];
 }
 
 /** A commit as read from git, before it is attributed to an agent. */

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from '@jest/globals';
 import { silentLogger } from '../../src/core/logger.js';
+import { termIndexer } from '../../src/core/search/indexer.js';
 import { Store } from '../../src/core/store/store.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { DEFAULT_MAX_DATABASE_SIZE, resolveConfig } from '../../src/core/config.js';
@@ -69,7 +70,8 @@ try {
 
 /** The real import (what the child runs), into the temporary LMDB; what it added. */
 async function importAll(): Promise<{ messages: number; toolCalls: number }> {
-  const store = Store.open({ path: dbPath, maxDatabaseSize: DEFAULT_MAX_DATABASE_SIZE });
+  // Opened as the child opens it: with the term index, which the import's journal entries go into.
+  const store = Store.open({ path: dbPath, maxDatabaseSize: DEFAULT_MAX_DATABASE_SIZE, indexer: termIndexer });
   try {
     const config = resolveConfig({ options: { databasePath: dbPath }, env: {}, home: tempDir() });
     const service = new TrackingService({ store, config, logger: silentLogger, project });

@@ -109,6 +109,11 @@ interface OpenTurn {
   at: string;
   /** Whether every answer so far has finished. */
   finished: boolean;
+  /** What its answers' tool calls did, for its journal entry (ReplayedTurn). */
+  tools: Map<string, number>;
+  failures: number;
+  commits: number;
+  commitHashes: string[];
 }
 
 /** Commits already recorded in a project (by this run or before it), by hash or abbreviation. */
@@ -129,7 +134,8 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
   const endTurn = (): void => {
     // Live counts a turn when the session goes idle: one no answer finished yet is left for later.
     if (turn && turn.finished && turn.answeredBy.length > 0) {
-      service?.recordTurn(session.id, { messageId: turn.messageId, prompt: turn.prompt, filesEdited: turn.filesEdited, answeredBy: turn.answeredBy, at: turn.at });
+      const { messageId, prompt, filesEdited, answeredBy, at, tools, failures, commits, commitHashes } = turn;
+      service?.recordTurn(session.id, { messageId, prompt, filesEdited, answeredBy, at, tools, failures, commits, commitHashes });
       result.turns += 1;
     }
     turn = undefined;
@@ -137,7 +143,7 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
   for (const message of session.messages) {
     if (message.role === 'user') {
       endTurn();
-      turn = { messageId: message.id, prompt: message.prompt ?? '', filesEdited: [], answeredBy: [], at: '', finished: true };
+      turn = { messageId: message.id, prompt: message.prompt ?? '', filesEdited: [], answeredBy: [], at: '', finished: true, tools: new Map(), failures: 0, commits: 0, commitHashes: [] };
       continue;
     }
     if (!isTrackedMessage(message)) {
@@ -170,6 +176,10 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
         ...(call.command !== undefined ? { command: call.command } : {}),
       });
       result.toolCalls += 1;
+      if (turn) {
+        turn.tools.set(call.tool, (turn.tools.get(call.tool) ?? 0) + 1);
+        if (!ok) turn.failures += 1;
+      }
       // As live: an edit noted when the call completed, a shell command (a test run?) with its exit code.
       if (turn && call.editedFile !== undefined && call.status === 'completed') turn.filesEdited.push(call.editedFile);
       if (call.tool === 'bash' && call.status === 'completed' && call.command) {
@@ -177,6 +187,11 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
       }
       if (call.tool !== 'bash' || !ok || !call.command) continue;
       const git = bashGitFacts(call.command, call.exit, call.output ?? '');
+      // The turn's journal tells what the call did, whether or not its commits were recorded before.
+      if (turn && git.commits > 0) {
+        turn.commits += git.commits;
+        for (const commit of git.printed) turn.commitHashes.push(commit.hash);
+      }
       const fresh = git.printed.filter((commit) => !known?.knownCommit(project, commit.hash));
       const count = git.commits - (git.printed.length - fresh.length);
       if (count > 0) {

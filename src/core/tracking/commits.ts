@@ -84,7 +84,7 @@ export class Commits {
     const ops: AgentOp[] = earned > 0 ? [{ kind: 'commits', amount: earned }, { kind: 'xp', amount: ctx.config.rules.xpPerCommit * earned }] : [];
     const made = Math.max(event.count ?? 0, commits.length);
     if (event.eventId && made > 0) {
-      ctx.ledger.replay(sessionId, setup, commitsEventId(event.eventId), { commits: made }, ops, event.at);
+      ctx.ledger.replay(sessionId, setup, commitsEventId(event.eventId), { commits: made }, ops, { at: event.at });
     } else {
       for (const op of ops) ctx.buffer.addAgentOp(setup.agent, op);
     }

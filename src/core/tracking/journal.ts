@@ -39,10 +39,15 @@ export class Journal {
 
   /** Buffers an entry with its free text masked; returns its key. */
   add(entry: ActivityEntry): JournalKey {
-    const masked = { ...entry, task: this.maskText(entry.task), actions: this.maskText(entry.actions), outcome: this.maskText(entry.outcome), decisions: this.maskText(entry.decisions) };
-    const key = this.key(entry.agent, entry.timestamp);
-    this.buffer.put({ table: 'activities', key, value: masked });
-    return key;
+    const record = this.prepare(entry);
+    this.buffer.put({ table: 'activities', ...record });
+    return record.key;
+  }
+
+  /** An entry as it is stored (free text masked) with its new key, not buffered: a host event carries it (Ledger.replay). */
+  prepare(entry: ActivityEntry): { key: JournalKey; value: ActivityEntry } {
+    const value = { ...entry, task: this.maskText(entry.task), actions: this.maskText(entry.actions), outcome: this.maskText(entry.outcome), decisions: this.maskText(entry.decisions) };
+    return { key: this.key(entry.agent, entry.timestamp), value };
   }
 
   /**

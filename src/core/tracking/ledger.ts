@@ -4,10 +4,23 @@
  */
 import { replayDelta } from '../store/replay.js';
 import type { StoreAccess } from '../store/access.js';
-import type { SessionInit, SessionKey } from '../store/mutations.js';
+import type { ReplayMutation, SessionInit, SessionKey } from '../store/mutations.js';
 import type { AgentOp, CounterDeltas } from '../types.js';
 import type { SessionSetup } from './sessions.js';
 import type { WriteBuffer } from './write-buffer.js';
+
+/** What a host event may carry besides its totals and agent ops. */
+export interface ReplayEvent {
+  /** The host's time of the event (a replay of history); now when absent (live). */
+  at?: string;
+  /** The id an older version keyed the same event by: what it holds counts as held. */
+  legacyEventId?: string;
+  /**
+   * The journal entry that belongs to the event (masked, with its key): written once with it. Made only
+   * when the event is buffered, so a replay of a held event prepares no entry.
+   */
+  activity?: () => NonNullable<ReplayMutation['activity']>;
+}
 
 export class Ledger {
   /** The events the store held for the session being replayed (see heldEvent). */
@@ -26,12 +39,15 @@ export class Ledger {
     this.buffer.addCounters(key, this.sessionInit(sessionId, setup, at), counters, at);
   }
 
-  /** Buffers a host event with its totals: counted once per [session, event id], whoever reports it. */
-  replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], eventAt?: string, legacyEventId?: string): void {
-    const at = eventAt ?? this.now().toISOString();
+  /**
+   * Buffers a host event with its totals: counted once per [session, event id], whoever reports it.
+   * Its agent ops and journal entry are written with it only when the store does not hold it yet.
+   */
+  replay(sessionId: string, setup: SessionSetup, eventId: string, totals: CounterDeltas, ops: AgentOp[], event: ReplayEvent = {}): void {
+    const at = event.at ?? this.now().toISOString();
     // A replay (it carries the host's time) of what the store already holds in full buffers nothing.
-    if (eventAt !== undefined) {
-      const held = this.heldEvent(sessionId, eventId) ?? (legacyEventId === undefined ? undefined : this.heldEvent(sessionId, legacyEventId));
+    if (event.at !== undefined) {
+      const held = this.heldEvent(sessionId, eventId) ?? (event.legacyEventId === undefined ? undefined : this.heldEvent(sessionId, event.legacyEventId));
       if (held !== undefined && !replayDelta(held, totals).changed) return;
     }
     this.buffer.putReplay({
@@ -40,6 +56,7 @@ export class Ledger {
       totals,
       session: { key: [sessionId, setup.agent, setup.model], init: this.sessionInit(sessionId, setup, at), at },
       agentOps: ops.length > 0 ? [{ agent: setup.agent, ops }] : [],
+      ...(event.activity ? { activity: event.activity() } : {}),
     });
   }
 

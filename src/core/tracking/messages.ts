@@ -34,7 +34,7 @@ export class Messages {
     if (!previous) this.remember(messageId);
     this.totals.set(messageId, { tokens: { ...tokens }, cost });
     if (!changed) return;
-    this.ctx.ledger.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, messageEventId(messageId), messageTotals(tokens, cost), [], event.at);
+    this.ctx.ledger.replay(sessionId, { ...base, agent: setup.agent, model: setup.model }, messageEventId(messageId), messageTotals(tokens, cost), [], { at: event.at });
     this.ctx.flusher.afterRecord();
   }
 

@@ -36,10 +36,10 @@ export class ToolCalls {
       // The tracker's own tools and shell commands that do nothing earn no XP (src/core/integrity/tool-credit.ts).
       const earns = !this.ownTools.has(tool) && !(event.command !== undefined && isNoOpCommand(event.command));
       const xp = earns ? [{ kind: 'xp' as const, amount: ctx.config.rules.xpPerToolCall }] : [];
-      ctx.ledger.replay(sessionId, setup, toolEventId(callId), toolCallTotals(true), xp, event.at, legacy);
+      ctx.ledger.replay(sessionId, setup, toolEventId(callId), toolCallTotals(true), xp, { at: event.at, legacyEventId: legacy });
     } else {
       turn.failures += 1;
-      ctx.ledger.replay(sessionId, setup, toolEventId(callId), toolCallTotals(false), [], event.at, legacy);
+      ctx.ledger.replay(sessionId, setup, toolEventId(callId), toolCallTotals(false), [], { at: event.at, legacyEventId: legacy });
     }
     ctx.flusher.afterRecord();
   }
@@ -49,7 +49,7 @@ export class ToolCalls {
     const { ctx } = this;
     const setup = ctx.sessions.setupOf(sessionId);
     if (event.eventId) {
-      ctx.ledger.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerCommand }], event.at);
+      ctx.ledger.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerCommand }], { at: event.at });
     } else {
       ctx.ledger.count(sessionId, setup, { commands: 1 });
       ctx.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: ctx.config.rules.xpPerCommand });
@@ -66,7 +66,7 @@ export class ToolCalls {
     const { ctx } = this;
     const setup = ctx.sessions.setupOf(sessionId);
     if (event.eventId) {
-      ctx.ledger.replay(sessionId, setup, pushEventId(event.eventId), { pushes: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerPush }], event.at);
+      ctx.ledger.replay(sessionId, setup, pushEventId(event.eventId), { pushes: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerPush }], { at: event.at });
     } else {
       ctx.ledger.count(sessionId, setup, { pushes: 1 });
       ctx.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: ctx.config.rules.xpPerPush });
@@ -96,7 +96,7 @@ export class ToolCalls {
       const eventId = testRunEventId(event.eventId);
       const anchors = [toolEventId(event.eventId), ...(event.legacyEventId === undefined ? [] : [toolEventId(event.legacyEventId)])];
       if (event.at !== undefined && ctx.ledger.countedWithoutKey(sessionId, setup, eventId, anchors)) return;
-      ctx.ledger.replay(sessionId, setup, eventId, totals, [], event.at);
+      ctx.ledger.replay(sessionId, setup, eventId, totals, [], { at: event.at });
     }
     ctx.flusher.afterRecord();
   }
