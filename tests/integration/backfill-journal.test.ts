@@ -19,6 +19,7 @@ import { openHistory } from '../../src/opencode/history/locate.js';
 import { createHooks } from '../../src/opencode/hooks.js';
 import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureMessage, FixtureSession } from '../helpers/opencode-history.js';
+import { cliJson, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -41,6 +42,7 @@ const SECRET_NAME = 'HTTP_CLIENT_TOKEN';
 const MASKED = `[masked: ${SECRET_NAME} from .env]`;
 /** What the user asked first; its commit's subject shares no word with it, so only the journal can match. */
 const PROMPT = `add retry with exponential backoff to the http client\n  (the staging token is ${SECRET})`;
+const QUERY = 'retry backoff http';
 
 /** A project folder holding a .env with SECRET. */
 function projectWithEnv(): string {
@@ -243,8 +245,54 @@ describe('the journal of a backfilled session', () => {
   });
 });
 
+describe('agent-tracker backfill, then prior-art and report (built CLI)', () => {
+  it('finds what was asked in an imported session, masked, and names it as the session\'s task', async () => {
+    const sandbox = makeSandbox('agent-tracker-backfill-journal-cli-');
+    try {
+      const project = projectWithEnv();
+      const fixture = session(project);
+      // OpenCode's own data folder in the sandbox: the backfill's default source.
+      const dataDir = path.join(sandbox.env.XDG_DATA_HOME ?? '', 'opencode');
+      await writeSqliteHistory(dataDir, [fixture]);
+      const db = ['--db', sandbox.dbPath];
+      expect(cliJson<{ sessions: number }>(sandbox, ['backfill', ...db]).sessions).toBe(1);
+
+      const answer = cliJson<Record<string, { source: string; task: string }[]>>(sandbox, ['prior-art', QUERY, '--project', project, ...db]);
+      const activities = Object.values(answer).flat().filter((match) => match.source === 'activity');
+      expect(activities.map((match) => match.task)).toEqual([expect.stringContaining('add retry with exponential backoff to the http client')]);
+
+      const report = cliJson<{ rows: { session: string; task: string | null }[] }>(sandbox, ['report', '--by', 'session', ...db]);
+      const [first] = expectedEntries(fixture, masked);
+      expect(report.rows.filter((row) => row.session === fixture.id).map((row) => row.task)).toEqual(expect.arrayContaining([first?.task]));
+
+      // Stored masked: the database holds the .env value nowhere.
+      const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: 64 * 1024 * 1024, readOnly: true });
+      try {
+        expect(entriesOf(store, fixture.id).map(facts)).toEqual(expectedEntries(fixture, masked).map(({ timestamp: _at, ...rest }) => rest));
+      } finally {
+        store.close();
+      }
+      expect(fs.readFileSync(sandbox.dbPath).includes(SECRET)).toBe(false);
+
+      // OpenCode's files changed with nothing new in them: the session is read again, adds nothing, no entry twice.
+      await writeSqliteHistory(dataDir, [fixture]);
+      const again = cliJson<{ sessions: number; source: string }>(sandbox, ['backfill', ...db]);
+      expect(again.source).not.toContain('unchanged since the last import');
+      expect(again.sessions).toBe(0);
+      const store2 = Store.open({ path: sandbox.dbPath, maxDatabaseSize: 64 * 1024 * 1024, readOnly: true });
+      try {
+        expect(entriesOf(store2, fixture.id)).toHaveLength(expectedEntries(fixture, masked).length);
+      } finally {
+        store2.close();
+      }
+    } finally {
+      removeSandbox(sandbox);
+    }
+  });
+});
+
 describe("the plugin's background import (a child process)", () => {
-  it('journals the imported turns with the prompt masked by the project\'s .env values', async () => {
+  it('journals the imported turns with the prompt masked by the .env values of the session\'s project, not only the plugin\'s', async () => {
     const project = projectWithEnv();
     const fixture = session(project);
     const dataDir = path.join(tempDir(), 'opencode');
@@ -254,7 +302,8 @@ describe("the plugin's background import (a child process)", () => {
     const store = Store.open({ path: config.databasePath, maxDatabaseSize: config.maxDatabaseSize, indexer: termIndexer });
     const logged: { level: string; message: string }[] = [];
     try {
-      scheduleHistoryImport({ store, config, logger: recordingLogger(logged), project, location: dataDir, delayMs: 0, startedAt: T0 + 10_000_000 });
+      // The plugin runs in another project: the imported session's project is not one the database knows.
+      scheduleHistoryImport({ store, config, logger: recordingLogger(logged), project: tempDir(), location: dataDir, delayMs: 0, startedAt: T0 + 10_000_000 });
       // Bounded wait for the import child to finish.
       for (let round = 0; round < 1000 && logged.length === 0; round += 1) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(logged).toEqual([expect.objectContaining({ level: 'info', message: expect.stringContaining('imported 1 past session(s)') })]);

@@ -47,6 +47,20 @@ describe('StoredTextMasker', () => {
     expect(bSecrets.maskNow(A_VALUE)).toBe(A_VALUE);
   });
 
+  it('masks with the values of a project added later (one whose history is imported), read once; a gone folder adds nothing', async () => {
+    const { a } = await twoProjects();
+    const c = tempDir();
+    const C_VALUE = 'tok-projectC-5a6b7c8d';
+    fs.writeFileSync(path.join(c, '.env'), `SERVICE_TOKEN=${C_VALUE}\n`);
+    const stored = new StoredTextMasker(undefined, silentLogger);
+    expect(stored.mask(`deploy with ${C_VALUE}`)).toBe(`deploy with ${C_VALUE}`);
+    await stored.addProject(c);
+    await stored.addProject(c);
+    await stored.addProject(path.join(a, 'gone-project'));
+    expect(stored.mask(`deploy with ${C_VALUE}`)).toBe('deploy with [masked: SERVICE_TOKEN from .env]');
+    expect(stored.otherProjects).toBe(1);
+  });
+
   it('stores a notice when masking fails, never the text', () => {
     const broken = { maskNow: () => { throw new Error('disk on fire'); } } as unknown as ProjectSecrets;
     expect(new StoredTextMasker(broken, silentLogger).mask(`key ${A_VALUE}`)).toBe(STORED_TEXT_WITHHELD);

@@ -64,14 +64,21 @@ export const IMPORT_HEAP_GROWING_PERCENT = 100;
  * @throws CliError for what the user can fix (no history, an unknown layout, a refused user-only import).
  */
 export async function importInThisThread(request: ImportRequest, onEvent?: (event: ImportEvent) => void): Promise<ImportResult> {
-  const [{ TrackingService }, { importHistory }] = await Promise.all([import('../../core/tracking/service.js'), import('../../opencode/history/import.js')]);
+  const [{ TrackingService }, { importHistory }, { historyMasker }] = await Promise.all([
+    import('../../core/tracking/service.js'),
+    import('../../opencode/history/import.js'),
+    import('../../opencode/history/history-masker.js'),
+  ]);
   return withStore(request.config, async (store): Promise<ImportResult> => {
     const { project } = request;
     const provenance = request.userOnlyFacts ? confirmUserOnly('backfill', { store, project, facts: request.userOnlyFacts }) : undefined;
-    const service = new TrackingService({ store, config: request.config, logger: silentLogger, project });
+    // What it stores is masked as the plugin's import masks it: the env values of each session's project and the known ones.
+    const masker = request.config.protectEnvFiles && !request.dryRun ? await historyMasker(store, undefined) : undefined;
+    const service = new TrackingService({ store, config: request.config, logger: silentLogger, project, ...(masker ? { maskText: masker.mask } : {}) });
     try {
       const outcome = await importHistory(service, request.location, {
         dryRun: request.dryRun,
+        ...(masker ? { beforeProject: masker.learnProject } : {}),
         ...(request.createdSince !== undefined ? { createdSince: request.createdSince } : {}),
         ...(request.directory !== undefined ? { directory: request.directory } : {}),
         ...(onEvent ? { onProgress: (done: number) => onEvent({ kind: 'progress', done }), onTotal: (total: number) => onEvent({ kind: 'total', total }) } : {}),

@@ -9,6 +9,7 @@ import { termIndexer } from '../../core/search/indexer.js';
 import { repairDatabase } from '../../core/store/repair.js';
 import type { RefillStep, RepairReport } from '../../core/store/repair.js';
 import { TrackingService } from '../../core/tracking/service.js';
+import { historyMasker } from '../../opencode/history/history-masker.js';
 import { importHistory } from '../../opencode/history/import.js';
 import { NoHistoryError, opencodeDataDir } from '../../opencode/history/locate.js';
 import { CliError, loadConfig, parseCommandArgs } from '../context.js';
@@ -24,9 +25,11 @@ import type { Output } from '../context.js';
 function historyRefill(config: TrackerConfig, location = opencodeDataDir()): RefillStep {
   return async (store) => {
     if (!config.importHistory) return { name: `session(s): importing OpenCode's history is turned off (importHistory)`, added: 0 };
-    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
+    // Masked as every import masks what it stores (history-masker.ts).
+    const masker = config.protectEnvFiles ? await historyMasker(store, undefined) : undefined;
+    const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd(), ...(masker ? { maskText: masker.mask } : {}) });
     try {
-      const outcome = await importHistory(service, location, { full: true });
+      const outcome = await importHistory(service, location, { full: true, ...(masker ? { beforeProject: masker.learnProject } : {}) });
       return { name: `session(s) replayed from OpenCode's history at ${location}`, added: outcome.upToDate ? 0 : outcome.summary.sessions };
     } catch (error) {
       const why = error instanceof NoHistoryError ? 'none found' : `not readable: ${(error as Error).message}`;

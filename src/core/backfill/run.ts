@@ -39,6 +39,11 @@ export interface BackfillOptions extends HistoryQuery {
   onProgress?: (done: number) => void;
   /** Profiles a project folder once per run (like init-project); errors are counted, not thrown. */
   classifyProject?: (directory: string) => Promise<unknown>;
+  /**
+   * Called once per project folder before its first session is replayed (not in a dry run), so what is
+   * stored of its sessions is masked with its env files' values (history-masker.ts). Must not reject.
+   */
+  beforeProject?: (directory: string) => Promise<void>;
   /** Resident memory (bytes) above which mapped pages are given back; RESIDENT_BUDGET_BYTES unless set. */
   residentBudget?: number;
 }
@@ -81,6 +86,7 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     dryRun: options.dryRun === true,
   };
   const classified = new Set<string>();
+  const prepared = new Set<string>();
   /** Sessions read so far (the progress counter; the summary counts only those that added something). */
   let read = 0;
   const store = service.store;
@@ -130,6 +136,10 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       if (ledger.isCopy(item, project)) {
         add(summary.skipped, COPY_OF_RECORDED);
         continue;
+      }
+      if (options.beforeProject && !options.dryRun && !prepared.has(project)) {
+        prepared.add(project);
+        await options.beforeProject(project);
       }
       let replayed: ReturnType<typeof replaySession>;
       if (options.dryRun) {

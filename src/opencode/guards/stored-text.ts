@@ -26,6 +26,8 @@ export const STORED_TEXT_WITHHELD = '[agent-tracker: text withheld, it could not
 
 export class StoredTextMasker {
   private readonly others: ProjectSecrets[] = [];
+  /** The other projects read (or being read), at most STORED_TEXT_LIMITS.maxOtherProjects. */
+  private readonly otherRoots = new Set<string>();
   private checkedAt = -Infinity;
   private started = false;
 
@@ -44,17 +46,29 @@ export class StoredTextMasker {
     this.started = true;
     let chosen: string[];
     try {
-      chosen = [...roots()].filter((root) => root !== self && fs.existsSync(root)).slice(0, STORED_TEXT_LIMITS.maxOtherProjects);
+      chosen = [...roots()].filter((root) => root !== self && !this.otherRoots.has(root) && fs.existsSync(root)).slice(0, STORED_TEXT_LIMITS.maxOtherProjects - this.otherRoots.size);
     } catch (error) {
       this.logger.warn(`agent-tracker: other projects' .env values could not be listed; stored text is masked with this project's only: ${(error as Error).message}`);
       return Promise.resolve();
     }
-    const scans = chosen.map(async (root) => {
-      const secrets = new ProjectSecrets(root, this.logger, this.now, { maxEntries: STORED_TEXT_LIMITS.maxEntriesPerProject });
-      await secrets.scan();
-      this.others.push(secrets);
-    });
-    return Promise.allSettled(scans).then(() => undefined);
+    return Promise.allSettled(chosen.map((root) => this.scanOther(root))).then(() => undefined);
+  }
+
+  /**
+   * Reads one more project's env files (one whose history is being imported): their values mask stored
+   * text once this resolves. Nothing when it is read already, gone, or past the bound of other projects.
+   * Never rejects.
+   */
+  async addProject(root: string): Promise<void> {
+    if (this.otherRoots.has(root) || this.otherRoots.size >= STORED_TEXT_LIMITS.maxOtherProjects || !fs.existsSync(root)) return;
+    await this.scanOther(root).catch(() => undefined);
+  }
+
+  private async scanOther(root: string): Promise<void> {
+    this.otherRoots.add(root);
+    const secrets = new ProjectSecrets(root, this.logger, this.now, { maxEntries: STORED_TEXT_LIMITS.maxEntriesPerProject });
+    await secrets.scan();
+    this.others.push(secrets);
   }
 
   /** How many other projects' values are known now. */

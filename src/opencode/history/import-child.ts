@@ -14,24 +14,11 @@ import { termIndexer } from '../../core/search/indexer.js';
 import { Store } from '../../core/store/store.js';
 import { noteSoundIfRecorded } from '../../core/store/verify.js';
 import { TrackingService } from '../../core/tracking/service.js';
+import { historyMasker } from './history-masker.js';
 import { importHistory } from './import.js';
 import { decodeJob, IMPORT_JOB_ENV } from './import-job.js';
 import type { ImportChildResult } from './import-job.js';
 import { NoHistoryError } from './locate.js';
-
-/** The stored-text masker the plugin uses, built here: env files of the project and the known projects, scanned once. */
-async function storedTextMasker(store: Store, project: string): Promise<(text: string) => string> {
-  const [{ ProjectSecrets }, { STORED_TEXT_LIMITS, StoredTextMasker }, { getAllProjects }] = await Promise.all([
-    import('../guards/project-secrets.js'),
-    import('../guards/stored-text.js'),
-    import('../../core/projects/profiles.js'),
-  ]);
-  const secrets = new ProjectSecrets(project, silentLogger);
-  await secrets.scan();
-  const masker = new StoredTextMasker(secrets, silentLogger);
-  await masker.addKnownProjects(() => getAllProjects(store, STORED_TEXT_LIMITS.maxOtherProjects + 1).map((profile) => profile.path), project);
-  return (text) => masker.mask(text);
-}
 
 async function runJob(): Promise<ImportChildResult> {
   const job = decodeJob(process.env[IMPORT_JOB_ENV]);
@@ -41,9 +28,9 @@ async function runJob(): Promise<ImportChildResult> {
   noteSoundIfRecorded(store.path);
   try {
     // What it stores is masked like live tracking's: with the values of every known project's env files.
-    const maskText = job.config.protectEnvFiles ? await storedTextMasker(store, job.project) : undefined;
-    const service = new TrackingService({ store, config: job.config, logger: silentLogger, project: job.project, ...(maskText ? { maskText } : {}) });
-    const outcome = await importHistory(service, job.location, { createdBefore: job.createdBefore });
+    const masker = job.config.protectEnvFiles ? await historyMasker(store, job.project) : undefined;
+    const service = new TrackingService({ store, config: job.config, logger: silentLogger, project: job.project, ...(masker ? { maskText: masker.mask } : {}) });
+    const outcome = await importHistory(service, job.location, { createdBefore: job.createdBefore, ...(masker ? { beforeProject: masker.learnProject } : {}) });
     store.keepVerifiedIfOwn();
     return outcome.upToDate ? { ok: true, sessions: 0 } : { ok: true, sessions: outcome.summary.sessions, source: outcome.summary.source };
   } catch (error) {
