@@ -82,7 +82,7 @@ export class Turns {
     }
     const kind = classifyTaskKind({ prompt: turn.task, filesEdited: [...turn.files] });
     if (turn.messageId) {
-      this.ctx.ledger.replay(sessionId, setup, turnEventId(turn.messageId), turnTotals(kind), [], entry ? { activity: () => this.ctx.journal.prepare(entry) } : {});
+      this.ctx.ledger.replay(sessionId, setup, turnEventId(turn.messageId), turnTotals(kind), [], { activity: entry && (() => this.ctx.journal.prepare(entry)) });
       this.undo.rememberTurn(sessionId, turn.messageId, setup);
     } else {
       this.ctx.ledger.count(sessionId, setup, turnTotals(kind));
@@ -106,7 +106,7 @@ export class Turns {
     const kind = classifyTaskKind({ prompt: task, filesEdited: turn.filesEdited });
     const work: TurnWork = { task, tools: turn.tools, failures: turn.failures, commits: turn.commits, hashes: turn.commitHashes, files: turn.filesEdited };
     const activity = worthJournalling(work) ? () => this.ctx.journal.prepare(turnEntry(sessionId, setup, work, turn.at)) : undefined;
-    this.ctx.ledger.replay(sessionId, setup, eventId, turnTotals(kind), [], { at: turn.at, ...(activity ? { activity } : {}) });
+    this.ctx.ledger.replay(sessionId, setup, eventId, turnTotals(kind), [], { at: turn.at, activity });
     this.ctx.flusher.afterRecord();
   }
 }
