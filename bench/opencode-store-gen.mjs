@@ -6,6 +6,9 @@
  * OUTPUT_BYTES (optional, default 40) sizes the output of the calls that make no commit, kept twice as
  * bash keeps it (`state.output` and `metadata.output`): real outputs (file reads, test logs) are
  * kilobytes and most of a real store's bytes (docs/PERFORMANCE.md, nineteenth pass).
+ * The environment variable BENCH_PROMPT_EVERY=N (default: none) puts a user's prompt (a message with
+ * one text part) before every Nth assistant message, so the store holds turns: each replayed turn is
+ * counted and journalled (its entry indexed for prior-art). Without it a session has no turn at all.
  *   BUN_BE_BUN=1 opencode bench/opencode-store-gen.mjs DB SESSIONS [OUTPUT_BYTES]
  * Not a benchmark itself (the runner only picks up `*.bench.mjs`).
  */
@@ -16,6 +19,9 @@ const SESSIONS = Number(sessionsArg);
 const LOG_LINE = 'src/components/widget.tsx:42:  const value = compute(input, options);\n';
 const plainOutput = outputBytesArg === undefined ? 'total 0\n'.repeat(5) : LOG_LINE.repeat(Math.ceil(Number(outputBytesArg) / LOG_LINE.length)).slice(0, Number(outputBytesArg));
 const MESSAGES_PER_SESSION = 40;
+const PROMPT_EVERY = Number(process.env.BENCH_PROMPT_EVERY ?? 0);
+/** Words the prompts are made of, so the term index holds a realistic spread of terms. */
+const PROMPT_WORDS = ['fix', 'the', 'flaky', 'widget', 'test', 'add', 'retry', 'to', 'http', 'client', 'parser', 'cache', 'docs', 'refactor', 'login', 'form', 'timeout', 'error', 'message', 'api'];
 const PROJECTS = 20;
 const T0 = Date.UTC(2025, 0, 1);
 
@@ -37,6 +43,13 @@ const writeSession = db.transaction((s) => {
   for (let m = 0; m < MESSAGES_PER_SESSION; m += 1) {
     const messageId = `msg_${String(s).padStart(6, '0')}_${String(m).padStart(3, '0')}`;
     const at = start + m * 10_000;
+    if (PROMPT_EVERY > 0 && m % PROMPT_EVERY === 0) {
+      // The user's message a millisecond before the answer it opens: the readers order a session's messages by time.
+      const userId = `usr_${String(s).padStart(6, '0')}_${String(m).padStart(3, '0')}`;
+      const prompt = Array.from({ length: 8 }, (_v, w) => PROMPT_WORDS[(s * 7 + m * 3 + w * 5) % PROMPT_WORDS.length]).join(' ');
+      insertMessage.run(userId, id, at - 1, at - 1, JSON.stringify({ role: 'user', time: { created: at - 1 }, agent: 'build', model: { providerID: 'anthropic', modelID: 'claude-sonnet-4-5' } }));
+      insertPart.run(`prt_${userId}`, userId, id, at - 1, at - 1, JSON.stringify({ type: 'text', text: prompt }));
+    }
     const agent = m % 4 === 0 ? 'plan' : 'build';
     const tokens = { total: 1800, input: 1200, output: 300, reasoning: 50, cache: { read: 200, write: 50 } };
     const data = {
