@@ -4,7 +4,7 @@
  * patterns), and `build` for a group whose unit tests start a built child. See stryker.config.mjs.
  */
 export const GROUPS = {
-  rules: { mutate: ['src/core/rules.ts'], tests: ['rules', 'tracking', 'state'] },
+  rules: { mutate: ['src/core/rules.ts', 'src/core/pooled-sheet.ts'], tests: ['rules', 'tracking', 'state', 'pooled-sheet'] },
   'write-buffer': { mutate: ['src/core/tracking/write-buffer.ts'], tests: ['write-buffer', 'tracking', 'state'] },
   // The scoring modules; every recommend test but the evaluation sets (recommend-eval, recommend-eval-ceiling, recommend-quality:
   // minutes per run, so each mutant would time out rather than be judged) and the tests that spawn
@@ -48,6 +48,7 @@ export const GROUPS = {
       'src/core/store/grade-pairs.ts',
       'src/core/store/batch-room.ts',
       'src/core/store/transfer.ts',
+      'src/core/store/import-sheets.ts',
       'src/core/store/replay.ts',
       'src/core/store/usage-rewrite.ts',
       'src/core/store/verify.ts',
