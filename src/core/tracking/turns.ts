@@ -98,6 +98,9 @@ export class Turns {
    * live) is left out, its entry with it (that version journalled the turn live).
    */
   replay(sessionId: string, turn: ReplayedTurn): void {
+    // The turn ends here as a live turn ends at idle: what its calls left in the session's open turn (the
+    // commits it earned, held to EARNING_COMMITS_PER_TURN) starts again with the next prompt.
+    this.ctx.sessions.closeTurn(sessionId);
     const setup = this.ctx.sessions.setupOf(sessionId);
     if (setup.agent === UNKNOWN) return;
     const eventId = turnEventId(turn.messageId);
