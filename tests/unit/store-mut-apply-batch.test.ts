@@ -116,3 +116,32 @@ describe('usage records in one batch', () => {
     expect(store.tables.usage.get(['s1b', 'uild', 'p/m'])).toMatchObject({ commits: 2, agent: 'uild' });
   });
 });
+
+describe('a host event reported again with higher totals (a live event, then its backfill)', () => {
+  it('adds only the growth, tells it as counted, and applies its agent ops once', () => {
+    const store = openTemp();
+    const key: [string, string, string] = ['ses_1', 'build', 'p/m'];
+    const first = store.applyBatch([event('ses_1', 'tool:a', { toolCalls: 2 })], rules, NOW);
+    expect(first.counted).toEqual([{ table: 'usage', key, init: init('ses_1'), counters: { toolCalls: 2 }, lastAt: AT }]);
+
+    const grown = store.applyBatch([event('ses_1', 'tool:a', { toolCalls: 5 })], rules, NOW);
+    expect(grown.counted).toEqual([{ table: 'usage', key, init: init('ses_1'), counters: { toolCalls: 3 }, lastAt: AT }]);
+    expect(store.tables.usage.get(key)?.toolCalls).toBe(5);
+    expect(store.tables.events.get(['ses_1', 'tool:a'])).toEqual({ toolCalls: 5 });
+    expect(store.tables.agents.get('build')?.commits).toBe(1);
+
+    const same = store.applyBatch([event('ses_1', 'tool:a', { toolCalls: 5 })], rules, NOW);
+    expect(same.counted).toEqual([]);
+    expect(store.tables.usage.get(key)?.toolCalls).toBe(5);
+  });
+
+  it('counts an event twice in one batch of a session the store did not hold as one event', () => {
+    const store = openTemp();
+    // Enough events of one new session for the batch to skip the read of each (apply-batch.ts PROBE_EVENTS_FROM).
+    const events = Array.from({ length: 20 }, (_v, i) => event('ses_3', `tool:${i}`, { toolCalls: 1 }));
+    const result = store.applyBatch([...events, event('ses_3', 'tool:4', { toolCalls: 2 })], rules, NOW);
+    expect(store.tables.usage.get(['ses_3', 'build', 'p/m'])?.toolCalls).toBe(21);
+    expect(store.tables.agents.get('build')?.commits).toBe(20);
+    expect(result.counted.reduce((sum, { counters }) => sum + (counters.toolCalls ?? 0), 0)).toBe(21);
+  });
+});

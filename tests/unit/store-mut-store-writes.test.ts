@@ -115,11 +115,41 @@ describe('a merge whose caller resolves a record the store already holds', () =>
     expect(verifyChain(store.tables)).toEqual({ entries: 2, suspectWrites: 0 });
   });
 
+  it('keeps the stored record, and counts it skipped, when the caller gives no resolve hook', () => {
+    const store = open(tempFile());
+    store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(1) }]));
+    const told: boolean[] = [];
+    const counts = store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(3) }], undefined, { observe: (_record, added) => told.push(added) }));
+    expect(counts).toEqual({ added: 0, skipped: 1, addedByTable: {} });
+    expect(told).toEqual([false]);
+    expect(store.tables.agents.get('build')).toEqual(sheet(1));
+    // A merge with no hooks at all, as a migration runs it.
+    expect(store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(3) }]))).toEqual({ added: 0, skipped: 1, addedByTable: {} });
+    expect(store.tables.agents.get('build')).toEqual(sheet(1));
+  });
+
   it('leaves the stored record when the caller resolves to nothing', () => {
     const store = open(tempFile());
     store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(1) }]));
     const counts = store.write(() => store.mergeAbsent([{ table: 'agents', key: 'build', value: sheet(3) }], undefined, { resolve: () => undefined }));
     expect(counts).toEqual({ added: 0, skipped: 1, addedByTable: {} });
     expect(store.tables.agents.get('build')).toEqual(sheet(1));
+  });
+});
+
+describe('a merge of more documents than its indexing batch', () => {
+  it('hands the indexer the documents it wrote a batch at a time, and none of the records that are not documents', () => {
+    const batches: string[][] = [];
+    const store = Store.open({ path: tempFile(), maxDatabaseSize: SIZE, indexer: (_tables, documents) => void batches.push(documents.map((document) => String((document.key as string[])[2]))) });
+    stores.push(store);
+    const entry = (n: number) => {
+      const timestamp = `2026-11-26T10:00:0${n}.000Z`;
+      const value = { timestamp, task: `task ${n}`, actions: '', outcome: 'done', decisions: '', agent: 'build', model: 'p/m', project: '/work/a', automatic: false };
+      return { table: 'activities' as const, key: ['build', timestamp, `e${n}`], value };
+    };
+    const records = [entry(1), { table: 'projects' as const, key: '/work/a', value: profile('/work/a') }, entry(2), entry(3), entry(4), entry(5)];
+    const counts = store.write(() => store.mergeAbsent(records, 2));
+    expect(counts.added).toBe(6);
+    expect(batches).toEqual([['e1', 'e2'], ['e3', 'e4'], ['e5']]);
   });
 });
