@@ -116,14 +116,6 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
         }
       });
   try {
-    await replayAll();
-  } finally {
-    stopCounting?.();
-  }
-  if (!options.dryRun) summary.sessions = addedTo.size;
-  return summary;
-
-  async function replayAll(): Promise<void> {
     options.onTotal?.(source.count(options));
     for await (const item of source.sessions(options)) {
       if ('unreadable' in item) {
@@ -170,5 +162,9 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       await nextTick();
     }
     if (!options.dryRun) flush();
+  } finally {
+    stopCounting?.();
   }
+  if (!options.dryRun) summary.sessions = addedTo.size;
+  return summary;
 }
