@@ -4,13 +4,12 @@
  * project's history saying it was reverted).
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { HostSession } from '../../src/core/backfill/history.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
 import { gitSignals, refreshGitSignals } from '../../src/core/outcomes/git-outcomes.js';
 import type { CommitRecord } from '../../src/core/types.js';
+import { repoWithCommits as repoIn } from '../helpers/printed-commits.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -24,21 +23,7 @@ afterEach(() => {
 
 const T0 = Date.UTC(2025, 0, 10, 9, 0, 0);
 const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
-
-/** A repository whose commits are made by `git commit` as an agent's bash call runs it; returns what each printed. */
-function repoWithCommits(subjects: string[]): { repo: string; printed: string[] } {
-  const repo = fs.realpathSync(tempDir());
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'agent@example.test');
-  git('config', 'user.name', 'Agent');
-  const printed = subjects.map((subject, i) => {
-    fs.writeFileSync(path.join(repo, `f${i}.txt`), `${subject}\n`);
-    git('add', '-A');
-    return git('commit', '-m', subject);
-  });
-  return { repo, printed };
-}
+const repoWithCommits = (subjects: string[]) => repoIn(tempDir(), subjects);
 
 /** One past session of `build` whose bash calls made the commits, as OpenCode's store keeps it. */
 function pastSession(repo: string, printed: string[]): HostSession {

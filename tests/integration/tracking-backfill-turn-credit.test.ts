@@ -3,14 +3,12 @@
  * per turn of the user's, the limit starting again at each prompt. A replay of a session with several
  * turns used to carry one turn's count into the next, so its later commits earned nothing.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { HostMessage, HostSession } from '../../src/core/backfill/history.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
 import { EARNING_COMMITS_PER_TURN } from '../../src/core/integrity/commit-credit.js';
 import type { CommitRecord } from '../../src/core/types.js';
+import { repoWithCommits as repoIn } from '../helpers/printed-commits.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -25,21 +23,8 @@ afterEach(() => {
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
 
-/** A repository with one commit per subject, each changing its own file; what `git commit` printed for each. */
-function repoWithCommits(count: number): { repo: string; printed: string[] } {
-  const repo = fs.realpathSync(tempDir());
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
-  git('init', '-q', '-b', 'main');
-  git('config', 'user.email', 'agent@example.test');
-  git('config', 'user.name', 'Agent');
-  const printed: string[] = [];
-  for (let i = 0; i < count; i += 1) {
-    fs.writeFileSync(path.join(repo, `f${i}.txt`), `change ${i}\n`);
-    git('add', '-A');
-    printed.push(git('commit', '-m', `feat: change ${i}`));
-  }
-  return { repo, printed };
-}
+/** A repository of `count` commits, each changing its own file; what `git commit` printed for each. */
+const repoWithCommits = (count: number) => repoIn(tempDir(), Array.from({ length: count }, (_, i) => `feat: change ${i}`));
 
 /** A session of turns: each a prompt, then one answer whose bash calls made that turn's commits. */
 function sessionOfTurns(repo: string, turns: string[][]): HostSession {
