@@ -5,6 +5,7 @@
  */
 import { COMMITTING_WORDS, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
+import type { TokenCounts } from '../../core/types.js';
 import { EDITING_TOOLS } from '../editing-tools.js';
 
 type Dict = Record<string, unknown>;
@@ -35,13 +36,24 @@ export function parseJson(text: unknown): unknown {
   }
 }
 
+/** A message's `tokens` object (`{input, output, reasoning, cache: {read, write}}`, both layouts); a missing count is 0. */
+export function tokenCounts(value: unknown): TokenCounts {
+  const tokens = dict(value);
+  const cache = dict(tokens.cache);
+  return {
+    input: num(tokens.input) ?? 0,
+    output: num(tokens.output) ?? 0,
+    reasoning: num(tokens.reasoning) ?? 0,
+    cacheRead: num(cache.read) ?? 0,
+    cacheWrite: num(cache.write) ?? 0,
+  };
+}
+
 /** A message record (`data` plus the row's id and creation time); undefined when it is not one. */
 export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): (HostMessage & { root?: string }) | undefined {
   if (!isDict(data)) return undefined;
   const role = data.role;
   if (role !== 'user' && role !== 'assistant') return undefined;
-  const tokens = dict(data.tokens);
-  const cache = dict(tokens.cache);
   const time = dict(data.time);
   const provider = str(data.providerID);
   const modelId = str(data.modelID);
@@ -53,13 +65,7 @@ export function parseMessage(id: string, data: unknown, rowCreatedAt?: number): 
     role,
     ...(agent ? { agent } : {}),
     ...(provider && modelId ? { model: `${provider}/${modelId}` } : {}),
-    tokens: {
-      input: num(tokens.input) ?? 0,
-      output: num(tokens.output) ?? 0,
-      reasoning: num(tokens.reasoning) ?? 0,
-      cacheRead: num(cache.read) ?? 0,
-      cacheWrite: num(cache.write) ?? 0,
-    },
+    tokens: tokenCounts(data.tokens),
     cost: num(data.cost) ?? 0,
     createdAt: num(time.created) ?? rowCreatedAt ?? 0,
     ...(completedAt !== undefined ? { completedAt } : {}),

@@ -8,7 +8,7 @@
 import { outputCanShowCommits } from '../../core/backfill/bash-facts.js';
 import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
 import { toolCallKey } from '../../adapters/opencode-v2/events.js';
-import { isDict, num, str } from './parse.js';
+import { isDict, num, str, tokenCounts } from './parse.js';
 
 /** A tool call's text: its content parts' text (a failed call may have none). */
 function contentText(content: unknown): string | undefined {
@@ -48,8 +48,6 @@ export function parseV2Message(id: string, type: unknown, data: unknown, rowCrea
   const provider = str(model.providerID);
   const modelId = str(model.id);
   const agent = str(data.agent);
-  const tokens = isDict(data.tokens) ? data.tokens : {};
-  const cache = isDict(tokens.cache) ? tokens.cache : {};
   const time = isDict(data.time) ? data.time : {};
   const completedAt = num(time.completed);
   const tools = Array.isArray(data.content) ? data.content.flatMap((entry: unknown) => parseV2Tool(id, entry) ?? []) : [];
@@ -58,13 +56,7 @@ export function parseV2Message(id: string, type: unknown, data: unknown, rowCrea
     role: 'assistant',
     ...(agent ? { agent } : {}),
     ...(provider && modelId ? { model: `${provider}/${modelId}` } : {}),
-    tokens: {
-      input: num(tokens.input) ?? 0,
-      output: num(tokens.output) ?? 0,
-      reasoning: num(tokens.reasoning) ?? 0,
-      cacheRead: num(cache.read) ?? 0,
-      cacheWrite: num(cache.write) ?? 0,
-    },
+    tokens: tokenCounts(data.tokens),
     cost: num(data.cost) ?? 0,
     createdAt: num(time.created) ?? rowCreatedAt ?? 0,
     ...(completedAt !== undefined ? { completedAt } : {}),
