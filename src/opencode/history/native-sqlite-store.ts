@@ -11,7 +11,7 @@ import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableS
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
 import type { NativeDatabase, NativeEngine } from './native-engine.js';
-import { addPromptText, num, parseJson, parseMessage, SESSION_PARTS_FILTER, sessionFolder, str, TOOL_PART_COLUMNS, toolPartOfColumns, userTextOfColumns } from './parse.js';
+import { addPromptText, num, parseJson, parseMessage, SESSION_PARTS_FILTER, sessionOfRow, str, TOOL_PART_COLUMNS, toolPartOfColumns, userTextOfColumns } from './parse.js';
 import { REQUIRED_COLUMNS } from './sqlite-store.js';
 import { V2_REQUIRED_COLUMNS } from './v2-store.js';
 
@@ -83,17 +83,7 @@ export class NativeSqliteHistorySource implements HistorySource {
         if (call) byId.get(String(row.message_id))?.tools.push(call);
         else addPromptText(byId.get(String(row.message_id)), userTextOfColumns(row.fields));
       }
-      const parentId = str(head.parent_id);
-      const createdAt = num(head.time_created) ?? 0;
-      const session: HostSession = {
-        id,
-        ...(parentId ? { parentId } : {}),
-        directory: sessionFolder(directory, messages),
-        title: str(head.title) ?? '',
-        createdAt,
-        updatedAt: num(head.time_updated) ?? createdAt,
-        messages,
-      };
+      const session = sessionOfRow(id, head, directory, messages);
       if (query.directory === undefined || isInside(session.directory, query.directory)) yield session;
     }
   }

@@ -4,7 +4,7 @@
  * every field: a record from a newer or broken OpenCode yields undefined, never a throw.
  */
 import { COMMITTING_WORDS, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
-import type { HostMessage, HostToolCall } from '../../core/backfill/history.js';
+import type { HostMessage, HostSession, HostToolCall } from '../../core/backfill/history.js';
 import type { TokenCounts } from '../../core/types.js';
 import { EDITING_TOOLS } from '../editing-tools.js';
 
@@ -175,6 +175,21 @@ export function userTextOfColumns(fields: unknown): string | undefined {
 export function sessionFolder(directory: string, messages: readonly (HostMessage & { root?: string })[]): string {
   for (const message of messages) if (message.root) return message.root;
   return directory;
+}
+
+/** A session from its table row (`parent_id`, `title`, `time_created`, `time_updated`, both layouts) and its messages. */
+export function sessionOfRow(id: string, head: Dict, directory: string, messages: (HostMessage & { root?: string })[]): HostSession {
+  const parentId = str(head.parent_id);
+  const createdAt = num(head.time_created) ?? 0;
+  return {
+    id,
+    ...(parentId ? { parentId } : {}),
+    directory: sessionFolder(directory, messages),
+    title: str(head.title) ?? '',
+    createdAt,
+    updatedAt: num(head.time_updated) ?? createdAt,
+    messages,
+  };
 }
 
 export { isDict, num, str };

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { HistoryQuery, HistorySource, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { addPromptText, num, parseJson, parseMessage, parseToolPart, parseUserText, PASS_PARTS_FILTER, SESSION_PARTS_FILTER, sessionFolder, str } from './parse.js';
+import { addPromptText, num, parseJson, parseMessage, parseToolPart, parseUserText, PASS_PARTS_FILTER, SESSION_PARTS_FILTER, sessionOfRow, str } from './parse.js';
 import type { HostMessage } from '../../core/backfill/history.js';
 import { PagedSnapshot } from './paged-file.js';
 import type { SqlJsFileData } from './paged-file.js';
@@ -314,17 +314,7 @@ export class SqliteHistorySource implements HistorySource {
       if (call) byId.get(String(messageId))?.tools.push(call);
       else addPromptText(byId.get(String(messageId)), parseUserText(part));
     }
-    const parentId = str(head.parent_id);
-    const createdAt = num(head.time_created) ?? 0;
-    return {
-      id,
-      ...(parentId ? { parentId } : {}),
-      directory: sessionFolder(directory, messages),
-      title: str(head.title) ?? '',
-      createdAt,
-      updatedAt: num(head.time_updated) ?? createdAt,
-      messages,
-    };
+    return sessionOfRow(id, head, directory, messages);
   }
 
   close(): void {

@@ -7,7 +7,7 @@
  */
 import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { num, parseJson, str } from './parse.js';
+import { num, parseJson, sessionOfRow, str } from './parse.js';
 import { loadSqlJs } from './sqlite-store.js';
 import type { SqlJs } from './sqlite-store.js';
 import { parseV2Message } from './v2-parse.js';
@@ -117,9 +117,7 @@ export class V2HistorySource implements HistorySource {
         const message = parseV2Message(String(row.id), row.type, parseJson(row.data), num(row.time_created));
         if (message) messages.push(message);
       }
-      const parentId = str(head.parent_id);
-      const createdAt = num(head.time_created) ?? 0;
-      yield { id, ...(parentId ? { parentId } : {}), directory, title: str(head.title) ?? '', createdAt, updatedAt: num(head.time_updated) ?? createdAt, messages };
+      yield sessionOfRow(id, head, directory, messages);
     }
   }
 
