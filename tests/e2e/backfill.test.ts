@@ -118,6 +118,9 @@ describe('backfill of sessions OpenCode ran without the plugin', () => {
       expect(Object.values(stats.tools).reduce((a, b) => a + b, 0)).toBe(totals.toolCalls);
       expect(stats.tools).toMatchObject({ bash: 3, read: 2 });
       expect(report.rows.map((row) => row.agent).sort()).toEqual(['build', 'plan']);
+      // Both commits are in the repository, made while OpenCode's calls ran: recorded, and credited to build.
+      const status = cliJson<{ agents: { id: string; commits: number }[] }>(sandbox, ['status', '--json']);
+      expect(status.agents.find((agent) => agent.id === 'build')?.commits).toBe(2);
 
       // Again, from the watermark: `opencode stats` above wrote OpenCode's files, so the store is read,
       // but only from the newest session on (read again at the watermark's millisecond): it adds

@@ -11,9 +11,12 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import type { HistorySource, HostSession } from '../../src/core/backfill/history.js';
 import { RELEASE_MAPPED_EVERY_BYTES, runBackfill } from '../../src/core/backfill/run.js';
+import { repoOfManyCommits } from '../helpers/printed-commits.js';
+import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
 
+const tempDir = useTempDirs('agent-tracker-resident-');
 let tracker: TempTracker | undefined;
 afterEach(() => {
   tracker?.dispose();
@@ -24,17 +27,34 @@ const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 const SESSIONS = 45;
 const COMMITS_PER_SESSION = 25;
 
-/** Sessions whose bash calls each commit with a long random message: the file grows fast. */
-function session(index: number): HostSession {
+/** What `git commit` printed for a call of session `index`: a long random message, so the file grows fast. */
+interface Printed {
+  message: string;
+  at: number;
+  hash: string;
+}
+
+/**
+ * The commits of every session, made in a real repository at the times their calls end (a replayed
+ * commit is recorded only when git holds it, made during its call: commit-witness.ts). Printed with ten
+ * characters of their hash, as git does when seven would not be unique.
+ */
+function commitsIn(repo: string, sessions: number): Printed[][] {
+  const made = Array.from({ length: sessions }, (_s, index) =>
+    Array.from({ length: COMMITS_PER_SESSION }, (_c, c) => ({ message: randomBytes(16_000).toString('hex'), at: T0 + index * 60_000 + c })),
+  );
+  const hashes = repoOfManyCommits(repo, made.flat());
+  return made.map((commits, index) => commits.map((commit, c) => ({ ...commit, hash: (hashes[index * COMMITS_PER_SESSION + c] ?? '').slice(0, 10) })));
+}
+
+function session(repo: string, index: number, printed: Printed[]): HostSession {
   const at = T0 + index * 60_000;
-  const tools = Array.from({ length: COMMITS_PER_SESSION }, (_v, c) => {
-    const hash = (index * COMMITS_PER_SESSION + c).toString(16).padStart(7, '0');
-    const message = randomBytes(16_000).toString('hex');
-    return { callId: `call_${index}_${c}`, tool: 'bash', status: 'completed', command: `git commit -am "${message}"`, output: `[main ${hash}] ${message}\n 1 file changed\n`, exit: 0, endedAt: at + c };
-  });
+  const tools = printed.map(({ message, hash, at: ended }, c) => ({
+    callId: `call_${index}_${c}`, tool: 'bash', status: 'completed', command: `git commit -am "${message}"`, output: `[main ${hash}] ${message}\n 1 file changed\n`, exit: 0, endedAt: ended,
+  }));
   return {
     id: `ses_${String(index).padStart(5, '0')}`,
-    directory: '/no/such/project',
+    directory: repo,
     title: `session ${index}`,
     createdAt: at,
     updatedAt: at + 30_000,
@@ -43,12 +63,14 @@ function session(index: number): HostSession {
 }
 
 function source(count: number): HistorySource {
+  const repo = tempDir();
+  const printed = commitsIn(repo, count);
   return {
     description: 'generated sessions',
     uniqueMessageIds: true,
     count: () => count,
     async *sessions() {
-      for (let i = 0; i < count; i += 1) yield session(i);
+      for (let i = 0; i < count; i += 1) yield session(repo, i, printed[i] ?? []);
     },
     close: () => undefined,
   };

@@ -3,6 +3,7 @@
  * model equal the store's, bad input is counted and skipped, and replaying twice (or after live
  * tracking of the same session) never counts anything twice.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -20,6 +21,7 @@ import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
 import type { UsageRecord } from '../../src/core/types.js';
 import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
+import { repoWithCommits } from '../helpers/printed-commits.js';
 import { cliJson, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
@@ -35,8 +37,17 @@ afterEach(() => {
 const T0 = Date.UTC(2025, 0, 10, 9, 0, 0);
 const tokens = (input: number, output: number, reasoning = 0, read = 0, write = 0) => ({ input, output, reasoning, cache: { read, write } });
 
+/** What `git commit` printed for the commit "first" of the repository made in `project` (once per folder), made while ses_a's first call ran. */
+const printedFirst = new Map<string, string>();
+function firstCommit(project: string): string {
+  let printed = printedFirst.get(project);
+  if (printed === undefined) printedFirst.set(project, (printed = repoWithCommits(project, ['first'], [T0 + 1010]).printed[0] ?? ''));
+  return printed;
+}
+
 /** Two sessions, two agents, one folder that is gone, and every kind of bad part. */
 function fixture(project: string): FixtureSession[] {
+  const printed = firstCommit(project);
   return [
     {
       id: 'ses_a',
@@ -48,7 +59,7 @@ function fixture(project: string): FixtureSession[] {
         {
           id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(100, 20, 5, 300, 40), cost: 0.25, created: T0 + 1000,
           tools: [
-            { callId: 'c1', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "first"', output: '[main 1a2b3c4] first\n 1 file changed\n', exit: 0 },
+            { callId: 'c1', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "first"', output: printed, exit: 0 },
             { callId: 'c2', tool: 'read', status: 'error' },
             { callId: 'c3', tool: 'bash', status: 'completed', command: 'npm test', output: 'fail', exit: 1 },
           ],
@@ -80,6 +91,11 @@ function fixture(project: string): FixtureSession[] {
  * command) and that pushed: one message, two tool calls, one commit, one push.
  */
 function quietSession(project: string, at: number): FixtureSession {
+  // The commit itself, in the project's repository (the fixture's), made while the call ran.
+  fs.writeFileSync(path.join(project, 'quiet.txt'), 'quiet\n');
+  execFileSync('git', ['add', '-A'], { cwd: project });
+  const date = `@${Math.floor((at + 1010) / 1000)} +0000`;
+  execFileSync('git', ['commit', '-q', '-m', 'quiet'], { cwd: project, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
   return {
     id: 'ses_q',
     directory: project,
@@ -136,7 +152,7 @@ describe.each(LAYOUTS)('backfill from the %s layout', (_name, write) => {
     expect(build.firstAt).toBe(new Date(T0 + 1020).toISOString());
     expect(find(records, 'ses_a', 'plan')).toMatchObject({ model: 'openai/gpt', messages: 1, tokensInput: 7, tokensOutput: 3, cost: 0.5, toolCalls: 1, toolFailures: 0 });
     expect(find(records, 'ses_b', 'build')).toMatchObject({ messages: 1, toolCalls: 1, project: '/no/such/folder/anymore' });
-    expect(tracker.store.tables.commits.get([project, '1a2b3c4'])).toMatchObject({ agent: 'build', message: 'first', sessionId: 'ses_a' });
+    expect(tracker.store.tables.commits.get([project, /\[main \(root-commit\) ([0-9a-f]{7})\]/.exec(firstCommit(project))?.[1] ?? ''])).toMatchObject({ agent: 'build', message: 'first', sessionId: 'ses_a' });
     // XP as live: 3 successful non-tracker tool calls of build + commit + push; plan's one call.
     const rules = tracker.config.rules;
     expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);

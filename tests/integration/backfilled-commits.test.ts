@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { HostSession } from '../../src/core/backfill/history.js';
+import { readProjectCommits } from '../../src/core/backfill/commit-witness.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
 import { gitSignals, refreshGitSignals } from '../../src/core/outcomes/git-outcomes.js';
 import type { CommitRecord } from '../../src/core/types.js';
@@ -23,7 +24,9 @@ afterEach(() => {
 
 const T0 = Date.UTC(2025, 0, 10, 9, 0, 0);
 const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
-const repoWithCommits = (subjects: string[]) => repoIn(tempDir(), subjects);
+/** The commits are made at the times the past session's calls end (commit-witness.ts: a replayed commit must be made during its call). */
+const repoWithCommits = (subjects: string[]) => repoIn(tempDir(), subjects, subjects.map((_, i) => T0 + 2000 + i));
+const dated = (at: number) => ({ ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_DATE: `@${Math.floor(at / 1000)} +0000`, GIT_COMMITTER_DATE: `@${Math.floor(at / 1000)} +0000` });
 
 /** One past session of `build` whose bash calls made the commits, as OpenCode's store keeps it. */
 function pastSession(repo: string, printed: string[]): HostSession {
@@ -49,10 +52,10 @@ function pastSession(repo: string, printed: string[]): HostSession {
 }
 
 describe('a commit recorded by backfill under its abbreviated hash', () => {
-  it('takes the user\'s grade given by the full hash git resolves (as `agent-tracker grade HEAD 5` does)', () => {
+  it('takes the user\'s grade given by the full hash git resolves (as `agent-tracker grade HEAD 5` does)', async () => {
     const { repo, printed } = repoWithCommits(['feat: add parser']);
     tracker = tempTracker({}, repo);
-    replaySession(tracker.service, pastSession(repo, printed), repo);
+    replaySession(tracker.service, pastSession(repo, printed), repo, undefined, await readProjectCommits(repo));
     tracker.service.flush('backfill');
     const full = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
     expect([...tracker.store.tables.commits.getKeys()]).toEqual([[repo, full.slice(0, 7)]]);
@@ -66,7 +69,7 @@ describe('a commit recorded by backfill under its abbreviated hash', () => {
   it('counts as reverted when the project\'s history reverts it, as the same commit tracked live does', async () => {
     const { repo, printed } = repoWithCommits(['feat: add parser', 'feat: add lexer']);
     tracker = tempTracker({}, repo);
-    replaySession(tracker.service, pastSession(repo, printed), repo);
+    replaySession(tracker.service, pastSession(repo, printed), repo, undefined, await readProjectCommits(repo));
     tracker.service.flush('backfill');
     execFileSync('git', ['revert', '--no-edit', 'HEAD~1'], { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
 
@@ -76,13 +79,13 @@ describe('a commit recorded by backfill under its abbreviated hash', () => {
     expect(tracker.store.tables.usage.get(['ses_past', 'build', 'anthropic/claude'])).toMatchObject({ commits: 2, revertedCommits: 1 });
   });
 
-  it('made by `git revert` of its own commit is imported, and earns nothing, as the same revert tracked live', () => {
+  it('made by `git revert` of its own commit is imported, and earns nothing, as the same revert tracked live', async () => {
     const { repo, printed } = repoWithCommits(['feat: add parser']);
-    const revert = execFileSync('git', ['revert', '--no-edit', 'HEAD'], { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    const revert = execFileSync('git', ['revert', '--no-edit', 'HEAD'], { cwd: repo, encoding: 'utf8', env: dated(T0 + 5000) });
     const session = pastSession(repo, printed);
     session.messages[0]?.tools.push({ callId: 'prt_revert', tool: 'bash', status: 'completed', command: 'git revert --no-edit HEAD', output: revert, exit: 0, endedAt: T0 + 5000 });
     tracker = tempTracker({}, repo);
-    replaySession(tracker.service, session, repo);
+    replaySession(tracker.service, session, repo, undefined, await readProjectCommits(repo));
     tracker.service.flush('backfill');
 
     const reverting = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();

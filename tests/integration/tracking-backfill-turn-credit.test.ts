@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { HostMessage, HostSession } from '../../src/core/backfill/history.js';
+import { readProjectCommits } from '../../src/core/backfill/commit-witness.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
 import { EARNING_COMMITS_PER_TURN } from '../../src/core/integrity/commit-credit.js';
 import type { CommitRecord } from '../../src/core/types.js';
@@ -20,16 +21,19 @@ afterEach(() => {
   tracker = undefined;
 });
 
-const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
 const NO_TOKENS = { input: 0, output: 0, reasoning: 0, cacheRead: 0, cacheWrite: 0 };
 
 /** A repository of `count` commits, each changing its own file; what `git commit` printed for each. */
 const repoWithCommits = (count: number) => repoIn(tempDir(), Array.from({ length: count }, (_, i) => `feat: change ${i}`));
 
-/** A session of turns: each a prompt, then one answer whose bash calls made that turn's commits. */
+/**
+ * A session of turns: each a prompt, then one answer whose bash calls made that turn's commits. It
+ * starts now, after the commits were made: a call of unknown start holds a commit made before it ended.
+ */
 function sessionOfTurns(repo: string, turns: string[][]): HostSession {
   const messages: HostMessage[] = [];
-  let at = T0;
+  const start = Date.now();
+  let at = start;
   turns.forEach((printed, t) => {
     messages.push({ id: `msg_user_${t}`, role: 'user', prompt: `do part ${t}`, tokens: NO_TOKENS, cost: 0, createdAt: (at += 1000), tools: [] });
     messages.push({
@@ -44,11 +48,11 @@ function sessionOfTurns(repo: string, turns: string[][]): HostSession {
       tools: printed.map((output, i) => ({ callId: `prt_${t}_${i}`, tool: 'bash', status: 'completed', command: `git commit -m "change ${t}.${i}"`, output, exit: 0, endedAt: at - 100 + i })),
     });
   });
-  return { id: 'ses_turns', directory: repo, title: 'work in turns', createdAt: T0, updatedAt: at, messages };
+  return { id: 'ses_turns', directory: repo, title: 'work in turns', createdAt: start, updatedAt: at, messages };
 }
 
 describe('a backfilled session of several turns', () => {
-  it('earns each turn its own commits, as live tracking does', () => {
+  it('earns each turn its own commits, as live tracking does', async () => {
     const perTurn = [3, 3, 4];
     const { repo, printed } = repoWithCommits(perTurn.reduce((a, b) => a + b, 0));
     const turns: string[][] = [];
@@ -58,7 +62,7 @@ describe('a backfilled session of several turns', () => {
       next += count;
     }
     tracker = tempTracker({}, repo);
-    replaySession(tracker.service, sessionOfTurns(repo, turns), repo);
+    replaySession(tracker.service, sessionOfTurns(repo, turns), repo, undefined, await readProjectCommits(repo));
     tracker.service.flush('backfill');
 
     const expectedCredited = perTurn.reduce((sum, count) => sum + Math.min(count, EARNING_COMMITS_PER_TURN), 0);
@@ -68,11 +72,11 @@ describe('a backfilled session of several turns', () => {
     expect(tracker.store.tables.agents.get('build')).toMatchObject({ commits: expectedCredited });
   });
 
-  it('still holds one turn to the limit', () => {
+  it('still holds one turn to the limit', async () => {
     const count = EARNING_COMMITS_PER_TURN + 2;
     const { repo, printed } = repoWithCommits(count);
     tracker = tempTracker({}, repo);
-    replaySession(tracker.service, sessionOfTurns(repo, [printed]), repo);
+    replaySession(tracker.service, sessionOfTurns(repo, [printed]), repo, undefined, await readProjectCommits(repo));
     tracker.service.flush('backfill');
 
     const commits = [...tracker.store.tables.commits.getRange()].map(({ value }) => value as CommitRecord);

@@ -4,12 +4,14 @@
  * tracking, leaves every agent's XP, SP, CS and commit counts as they were. Fixture stores in
  * OpenCode's SQLite layout, a temporary LMDB.
  */
+import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { COPY_OF_RECORDED, LIVE_SPAN_SLACK_MS } from '../../src/core/backfill/replay-ledger.js';
 import { TrackingService } from '../../src/core/tracking/service.js';
 import { importHistory } from '../../src/opencode/history/import.js';
 import { writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureMessage, FixtureSession } from '../helpers/opencode-history.js';
+import { repoWithCommits } from '../helpers/printed-commits.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -29,8 +31,21 @@ const tokens = (input: number, output: number) => ({ input, output, reasoning: 0
 /** Levels far apart, so XP earned stays XP (a level-up would spend it). */
 const NO_LEVEL_UPS = { rules: { xpPerLevelFactor: 1_000_000 } };
 
+/** The project's repository (made once per folder): "first" and "second", made while ses_one's calls ran; what git printed for each. */
+const repos = new Map<string, { printed: string[]; full: string[] }>();
+function repoOf(project: string): { printed: string[]; full: string[] } {
+  let repo = repos.get(project);
+  if (!repo) {
+    const { printed } = repoWithCommits(project, ['first', 'second'], [T0 + 1010, T0 + 5010]);
+    const full = ['HEAD~1', 'HEAD'].map((ref) => execFileSync('git', ['rev-parse', ref], { cwd: project, encoding: 'utf8' }).trim());
+    repos.set(project, (repo = { printed, full }));
+  }
+  return repo;
+}
+
 /** One session of `build` with tool calls, two commits and a push; one of `plan`. */
 function original(project: string): FixtureSession[] {
+  const { printed } = repoOf(project);
   return [
     {
       id: 'ses_one', directory: project, created: T0, updated: T0 + 60_000,
@@ -41,13 +56,13 @@ function original(project: string): FixtureSession[] {
           tools: [
             { callId: 'call_1', tool: 'bash', status: 'completed', command: 'npm test', output: 'ok', exit: 0 },
             { callId: 'call_2', tool: 'edit', status: 'completed' },
-            { callId: 'call_3', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: '[main 1a2b3c4] first\n', exit: 0 },
+            { callId: 'call_3', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: printed[0], exit: 0 },
           ],
         },
         {
           id: 'msg_one_2', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(50, 10), cost: 0.125, created: T0 + 5000,
           tools: [
-            { callId: 'call_4', tool: 'bash', status: 'completed', command: 'git commit -am "second" && git push', output: '[main 5d6e7f8] second\n', exit: 0 },
+            { callId: 'call_4', tool: 'bash', status: 'completed', command: 'git commit -am "second" && git push', output: printed[1], exit: 0 },
           ],
         },
       ],
@@ -154,7 +169,7 @@ describe('a backfill of copied history', () => {
     live.noteModelRequest('ses_one', 'build', 'anthropic/claude');
     live.recordAssistantMessage('ses_one', 'msg_one_1', { agent: 'build', model: 'anthropic/claude' }, { input: 100, output: 20, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, 0.25);
     live.recordToolCall('ses_one', 'msg_one_1-p1', 'bash', true, { command: 'npm test' });
-    live.recordCommits('ses_one', [{ hash: '1a2b3c4'.padEnd(40, '0'), parents: ['f'.repeat(40)], message: 'first', files: ['a.txt'], insertions: 1, deletions: 0, timestamp: new Date(T0).toISOString() }], { eventId: 'msg_one_1-p3' });
+    live.recordCommits('ses_one', [{ hash: repoOf(project).full[0] ?? '', parents: ['f'.repeat(40)], message: 'first', files: ['a.txt'], insertions: 1, deletions: 0, timestamp: new Date(T0).toISOString() }], { eventId: 'msg_one_1-p3' });
     live.recordAssistantMessage('ses_one', 'msg_one_2', { agent: 'build', model: 'anthropic/claude' }, { input: 50, output: 10, reasoning: 0, cacheRead: 0, cacheWrite: 0 }, 0.125);
     expect(live.endTurn('ses_one').ok).toBe(true);
     const before = credit(tracker);
@@ -248,7 +263,7 @@ describe('a backfill of copied history', () => {
       id: 'ses_three', directory: project, created: T0 + 900_000, updated: T0 + 960_000,
       messages: [{
         id: 'msg_three_1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(30, 3), cost: 0.01, created: T0 + 901_000,
-        tools: [{ callId: 'call_6', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: '[main 1a2b3c4] first\n', exit: 0 }],
+        tools: [{ callId: 'call_6', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: repoOf(project).printed[0], exit: 0 }],
       }],
     };
     const summary = await backfill(tracker, [...original(project), later]);
@@ -270,7 +285,7 @@ describe('a backfill of copied history', () => {
       messages: [{
         id: 'msg_three_1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(30, 3), cost: 0.01, created: T0 + 901_000,
         tools: [
-          { callId: 'call_6', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: '[main 1a2b3c4] first\n', exit: 0 },
+          { callId: 'call_6', tool: 'bash', status: 'completed', command: 'git commit -am "first"', output: repoOf(project).printed[0], exit: 0 },
           { callId: 'call_7', tool: 'read', status: 'completed' },
         ],
       }],

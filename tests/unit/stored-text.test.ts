@@ -18,6 +18,7 @@ import { ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
 import { maskForReader, STORED_TEXT_WITHHELD, StoredTextMasker } from '../../src/opencode/guards/stored-text.js';
 import { writeJsonHistory } from '../helpers/opencode-history.js';
 import { profile, storeProfiles } from '../helpers/synthetic-history.js';
+import { repoWithCommits } from '../helpers/printed-commits.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-stored-text-');
@@ -103,7 +104,8 @@ describe('StoredTextMasker', () => {
     const { a, b } = await twoProjects();
     const dataDir = tempDir();
     const at = Date.UTC(2025, 0, 10, 9, 0, 0);
-    const summary = `[main 1a2b3c4] rotate ${A_VALUE}`;
+    // The commit is in B's repository, made while the call ran (a replayed commit git does not hold is not recorded).
+    const [summary] = repoWithCommits(b, [`rotate ${A_VALUE}`], [at + 1010]).printed;
     writeJsonHistory(dataDir, [
       {
         id: 'ses_cross',
@@ -114,7 +116,7 @@ describe('StoredTextMasker', () => {
           { id: 'msg_0', role: 'user', created: at },
           {
             id: 'msg_1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'fake-model', created: at + 1000,
-            tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'git commit -qam rotate', output: `${summary}\n 1 file changed\n`, exit: 0 }],
+            tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'git commit -qam rotate', output: summary, exit: 0 }],
           },
         ],
       },

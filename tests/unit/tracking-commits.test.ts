@@ -100,7 +100,7 @@ describe('commits and their credit', () => {
     expect(t.service.recordCommits('s1', [fresh]).map((c) => c.hash)).toEqual(['eeeeeee']);
   });
 
-  it('counts a replayed call’s commits once, those git printed no hash for included, and credits a replayed commit without a file list', () => {
+  it('counts a replayed call’s commits once, those not handed over included, and credits only the one handed over, without a file list', () => {
     t = tempTracker();
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     const replayed = { ...commit(1), files: [] };
@@ -110,17 +110,17 @@ describe('commits and their credit', () => {
     t.service.recordCommits('s1', [], { eventId: 'call_1', at: AT, count: 3 });
     t.service.flush('test');
     expect(usage('s1', 'build')?.commits).toBe(3);
-    // Three earning commits: 15 XP, the first level (10) paid, 5 left.
-    expect(t.store.tables.agents.get('build')).toMatchObject({ commits: 3, xp: 5, sp: 2 });
+    // One earning commit: 5 XP, under the first level's 10 (SP 1).
+    expect(t.store.tables.agents.get('build')).toMatchObject({ commits: 1, xp: 5, sp: 1 });
   });
 
-  it('credits commits git printed no hash for within the turn’s limit of five', () => {
+  it('credits nothing for commits of a replayed call it was not handed (git does not hold them)', () => {
     t = tempTracker();
     t.service.noteModelRequest('s1', 'build', 'fake/a');
     t.service.recordCommits('s1', [], { eventId: 'call_1', at: AT, count: 7 });
     t.service.flush('test');
     expect(usage('s1', 'build')?.commits).toBe(7);
-    expect(t.store.tables.agents.get('build')?.commits).toBe(5);
+    expect(t.store.tables.agents.get('build')).toBeUndefined();
   });
 
   it('writes no agent for commits that earn nothing, and nothing for a replayed call that made no commit', () => {

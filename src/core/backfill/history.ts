@@ -23,6 +23,8 @@ export interface HostToolCall {
   exit?: number;
   /** Epoch milliseconds the call ended (or started), when known. */
   endedAt?: number;
+  /** Epoch milliseconds the call started, kept only for a command that can make a commit (the commit must fall between the two). */
+  startedAt?: number;
 }
 
 export interface HostMessage {

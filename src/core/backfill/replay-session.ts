@@ -3,7 +3,10 @@
  * host's own ids and times: a session recorded live, backfilled before, or both, counts once.
  */
 import type { TrackingService } from '../tracking/service.js';
+import type { GitCommit } from '../../contract/host-events.js';
+import { GIT_ABBREVIATION_LENGTH } from '../tracking/commit-prefix.js';
 import { bashGitFacts } from './bash-facts.js';
+import type { CallTime, ProjectCommits, WitnessedCommit } from './commit-witness.js';
 import type { HostMessage, HostSession } from './history.js';
 
 /** The agent name the host uses for title generation: not work, not tracked (as live). */
@@ -123,11 +126,37 @@ export interface KnownCommits {
 }
 
 /**
+ * The commits of a call the project's git holds (commit-witness.ts): each printed one it holds, made
+ * during the call, and for the `unnamed` ones git printed no hash for, as many of the commits git made
+ * during the call as no one has claimed. Only these are recorded, and so only these earn; the call's
+ * other commits are counted and earn nothing. With no repository to read (`witness` undefined), none.
+ */
+function witnessed(witness: ProjectCommits | undefined, printed: readonly { hash: string; message: string }[], unnamed: number, time: CallTime, known: (hash: string) => boolean): GitCommit[] {
+  if (!witness) return [];
+  const commit = (held: WitnessedCommit, hash: string, message: string): GitCommit => ({ hash, parents: held.parents, message, files: [], insertions: 0, deletions: 0, timestamp: iso(held.committedAt) });
+  const commits: GitCommit[] = [];
+  for (const { hash, message } of printed) {
+    const held = witness.printed(hash, time);
+    if (held) commits.push(commit(held, hash, message));
+  }
+  if (unnamed <= 0) return commits;
+  const claimed = (hash: string): boolean =>
+    printed.some((named) => hash.startsWith(named.hash)) || known(hash) || known(hash.slice(0, GIT_ABBREVIATION_LENGTH));
+  for (const held of witness.madeDuring(time)) {
+    if (unnamed <= 0) break;
+    if (claimed(held.hash)) continue;
+    commits.push(commit(held, held.hash, held.subject));
+    unnamed -= 1;
+  }
+  return commits;
+}
+
+/**
  * Records `session` into the service's buffer (memory only; the caller flushes). With `record` false
  * it only counts what would be recorded (`--dry-run`). A commit `known` already holds is left out of
  * the call's commits: whichever session claims it, it was counted and credited once.
  */
-export function replaySession(service: ReplayTarget | undefined, session: HostSession, project: string, known?: KnownCommits): ReplayedSession {
+export function replaySession(service: ReplayTarget | undefined, session: HostSession, project: string, known?: KnownCommits, witness?: ProjectCommits): ReplayedSession {
   const result: ReplayedSession = { messages: 0, toolCalls: 0, commits: 0, pushes: 0, turns: 0, skipped: new Map() };
   service?.noteSession(session.id, { project, source: 'backfill', ...(session.parentId ? { parentId: session.parentId } : {}) });
   let turn: OpenTurn | undefined;
@@ -150,7 +179,8 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
       if (message.agent !== TITLE_AGENT) bump(result.skipped, SKIP_REASONS.unknownModel);
       continue;
     }
-    const at = iso(message.completedAt ?? message.createdAt);
+    const atMs = message.completedAt ?? message.createdAt;
+    const at = iso(atMs);
     service?.noteModelRequest(session.id, message.agent, message.model);
     service?.recordAssistantMessage(session.id, message.id, { agent: message.agent, model: message.model }, message.tokens, message.cost, { at });
     result.messages += 1;
@@ -195,9 +225,11 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
       const fresh = git.printed.filter((commit) => !known?.knownCommit(project, commit.hash));
       const count = git.commits - (git.printed.length - fresh.length);
       if (count > 0) {
-        const commits = fresh.map((commit) => ({ hash: commit.hash, message: commit.message, files: [], insertions: 0, deletions: 0, timestamp: callAt }));
+        const time = { ...(call.startedAt !== undefined ? { from: call.startedAt } : {}), to: call.endedAt ?? atMs };
+        const commits = witnessed(witness, fresh, git.commits - git.printed.length, time, (hash) => known?.knownCommit(project, hash) === true);
         service?.recordCommits(session.id, commits, { eventId: call.callId, at: callAt, count });
         for (const commit of fresh) known?.noteCommit(project, commit.hash);
+        for (const commit of commits) known?.noteCommit(project, commit.hash);
         result.commits += count;
       }
       if (git.pushed) {

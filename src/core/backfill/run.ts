@@ -6,6 +6,9 @@
  */
 import fs from 'node:fs';
 import type { TrackingService } from '../tracking/service.js';
+import { outputCanShowCommits } from './bash-facts.js';
+import { readProjectCommits } from './commit-witness.js';
+import type { ProjectCommits } from './commit-witness.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
 import { COPY_OF_RECORDED, ReplayLedger } from './replay-ledger.js';
 import { addsAnything, heldEvents, noAdditions, replayProbe } from './replay-probe.js';
@@ -57,6 +60,11 @@ function projectOf(session: HostSession): string {
   return session.directory;
 }
 
+/** Whether a session ran a command that can make a commit (bash-facts.ts), so its project's git is read. */
+function claimsCommits(session: HostSession): boolean {
+  return session.messages.some((message) => message.tools.some((call) => call.tool === 'bash' && outputCanShowCommits(call.command)));
+}
+
 const nextTick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What the summary counts of what was added. */
@@ -86,6 +94,7 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
     dryRun: options.dryRun === true,
   };
   const classified = new Set<string>();
+  const witnesses = new Map<string, ProjectCommits | undefined>();
   const prepared = new Set<string>();
   /** Sessions read so far (the progress counter; the summary counts only those that added something). */
   let read = 0;
@@ -133,6 +142,8 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
         prepared.add(project);
         await options.beforeProject(project);
       }
+      // The commits a session says it made are looked up in its project's git, read once per run (not in a dry run).
+      if (!options.dryRun && !witnesses.has(project) && claimsCommits(item)) witnesses.set(project, await readProjectCommits(project));
       let replayed: ReturnType<typeof replaySession>;
       if (options.dryRun) {
         const added = noAdditions();
@@ -141,7 +152,7 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
         addCounts(summary, added.counters);
       } else {
         // Whole sessions only: the buffer's own bound must not split one across two transactions.
-        replayed = service.inOneFlush(() => replaySession(service, item, project, ledger));
+        replayed = service.inOneFlush(() => replaySession(service, item, project, ledger, witnesses.get(project)));
       }
       ledger.learn(item, project);
       for (const [reason, count] of replayed.skipped) add(summary.skipped, reason, count);

@@ -2,7 +2,7 @@
  * Commits made by tracked sessions: recording new ones (each one a fact; only work earns, within the
  * turn's limit) and finding tracked commits by hash or prefix, in the buffer and the database.
  */
-import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../integrity/commit-credit.js';
+import { commitCreditDenial, revertedHash } from '../integrity/commit-credit.js';
 import { CreditedChanges } from '../integrity/credited-changes.js';
 import { pickTrackedCommit } from '../outcomes/grades.js';
 import type { AgentOp, CommitRecord } from '../types.js';
@@ -25,7 +25,8 @@ export class Commits {
   /**
    * New commits made by the session's agent. Commits already recorded are ignored. With the host's
    * call id (`event.eventId`) the call's commits count once however often it is replayed; `count`
-   * then says how many commits the call made when not all of them are known by hash.
+   * then says how many commits the call made when not all of them are in `commits`: those are
+   * counted and earn nothing (a replay hands over only the commits git holds, commit-witness.ts).
    */
   record(sessionId: string, commits: readonly GitCommit[], event: HostEvent & { count?: number } = {}): CommitRecord[] {
     const { ctx } = this;
@@ -75,11 +76,6 @@ export class Commits {
       if (!event.eventId) ctx.ledger.count(sessionId, setup, { commits: 1 }, event.at);
       turn.commits.push(commit.hash);
       recorded.push(value);
-    }
-    // Commits a replayed call made that git printed no hash for earn within the turn's limit.
-    for (let unnamed = (event.count ?? 0) - commits.length; unnamed > 0 && credit.earned < EARNING_COMMITS_PER_TURN; unnamed -= 1) {
-      earned += 1;
-      credit.earned += 1;
     }
     const ops: AgentOp[] = earned > 0 ? [{ kind: 'commits', amount: earned }, { kind: 'xp', amount: ctx.config.rules.xpPerCommit * earned }] : [];
     const made = Math.max(event.count ?? 0, commits.length);

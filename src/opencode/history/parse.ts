@@ -87,9 +87,11 @@ export function parseToolPart(data: unknown, partId?: string): HostToolCall | un
   const metadata = dict(state.metadata);
   const time = dict(state.time);
   const command = str(input.command);
-  const output = outputCanShowCommits(command) ? (str(state.output) ?? str(metadata.output)) : undefined;
+  const canCommit = outputCanShowCommits(command);
+  const output = canCommit ? (str(state.output) ?? str(metadata.output)) : undefined;
   const exit = num(metadata.exit);
   const endedAt = num(time.end) ?? num(time.start);
+  const startedAt = canCommit ? num(time.start) : undefined;
   const providerCallId = str(data.callID);
   const tool = str(data.tool) ?? '';
   const editedFile = EDITING_TOOLS.has(tool) ? str(input.filePath) : undefined;
@@ -103,6 +105,7 @@ export function parseToolPart(data: unknown, partId?: string): HostToolCall | un
     ...(output ? { output } : {}),
     ...(exit !== undefined ? { exit } : {}),
     ...(endedAt !== undefined ? { endedAt } : {}),
+    ...(startedAt !== undefined ? { startedAt } : {}),
   };
 }
 

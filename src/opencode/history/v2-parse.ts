@@ -27,9 +27,11 @@ export function parseV2Tool(messageId: string, entry: unknown): HostToolCall | u
   const time = isDict(entry.time) ? entry.time : {};
   const callId = str(entry.id);
   const command = str(input.command);
-  const output = outputCanShowCommits(command) ? (contentText(state.content) ?? str(metadata.output)) : undefined;
+  const canCommit = outputCanShowCommits(command);
+  const output = canCommit ? (contentText(state.content) ?? str(metadata.output)) : undefined;
   const exit = num(metadata.exit);
   const endedAt = num(time.completed) ?? num(time.ran) ?? num(time.created);
+  const startedAt = canCommit ? (num(time.ran) ?? num(time.created)) : undefined;
   return {
     callId: callId ? toolCallKey(messageId, callId) : '',
     tool: str(entry.name) ?? '',
@@ -38,6 +40,7 @@ export function parseV2Tool(messageId: string, entry: unknown): HostToolCall | u
     ...(output ? { output } : {}),
     ...(exit !== undefined ? { exit } : {}),
     ...(endedAt !== undefined ? { endedAt } : {}),
+    ...(startedAt !== undefined ? { startedAt } : {}),
   };
 }
 
