@@ -9,10 +9,18 @@
  * The environment variable BENCH_PROMPT_EVERY=N (default: none) puts a user's prompt (a message with
  * one text part) before every Nth assistant message, so the store holds turns: each replayed turn is
  * counted and journalled (its entry indexed for prior-art). Without it a session has no turn at all.
+ * BENCH_REPOS_DIR=DIR (optional) puts each project in a real git repository DIR/pN holding every commit
+ * the sessions print, made at the time of the call that printed it (`git fast-import`): a backfill
+ * records and credits only commits the project's git holds (src/core/backfill/commit-witness.ts).
+ * Without it the projects are folders that do not exist, and their commits are counted, not recorded.
  *   BUN_BE_BUN=1 opencode bench/opencode-store-gen.mjs DB SESSIONS [OUTPUT_BYTES]
  * Not a benchmark itself (the runner only picks up `*.bench.mjs`).
  */
 import { Database } from 'bun:sqlite';
+import { Buffer } from 'node:buffer';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const [databasePath, sessionsArg, outputBytesArg] = process.argv.slice(2);
 const SESSIONS = Number(sessionsArg);
@@ -24,6 +32,30 @@ const PROMPT_EVERY = Number(process.env.BENCH_PROMPT_EVERY ?? 0);
 const PROMPT_WORDS = ['fix', 'the', 'flaky', 'widget', 'test', 'add', 'retry', 'to', 'http', 'client', 'parser', 'cache', 'docs', 'refactor', 'login', 'form', 'timeout', 'error', 'message', 'api'];
 const PROJECTS = 20;
 const T0 = Date.UTC(2025, 0, 1);
+/** Every tenth answer's bash call commits. */
+const commits = (m) => m % 10 === 9;
+const REPOS = process.env.BENCH_REPOS_DIR;
+const folder = (p) => (REPOS ? path.join(REPOS, `p${p}`) : `/projects/p${p}`);
+/** When answer `m` of session `s` starts (whole seconds: git keeps a commit's time in seconds). */
+const answerAt = (s, m) => T0 + s * 3_600_000 + m * 10_000;
+
+/** The seven characters git prints of each commit, by `s/m`, once the repositories are made (BENCH_REPOS_DIR). */
+const printed = new Map();
+if (REPOS) {
+  for (let p = 0; p < PROJECTS; p += 1) {
+    const repo = folder(p);
+    fs.mkdirSync(repo, { recursive: true });
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+    const made = [];
+    for (let s = p; s < SESSIONS; s += PROJECTS) for (let m = 0; m < MESSAGES_PER_SESSION; m += 1) if (commits(m)) made.push({ key: `${s}/${m}`, message: `change ${m}`, at: answerAt(s, m) });
+    const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+    const stream = made.map(({ key, message, at }, i) => `commit refs/heads/main\nmark :${i + 1}\ncommitter Agent <agent@example.test> ${at / 1000} +0000\n${data(message)}M 100644 inline ${key.replace('/', '-')}.txt\n${data(`${key}\n`)}`).join('');
+    const marks = path.join(repo, '.git', 'marks');
+    execFileSync('git', ['fast-import', '--quiet', `--export-marks=${marks}`], { cwd: repo, input: Buffer.from(stream), maxBuffer: 64 * 1024 * 1024 });
+    const byMark = new Map(fs.readFileSync(marks, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split(' ')));
+    made.forEach(({ key }, i) => printed.set(key, (byMark.get(`:${i + 1}`) ?? '').slice(0, 7)));
+  }
+}
 
 const db = new Database(databasePath);
 db.exec('PRAGMA journal_mode = WAL');
@@ -33,16 +65,16 @@ const insertMessage = db.prepare('INSERT INTO message (id, session_id, time_crea
 const insertPart = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?,?)');
 
 db.transaction(() => {
-  for (let p = 0; p < PROJECTS; p += 1) insertProject.run(`prj${p}`, `/projects/p${p}`, T0, T0, '[]');
+  for (let p = 0; p < PROJECTS; p += 1) insertProject.run(`prj${p}`, folder(p), T0, T0, '[]');
 })();
 const writeSession = db.transaction((s) => {
   const id = `ses_${String(s).padStart(6, '0')}`;
-  const start = T0 + s * 3_600_000;
-  const directory = `/projects/p${s % PROJECTS}`;
+  const start = answerAt(s, 0);
+  const directory = folder(s % PROJECTS);
   insertSession.run(id, `prj${s % PROJECTS}`, null, `slug-${s}`, directory, `session ${s}`, '1.18.33', start, start + MESSAGES_PER_SESSION * 10_000);
   for (let m = 0; m < MESSAGES_PER_SESSION; m += 1) {
     const messageId = `msg_${String(s).padStart(6, '0')}_${String(m).padStart(3, '0')}`;
-    const at = start + m * 10_000;
+    const at = answerAt(s, m);
     if (PROMPT_EVERY > 0 && m % PROMPT_EVERY === 0) {
       // The user's message a millisecond before the answer it opens: the readers order a session's messages by time.
       const userId = `usr_${String(s).padStart(6, '0')}_${String(m).padStart(3, '0')}`;
@@ -57,8 +89,9 @@ const writeSession = db.transaction((s) => {
       modelID: m % 2 ? 'claude-sonnet-4-5' : 'gpt-5', providerID: m % 2 ? 'anthropic' : 'openai', time: { created: at, completed: at + 4000 }, finish: 'tool-calls',
     };
     insertMessage.run(messageId, id, at, at + 4000, JSON.stringify(data));
-    const command = m % 10 === 9 ? `git add -A && git commit -m "change ${m}"` : `ls -la src/${m}`;
-    const output = m % 10 === 9 ? `[main ${(s * 100 + m).toString(16).padStart(7, '0')}] change ${m}\n 1 file changed` : plainOutput;
+    const command = commits(m) ? `git add -A && git commit -m "change ${m}"` : `ls -la src/${m}`;
+    const hash = printed.get(`${s}/${m}`) ?? (s * 100 + m).toString(16).padStart(7, '0');
+    const output = commits(m) ? `[main ${hash}] change ${m}\n 1 file changed` : plainOutput;
     const parts = [
       { type: 'step-start', snapshot: '4b825dc642cb6eb9a060e54bf8d69288fbee4904' },
       { type: 'tool', tool: 'bash', callID: `call_${s}_${m}`, state: { status: 'completed', input: { command, description: 'run' }, output, metadata: { output, exit: m % 7 === 6 ? 1 : 0, truncated: false }, title: command, time: { start: at + 100, end: at + 900 } } },

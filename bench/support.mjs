@@ -64,7 +64,8 @@ export function sandboxEnv(root) {
 /**
  * OpenCode's data folder in a sandbox under `root`, holding `sessions` generated sessions in the tables
  * the real `opencode` binary made (bench/opencode-store-gen.mjs, run under the Bun inside that binary);
- * `outputBytes` sizes the outputs of the calls that make no commit (default: 40 bytes).
+ * `outputBytes` sizes the outputs of the calls that make no commit (default: 40 bytes). Each project is a
+ * git repository under `root/projects` holding the commits its sessions print (BENCH_REPOS_DIR).
  */
 export function buildOpenCodeStore(root, sessions, timeoutMs, outputBytes) {
   const opencode = path.join(ROOT, 'node_modules', '.bin', 'opencode');
@@ -73,6 +74,8 @@ export function buildOpenCodeStore(root, sessions, timeoutMs, outputBytes) {
   execFileSync(opencode, ['session', 'list'], { env, cwd: root, stdio: 'ignore', timeout: timeoutMs });
   const database = path.join(env.XDG_DATA_HOME, 'opencode', 'opencode.db');
   if (!fs.existsSync(database)) throw new Error(`opencode did not make ${database}`);
-  execFileSync(opencode, [path.join(ROOT, 'bench', 'opencode-store-gen.mjs'), database, String(sessions), ...(outputBytes === undefined ? [] : [String(outputBytes)])], { env: { ...env, BUN_BE_BUN: '1' }, stdio: 'ignore', timeout: timeoutMs });
+  // Each project a real repository holding the commits its sessions print, as on a user's machine.
+  const repos = path.join(root, 'projects');
+  execFileSync(opencode, [path.join(ROOT, 'bench', 'opencode-store-gen.mjs'), database, String(sessions), ...(outputBytes === undefined ? [] : [String(outputBytes)])], { env: { ...env, BUN_BE_BUN: '1', BENCH_REPOS_DIR: repos }, stdio: 'ignore', timeout: timeoutMs });
   return { env, database };
 }
