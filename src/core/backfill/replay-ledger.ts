@@ -20,6 +20,8 @@ import type { KnownCommits } from './replay-session.js';
 
 /** The reason counted in the summary for a session left out as a copy. */
 export const COPY_OF_RECORDED = 'copy of a recorded session (same message ids, or the same setup at the same times)';
+/** The reason counted for a session an import brought: its counters are held, its host event ids are not. */
+export const IMPORTED_WHOLE = 'recorded already, brought by an import (its counts are held without the event ids a replay compares)';
 /** How far outside a live session's recorded span its messages may fall: the tracker records a moment after the host. */
 export const LIVE_SPAN_SLACK_MS = 5000;
 const MESSAGE_EVENT_PREFIX = 'message:';
@@ -135,6 +137,17 @@ export class ReplayLedger implements KnownCommits {
     const spanHeld = ({ setup, first, last }: ExactSpanKey): boolean => held.exactSpans.has(setup, first, last) || this.learned.exactSpans.has(setup, first, last);
     if (this.exactSpanKeys(session, project).some(spanHeld)) return true;
     return messages.every((message) => inside(held.liveSpans.get(setupKey(project, message.agent, message.model)), message.completedAt ?? message.createdAt));
+  }
+
+  /**
+   * Whether the store holds `sessionId`'s usage but none of its host events: an import of an export
+   * (which carries counters, not event ids) brought it. Replaying it would add every event again, so
+   * it is held whole.
+   */
+  heldWithoutEvents(sessionId: string): boolean {
+    if (!this.knowsSession(sessionId)) return false;
+    for (const key of this.store.tables.events.getKeys({ start: [sessionId, ''], limit: 1 })) return key[0] !== sessionId;
+    return true;
   }
 
   /** Adds a replayed session to what later sessions of the same run are compared with. */

@@ -10,7 +10,7 @@ import { outputCanShowCommits } from './bash-facts.js';
 import { readProjectCommits } from './commit-witness.js';
 import type { ProjectCommits } from './commit-witness.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
-import { COPY_OF_RECORDED, ReplayLedger } from './replay-ledger.js';
+import { COPY_OF_RECORDED, IMPORTED_WHOLE, ReplayLedger } from './replay-ledger.js';
 import { addsAnything, heldEvents, noAdditions, replayProbe } from './replay-probe.js';
 import type { ReplayAdditions } from './replay-probe.js';
 import { replaySession } from './replay-session.js';
@@ -136,6 +136,10 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
       // Replayed history earns nothing a recorded session already earned (src/core/backfill/replay-ledger.ts).
       if (ledger.isCopy(item, project)) {
         add(summary.skipped, COPY_OF_RECORDED);
+        continue;
+      }
+      if (ledger.heldWithoutEvents(item.id)) {
+        add(summary.skipped, IMPORTED_WHOLE);
         continue;
       }
       if (options.beforeProject && !options.dryRun && !prepared.has(project)) {
