@@ -603,6 +603,10 @@ describe('the answer in words', () => {
     ['a clear pick', {}, /^clear \(\d+% likely the best\)$/],
     ['a close call on thin evidence', { confidence: 'close call' as const, probabilityBest: 0.554, thinEvidence: true }, /^close call \(55% likely the best, thin evidence: only 60 commits\)$/],
     ['a tie', { tie: true, confidence: 'close call' as const, probabilityBest: 0.5 }, /^a tie with m\/b: either would do \(50% likely the best\)$/],
+    // Just under the 80% line "likely" starts at: the figure beside "close call" must not read 80%.
+    ['a close call just under the likely line', { confidence: 'close call' as const, probabilityBest: 0.797 }, /^close call \(79% likely the best\)$/],
+    ['a likely pick just under the clear line', { confidence: 'likely' as const, probabilityBest: 0.9496 }, /^likely \(94% likely the best\)$/],
+    ['a clear pick near certainty', { confidence: 'clear' as const, probabilityBest: 0.996 }, /^clear \(99% likely the best\)$/],
     ['the only model', { runnerUp: null }, /^only model used in this role, so nothing to compare it with$/],
     ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, so nothing to compare it with, thin evidence: only 60 commits$/],
   ])('confidence of %s', (_name, overrides, expected) => {

@@ -43,13 +43,21 @@ export function describeScore(setup: ScoredSetup): string {
   return `score ${setup.score.toFixed(1)} (80%: ${setup.interval[0].toFixed(1)}-${setup.interval[1].toFixed(1)}), ${describeWork(setup)}`;
 }
 
+/**
+ * The chance shown in words, in whole percent rounded DOWN: the labels start at exact lines (80% likely,
+ * 95% clear), so 0.797 must read 79% beside "close call", never 80%, and no pick reads "100% likely".
+ */
+function percentLikely(probability: number): number {
+  return Math.floor(probability * 100 + 1e-9);
+}
+
 /** "clear (94% likely the best)", or "only model used in this role" when there is nothing to compare. */
 export function describeConfidence(role: RoleRecommendation): string {
   const own = role.pick.n > 0 ? role.pick.n : role.pick.sessions;
   const unit = role.pick.n > 0 ? 'commit' : 'session';
   const note = role.thinEvidence ? `, thin evidence: ${fewOf(own, unit)}` : '';
   if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
-  const chance = `${Math.round(role.probabilityBest * 100)}% likely the best`;
+  const chance = `${percentLikely(role.probabilityBest)}% likely the best`;
   if (!role.comparable) return `not comparable yet with ${role.runnerUp.model}: they never did the same kind of task (${chance}${note})`;
   if (role.tie) return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;
   return `${role.confidence} (${chance}${note})`;
