@@ -8,7 +8,7 @@ import type { ScoringRules } from '../rules.js';
 import { pairDeltas, pairedSelfGrade, pairKey } from './grade-pairs.js';
 import type { AgentRecord, CounterDeltas, CounterName, RetrospectiveEntry, UsageCounters, UsageRecord, UserGradeRecord } from '../types.js';
 import type { Mutation, SessionKey, UsageMutation, StateMutation } from './mutations.js';
-import { addUsage, replayDelta } from './replay.js';
+import { addCounters, addUsage, replayDelta } from './replay.js';
 import type { Tables, WritableTables, WrittenDocument } from './tables.js';
 
 /** The put option that writes a record only when its key is absent (lmdb's MDB_NOOVERWRITE). */
@@ -130,7 +130,7 @@ function applyOne(run: BatchRun, mutation: Mutation): void {
       applyAgentOps(run, mutation);
       break;
     case 'usage':
-      addSessionCounters(run, mutation.key, mutation.init, mutation.counters, mutation.lastAt);
+      addSessionCounters(run, mutation.key, mutation.init, mutation.counters, mutation.lastAt, mutation.judgement === true);
       break;
     case 'events':
       applyReplay(run, mutation);
@@ -191,7 +191,8 @@ function countPair(run: BatchRun, grade: UserGradeRecord, replaced?: number): vo
   const self = pairedSelfGrade(run.tables, grade);
   if (self === undefined) return;
   const init = { sessionId: grade.sessionId, source: 'live' as const, agent: grade.agent, model: grade.model, project: grade.project, firstAt: grade.timestamp };
-  addSessionCounters(run, pairKey(grade), init, pairDeltas(self, grade.grade, replaced), grade.timestamp);
+  // A judgement of the commit's session: counted there without moving its time span.
+  addSessionCounters(run, pairKey(grade), init, pairDeltas(self, grade.grade, replaced), grade.timestamp, true);
 }
 
 function applyReplay(run: BatchRun, mutation: Extract<Mutation, { table: 'events' }>): void {
@@ -225,7 +226,7 @@ function findFreshEventSessions(tables: Tables, mutations: readonly Mutation[], 
   }
 }
 
-function addSessionCounters(run: BatchRun, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string): void {
+function addSessionCounters(run: BatchRun, key: [string, string, string], init: Omit<UsageRecord, CounterName | 'lastAt'>, counters: CounterDeltas, lastAt: string, judgement = false): void {
   // Called once per replayed event: a joined key is cheaper than JSON (no part holds a NUL).
   const id = key.join('\u0000');
   let entry = run.cache.usage.get(id);
@@ -234,5 +235,7 @@ function addSessionCounters(run: BatchRun, key: [string, string, string], init: 
     entry = { key, record: stored ?? newUsageRecord(init, lastAt), created: stored === undefined };
     run.cache.usage.set(id, entry);
   }
-  addUsage(entry.record, counters, lastAt);
+  // A judgement of a recorded session adds its counters and keeps the session's span.
+  if (judgement && !entry.created) addCounters(entry.record, counters);
+  else addUsage(entry.record, counters, lastAt);
 }

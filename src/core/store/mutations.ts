@@ -65,7 +65,11 @@ export interface ReplayMutation {
 export type Mutation =
   | ReplayMutation
   | { table: 'agents'; key: AgentKey; ops: AgentMutationOp[] }
-  | { table: 'usage'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string }
+  /**
+   * Counters added to a session's usage record. `judgement`: they judge the session's past work (a grade, a
+   * revert or follow-up fix git shows later, a bug traced to one of its commits) and leave its time span as it is.
+   */
+  | { table: 'usage'; key: SessionKey; init: SessionInit; counters: CounterDeltas; lastAt: string; judgement?: true }
   | { table: 'commits'; key: CommitKey; value: CommitRecord }
   | { table: 'gradeEvents'; key: JournalKey; value: GradeEvent }
   | { table: 'activities'; key: JournalKey; value: ActivityEntry }

@@ -36,13 +36,18 @@ export function replayDelta(held: CounterDeltas | undefined, reported: CounterDe
   return { delta, totals, changed };
 }
 
-/** Adds counter deltas to a usage record and widens its time span to include `at`. */
-export function addUsage(record: UsageRecord, counters: CounterDeltas, at: string): void {
+/** Adds counter deltas to a usage record, leaving its time span as it is. */
+export function addCounters(record: UsageRecord, counters: CounterDeltas): void {
   // for-in rather than Object.entries: called once per replayed event, it allocates nothing.
   for (const name in counters) {
     const counter = name as CounterName;
     record[counter] = (record[counter] ?? 0) + (counters[counter] ?? 0);
   }
+}
+
+/** Adds counter deltas to a usage record and widens its time span to include `at`. */
+export function addUsage(record: UsageRecord, counters: CounterDeltas, at: string): void {
+  addCounters(record, counters);
   if (at > record.lastAt) record.lastAt = at;
   if (at < record.firstAt) record.firstAt = at;
 }

@@ -52,7 +52,9 @@ export class BugReports {
     if (verdict.verified) {
       ctx.buffer.addAgentOp(agent, { kind: 'bug' });
       this.agents.forgetHalt(agent);
-      if (where) ctx.ledger.count(where.id, where.setup, { bugs: 1 });
+      // Traced to a commit, the bug judges that commit's session; otherwise it is counted in the reporting session.
+      if (where && commit?.agent === agent) ctx.ledger.judge(where.id, where.setup, { bugs: 1 });
+      else if (where) ctx.ledger.count(where.id, where.setup, { bugs: 1 });
     }
     const task = verdict.verified
       ? `${BUG_REPORT_ENTRY.verified.task}${description}`

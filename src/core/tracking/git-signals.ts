@@ -17,7 +17,7 @@ export function gitSignalCache(ctx: TrackingContext, project: string): GitSignal
 /** Counts reverted / followed-up commits on the usage records of the setups that made them, with the cache, in one flush. */
 export function recordGitSignals(ctx: TrackingContext, project: string, signals: readonly CommitSignal[], cache: GitSignalCache): void {
   for (const { commit, revertedCommits, followUpFixCommits } of signals) {
-    ctx.ledger.count(commit.sessionId, { agent: commit.agent, model: commit.model, project: commit.project }, { revertedCommits, followUpFixCommits });
+    ctx.ledger.judge(commit.sessionId, { agent: commit.agent, model: commit.model, project: commit.project }, { revertedCommits, followUpFixCommits });
   }
   ctx.buffer.put({ table: 'meta', key: gitSignalCacheKey(project), value: cache });
   ctx.flusher.afterRecord();

@@ -117,7 +117,7 @@ export class Grading {
     if (credited) {
       // The pair with the user's grade, if any, is counted by the write (grade-pairs.ts); 0 says the record's pairs are counted.
       const counters: CounterDeltas = { selfGradedCommits: 1, selfGradeSum: agentGrade, pairedGradedCommits: 0, csDelta: after.cs - before.cs };
-      ctx.ledger.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
+      ctx.ledger.judge(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, counters);
     }
     ctx.flusher.afterRecord();
     return { ...draft, score_before: before.cs, score_after: after.cs, ...(credited ? {} : { noCredit: made.noCredit }) };
@@ -164,7 +164,7 @@ export class Grading {
       key: ctx.journal.key(made.agent, record.timestamp),
       value: { agent: made.agent, commit: made.hash, project: made.project, source: 'user', provenance: 'user', grade, timestamp: record.timestamp },
     });
-    ctx.ledger.count(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, {
+    ctx.ledger.judge(made.sessionId, { agent: made.agent, model: made.model, project: made.project }, {
       userGradedCommits: previous ? 0 : 1,
       userGradeSum: grade - (previous?.grade ?? 0),
       pairedGradedCommits: 0,

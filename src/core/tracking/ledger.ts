@@ -40,6 +40,17 @@ export class Ledger {
   }
 
   /**
+   * Adds counters that judge a session's past work (a grade, git's later word on a commit, a bug traced to a
+   * commit): counted on its usage record without moving the session's time span, so "when did it run" and
+   * "is it running" stay the host's answer, not the time of the judgement.
+   */
+  judge(sessionId: string, setup: SessionSetup, counters: CounterDeltas): void {
+    const key: SessionKey = [sessionId, setup.agent, setup.model];
+    const at = this.now().toISOString();
+    this.buffer.addCounters(key, this.sessionInit(sessionId, setup, at), counters, at, true);
+  }
+
+  /**
    * Buffers a host event with its totals: counted once per [session, event id], whoever reports it.
    * Its agent ops and journal entry are written with it only when the store does not hold it yet.
    */

@@ -47,18 +47,24 @@ export class WriteBuffer {
     this.pending.set(key, { table: 'agents', key: agent, ops: [op.kind === 'xp' || op.kind === 'commits' ? { ...op } : op] });
   }
 
-  addCounters(key: SessionKey, init: SessionInit, counters: CounterDeltas, at: string): void {
+  /** Adds counters to a session's usage record; a `judgement` (see Mutation) does not move its time span. */
+  addCounters(key: SessionKey, init: SessionInit, counters: CounterDeltas, at: string, judgement = false): void {
     const id = bufferKey('usage', key);
     const existing = this.pending.get(id);
     if (existing?.table === 'usage') {
       for (const [name, delta] of Object.entries(counters) as [CounterName, number][]) {
         existing.counters[name] = (existing.counters[name] ?? 0) + delta;
       }
-      if (at > existing.lastAt) existing.lastAt = at;
+      if (judgement) return;
+      // The session's own activity sets the span, also over a judgement buffered before it.
+      if (existing.judgement) {
+        delete existing.judgement;
+        existing.lastAt = at;
+      } else if (at > existing.lastAt) existing.lastAt = at;
       return;
     }
     this.touch();
-    this.pending.set(id, { table: 'usage', key, init, counters: { ...counters }, lastAt: at });
+    this.pending.set(id, { table: 'usage', key, init, counters: { ...counters }, lastAt: at, ...(judgement ? { judgement: true as const } : {}) });
   }
 
   /**
