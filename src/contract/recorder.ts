@@ -22,7 +22,8 @@ export interface Recorder {
   /** A shell command and its exit code (test runs are recognised from it), with the host's id of the call when known. */
   recordShellCommand(sessionId: string, command: string, exitCode: number | undefined, event?: HostEvent): void;
   /** A slash command run in the session. */
-  recordCommand(sessionId: string, event?: HostEvent): void;
+  /** A slash command run in the session (`command`: its name, so the tracker's own earns nothing). */
+  recordCommand(sessionId: string, event?: HostEvent & { command?: string }): void;
   /** New commits made by the session's agent; returns the ones recorded. */
   recordCommits(sessionId: string, commits: readonly GitCommit[], event?: HostEvent & { count?: number }): CommitRecord[];
   /** A git push that succeeded; flushes unless `deferFlush`. */

@@ -18,6 +18,11 @@ export function asBusEvent(value: unknown): BusEvent | undefined {
   return isDict(value.properties) ? (value as unknown as BusEvent) : { type: value.type, properties: {} };
 }
 
+/** `command.executed`: the name of the slash command that ran. */
+export function commandNameOf(event: BusEvent): string | undefined {
+  return str(event.properties.name);
+}
+
 /** The session an event is about: `properties.sessionID` or `properties.info.id` for session events. */
 export function sessionIdOf(event: BusEvent): string | undefined {
   const info = event.properties.info;

@@ -10,7 +10,7 @@ import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { storeOpening } from '../core/store/access.js';
 import type { StoreAccess } from '../core/store/access.js';
-import { asBusEvent, assistantUsage, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
+import { asBusEvent, assistantUsage, commandNameOf, sessionIdOf, sessionInfo, toolPartOf } from './events.js';
 import { revertPoint } from './outcome-events.js';
 import { EDITING_TOOLS } from './editing-tools.js';
 import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
@@ -296,7 +296,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         }
         case 'command.executed': {
           const sessionId = sessionIdOf(event);
-          if (sessionId) service.recordCommand(sessionId);
+          const command = commandNameOf(event);
+          if (sessionId) service.recordCommand(sessionId, command === undefined ? {} : { command });
           break;
         }
         case 'message.removed': {

@@ -7,6 +7,14 @@ import { InputError } from '../validation.js';
 /** The name of the provisioned slash command. */
 export const GRADE_COMMAND_NAME = 'grade';
 
+/**
+ * Whether a slash command is the tracker's own: the user's `/grade` judges the agent, so it is not the
+ * agent's use of a command and earns it nothing (as the tracker's own tools earn nothing).
+ */
+export function isTrackerCommand(name: string): boolean {
+  return name.trim().replace(/^\//, '') === GRADE_COMMAND_NAME;
+}
+
 /** A word that is a commit hash: 7 to 64 hex digits with at least one digit (so "deadbeef" notes need a hash first). */
 const HASH_WORD = /^(?=[0-9a-f]*[0-9])[0-9a-f]{7,64}$/i;
 

@@ -4,6 +4,7 @@
  * configures the tracker.
  */
 import { isNoOpCommand } from '../integrity/tool-credit.js';
+import { isTrackerCommand } from '../outcomes/grade-command.js';
 import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes/test-runs.js';
 import type { TestState } from '../outcomes/test-runs.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
@@ -44,9 +45,13 @@ export class ToolCalls {
     ctx.flusher.afterRecord();
   }
 
-  /** A slash command run in the session; with the host's message id it counts once however often it is replayed. */
-  recordCommand(sessionId: string, event: HostEvent = {}): void {
+  /**
+   * A slash command run in the session; with the host's message id it counts once however often it is
+   * replayed. The tracker's own command (the user's `/grade`) is not counted and earns nothing.
+   */
+  recordCommand(sessionId: string, event: HostEvent & { command?: string } = {}): void {
     const { ctx } = this;
+    if (event.command !== undefined && isTrackerCommand(event.command)) return;
     const setup = ctx.sessions.setupOf(sessionId);
     if (event.eventId) {
       ctx.ledger.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerCommand }], { at: event.at });
