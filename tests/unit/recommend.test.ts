@@ -606,6 +606,10 @@ describe('the answer in words', () => {
     // Just under the 80% line "likely" starts at: the figure beside "close call" must not read 80%.
     ['a close call just under the likely line', { confidence: 'close call' as const, probabilityBest: 0.797 }, /^close call \(79% likely the best\)$/],
     ['a likely pick just under the clear line', { confidence: 'likely' as const, probabilityBest: 0.9496 }, /^likely \(94% likely the best\)$/],
+    // Equal scores where one side has no work on projects like this one: not "either would do".
+    ['a tie with a setup unseen on projects like this one', { tie: true, confidence: 'close call' as const, probabilityBest: 0.5, runnerUp: { ...clearRole().runnerUp!, similarity: 0 } }, /^no clear difference from m\/b yet, but m\/b has no work on projects like this one to show \(50% likely the best\)$/],
+    ['a tie picked from a setup unseen on projects like this one', { tie: true, confidence: 'close call' as const, probabilityBest: 0.5, pick: { ...clearRole().pick, similarity: 0 } }, /^no clear difference from m\/b yet, but m\/a has no work on projects like this one to show \(50% likely the best\)$/],
+    ['a tie of two setups unseen here while a third has work here', { tie: true, confidence: 'close call' as const, probabilityBest: 0.5, pick: { ...clearRole().pick, similarity: 0 }, runnerUp: { ...clearRole().runnerUp!, similarity: 0 }, alternatives: [{ ...clearRole().pick, model: 'm/c' }] }, /^no clear difference from m\/b yet, but m\/a has no work on projects like this one to show \(50% likely the best\)$/],
     ['a clear pick near certainty', { confidence: 'clear' as const, probabilityBest: 0.996 }, /^clear \(99% likely the best\)$/],
     ['the only model', { runnerUp: null }, /^only model used in this role, so nothing to compare it with$/],
     ['the only model, thin', { runnerUp: null, thinEvidence: true }, /^only model used in this role, so nothing to compare it with, thin evidence: only 60 commits$/],

@@ -59,7 +59,16 @@ export function describeConfidence(role: RoleRecommendation): string {
   if (role.runnerUp === null) return `only model used in this role, so nothing to compare it with${note}`;
   const chance = `${percentLikely(role.probabilityBest)}% likely the best`;
   if (!role.comparable) return `not comparable yet with ${role.runnerUp.model}: they never did the same kind of task (${chance}${note})`;
-  if (role.tie) return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;
+  if (role.tie) {
+    // Equal scores say nothing about a setup that has no work on projects like this one: its score is the
+    // role's average, not its record here. Only when both have such work (or neither) would either do.
+    const seen = (setup: ScoredSetup): boolean => setup.similarity > 0;
+    const unseen = !seen(role.pick) && [role.runnerUp, ...role.alternatives].some(seen) ? role.pick : seen(role.pick) && !seen(role.runnerUp) ? role.runnerUp : undefined;
+    if (unseen) {
+      return `no clear difference from ${role.runnerUp.model} yet, but ${unseen.model} has no work on projects like this one to show (${chance}${note})`;
+    }
+    return `a tie with ${role.runnerUp.model}: either would do (${chance}${note})`;
+  }
   return `${role.confidence} (${chance}${note})`;
 }
 
