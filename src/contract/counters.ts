@@ -65,6 +65,17 @@ export const TOKEN_COUNTER_NAMES = ['tokensInput', 'tokensOutput', 'tokensReason
 /** Counters that are sums (of grades, CS or money), not counts: they may be negative or fractional. */
 const SUM_COUNTERS: ReadonlySet<CounterName> = new Set<CounterName>(['gradeSum', 'csDelta', 'cost', 'userGradeSum', 'selfGradeSum', 'reportedGradeSum', 'pairedGradeGapSum']);
 
+/**
+ * Counters that judge a session's work after the host ran it (grades, CS, bugs charged to it, git's later
+ * word on its commits, the user's undo): the rest count what the host's own history shows, which a
+ * backfill replays from OpenCode's store.
+ */
+export const JUDGEMENT_COUNTER_NAMES: readonly CounterName[] = [
+  'bugs', 'gradedCommits', 'gradeSum', 'csDelta', 'userGradedCommits', 'userGradeSum', 'selfGradedCommits', 'selfGradeSum',
+  'reportedGradedCommits', 'reportedGradeSum', 'pairedGradedCommits', 'pairedGradeGapSum', 'pairedGradeGapSquares',
+  'undoneTurns', 'revertedCommits', 'followUpFixCommits',
+];
+
 /** The counters that count things: whole numbers of 0 or more. */
 export const WHOLE_COUNTER_NAMES: readonly CounterName[] = [...WORK_COUNTER_NAMES, ...OUTCOME_COUNTER_NAMES].filter((name) => !SUM_COUNTERS.has(name));
 

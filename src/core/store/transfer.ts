@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { importValueProblem } from '../integrity/import-checks.js';
 import { ImportRoom } from './import-room.js';
 import { ImportSheets } from './import-sheets.js';
+import { mergeSessionRecord } from './import-usage.js';
 import { boundedRegularFileText, checkBoundedRegularFile } from '../fs/read-bounded.js';
 import { DEFAULT_RULES, isGrade } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
@@ -23,7 +24,7 @@ import { recountGradePairs } from './grade-pairs.js';
 import { migrateGradeProvenance } from '../outcomes/legacy-grades.js';
 import { provenanceOf } from '../outcomes/grades.js';
 import { NO_CREDIT_REASONS } from '../types.js';
-import type { AgentRecord, MigrationRecord, UserActionProvenance } from '../types.js';
+import type { AgentRecord, MigrationRecord, UsageRecord, UserActionProvenance } from '../types.js';
 import { InputError } from '../validation.js';
 import type { HistoryTable, MergeRecord, Store, Table } from './store.js';
 import { tableNamed } from './tables.js';
@@ -625,6 +626,8 @@ export function importExportFrom(
     const merged = store.mergeAbsent(mergeRecordsOf(file.lines(), version), undefined, {
       observe: (record, added) => sheets.noteMerged(record, added, t),
       resolve: (record, stored) => {
+        // A session live on one side and backfilled on the other: its work once, the live side's judgements.
+        if (record.table === 'sessions') return mergeSessionRecord(stored as UsageRecord, record.value as UsageRecord);
         if (record.table !== 'agents') return undefined;
         const held = stored as AgentRecord;
         const pooled = sheets.pooled(held, record.value as AgentRecord, scoring);
