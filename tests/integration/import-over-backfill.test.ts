@@ -51,8 +51,9 @@ function history(project: string): FixtureSession {
   };
 }
 
+/** Ten XP a tool call: the backfilled sheet levels up to SP 2 on the session's calls, so it is the one that "came furthest". */
 function tracker(project: string): TempTracker {
-  const made = tempTracker({}, project);
+  const made = tempTracker({ rules: { xpPerToolCall: 10 } }, project);
   trackers.push(made);
   return made;
 }
@@ -78,6 +79,7 @@ describe('an export of live tracking imported over a backfill of the same sessio
     await trackLive(createHooks({ service: live.service, logger: recordingLogger(live.logged), directory: live.dir, ownTools: new Set() }), session);
     live.service.recordCommits('ses_both', [{ hash: HASH, parents: ['f'.repeat(40)], message: 'feat: cart', files: ['cart.ts'], insertions: 2, deletions: 0, timestamp: new Date(T0 + 1500).toISOString() }], { eventId: 'commit_1' });
     live.service.gradeAsUser({ project, commit: HASH, grade: -1, via: 'cli' });
+    live.service.reportBug({ agent: 'build', commit: HASH, sessionId: 'ses_both', project, description: 'the cart drops items' });
     expect(live.service.flush('test').ok).toBe(true);
 
     const backfilled = tracker(project);
@@ -88,14 +90,21 @@ describe('an export of live tracking imported over a backfill of the same sessio
       source.close();
     }
 
+    // Live: 2 calls that passed (20 XP) level the sheet to SP 2, the bug takes it back to SP 1. Backfilled: SP 2, no bug.
+    expect([live.store.tables.agents.get('build')?.sp, backfilled.store.tables.agents.get('build')?.sp]).toEqual([1, 2]);
     importExport(backfilled.store, exportText(live), 'laptop.ndjson');
     // Counted by hand from the fixture: 2 answers, 1,500 input tokens, $0.375, 3 tool calls (1 failing); the user's -1.
-    const expected = { messages: 2, tokensInput: 1500, tokensOutput: 300, cost: 0.375, toolCalls: 3, toolFailures: 1, userGradedCommits: 1, userGradeSum: -1 };
+    const expected = { messages: 2, tokensInput: 1500, tokensOutput: 300, cost: 0.375, toolCalls: 3, toolFailures: 1, userGradedCommits: 1, userGradeSum: -1, bugs: 1 };
     expect(usageOf(backfilled)).toMatchObject(expected);
     expect(usageOf(live)).toMatchObject(expected);
+    // The pooled sheet counts the live side's grade and bug too: CS 60 - 1 (the user's -1), one bug (SP 2 - 1).
+    const sheet = backfilled.store.tables.agents.get('build');
+    expect([sheet?.cs, sheet?.bugs, sheet?.sp]).toEqual([60 - 1, 1, 1]);
     // The other way round: the backfilled database's export into the live one changes nothing of the session.
     const before = usageOf(live);
+    const sheetBefore = live.store.tables.agents.get('build');
     importExport(live.store, exportText(backfilled), 'desktop.ndjson');
     expect(usageOf(live)).toEqual(before);
+    expect([live.store.tables.agents.get('build')?.cs, live.store.tables.agents.get('build')?.bugs]).toEqual([sheetBefore?.cs, sheetBefore?.bugs]);
   });
 });

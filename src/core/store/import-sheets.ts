@@ -8,6 +8,7 @@
  * merge writes or leaves, and `pooled` for each agent sheet (the merge hands agent records last).
  */
 import { poolSheets } from '../pooled-sheet.js';
+import { mergeSessionRecord } from './import-usage.js';
 import type { SheetSide, SheetWork } from '../pooled-sheet.js';
 import type { ScoringRules } from '../rules.js';
 import type { AgentRecord, CommitRecord, UsageRecord } from '../types.js';
@@ -131,6 +132,12 @@ export class ImportSheets {
     if (this.addedKeys.has(key)) return;
     const stored = record.table === 'sessions' || record.table === 'commits' ? tableNamed(tables, record.table).get(record.key as never) : undefined;
     addWork(this.held.get(agent) as SheetWork, record.table, stored, -1);
+    // A session live in the file and backfilled here: the grades and bugs only the live side holds are the file's own work.
+    const merged = record.table === 'sessions' && stored !== undefined ? mergeSessionRecord(stored as UsageRecord, record.value as UsageRecord) : undefined;
+    if (merged) {
+      const before = stored as UsageRecord;
+      addWork(this.added.get(agent) as SheetWork, 'sessions', { bugs: (merged.bugs ?? 0) - (before.bugs ?? 0), csDelta: (merged.csDelta ?? 0) - (before.csDelta ?? 0) });
+    }
   }
 
   /**
