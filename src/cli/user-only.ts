@@ -10,7 +10,7 @@
  *   service.recordUserAction({ agent, project, summary, provenance });
  * `repair` opens no readable store to record in, so it only refuses: `refuseUnderAgent('repair')`.
  */
-import { agentSigns, isSuspectUserAction, sessionRunning, terminalVia } from '../core/integrity/user-only.js';
+import { agentSigns, isSuspectUserAction, RUNNING_SESSION_WINDOW_MS, sessionRunning, terminalVia } from '../core/integrity/user-only.js';
 import type { ProcessFacts } from '../core/integrity/user-only.js';
 import { isOpencodeProcess, readAncestry, sessionProvenanceSigns } from '../core/integrity/provenance.js';
 import type { SessionSpan } from '../core/integrity/provenance.js';
@@ -48,6 +48,15 @@ export function trackedSessionRunning(store: Store, project: string, now: Date =
   return trackedSessionSpans(store).some((span) => span.project === project && sessionRunning(span.lastAt, now));
 }
 
+/** The last record time of the most recent tracked session of `project` still counted as running at `now`. */
+function latestRunning(spans: readonly TrackedSpan[], project: string, now: Date): string | undefined {
+  let latest: string | undefined;
+  for (const span of spans) {
+    if (span.project === project && sessionRunning(span.lastAt, now) && (latest === undefined || span.lastAt > latest)) latest = span.lastAt;
+  }
+  return latest;
+}
+
 export interface UserOnlyOptions {
   store: Store;
   project: string;
@@ -75,7 +84,12 @@ export function confirmUserOnly(action: string, options: UserOnlyOptions): UserA
   const via = terminalVia(facts);
   const now = options.now ?? new Date();
   const spans = trackedSessionSpans(options.store);
-  const running = via === 'terminal-no-tty' && spans.some((span) => span.project === options.project && sessionRunning(span.lastAt, now));
-  const signs = facts.ancestry ? sessionProvenanceSigns(facts.ancestry, spans) : [];
+  const latest = via === 'terminal-no-tty' ? latestRunning(spans, options.project, now) : undefined;
+  const running = latest !== undefined;
+  // Why it is suspect is kept with it, so `review` and the revive's reply can say it.
+  const signs = [
+    ...(running ? [`made without a terminal within ${RUNNING_SESSION_WINDOW_MS / 60_000} minutes of a tracked session of this project, whose last record was at ${latest}`] : []),
+    ...(facts.ancestry ? sessionProvenanceSigns(facts.ancestry, spans) : []),
+  ];
   return { action, via, suspect: isSuspectUserAction(via, running) || signs.length > 0, ...(signs.length > 0 ? { signs } : {}) };
 }

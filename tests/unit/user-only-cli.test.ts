@@ -34,7 +34,16 @@ describe('confirmUserOnly', () => {
   ])('%s', (_name, hasTty, project, expected) => {
     const { store } = withRunningSession();
     const provenance = confirmUserOnly('import', { store, project, facts: { env: {}, hasTty, opencodeAncestor: false } });
-    expect(provenance).toEqual({ action: 'import', ...expected });
+    const { signs, ...rest } = provenance;
+    expect(rest).toEqual({ action: 'import', ...expected });
+    expect(signs === undefined).toBe(!expected.suspect);
+  });
+
+  it('keeps why it is suspect: no terminal, and when the running session of the project last recorded work', () => {
+    const { store } = withRunningSession();
+    const lastAt = store.tables.usage.get(['s1', 'build', 'fake/model'])?.lastAt;
+    const provenance = confirmUserOnly('revive', { store, project: PROJECT, facts: { env: {}, hasTty: false, opencodeAncestor: false } });
+    expect(provenance.signs).toEqual([`made without a terminal within 15 minutes of a tracked session of this project, whose last record was at ${lastAt}`]);
   });
 });
 
@@ -48,5 +57,15 @@ describe('suspect user-only actions', () => {
     expect(found).toEqual([expect.objectContaining({ action: 'revive', agent: 'build', project: PROJECT })]);
     expect(formatSuspectUserActions(found)).toMatch(/^Suspect user-only actions \(1\)[^\n]*\n[^\n]*agent-tracker review[^\n]*\n {2}[0-9a-f]{8} {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d {2}revive build$/);
     expect(formatSuspectUserActions([])).toBe('');
+  });
+
+  it('says on each line why the record is suspect, when it knows', () => {
+    const tracker = withRunningSession();
+    const signs = ['made without a terminal within 15 minutes of a tracked session of this project, whose last record was at 2026-11-20T10:00:00.000Z'];
+    tracker.service.recordUserAction({ agent: 'build', project: PROJECT, summary: 'User graded build', provenance: { action: 'grade', via: 'terminal-no-tty', suspect: true, signs } });
+    tracker.service.flush('test');
+    const found = suspectUserActions(tracker.store);
+    expect(found).toEqual([expect.objectContaining({ action: 'grade', signs })]);
+    expect(formatSuspectUserActions(found).split('\n')[2]).toMatch(new RegExp(`^ {2}[0-9a-f]{8} {2}\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d {2}grade build: ${signs[0]?.replace(/[()]/g, '\\$&')}$`));
   });
 });

@@ -21,6 +21,8 @@ interface ReviveResult {
   revived: boolean;
   /** The suspect record's id: the halt stays until `agent-tracker review --confirm ID`. */
   heldForReview?: string;
+  /** Why the revive was held (its provenance's signs). */
+  signs?: string[];
 }
 
 export async function run(args: string[], output: Output): Promise<void> {
@@ -41,7 +43,7 @@ export async function run(args: string[], output: Output): Promise<void> {
         const key = service.recordUserAction({ agent: status.id, project, summary: heldReviveSummary(status.id, provenance.via), provenance });
         const outcome = service.flush('user action');
         if (!outcome.ok) throw outcome.error;
-        return { status, revived: false, heldForReview: suspectId('activities', key) };
+        return { status, revived: false, heldForReview: suspectId('activities', key), ...(provenance.signs ? { signs: provenance.signs } : {}) };
       }
       const result = service.revive(positionals[0]);
       if (result.revived) {
@@ -61,7 +63,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     return;
   }
   const headline = result.heldForReview
-    ? `${result.status.id} stays halted: this revive came the way an agent's would , so it is recorded as suspect ${result.heldForReview}. ` +
+    ? `${result.status.id} stays halted: this revive came the way an agent's would${result.signs ? ` (${result.signs.join('; ')})` : ''}, so it is recorded as suspect ${result.heldForReview}. ` +
       `If you made it, run "agent-tracker review --confirm ${result.heldForReview}" in a terminal outside OpenCode.`
     : result.revived
       ? `${result.status.id} is revived: SP ${result.status.sp}, XP and CS kept.`

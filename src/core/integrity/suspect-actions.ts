@@ -117,7 +117,7 @@ export function reviewSuspectAction(store: StoreAccess, id: string, review: Susp
 /** One line per suspect action for the terminal, or '' when there are none. */
 export function formatSuspectUserActions(actions: readonly SuspectUserAction[]): string {
   if (actions.length === 0) return '';
-  const lines = actions.map((a) => `  ${a.id}  ${a.at.slice(0, 19)}  ${a.action}${a.agent && a.agent !== 'unknown' ? ` ${a.agent}` : ''}`);
+  const lines = actions.map((a) => `  ${a.id}  ${a.at.slice(0, 19)}  ${a.action}${a.agent && a.agent !== 'unknown' ? ` ${a.agent}` : ''}${a.signs && a.signs.length > 0 ? `: ${a.signs.join('; ')}` : ''}`);
   return [
     `Suspect user-only actions (${actions.length}): made without a terminal while an agent session of the project was running, or by a process an agent session started.`,
     'Check you made them yourself, then settle each with "agent-tracker review" (confirmed ones stop warning):',
