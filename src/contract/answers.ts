@@ -305,14 +305,19 @@ export interface PatternMatch {
   /** Who gave `grade`, when known; anything but 'user' is shown as self-graded. */
   gradedBy?: GradeProvenance;
   /**
-   * Set on an activity judged by something other than a grade of its own: a bug report it records
-   * (a mistake, no grade), or the user's grades of its session's commits (`grade` is the lowest of them).
+   * Set on an entry judged by something other than a grade of its own: a bug report it records
+   * (a mistake, no grade), the user's grades of its session's commits (`grade` is the lowest of them),
+   * or a revert of the commit (of a commit of its session) in git (a mistake, no grade).
    */
   judgedBy?: PriorArtJudgedBy;
 }
 
-/** What judged an activity in prior art: the bug report it records, or the user's grades of its session's commits. */
-export type PriorArtJudgedBy = 'reported-bug' | 'session-commits';
+/**
+ * What judged an entry in prior art other than a grade of its own: the bug report it records, the user's
+ * grades of its session's commits, or git (`reverted`: a commit a later revert names, or an activity of a
+ * session with such a commit, that nobody graded; a mistake, no grade).
+ */
+export type PriorArtJudgedBy = 'reported-bug' | 'session-commits' | 'reverted';
 
 /** Prior art in three categories, each ranked best first. */
 export interface PriorArtResult {

@@ -143,7 +143,11 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
           ...(args.max === undefined ? {} : { maxResults: args.max }),
         };
         return priorArtAnswer(store, query, path.resolve(args.project ?? process.cwd()));
-      }, currentIndex);
+      }, async (config) => {
+        // Work reverted since the last look is a mistake, not a pattern: git's word first, as the CLI does.
+        await freshSignals()(config);
+        await currentIndex(config);
+      });
     },
   );
 

@@ -171,3 +171,27 @@ describe('prior art and commits that earned nothing', () => {
     expect(result.mistakes).toEqual([]);
   });
 });
+
+describe('prior art judges work git shows reverted', () => {
+  it('lists an ungraded commit reverted later, its turn and its self-praise under mistakes, never as positive patterns', () => {
+    const tracked = tracker();
+    const [wishlist] = turn(tracked, 's1', 'Add a wishlist for saved items', [commitOf('feat: wishlist for saved items')]);
+    tracked.service.gradeCommit({ sessionId: 's1', agent: 'build', project: PROJECT, commit: wishlist as string, agentGrade: 5, task: 'wishlist for saved items', agentNote: 'perfect' });
+    const [kept] = turn(tracked, 's2', 'Add a wishlist export', [commitOf('feat: wishlist export')]);
+    // The user reverted the first commit in a terminal; the CLI's refresh records git's word on it.
+    const commit = tracked.service.trackedCommits(PROJECT).find((record) => record.hash === wishlist);
+    tracked.service.recordGitSignals(PROJECT, [{ commit: commit as never, revertedCommits: 1, followUpFixCommits: 0 }], {
+      head: 'f'.repeat(40),
+      counted: { [wishlist as string]: { reverted: true, followUpFix: false }, [kept as string]: { reverted: false, followUpFix: false } },
+    });
+    const result = search(tracked, 'wishlist for saved items');
+    expect(summary(result.positivePatterns)).toEqual([['activity', 'Add a wishlist export', undefined, undefined], ['commit', 'feat: wishlist export', undefined, undefined]]);
+    expect(summary(result.mistakes).sort()).toEqual([
+      ['activity', 'Add a wishlist for saved items', undefined, 'reverted'],
+      ['retrospective', 'wishlist for saved items', undefined, 'reverted'],
+    ]);
+    const text = formatPriorArt(result);
+    expect(text).toContain('- activity of a session with a commit reverted later (ungraded); agent build');
+    expect(text).toContain('- retrospective of a commit reverted later (its self-grade outweighed); agent build');
+  });
+});

@@ -10,6 +10,7 @@ import { rebuildStaleTermIndex, termIndexIsCurrent } from '../../core/search/rei
 import { validatePriorArtQuery } from '../../core/search/service.js';
 import { InputError } from '../../core/validation.js';
 import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import { refreshProjectGitSignals } from '../git-signals.js';
 import type { Output } from '../context.js';
 import { reindexProgress } from '../reindex-progress.js';
 
@@ -39,6 +40,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   }
   const project = path.resolve(values.project ?? process.cwd());
   const config = loadConfig(values.db);
+  // Work reverted since the last look is a mistake, not a pattern: git's word on tracked commits first (as report does).
+  await refreshProjectGitSignals(config);
   // Once after an upgrade changed the search rules, a short write (the rebuild); otherwise only reads.
   if (!(await withStore(config, termIndexIsCurrent, 'read'))) await withStore(config, (store) => rebuildStaleTermIndex(store, reindexProgress(output)));
   const result = await withStore(config, async (store) => {

@@ -19,6 +19,10 @@ const NONE_FOUND = '_None found._';
  */
 function gradeText(match: PatternMatch): string {
   if (match.judgedBy === 'reported-bug') return `reported bug (${match.source})`;
+  if (match.judgedBy === 'reverted') {
+    if (match.source === 'commit') return 'commit reverted later (ungraded)';
+    return match.source === 'retrospective' ? 'retrospective of a commit reverted later (its self-grade outweighed)' : `${match.source} of a session with a commit reverted later (ungraded)`;
+  }
   if (match.grade === undefined) return `ungraded ${match.source}`;
   const grade = `${GRADE_LABELS[match.grade]} (${match.grade})`;
   if (match.judgedBy === 'session-commits') {

@@ -25,7 +25,7 @@ function labelled(parts: [string, string][]): string {
 
 /** A match's grade fields from its judgement: none when nobody graded it; a reported bug says so instead of a grade. */
 function gradeOf(judgement: Judgement): Pick<PatternMatch, 'grade' | 'gradedBy' | 'judgedBy'> {
-  if (judgement.judgedBy === 'reported-bug') return { judgedBy: judgement.judgedBy };
+  if (judgement.judgedBy === 'reported-bug' || judgement.judgedBy === 'reverted') return { judgedBy: judgement.judgedBy };
   if (judgement.grade === undefined || judgement.gradedBy === undefined) return {};
   return judgement.judgedBy === undefined
     ? { grade: judgement.grade, gradedBy: judgement.gradedBy }
