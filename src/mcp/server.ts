@@ -107,13 +107,16 @@ export function createTrackerMcpServer(options: McpServerOptions): McpServer {
     'recommend',
     {
       description: 'The agent x model setup to use on a project, ranked from the recorded history, as `agent-tracker recommend --json`.',
-      inputSchema: { project },
+      inputSchema: {
+        project,
+        prefer: z.enum(['quality', 'balanced', 'cheap']).optional().describe('Trade outcome against cost per accepted commit, as `recommend --prefer`; default balanced'),
+      },
       annotations: { readOnlyHint: true },
     },
     (args) =>
       answer(db, async (store) => {
         const { recommendAnswer } = await import('../core/answers/recommend.js');
-        return recommendAnswer(store, { project: path.resolve(args.project ?? process.cwd()) });
+        return recommendAnswer(store, { project: path.resolve(args.project ?? process.cwd()), ...(args.prefer ? { prefer: args.prefer } : {}) });
       }, freshSignals()),
   );
 

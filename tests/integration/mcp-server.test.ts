@@ -80,6 +80,8 @@ describe('agent-tracker mcp (stdio, SDK client)', () => {
       ['report', { project }, ['report', '--project', project]],
       ['report', { by: 'model' }, ['report', '--by', 'model']],
       ['recommend', { project }, ['recommend', '--project', project]],
+      // The cost preference, as the CLI and the OpenCode tool take it.
+      ['recommend', { project, prefer: 'cheap' }, ['recommend', '--project', project, '--prefer', 'cheap']],
       ['status', {}, ['status']],
       ['status', { agent: 'build' }, ['status', 'build']],
       ['prior_art', { task: 'commit work', project, max: 3 }, ['prior-art', 'commit work', '--project', project, '--max', '3']],
@@ -123,6 +125,7 @@ describe('agent-tracker mcp (stdio, SDK client)', () => {
       ['report', { since: 'yesterday-ish' }],
       ['status', { agent: 'nobody' }],
       ['recommend', { project: path.join(sandbox.root, 'missing') }],
+      ['recommend', { project, prefer: 'fast' }],
     ];
     for (const [tool, args] of bad) {
       const result = await callTool(tool, args);
