@@ -62,8 +62,8 @@ export const GROUPS = {
     skip: ['/stored-(form|text|usage|events)\\.test\\.ts$', '/tests/integration/'],
   },
   credit: {
-    mutate: ['src/core/integrity/commit-credit.ts', 'src/core/integrity/commit-content.ts', 'src/core/integrity/credited-changes.ts', 'src/core/backfill/replay-ledger.ts'],
-    tests: ['integrity', 'commit-content-credit', 'backfill-replay-credit'],
+    mutate: ['src/core/integrity/commit-credit.ts', 'src/core/integrity/commit-content.ts', 'src/core/integrity/credited-changes.ts', 'src/core/backfill/replay-ledger.ts', 'src/core/backfill/commit-witness.ts'],
+    tests: ['integrity', 'commit-content-credit', 'backfill-replay-credit', 'commit-witness', 'backfill-commit-witness', 'backfilled-commits'],
   },
   answers: { mutate: ['src/core/answers/*.ts', 'src/core/report/report.ts', 'src/core/report/periods.ts'], tests: ['answers', 'report', 'transfer-roundtrip', 'prior-art'] },
 };
