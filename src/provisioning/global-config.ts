@@ -24,8 +24,14 @@ export function openGlobalConfig(context: ProvisionContext): EditableConfig {
   return { file, text, config };
 }
 
-/** Writes the edited text back (backup first, atomic); no edit writes nothing, not even a new file. */
+/** Writes the edited text back (backup first, atomic); no edit writes nothing, not even a new file, and an edit that does not parse is refused. */
 export function saveGlobalConfig(context: ProvisionContext, editable: EditableConfig, text: string): boolean {
   if (text === editable.text) return false;
+  // An edit that broke the file would stop OpenCode from starting: keep the file as it was instead.
+  try {
+    parseJsonc(text, editable.file);
+  } catch (error) {
+    throw new Error(`${(error as Error).message} once edited, so it was left untouched; edit it by hand, then run "agent-tracker setup".`);
+  }
   return writeText(context, editable.file, text);
 }

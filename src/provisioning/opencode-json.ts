@@ -129,6 +129,10 @@ export function formattingOf(text: string): FormattingOptions {
  */
 export function editJsonc(text: string, jsonPath: JSONPath, value: unknown, insertAt?: number): string {
   const intoArray = insertAt !== undefined && typeof jsonPath[jsonPath.length - 1] === 'number';
+  if (value === undefined) {
+    const removed = withoutLastArrayElement(text, jsonPath);
+    if (removed !== undefined) return removed;
+  }
   const { applyEdits, modify } = jsoncParser();
   const edits = modify(text, jsonPath, value, {
     // A removal is exact as it is; formatting it would re-indent the neighbouring entries too.
@@ -136,6 +140,24 @@ export function editJsonc(text: string, jsonPath: JSONPath, value: unknown, inse
     ...(insertAt === undefined ? {} : { isArrayInsertion: intoArray, getInsertionIndex: () => insertAt }),
   });
   return applyEdits(text, edits);
+}
+
+/**
+ * The text without the array element at `jsonPath` when it is the last of several, else undefined.
+ * jsonc-parser 3.3.1 removes such an element one character short (`["a", "b"]` becomes `["a""]`, its
+ * issue #108): here it goes from the end of the element before it to its own end, separator included.
+ */
+function withoutLastArrayElement(text: string, jsonPath: JSONPath): string | undefined {
+  const index = jsonPath[jsonPath.length - 1];
+  if (typeof index !== 'number') return undefined;
+  const { findNodeAtLocation, parseTree } = jsoncParser();
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const array = tree && findNodeAtLocation(tree, jsonPath.slice(0, -1));
+  const elements = array?.type === 'array' ? (array.children ?? []) : [];
+  const element = elements[index];
+  const previous = elements[index - 1];
+  if (!element || !previous || index !== elements.length - 1) return undefined;
+  return text.slice(0, previous.offset + previous.length) + text.slice(element.offset + element.length);
 }
 
 /** Whether a parsed value is a plain JSON object. */

@@ -77,6 +77,27 @@ describe('registering the plugin', () => {
     expect(fs.readFileSync(backup as string, 'utf8')).toBe(ODD_CONFIG);
   });
 
+  it.each([
+    ['two names on one line', '{ "plugin": ["opencode-agent-tracker", "opencode-agent-tracker@0.0.9"] }', [PLUGIN_SPEC]],
+    ['the older copy last, with options', '{ "plugin": ["opencode-wakatime", "opencode-agent-tracker", ["opencode-agent-tracker@0.0.9", { "haltBlocksTools": false }]] }', ['opencode-wakatime', [PLUGIN_SPEC, { haltBlocksTools: false }]]],
+    ['the copy with options first', '{"plugin":[["opencode-agent-tracker",{"a":1}],"opencode-agent-tracker@0.0.9"]}', [[PLUGIN_SPEC, { a: 1 }]]],
+    ['three copies', '{ "plugin": ["opencode-agent-tracker@0.0.8", "x", "opencode-agent-tracker@0.0.9", "opencode-agent-tracker"] }', [PLUGIN_SPEC, 'x']],
+  ])('folds copies written on one line into one entry and leaves a file that parses (%s)', (_name, text, plugins) => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, text);
+    expect(registerPlugin(createContext(dir)).status).toBe('changed');
+    expect(parse(file).plugin).toEqual(plugins);
+  });
+
+  it('folds copies in OpenCode 2\'s "plugins" written on one line and leaves a file that parses', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, '{ "plugins": [{ "package": "opencode-agent-tracker" }, { "package": "opencode-agent-tracker@0.0.9" }] }');
+    registerPlugin(createContext(dir));
+    expect(parseJsonc(fs.readFileSync(file, 'utf8'), file)).toEqual({ plugins: [{ package: PLUGIN_SPEC }] });
+  });
+
   it('treats a file:// entry pointing at a source checkout of this package as an old copy', () => {
     const dir = configFolder();
     const checkout = path.join(path.dirname(path.dirname(dir)), 'work', 'tracker-checkout');
