@@ -145,9 +145,23 @@ function writePlanned(folder: string, planned: readonly PlannedFile[]): void {
   }
 }
 
-/** Installs or replaces the plugin folder from the package at `root`. */
+/** Whether two paths name the same folder once links are resolved (false when either is missing). */
+function sameFolder(a: string, b: string): boolean {
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/** Installs or replaces the plugin folder from the package at `root`; the folder itself as `root` is left as it is. */
 export function installPluginFolder(context: ProvisionContext, root: string): StepResult {
   const folder = path.join(context.configDir, PLUGIN_FOLDER);
+  // The copy running this setup is the folder itself: its package.json lists no dependencies, so a
+  // plan made from it would leave out the node_modules the plugin and this very run load from.
+  if (sameFolder(root, folder)) {
+    return { step: 'plugin-folder', status: 'unchanged', messages: [`plugin folder ${folder} is the copy this setup runs from; left as it is`] };
+  }
   const planned = planPluginFolder(root);
   if (folderMatches(folder, planned)) {
     return { step: 'plugin-folder', status: 'unchanged', messages: [`plugin folder ${folder} is up to date`] };

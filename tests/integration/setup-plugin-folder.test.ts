@@ -119,6 +119,19 @@ describe('the plugin folder', () => {
     expect(fs.readdirSync(path.join(configDir, 'plugins'))).toEqual(['agent-tracker']);
   });
 
+  it('stays whole when the setup of the provisioned copy itself runs (its CLI works afterwards)', () => {
+    const before = treeHash(folder);
+    const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') };
+    const cli = path.join(folder, 'dist', 'cli', 'main.js');
+    const setup = spawnSync(process.execPath, [cli, 'setup', '--json'], { cwd: home, env, encoding: 'utf8', timeout: 60_000 });
+    expect({ code: setup.status, stderr: setup.stderr }).toEqual({ code: 0, stderr: '' });
+    const steps = (JSON.parse(setup.stdout) as { steps: { step: string; status: string }[] }).steps;
+    expect(steps.find((step) => step.step === 'plugin-folder')?.status).toBe('unchanged');
+    expect(treeHash(folder)).toEqual(before);
+    const status = spawnSync(process.execPath, [cli, 'status', '--json', '--db', path.join(home, 'sheet.lmdb')], { cwd: home, env, encoding: 'utf8', timeout: 60_000 });
+    expect({ code: status.status, stderr: status.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
   it('in a dry run reports the replacement and writes nothing', () => {
     fs.writeFileSync(path.join(folder, 'dist', 'stray.js'), 'export {};\n');
     const before = treeHash(folder);
