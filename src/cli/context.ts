@@ -9,6 +9,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { opencodeConfigDir, resolveSessionConfig } from '../core/config.js';
 import type { TrackerConfig } from '../core/config.js';
 import { neutralizeControls } from '../core/report/terminal-text.js';
+import { isDatabaseFile } from '../core/store/database-files.js';
 import type { Store } from '../core/store/store.js';
 import { pinnedPluginOptions } from '../opencode/option-trust.js';
 import { readPluginOptions } from '../provisioning/opencode-json.js';
@@ -115,6 +116,13 @@ export type StoreAccess = 'read' | 'update' | 'write';
 /** The one line a reader prints when its path holds no database: it creates nothing there. */
 export function noDatabaseMessage(databasePath: string): string {
   return `no agent-tracker database at ${databasePath}: nothing is recorded there yet. Check --db (or AGENT_TRACKER_DB_PATH), or import OpenCode's past sessions with "agent-tracker backfill"`;
+}
+
+/** Refuses a file the CLI would write for the user (an export, a page) when it is the database's own file. */
+export function refuseDatabaseFile(target: string, databasePath: string, example: string): void {
+  if (isDatabaseFile(target, databasePath)) {
+    throw new CliError(`refusing to write ${target}: it is a file of the agent-tracker database ${databasePath}, which this would replace; choose another name, such as ${example}`);
+  }
 }
 
 /**

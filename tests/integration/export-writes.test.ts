@@ -115,6 +115,24 @@ describe('export writes', () => {
     expect(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('refuses to write over the database it reads or lmdb\'s lock file, in one line, and the database keeps every record', () => {
+    const db = tracker.config.databasePath;
+    const before = runCli(sandbox, ['export', '--db', db]);
+    expect(before.code).toBe(0);
+    for (const target of [db, `${db}-lock`, path.relative(sandbox.root, db)]) {
+      for (const args of [['export', target], ['report', '--html', target]]) {
+        const result = runCli(sandbox, [...args, '--db', db]);
+        expect({ code: result.code, lines: result.stderr.trimEnd().split('\n').length }).toEqual({ code: 1, lines: 1 });
+        expect(result.stderr).toMatch(/refusing to write .*: it is a file of the agent-tracker database .*; choose another name/);
+      }
+    }
+    const after = runCli(sandbox, ['export', '--db', db]);
+    expect(after.code).toBe(0);
+    expect(withoutHeader(after.stdout)).toBe(withoutHeader(before.stdout));
+    // A name beside it that only begins like it is an ordinary file.
+    expect(runCli(sandbox, ['export', `${db}.ndjson`, '--db', db]).code).toBe(0);
+  });
+
   // Checked without writing: on a build without the check, a CLI run against /dev/full as root replaces the device node.
   it('takes a device node (/dev/full, /dev/null) for what it is: not a file to replace', () => {
     for (const device of ['/dev/full', '/dev/null']) {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { plural } from '../../core/report/numbers.js';
 import { exportRecords } from '../../core/store/transfer.js';
-import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import { CliError, loadConfig, parseCommandArgs, refuseDatabaseFile, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { openAtomic, UnsafeWriteError } from '../../core/fs/atomic-write.js';
 import { writeAllSync } from '../../core/fs/write-all.js';
@@ -46,6 +46,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     return;
   }
   if (!fs.existsSync(path.dirname(target))) throw new CliError(`cannot write ${target}: its folder does not exist`);
+  refuseDatabaseFile(target, config.databasePath, 'agent-tracker-export.ndjson');
   let file;
   try {
     // A temporary sibling renamed over the target: anything but a regular file there is refused.

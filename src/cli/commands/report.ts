@@ -15,7 +15,7 @@ import { projectsWithMovedSignals, writeGitSignals } from '../git-signals.js';
 import { parseGrouping, parsePeriod, parseSince, parseTimeZone } from '../report-args.js';
 import type { Recommendation } from '../../core/report/recommend.js';
 import { InputError } from '../../core/validation.js';
-import { CliError, loadConfig, parseCommandArgs, withStore } from '../context.js';
+import { CliError, loadConfig, parseCommandArgs, refuseDatabaseFile, withStore } from '../context.js';
 import type { Output } from '../context.js';
 import { writeFileAtomic } from '../../core/fs/atomic-write.js';
 import { formatSuspectUserActions } from '../../core/integrity/suspect-actions.js';
@@ -85,6 +85,7 @@ export async function run(args: string[], output: Output): Promise<void> {
   if (htmlFile !== undefined && !fs.existsSync(path.dirname(htmlFile))) throw new CliError(`cannot write ${htmlFile}: its folder does not exist`);
 
   const config = loadConfig(values.db);
+  if (htmlFile !== undefined) refuseDatabaseFile(htmlFile, config.databasePath, 'agent-tracker-report.html');
   const answerFrom = async (store: Store): Promise<{ answer: ReportAnswer; page: string | undefined }> => {
     const history = reportHistory(store, request);
     const prices = await reportPrices(history);
