@@ -105,4 +105,24 @@ describe('repair refills from OpenCode history', () => {
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^repair \(dry run: nothing written\) of /);
   });
+
+  it.each([
+    ['a folder', (target: string) => {
+      fs.mkdirSync(path.join(target, 'notes'), { recursive: true });
+      fs.writeFileSync(path.join(target, 'notes', 'keep.txt'), 'keep me\n');
+    }, /is a folder, not an agent-tracker database/],
+    ['a text file (an opencode.json)', (target: string) => fs.writeFileSync(target, '{ "theme": "opencode" }\n'), /holds text, not an agent-tracker database/],
+  ])('refuses to put a database in place of %s given as --db, dry run included, and leaves it as it was', (_name, plant, why) => {
+    sandbox = makeSandbox('agent-tracker-repair-refill-');
+    const target = path.join(sandbox.root, 'not-a-database');
+    plant(target);
+    const before = fs.readdirSync(sandbox.root, { recursive: true }).map(String).sort();
+    for (const args of [['repair', '--dry-run'], ['repair']]) {
+      const result = runCli(sandbox, [...args, '--db', target]);
+      expect({ code: result.code, lines: result.stderr.trimEnd().split('\n').length }).toEqual({ code: 1, lines: 1 });
+      expect(result.stderr).toMatch(why);
+      expect(result.stderr).toMatch(/nothing was changed/);
+    }
+    expect(fs.readdirSync(sandbox.root, { recursive: true }).map(String).sort()).toEqual(before);
+  });
 });

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import type { Key } from 'lmdb';
 import type { SalvagedTable, TableSalvage } from './salvage.js';
 import { SALVAGED_TABLES, salvageFile } from './salvage.js';
+import { lmdbFileProblem } from './lmdb-file-check.js';
 import { snapshotsOf } from './snapshot.js';
 import { Store } from './store.js';
 import type { DocumentIndexer, HistoryTable, MergeRecord } from './store.js';
@@ -84,6 +85,29 @@ function stampOf(date: Date): string {
   return date.toISOString().replace(/[-:.]/g, '');
 }
 
+/** How much of a file's start is looked at to tell text from a database page. */
+const TEXT_PROBE_BYTES = 4096;
+
+/**
+ * Why the thing at `database` was never a database, so that repair must not put one in its place (a
+ * wrong --db: a folder, or a text file such as a config): undefined for anything that may be one,
+ * however damaged. An lmdb file begins with its first page's number, 0, so its first bytes are NUL.
+ */
+function notADatabase(database: string): string | undefined {
+  const stat = fs.statSync(database);
+  if (stat.isDirectory()) return 'is a folder, not an agent-tracker database';
+  if (!stat.isFile()) return 'is not a regular file, so not an agent-tracker database';
+  if (stat.size === 0 || lmdbFileProblem(database) === undefined) return undefined;
+  const head = Buffer.alloc(Math.min(stat.size, TEXT_PROBE_BYTES));
+  const fd = fs.openSync(database, 'r');
+  try {
+    fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return head.includes(0) ? undefined : 'holds text, not an agent-tracker database';
+}
+
 function moveIfExists(from: string, to: string): void {
   if (fs.existsSync(from)) fs.renameSync(from, to);
 }
@@ -96,6 +120,8 @@ export async function repairDatabase(options: RepairOptions): Promise<RepairRepo
   const database = options.path;
   const now = options.now ?? new Date();
   if (!fs.existsSync(database)) throw new Error(`there is no database at ${database}: nothing to repair`);
+  const foreign = notADatabase(database);
+  if (foreign) throw new Error(`${database} ${foreign}: nothing was changed. Check the path (--db, AGENT_TRACKER_DB_PATH or the "databasePath" option)`);
   // Read even when the header is bad: the children may crash, this process never does.
   const damagedTables = salvageFile(database);
   const snapshot = newestGoodSnapshot(database);
