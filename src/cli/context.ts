@@ -130,7 +130,7 @@ export function refuseDatabaseFile(target: string, databasePath: string, example
  * it was last verified: a damaged file never crashes the CLI), runs `action`, and always closes it.
  * `read` opens it read-only and never creates it: a missing file is a CliError and nothing is
  * written; so is it for `update`, which then opens it to write. A file of a newer schema is only
- * read: one warning line, and any write fails with that line.
+ * read: one warning line, and any write fails with that line (printed once: see repeatsWarning).
  */
 export async function withStore<T>(config: TrackerConfig, action: (store: Store) => T | Promise<T>, access: StoreAccess = 'write'): Promise<T> {
   const readOnly = access === 'read';
@@ -150,7 +150,7 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
   };
   let store = openStore(readOnly);
   if (store.olderSchema) store = await stampedForReading(store, openStore);
-  if (store.refusal) processOutput.err(`agent-tracker: ${store.refusal}`);
+  if (store.refusal) warnOnce(store.refusal);
   try {
     const result = await action(store);
     if (!readOnly) await keepVerified(store);
@@ -158,6 +158,30 @@ export async function withStore<T>(config: TrackerConfig, action: (store: Store)
   } finally {
     store.close();
   }
+}
+
+/** Warnings printed by this run: a command that opens the database twice says it once. */
+const warned = new Set<string>();
+
+function warnOnce(message: string): void {
+  if (warned.has(message)) return;
+  warned.add(message);
+  processOutput.err(`agent-tracker: ${message}`);
+}
+
+/** The warnings printed so far, to hand to a worker thread of the same run (its module state is its own). */
+export function printedWarnings(): string[] {
+  return [...warned];
+}
+
+/** Takes the warnings the thread that started this one printed already. */
+export function notePrintedWarnings(messages: readonly string[]): void {
+  for (const message of messages) warned.add(message);
+}
+
+/** Whether an error's message only repeats a warning this run printed already (then it is not printed again). */
+export function repeatsWarning(message: string): boolean {
+  return [...warned].some((warning) => message.includes(warning));
 }
 
 /**

@@ -4,7 +4,7 @@
  * entry (main.ts) so tests run the CLI in-process.
  */
 import { COMMAND_SPECS } from './command-specs.js';
-import { CliError, processOutput } from './context.js';
+import { CliError, processOutput, repeatsWarning } from './context.js';
 import type { Output } from './context.js';
 import { commandHelp, shortHelp } from './help.js';
 import { closest } from './suggest.js';
@@ -52,6 +52,8 @@ export async function main(argv: string[], output: Output = processOutput): Prom
     return 0;
   } catch (error) {
     const message = error instanceof CliError ? error.message : `${(error as Error).message ?? String(error)}`;
+    // The warning already printed says it (a write to a database of a newer schema): one line, not two.
+    if (repeatsWarning(message)) return 1;
     // One line, as the CLI contract promises (Node's argument errors span several).
     output.err(`agent-tracker ${name}: ${message.replace(/\s*\n\s*/g, ' ').trim()}`);
     return 1;

@@ -85,6 +85,23 @@ describe('choosing the database', () => {
     expect(JSON.parse(report.stdout)).toMatchObject({ rows: [], totals: { sessions: 0, commits: 0 } });
   });
 
+  it('refuses a write to a database of a newer schema in exactly one line, and reads it with one warning line', async () => {
+    const file = path.join(sandbox.root, 'newer.lmdb');
+    Store.open({ path: file, maxDatabaseSize: 2 ** 20 }).close();
+    const root = open({ path: file, noSubdir: true, compression: true, maxDbs: 64 });
+    root.openDB({ name: 'meta', compression: true }).putSync('schemaVersion', 99);
+    await root.close();
+    // An OpenCode history of the older JSON layout that holds no session yet.
+    const history = path.join(sandbox.root, 'empty-history');
+    fs.mkdirSync(path.join(history, 'storage', 'session'), { recursive: true });
+    for (const args of [['init-project', makeRepo(sandbox, 'newer-schema-repo')], ['backfill', '--from', history]]) {
+      const result = runCli(sandbox, [...args, '--db', file]);
+      expect({ args, code: result.code, lines: result.stderr.trimEnd().split('\n') }).toEqual({ args, code: 1, lines: [expect.stringMatching(/newer agent-tracker.*update it/)] });
+    }
+    const read = runCli(sandbox, ['status', '--json', '--db', file]);
+    expect({ code: read.code, lines: read.stderr.trimEnd().split('\n') }).toEqual({ code: 0, lines: [expect.stringMatching(/newer agent-tracker/)] });
+  });
+
   // review and revive change what is recorded, so they need a database there too: a typo in --db creates none.
   it.each([['status'], ['report'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser'], ['review'], ['review', '--confirm', 'abc123'], ['revive', 'build']])(
     '`%s` given a path with no database says so in one line, exits 1 and creates nothing',

@@ -15,7 +15,7 @@ import type { ProcessFacts } from '../../core/integrity/user-only.js';
 import { silentLogger } from '../../core/logger.js';
 import { UNKNOWN } from '../../core/types.js';
 import { NoHistoryError } from '../../opencode/history/locate.js';
-import { CliError, withStore } from '../context.js';
+import { CliError, printedWarnings, withStore } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
 import type { ProgressReporter } from './progress.js';
 
@@ -115,7 +115,7 @@ function tightenOldGeneration(): void {
 export function importInWorker(request: ImportRequest, progress: ProgressReporter | undefined, youngGenerationMb = IMPORT_YOUNG_GENERATION_MB): Promise<ImportResult> {
   tightenOldGeneration();
   const worker = new Worker(builtScript(import.meta.url, './backfill-worker.js', './commands/backfill-worker.js'), {
-    workerData: { request, progress: progress !== undefined },
+    workerData: { request, progress: progress !== undefined, warned: printedWarnings() },
     resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
   });
   return new Promise<ImportResult>((resolve, reject) => {
