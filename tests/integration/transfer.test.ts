@@ -121,6 +121,8 @@ describe('export and import', () => {
       ['a bad grade', (text) => text.replace(/"agent_grade":5/, '"agent_grade":4'), /field "agent_grade" must be a grade/],
       ['a file cut short', (text) => text.split('\n').slice(0, 6).join('\n'), /ends without its end line after 5 records: it was cut short/],
       ['a wrong record count', (text) => text.replace(/"kind":"end","records":\d+/, '"kind":"end","records":2'), /the end line counts 2 records but the file holds \d+/],
+      ['an empty file', () => '', /holds no header and no record: it is empty/],
+      ['blank lines only', () => '\n\n  \n', /holds no header and no record: it is empty/],
     ];
 
     it.each(cases)('%s', (_name, damage, message) => {
@@ -173,6 +175,9 @@ describe('export and import', () => {
       expect(cut.status).toBe(1);
       expect(cut.stderr).toMatch(/^agent-tracker import: standard input: .*cut short.*Nothing was imported\.\n$/);
       expect(fs.readdirSync(tmp)).toEqual([]);
+      // An empty stream (`ssh laptop agent-tracker export | agent-tracker import -` when ssh failed) is no export.
+      const nothing = run('');
+      expect({ code: nothing.status, stderr: nothing.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^agent-tracker import: standard input: .*it is empty.*Nothing was imported\.\n$/) });
 
       const bad = path.join(sandbox.root, 'bad.ndjson');
       fs.writeFileSync(bad, '{"kind":"agents","key":"x","value":{}}\n');

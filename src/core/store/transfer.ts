@@ -364,7 +364,8 @@ function gitSignalsProblem(parsed: Record<string, unknown>): string | undefined 
 
 /**
  * Parses and checks an NDJSON export. Blank lines are ignored; the header and end lines are
- * optional, but a file that opens with a header must close with an end line whose count matches.
+ * optional, but a file that opens with a header must close with an end line whose count matches,
+ * and a file with no line at all is refused.
  * @throws InputError naming the first bad line.
  */
 export function parseExport(text: string, scoring: ScoringRules = DEFAULT_RULES): ExportRecord[] {
@@ -445,6 +446,8 @@ function checkExport(lines: Iterable<string>, scoring: ScoringRules, onRecord: (
     throw new InputError(`line ${end.line}: the end line counts ${JSON.stringify(end.records)} records but the file holds ${count}. Nothing was imported.`);
   }
   if (header && !end) throw new InputError(`the export ends without its end line after ${count} records: it was cut short. Nothing was imported.`);
+  // Even an export of an empty database has its header and end lines: nothing at all is a failed copy or pipe.
+  if (!header && !end && count === 0) throw new InputError('it holds no header and no record: it is empty (did the export or the pipe fail?). Nothing was imported.');
   return { gitSignals, version };
 }
 
