@@ -5,6 +5,7 @@
  * temporary sibling first and renamed into place.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomic-write.js';
 import type { ConfigShape } from './host-version.js';
@@ -42,6 +43,25 @@ export function createContext(configDir: string, options: { dryRun?: boolean; no
     skipItems: options.skipItems ?? new Set(),
     ...(options.configShape ? { configShape: options.configShape } : {}),
   };
+}
+
+/**
+ * Why nothing at all can be written in the config folder (it, or the nearest folder above it that
+ * exists, is not a folder or not writable), as one line with the fix; undefined when setup can go on.
+ */
+export function configFolderProblem(configDir: string): string | undefined {
+  let existing = path.resolve(configDir);
+  while (!fs.existsSync(existing) && path.dirname(existing) !== existing) existing = path.dirname(existing);
+  const what = existing === path.resolve(configDir) ? 'the OpenCode config folder' : `${path.resolve(configDir)} cannot be made: the folder above it`;
+  if (!fs.statSync(existing).isDirectory()) return `${what} ${existing} is not a folder: move that file aside, then run "agent-tracker setup"`;
+  try {
+    fs.accessSync(existing, fs.constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const user = os.userInfo();
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return `${what} ${existing} is not writable by user ${user.username} (${code}): run "chown ${user.uid} '${existing}' && chmod u+rwx '${existing}'", then "agent-tracker setup"`;
+  }
 }
 
 /** The message for an item a step leaves out because the user removed it. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { opencodeConfigDir } from '../core/config.js';
 import { installAgentsMd } from './agents-md.js';
 import { installAgents } from './agents.js';
-import { createContext } from './context.js';
+import { configFolderProblem, createContext } from './context.js';
 import type { ProvisionContext } from './context.js';
 import { packageRoot } from './package-root.js';
 import { cliCommand } from './cli-location.js';
@@ -67,6 +67,9 @@ export function provision(options: ProvisionOptions = {}): ProvisionReport {
     ...(options.now ? { now: options.now } : {}),
     ...(options.skipItems ? { skipItems: options.skipItems } : {}),
   });
+  // A folder that cannot be written fails every step the same way: say it once, with the fix.
+  const blocked = configFolderProblem(configDir);
+  if (blocked) return { configDir, packageRoot: root, dryRun: context.dryRun, steps: [{ step: 'config-folder', status: 'failed', messages: [blocked] }], backups: [] };
   const chosen = options.contentOnly ? STEPS.filter(([step]) => !PACKAGE_STEPS.has(step)) : STEPS;
   const steps = chosen.map(([step, run]): StepResult => {
     try {

@@ -135,6 +135,21 @@ describe('scripts/postinstall.mjs', () => {
     expect(fs.existsSync(path.join(configDir, PLUGIN_FOLDER, 'dist', 'opencode', 'plugin.js'))).toBe(true);
   });
 
+  it('says once, with the fix, when the config folder is a file, and leaves it as it was (setup: one line, exit 1)', () => {
+    const dir = path.join(scratch, 'config-is-a-file');
+    const configDir = path.join(dir, '.config', 'opencode');
+    fs.mkdirSync(path.dirname(configDir), { recursive: true });
+    fs.writeFileSync(configDir, 'not a folder\n');
+    const run = postinstall(installed, dir, { CI: 'true' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/config-folder failed: the OpenCode config folder .*opencode is not a folder: move that file aside/);
+    expect(run.stderr).not.toMatch(/ENOTDIR|EEXIST/);
+    const env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: path.join(dir, '.config') };
+    const setup = spawnSync(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), 'setup'], { cwd: dir, env, encoding: 'utf8', timeout: SCRIPT_TIMEOUT_MS });
+    expect({ code: setup.status, lines: setup.stderr.trimEnd().split('\n') }).toEqual({ code: 1, lines: [expect.stringMatching(/^agent-tracker setup: the OpenCode config folder .* is not a folder: move that file aside, then run "agent-tracker setup"$/)] });
+    expect(fs.readFileSync(configDir, 'utf8')).toBe('not a folder\n');
+  });
+
   it('exits 0 and says what to run when there is no built code to install', () => {
     const broken = packageCopy('no-dist');
     fs.rmSync(path.join(broken, 'dist'), { recursive: true });

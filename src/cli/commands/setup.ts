@@ -24,6 +24,8 @@ export async function run(args: string[], output: Output): Promise<void> {
   const { values } = parseCommandArgs(args, { 'dry-run': { type: 'boolean', default: false }, mcp: { type: 'string' } }, false);
   if (values.mcp !== undefined) return registerMcp(values.mcp, values['dry-run'], values.json, output);
   const report = provision({ dryRun: values['dry-run'] });
+  const blocked = report.steps.find((step) => step.step === 'config-folder' && step.status === 'failed');
+  if (blocked && !values.json) throw new CliError(blocked.messages.join('; '));
   if (values.json) {
     output.out(JSON.stringify(report, null, 2));
   } else {
@@ -33,5 +35,6 @@ export async function run(args: string[], output: Output): Promise<void> {
     if (err) output.err(err);
   }
   const failed = report.steps.filter((step) => step.status === 'failed').map((step) => step.step);
+  if (blocked) throw new CliError(blocked.messages.join('; '));
   if (failed.length > 0) throw new CliError(`${failed.join(', ')} failed (the other steps ran); see the messages above`);
 }
