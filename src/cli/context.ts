@@ -83,7 +83,8 @@ export function loadConfig(dbFlag: string | undefined): TrackerConfig {
   try {
     options = readPluginOptions(opencodeConfigDir()) ?? {};
   } catch (error) {
-    throw new CliError((error as Error).message);
+    // The tracker's options (and OpenCode's whole config) are in that file: nothing can be trusted until it parses.
+    throw new CliError(`${(error as Error).message}; OpenCode cannot read it either: fix it (setup's backups are in agent-tracker-backups/ beside it), then run the command again`);
   }
   // The same pins as the plugin (`agent-tracker config`): a differing restraining option gets the stricter value.
   const pinned = pinnedPluginOptions(options);

@@ -35,6 +35,13 @@ function jsoncParser(): typeof Jsonc {
   return jsonc;
 }
 
+/** `line L, column C` (both from 1) of an offset, as an editor shows a position. */
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  return `line ${before.split('\n').length}, column ${offset - lineStart + 1}`;
+}
+
 /** Parses JSONC text; throws with the first error's position when it does not parse. */
 export function parseJsonc(text: string, file: string): unknown {
   try {
@@ -46,7 +53,7 @@ export function parseJsonc(text: string, file: string): unknown {
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
-  if (first) throw new Error(`${file} does not parse (${printParseErrorCode(first.error)} at offset ${first.offset})`);
+  if (first) throw new Error(`${file} does not parse (${printParseErrorCode(first.error)} at ${lineAndColumn(text, first.offset)})`);
   return value;
 }
 

@@ -102,6 +102,23 @@ describe('choosing the database', () => {
     expect({ code: read.code, lines: read.stderr.trimEnd().split('\n') }).toEqual({ code: 0, lines: [expect.stringMatching(/newer agent-tracker/)] });
   });
 
+  it('says where the global config does not parse and what to do, in one line, for every command', () => {
+    const file = path.join(sandbox.configDir, 'opencode.jsonc');
+    fs.writeFileSync(file, '// mine\n{\n  "plugin": [ "x",\n  "theme": }\n');
+    try {
+      for (const args of [['status'], ['doctor'], ['report', '--json']]) {
+        const result = runCli(sandbox, [...args, '--db', path.join(sandbox.root, 'read-me.lmdb')]);
+        expect({ args, code: result.code, lines: result.stderr.trimEnd().split('\n') }).toEqual({
+          args,
+          code: 1,
+          lines: [expect.stringMatching(/opencode\.jsonc does not parse \(\w+ at line 4, column \d+\).*fix it/)],
+        });
+      }
+    } finally {
+      fs.rmSync(file);
+    }
+  });
+
   // review and revive change what is recorded, so they need a database there too: a typo in --db creates none.
   it.each([['status'], ['report'], ['doctor'], ['export'], ['recommend'], ['prior-art', 'add a parser'], ['review'], ['review', '--confirm', 'abc123'], ['revive', 'build']])(
     '`%s` given a path with no database says so in one line, exits 1 and creates nothing',
