@@ -18,7 +18,8 @@ export interface ProvisioningState {
   configFile: string | null;
   /** Why the global config could not be read, if it could not. */
   configError: string | null;
-  pluginFolder: { path: string; present: boolean; version: string | null };
+  /** `missing`: runtime dependencies of the package that the folder's node_modules lacks (then OpenCode cannot load it). */
+  pluginFolder: { path: string; present: boolean; version: string | null; missing: string[] };
   /** Specs in the `"plugin"` array that load this plugin. */
   pluginEntries: string[];
   /** Exactly one entry loads this plugin, and it is the provisioned folder. */
@@ -36,6 +37,18 @@ function pluginVersion(folder: string): string | null {
     return isJsonObject(manifest) && typeof manifest.version === 'string' ? manifest.version : null;
   } catch {
     return null;
+  }
+}
+
+/** The runtime dependencies of the package at `root` that the plugin folder's own node_modules does not hold. */
+function missingDependencies(folder: string, root: string): string[] {
+  if (!fs.existsSync(path.join(folder, 'package.json'))) return [];
+  try {
+    const manifest: unknown = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+    const dependencies = isJsonObject(manifest) && isJsonObject(manifest.dependencies) ? Object.keys(manifest.dependencies) : [];
+    return dependencies.filter((name) => !fs.existsSync(path.join(folder, 'node_modules', name, 'package.json')));
+  } catch {
+    return [];
   }
 }
 
@@ -82,7 +95,7 @@ export function inspectProvisioning(configDir: string, root: string = packageRoo
     configDir,
     configFile,
     configError,
-    pluginFolder: { path: folder, present: fs.existsSync(path.join(folder, 'package.json')), version: pluginVersion(folder) },
+    pluginFolder: { path: folder, present: fs.existsSync(path.join(folder, 'package.json')), version: pluginVersion(folder), missing: missingDependencies(folder, root) },
     pluginEntries,
     registered: pluginEntries.length === 1 && isProvisionedSpec(pluginEntries[0] as string, configDir),
     skills: Object.fromEntries(shipped(() => shippedSkills(root)).map((name) => [name, userHasSkill(configDir, name)])),
@@ -96,6 +109,11 @@ function listState(items: Record<string, boolean>): string {
   return Object.entries(items)
     .map(([name, present]) => `${name} ${present ? 'yes' : 'MISSING'}`)
     .join(', ');
+}
+
+/** What a plugin folder without some of its dependencies needs, or nothing when it has them all. */
+function incomplete(missing: readonly string[]): string {
+  return missing.length === 0 ? '' : ` INCOMPLETE: ${missing.join(', ')} missing, so OpenCode cannot load it (run "agent-tracker setup" from the installed package)`;
 }
 
 /** The state as text lines for `agent-tracker doctor`, each problem with what to run. */
@@ -112,7 +130,7 @@ export function describeProvisioning(state: ProvisioningState): string[] {
     'provisioning',
     `  config folder  ${state.configDir}`,
     `  config file    ${state.configFile ?? 'none'}${state.configError ? ` — ${state.configError}` : ''}`,
-    `  plugin folder  ${folder.present ? `${folder.path} (version ${folder.version ?? 'unknown'})` : `missing${fix}`}`,
+    `  plugin folder  ${folder.present ? `${folder.path} (version ${folder.version ?? 'unknown'})${incomplete(folder.missing)}` : `missing${fix}`}`,
     `  plugin entry   ${registration}`,
     `  skills         ${listState(state.skills)}`,
     `  agents         ${listState(state.agents)}`,

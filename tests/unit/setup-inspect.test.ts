@@ -44,6 +44,19 @@ describe('inspectProvisioning', () => {
     expect(Object.values(state.agents).every(Boolean)).toBe(true);
   });
 
+  it('names the dependencies a plugin folder lacks: such a copy loads nothing in OpenCode', () => {
+    const dir = configFolder();
+    registerPlugin(createContext(dir));
+    const folder = path.join(dir, PLUGIN_FOLDER);
+    fs.mkdirSync(path.join(folder, 'node_modules', 'figlet'), { recursive: true });
+    fs.writeFileSync(path.join(folder, 'package.json'), JSON.stringify({ version: '9.9.9' }));
+    fs.writeFileSync(path.join(folder, 'node_modules', 'figlet', 'package.json'), '{}');
+    const state = inspectProvisioning(dir, ROOT);
+    expect(state.pluginFolder.missing).toContain('lmdb');
+    expect(state.pluginFolder.missing).not.toContain('figlet');
+    expect(describeProvisioning(state).join('\n')).toMatch(/plugin folder {2}.* \(version 9\.9\.9\) INCOMPLETE: .*\blmdb\b.* missing, so OpenCode cannot load it \(run "agent-tracker setup" from the installed package\)/);
+  });
+
   it('tells an outdated section, two entries and an unreadable config apart', () => {
     const dir = configFolder();
     fs.writeFileSync(path.join(dir, 'AGENTS.md'), `mine\n${renderSection('old rules')}\n`);
