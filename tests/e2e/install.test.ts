@@ -146,6 +146,20 @@ describe('npm install of the packed package', () => {
     expect(treeHash(sandbox.configDir)).toEqual(before);
   });
 
+  it('folds two copies of the plugin written on one line into the provisioned entry; the config still parses, and setup from the provisioned copy keeps it whole', async () => {
+    const other = secondHome(sandbox, 'home-two-copies');
+    const file = path.join(other.configDir, 'opencode.json');
+    fs.writeFileSync(file, '{ "plugin": ["opencode-agent-tracker", ["opencode-agent-tracker@0.0.9", { "haltBlocksTools": false }]] }\n');
+    const run = await installInNewProject('project-two-copies', other.env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).plugin).toEqual([['./plugins/agent-tracker', { haltBlocksTools: false }]]);
+    // The provisioned copy's own CLI, as README and doctor name it: its setup leaves the folder it runs from as it is.
+    const cli = path.join(other.configDir, PLUGIN_FOLDER, 'dist', 'cli', 'main.js');
+    const setup = await runBounded(process.execPath, [cli, 'setup'], { cwd: sandbox.root, env: other.env, timeoutMs: NPM_TIMEOUT_MS });
+    expect({ code: setup.code, stderr: setup.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(fs.existsSync(path.join(other.configDir, PLUGIN_FOLDER, 'node_modules', 'lmdb', 'package.json'))).toBe(true);
+  });
+
   it('leaves an opencode.json that does not parse byte-identical, and the install still exits 0', async () => {
     const other = secondHome(sandbox, 'home-broken');
     fs.writeFileSync(path.join(other.configDir, 'opencode.json'), BROKEN_CONFIG);
