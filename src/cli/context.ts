@@ -79,6 +79,8 @@ export function parseCommandArgs<O extends ParseArgsConfig['options']>(args: str
  * wins over `AGENT_TRACKER_DB_PATH` and the plugin's options.
  */
 export function loadConfig(dbFlag: string | undefined): TrackerConfig {
+  // `--db ""` (an unset shell variable) must not quietly mean the default database.
+  if (dbFlag !== undefined && dbFlag.trim() === '') throw new CliError(`--db needs the path of a database, got ${JSON.stringify(dbFlag)}`);
   let options: Record<string, unknown> = {};
   try {
     options = readPluginOptions(opencodeConfigDir()) ?? {};

@@ -63,6 +63,11 @@ describe('choosing the database', () => {
     expect(JSON.parse(result.stdout).databasePath).toBe(`${sandbox.root}/flag.lmdb`);
   });
 
+  it.each([[['--db', '']], [['--db=']], [['--db', '  ']]])('refuses an empty --db (%p) in one line instead of opening the default database', (flag) => {
+    const result = runCli(sandbox, ['status', '--json', ...flag]);
+    expect({ code: result.code, stdout: result.stdout, lines: result.stderr.trimEnd().split('\n') }).toEqual({ code: 1, stdout: '', lines: [expect.stringMatching(/--db needs the path of a database/)] });
+  });
+
   it('reads without writing: status, report, doctor, export and recommend leave the database file byte for byte as it was', () => {
     const file = path.join(sandbox.root, 'read-me.lmdb');
     Store.open({ path: file, maxDatabaseSize: 2 ** 20 }).close();
