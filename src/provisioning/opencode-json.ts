@@ -42,8 +42,12 @@ function lineAndColumn(text: string, offset: number): string {
   return `line ${before.split('\n').length}, column ${offset - lineStart + 1}`;
 }
 
+/** A UTF-8 byte-order mark, as some editors save files: OpenCode reads such a config, so the tracker does too. */
+const BOM = '\ufeff';
+
 /** Parses JSONC text; throws with the first error's position when it does not parse. */
-export function parseJsonc(text: string, file: string): unknown {
+export function parseJsonc(withBom: string, file: string): unknown {
+  const text = withBom.startsWith(BOM) ? withBom.slice(BOM.length) : withBom;
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -135,6 +139,8 @@ export function formattingOf(text: string): FormattingOptions {
  * jsonc-parser appends right after the last value, before that line's comment.
  */
 export function editJsonc(text: string, jsonPath: JSONPath, value: unknown, insertAt?: number): string {
+  // Offsets count from the first character of the JSON: the mark stays in front, untouched.
+  if (text.startsWith(BOM)) return BOM + editJsonc(text.slice(BOM.length), jsonPath, value, insertAt);
   const intoArray = insertAt !== undefined && typeof jsonPath[jsonPath.length - 1] === 'number';
   if (value === undefined) {
     const removed = withoutLastArrayElement(text, jsonPath);

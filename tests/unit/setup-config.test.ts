@@ -9,7 +9,7 @@ import path from 'node:path';
 import { readShippedAgents } from '../../src/provisioning/agents.js';
 import { installAgents } from '../../src/provisioning/agents.js';
 import { assertInsideConfig, createContext } from '../../src/provisioning/context.js';
-import { parseJsonc } from '../../src/provisioning/opencode-json.js';
+import { parseJsonc, readPluginOptions } from '../../src/provisioning/opencode-json.js';
 import { PLUGIN_SPEC, registerPlugin } from '../../src/provisioning/plugin-entry.js';
 import { ROOT } from '../helpers/sandbox.js';
 import { treeHash, withoutValues } from '../helpers/compare-files.js';
@@ -96,6 +96,19 @@ describe('registering the plugin', () => {
     fs.writeFileSync(file, '{ "plugins": [{ "package": "opencode-agent-tracker" }, { "package": "opencode-agent-tracker@0.0.9" }] }');
     registerPlugin(createContext(dir));
     expect(parseJsonc(fs.readFileSync(file, 'utf8'), file)).toEqual({ plugins: [{ package: PLUGIN_SPEC }] });
+  });
+
+  it('reads and edits a config saved with a byte-order mark and CRLF line ends (as OpenCode reads it), keeping both', () => {
+    const dir = configFolder();
+    const file = path.join(dir, 'opencode.json');
+    fs.writeFileSync(file, '\ufeff{\r\n  "plugin": [["opencode-agent-tracker", { "haltBlocksTools": false }]],\r\n  "theme": "x"\r\n}\r\n');
+    expect(readPluginOptions(dir)).toEqual({ haltBlocksTools: false });
+    expect(registerPlugin(createContext(dir)).status).toBe('changed');
+    expect(installAgents(createContext(dir), ROOT).status).toBe('changed');
+    const after = fs.readFileSync(file, 'utf8');
+    expect(after.startsWith('\ufeff{\r\n')).toBe(true);
+    expect(after.replace(/\r\n/g, '').includes('\n')).toBe(false);
+    expect(parse(file).plugin).toEqual([[PLUGIN_SPEC, { haltBlocksTools: false }]]);
   });
 
   it('treats a file:// entry pointing at a source checkout of this package as an old copy', () => {
