@@ -361,6 +361,21 @@ describe('a large SQLite store', () => {
 });
 
 describe('agent-tracker backfill, run again (built CLI)', () => {
+  it('takes the opencode.db file itself as --from (as the reader does), and reads nothing the second time', async () => {
+    const sandbox = makeSandbox('agent-tracker-backfill-cli-');
+    try {
+      const dataDir = path.join(sandbox.root, 'opencode-data');
+      await writeSqliteHistory(dataDir, fixture(tempDir()));
+      const args = ['backfill', '--from', path.join(dataDir, 'opencode.db'), '--db', sandbox.dbPath];
+      expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 2 });
+      const again = cliJson<BackfillSummary>(sandbox, args);
+      expect(again).toMatchObject(NOTHING_ADDED);
+      expect(again.source).toContain('unchanged since the last import');
+    } finally {
+      removeSandbox(sandbox);
+    }
+  });
+
   it('reads nothing when the store is unchanged, and only the new session when OpenCode wrote one since', async () => {
     const sandbox = makeSandbox('agent-tracker-backfill-cli-');
     try {

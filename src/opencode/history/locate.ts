@@ -66,9 +66,14 @@ async function openDatabase(file: string): Promise<HistorySource> {
 
 /** A cheap fingerprint of the store's files: unchanged means nothing new to import. */
 export function historySignature(location: string): string {
+  // The places openHistory reads for `location`: a database file given itself, else the folder's.
+  const resolved = path.resolve(location);
+  const files = fs.statSync(resolved, { throwIfNoEntry: false })?.isFile()
+    ? [resolved, `${resolved}-wal`]
+    : ['opencode.db', 'opencode.db-wal', 'storage/session'].map((file) => path.join(resolved, file));
   const parts: string[] = [];
-  for (const file of ['opencode.db', 'opencode.db-wal', 'storage/session']) {
-    const stats = fs.statSync(path.join(location, file), { throwIfNoEntry: false });
+  for (const file of files) {
+    const stats = fs.statSync(file, { throwIfNoEntry: false });
     parts.push(stats ? `${stats.size}:${Math.floor(stats.mtimeMs)}` : '-');
   }
   return parts.join('|');
