@@ -150,6 +150,19 @@ describe('report', () => {
     expect(tricky).toContain(',"a,""b""",');
   });
 
+  it('keeps a text cell a spreadsheet would run as a formula as text, and negative numbers as numbers', () => {
+    const report = buildReport(loadHistory(tracker.store));
+    const fields = reportToCsv([]).trimEnd().split(',');
+    const cellsOf = (row: ReportRow) => reportToCsv([row]).trimEnd().split('\r\n')[1]?.split(',') ?? [];
+    const base = { ...report.totals, agent: 'build', csChange: -7 };
+    for (const start of ['=', '+', '-', '@', '\t']) {
+      const cells = cellsOf({ ...base, task: `${start}HYPERLINK(1)` });
+      expect(cells[fields.indexOf('task')]).toBe(`'${start}HYPERLINK(1)`);
+      expect(cells[fields.indexOf('csChange')]).toBe('-7');
+    }
+    expect(cellsOf({ ...base, task: 'fix -the- parser' })[fields.indexOf('task')]).toBe('fix -the- parser');
+  });
+
   it('aligns the terminal table and adds a totals line: the main columns by default, every column with wide', () => {
     const report = buildReport(loadHistory(tracker.store));
     for (const [wide, header] of [

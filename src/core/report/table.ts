@@ -51,9 +51,13 @@ void everyFieldInCsv;
 
 const CSV_NEEDS_QUOTES = /[",\r\n]/;
 
+/** A text cell a spreadsheet would run as a formula (`=HYPERLINK(…)` in a task someone typed). */
+const CSV_FORMULA_START = /^[=+\-@\t\r]/;
+
 function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
-  const text = String(value);
+  // A text that would start a formula is kept as text with a leading apostrophe (numbers never are text).
+  const text = typeof value === 'string' && CSV_FORMULA_START.test(value) ? `'${value}` : String(value);
   return CSV_NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
