@@ -82,8 +82,8 @@ function bashCalls(commands: string[]): string[][] {
   const result = spawnSync(process.execPath, [script], { cwd: repo, env, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
   const line = result.stdout.split('\n').find((text) => text.startsWith(MARK));
   if (!line) throw new Error(`the built plugin did not run (exit ${result.status}): ${result.stderr}`);
-  const runs = JSON.parse(line.slice(MARK.length)) as string[][];
-  return runs;
+  // The settings every tracker git call starts with (`-c core.fsmonitor=false …`) are left out.
+  return (JSON.parse(line.slice(MARK.length)) as string[][]).map((lines) => lines.map((text) => text.replace(/^(-c \S+ )+/, '')));
 }
 
 function recordedCommitMessages(): string[] {

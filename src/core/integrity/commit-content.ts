@@ -30,9 +30,9 @@ export function whitespaceFreeStatArgs(from: string | undefined, to: string, max
   return ['log', '-w', '--numstat', '--no-renames', `--max-count=${max}`, `--format=${RECORD_SEPARATOR}%H`, range(from, to), '--'];
 }
 
-/** The `git log` arguments whose output `patchIdsOf` reads. */
+/** The `git log` arguments whose output `patchIdsOf` reads (no external diff or textconv program: see branchLogArgs). */
 export function patchLogArgs(from: string | undefined, to: string, max: number): string[] {
-  return ['log', '-p', '--no-color', '--no-ext-diff', '--no-renames', `--max-count=${max}`, '--format=commit %H', range(from, to), '--'];
+  return ['log', '-p', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', `--max-count=${max}`, '--format=commit %H', range(from, to), '--'];
 }
 
 /**

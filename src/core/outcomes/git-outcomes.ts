@@ -20,9 +20,12 @@ const BRANCH_LOG_TIMEOUT_MS = 20_000;
 
 export type { GitSignalCache };
 
-/** The `git log` arguments: the first-parent branch, newest first, with zero-context diffs. */
+/**
+ * The `git log` arguments: the first-parent branch, newest first, with zero-context diffs. No external
+ * diff and no textconv filter: both run programs the repository's config names (an agent can write it).
+ */
 export function branchLogArgs(limit = BRANCH_LOG_LIMIT): string[] {
-  return ['log', '--first-parent', '-n', String(limit), `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%s${FIELD_SEPARATOR}%b${FIELD_SEPARATOR}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-renames', 'HEAD'];
+  return ['log', '--first-parent', '-n', String(limit), `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%s${FIELD_SEPARATOR}%b${FIELD_SEPARATOR}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD'];
 }
 
 /** The branch of `directory`, oldest first; undefined when it cannot be read (gone, no repository, no commits). */

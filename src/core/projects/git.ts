@@ -16,12 +16,22 @@ const FIELD_SEPARATOR = '\u001f';
 let simpleGitFactory: Promise<SimpleGitFactory> | undefined;
 
 /**
+ * Settings every git call runs with, over the repository's own config: an agent can write a project's
+ * `.git/config`, and git runs the programs named there (a file-system monitor on `status`, a signature
+ * verifier when `log.showSignature` is set). Run from the user's terminal (`agent-tracker report`), such a
+ * program would act with the user's terminal and clean provenance, so the tracker's reads run none of them.
+ */
+const HARDENED_CONFIG = ['core.fsmonitor=false', 'log.showSignature=false'];
+
+/**
  * Runs `git <args>` in `directory` (an argument array, never a shell string) and returns its
  * output. A git that prints nothing for `timeoutMs` is stopped; `signal` can stop it too.
  */
 export async function runGit(directory: string, args: string[], timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
   const simpleGit = await (simpleGitFactory ??= import('simple-git').then((module) => module.simpleGit));
-  return simpleGit({ baseDir: directory, timeout: { block: timeoutMs }, ...(signal ? { abort: signal } : {}) }).raw(args);
+  // simple-git refuses any core.fsmonitor setting unless told: this one turns the monitor off.
+  const options = { baseDir: directory, config: HARDENED_CONFIG, unsafe: { allowUnsafeFsMonitor: true }, timeout: { block: timeoutMs } };
+  return simpleGit({ ...options, ...(signal ? { abort: signal } : {}) }).raw(args);
 }
 
 /** The commit HEAD points at, or undefined when there is none yet (or this is no repository). */
