@@ -30,12 +30,16 @@
  * goes to the last spill under another id. Markers are written only near a deadline (a healthy flush
  * takes milliseconds); those no spill came for (the caller got its answer after all) are removed by
  * the merge once LATE_MARKER_KEEP_MS old.
+ *
+ * Any process of the user can write a spill file (an agent's shell too): its user-only records are merged
+ * as suspect and a revive in it is held for review (src/core/integrity/spilled-records.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { spilledMutations } from '../integrity/spilled-records.js';
 import type { ScoringRules } from '../rules.js';
 import type { Mutation } from './mutations.js';
 import type { Store } from './store.js';
@@ -172,7 +176,7 @@ export function mergeSpills(store: Store, rules: ScoringRules, now: Date = new D
       const applied = store.write((t) => {
         if (t.meta.doesExist(marker)) return false;
         t.meta.putSync(marker, now.toISOString());
-        store.applyBatch(spill.mutations, rules, now.toISOString());
+        store.applyBatch(spilledMutations(spill.mutations, { id: spill.id, file }, now.toISOString()), rules, now.toISOString());
         return true;
       });
       if (applied) {
