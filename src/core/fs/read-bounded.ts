@@ -11,16 +11,19 @@ export class UnreadableFileError extends Error {
   override name = 'UnreadableFileError';
 }
 
+/** What to do about a file that is not one, for a file the user named (`import FILE`). */
+const EXPORT_FILE_HINT = 'give the path of an export file';
+
 /**
  * Opens `file` for reading once it is known to be a regular file of at most `maxBytes`.
  * @throws UnreadableFileError for a FIFO, device, folder or socket, or a file past `maxBytes`;
  *   the open's own error (ENOENT, EACCES) otherwise.
  */
-function openBounded(file: string, maxBytes: number): { fd: number; size: number } {
+function openBounded(file: string, maxBytes: number, hint = EXPORT_FILE_HINT): { fd: number; size: number } {
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
     const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw new UnreadableFileError(`${file} is not a regular file (a device, pipe or folder); give the path of an export file`);
+    if (!stat.isFile()) throw new UnreadableFileError(`${file} is not a regular file (a device, pipe or folder); ${hint}`);
     if (stat.size > maxBytes) throw new UnreadableFileError(`${file} is ${stat.size} bytes; at most ${maxBytes} are read`);
     return { fd, size: stat.size };
   } catch (error) {
@@ -47,8 +50,8 @@ export function checkBoundedRegularFile(file: string, maxBytes: number): void {
  * split between two reads comes whole in the later piece.
  * @throws as checkBoundedRegularFile, once iterated; UnreadableFileError for a file that grows past its size while read.
  */
-export function* boundedRegularFileText(file: string, maxBytes: number, chunkBytes = TEXT_CHUNK_BYTES): Generator<string> {
-  const { fd, size } = openBounded(file, maxBytes);
+export function* boundedRegularFileText(file: string, maxBytes: number, chunkBytes = TEXT_CHUNK_BYTES, hint = EXPORT_FILE_HINT): Generator<string> {
+  const { fd, size } = openBounded(file, maxBytes, hint);
   try {
     const decoder = new StringDecoder('utf8');
     const buffer = Buffer.alloc(Math.max(1, chunkBytes));
@@ -66,4 +69,14 @@ export function* boundedRegularFileText(file: string, maxBytes: number, chunkByt
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The whole text of a small file the tracker keeps at a known name (the status export, a spill, a
+ * sidecar), read only when it is a regular file: anything can be planted at such a name, and a FIFO
+ * there would block this synchronous read, and with it the host's main thread, for good.
+ * @throws UnreadableFileError for anything but a regular file of at most `maxBytes`; the open's own error otherwise.
+ */
+export function readOwnFileText(file: string, maxBytes: number): string {
+  return [...boundedRegularFileText(file, maxBytes, TEXT_CHUNK_BYTES, 'agent-tracker reads only a regular file there; remove it')].join('');
 }

@@ -39,6 +39,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { readOwnFileText } from '../fs/read-bounded.js';
 import { spilledMutations } from '../integrity/spilled-records.js';
 import type { ScoringRules } from '../rules.js';
 import type { Mutation } from './mutations.js';
@@ -49,6 +50,8 @@ const SPILL_FORMAT = 1;
 const SPILL_INFIX = '.spill-';
 const SPILL_EXTENSION = '.json';
 const TEMP_FOLDER = 'agent-tracker-spill';
+/** The most of a spill file read: a buffer is flushed long before its spill could reach this. */
+const MAX_SPILL_BYTES = 512 * 1024 * 1024;
 /** How long a marker a late write left stays without its spill file: far longer than a caller waits before it spills. */
 const LATE_MARKER_KEEP_MS = 7 * 24 * 3_600_000;
 
@@ -135,7 +138,7 @@ export function writeSpill(database: string, mutations: readonly Mutation[], now
 }
 
 function readSpill(file: string): SpillFile {
-  const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SpillFile>;
+  const parsed = JSON.parse(readOwnFileText(file, MAX_SPILL_BYTES)) as Partial<SpillFile>;
   if (parsed.format !== SPILL_FORMAT || typeof parsed.id !== 'string' || !Array.isArray(parsed.mutations)) {
     throw new Error(`${file} is not a spill file this agent-tracker can read (format ${String(parsed.format)})`);
   }

@@ -22,12 +22,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { readOwnFileText } from '../fs/read-bounded.js';
 import { childRuntime, childScript } from './child-runtime.js';
 import { lmdbMetaSummary } from './lmdb-file-check.js';
 
 /** Bounds the check: a healthy 100,000-entry file is read in well under this (docs/PERFORMANCE.md). */
 export const VERIFY_TIMEOUT_MS = 60_000;
 const SIDECAR_SUFFIX = '.verified';
+/** The most of a sidecar read: it holds a fingerprint and a count per table. */
+const MAX_SIDECAR_BYTES = 1024 * 1024;
 const SIDECAR_FORMAT = 1;
 
 export interface Fingerprint {
@@ -85,7 +88,7 @@ export function isVerified(file: string): boolean {
  */
 export function lastKnownEntries(file: string): Record<string, number> | undefined {
   try {
-    const stored = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as { entries?: Record<string, number> };
+    const stored = JSON.parse(readOwnFileText(sidecarPath(file), MAX_SIDECAR_BYTES)) as { entries?: Record<string, number> };
     return stored.entries;
   } catch {
     return undefined;
@@ -147,7 +150,7 @@ export function beforeOwnWrite(file: string): void {
 /** Whether the sidecar holds exactly this state of the file. */
 function recordedState(file: string, now: Fingerprint): boolean {
   try {
-    const stored = JSON.parse(fs.readFileSync(sidecarPath(file), 'utf8')) as { format?: number; fingerprint?: Fingerprint };
+    const stored = JSON.parse(readOwnFileText(sidecarPath(file), MAX_SIDECAR_BYTES)) as { format?: number; fingerprint?: Fingerprint };
     return stored.format === SIDECAR_FORMAT && stored.fingerprint !== undefined && sameFingerprint(stored.fingerprint, now);
   } catch {
     return false;

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureOwnFolder, writeFileAtomic } from '../fs/atomic-write.js';
+import { readOwnFileText } from '../fs/read-bounded.js';
 import { toStatus } from '../rules.js';
 import type { ScoringRules } from '../rules.js';
 import type { StoreAccess } from '../store/access.js';
@@ -15,6 +16,8 @@ export const STATUS_EXPORT_DIR = '.agent';
 export const STATUS_EXPORT_FILE = 'status.json';
 /** Bumped when the file's shape changes, so readers can tell. */
 export const STATUS_EXPORT_VERSION = 1;
+/** The most of an earlier export read back (its agent list); a file past it is not ours. */
+const MAX_STATUS_EXPORT_BYTES = 8 * 1024 * 1024;
 
 /** The content of `.agent/status.json`. */
 export interface StatusExport {
@@ -38,7 +41,7 @@ export interface StatusExportOptions {
 function previouslyListed(file: string): string[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+    parsed = JSON.parse(readOwnFileText(file, MAX_STATUS_EXPORT_BYTES));
   } catch {
     return [];
   }
