@@ -34,6 +34,7 @@ function inChild(body: string): { timedOut: boolean; result?: unknown; stderr: s
     const { lastKnownEntries } = await import(${built('core/store/verify.js')});
     const { Store } = await import(${built('core/store/store.js')});
     const { DEFAULT_RULES } = await import(${built('core/rules.js')});
+    const { ProjectSecrets } = await import(${built('opencode/guards/project-secrets.js')});
     const result = await (async () => { ${body} })();
     console.log(${JSON.stringify(MARK)} + JSON.stringify(result ?? null));
   `;
@@ -87,5 +88,22 @@ describe('a FIFO planted where the tracker reads', () => {
     `);
     expect(run.timedOut).toBe(false);
     expect(run.result).toEqual({ entries: 'unknown' });
+  });
+
+  it('behind a link named like an env file: masking reads the real env file, names the link, and never waits on the pipe', () => {
+    const project = path.join(sandbox.root, 'secrets');
+    fs.mkdirSync(project, { recursive: true });
+    fs.writeFileSync(path.join(project, '.env'), 'API_TOKEN=sk-live-0123456789\n');
+    const fifo = path.join(sandbox.root, 'pipe');
+    const run = inChild(`
+      mkfifo(${JSON.stringify(fifo)});
+      (await import('node:fs')).symlinkSync(${JSON.stringify(fifo)}, ${JSON.stringify(path.join(project, '.env.hang'))});
+      const warnings = [];
+      const secrets = new ProjectSecrets(${JSON.stringify(project)}, { info() {}, warn: (line) => warnings.push(line), error() {} });
+      const masker = await secrets.masker();
+      return { masked: masker.mask('token sk-live-0123456789'), warnings };
+    `);
+    expect(run.timedOut).toBe(false);
+    expect(run.result).toEqual({ masked: expect.not.stringContaining('sk-live-0123456789'), warnings: [expect.stringContaining('.env.hang is not a regular file')] });
   });
 });

@@ -129,7 +129,10 @@ export function readEnvFile(file: string, root: string): ReadResult {
   const name = path.relative(root, file) || path.basename(file);
   let handle: number | undefined;
   try {
-    handle = fs.openSync(file, 'r');
+    // Non-blocking, and checked before a byte is read: the scan lists links by their name, and a FIFO
+    // behind one (an agent can plant it) would block this read, and the host's main thread, for good.
+    handle = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    if (!fs.fstatSync(handle).isFile()) return { sources: [], problem: `${name} is not a regular file (a pipe, device or folder): it is not read` };
     const buffer = Buffer.alloc(ENV_SCAN_LIMITS.maxFileBytes);
     const length = fs.readSync(handle, buffer, 0, buffer.length, 0);
     const size = fs.fstatSync(handle).size;
