@@ -9,6 +9,7 @@ import type { TrackingService } from '../core/tracking/service.js';
 import type { StoreAccess } from '../core/store/access.js';
 import { GRADE_LABELS } from '../core/types.js';
 import { InputError } from '../core/validation.js';
+import { nestedHostSigns, runningCallsSign, slashCommandProvenance } from '../core/integrity/provenance.js';
 import { recordSlashGrade } from '../core/integrity/slash-grade.js';
 import { notCreditedText } from '../core/integrity/commit-credit.js';
 
@@ -22,19 +23,23 @@ export interface GradeCommandDeps {
   project: string;
 }
 
-/** Records a `/grade` command's arguments as the user's grade and shows the outcome as a toast. */
-export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: string) => void {
+/**
+ * Records a `/grade` command's arguments as the user's grade and shows the outcome as a toast;
+ * `runningCalls`: how many agent tool calls ran in this process when it came (then it is stored as suspect).
+ */
+export function createGradeCommand(deps: GradeCommandDeps): (argumentsText: string, runningCalls?: number) => void {
   const toast = (title: string, message: string, variant: 'success' | 'error') => {
     void deps.client.tui
       .showToast({ body: { title, message, variant, duration: GRADE_TOAST_DURATION_MS } })
       .catch((error: unknown) => deps.logger.warn(`agent-tracker: could not show the grade toast: ${(error as Error).message}`));
   };
-  return (argumentsText) => {
+  return (argumentsText, runningCalls = 0) => {
     deps.logger.info(`agent-tracker: /grade ${argumentsText}`);
     try {
       const parsed = parseGradeArguments(argumentsText);
       const { grade, noCredit } = deps.service.gradeAsUser({ project: deps.project, commit: parsed.commit, grade: parsed.grade, note: parsed.note, via: 'slash-command' });
-      recordSlashGrade(deps.service, deps.project, grade);
+      const whileRunning = runningCallsSign(runningCalls);
+      recordSlashGrade(deps.service, deps.project, grade, slashCommandProvenance('grade', [...nestedHostSigns(), ...(whileRunning ? [whileRunning] : [])]));
       const message = `commit ${grade.commit.slice(0, SHORT_HASH_LENGTH)} by ${grade.agent} (${grade.model}) graded ${grade.grade} (${GRADE_LABELS[grade.grade]})${noCredit ? `; ${notCreditedText(noCredit)}` : ''}`;
       // `opencode run` shows no toast: the log line is where its user sees which commit was graded.
       deps.logger.info(`agent-tracker: /grade recorded: ${message}`);

@@ -17,6 +17,7 @@ import { GRADE_COMMAND_NAME } from '../core/outcomes/grade-command.js';
 import { backgroundProfiler } from './project-profile.js';
 import type { ToolOutput } from './guards/output-mask.js';
 import { backgroundGitSignals } from './git-signals-background.js';
+import { callEnded, callStarted, runningCallCount, runningCallKey, sessionCallsEnded } from './running-calls.js';
 
 /** A tool call the tracker refuses on purpose; its message reaches the model. */
 export class RefusalError extends Error {
@@ -44,8 +45,8 @@ export interface HookContext {
   editsTrackerFiles?: (tool: string, args: unknown) => boolean;
   /** Called after commits were recorded and after a push (e.g. to show the status sheet). */
   onCommits?: (agent: string, commits: CommitRecord[], pushed: boolean) => void;
-  /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part). */
-  onGradeCommand?: (argumentsText: string) => void;
+  /** Records a `/grade` slash command from its arguments (the user's grade; the model plays no part), with the agent tool calls running when it came. */
+  onGradeCommand?: (argumentsText: string, runningCalls: number) => void;
 }
 
 type Handler<A extends unknown[]> = (...args: A) => void | Promise<void>;
@@ -232,6 +233,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     'tool.execute.before': guarded(logger, 'tool.execute.before', (input, output) =>
       onceStoreOpen(service.store, () => {
         if (ctx.ownTools.has(input.tool)) return undefined;
+        callStarted(runningCallKey(input.sessionID, input.callID));
         checkToolCall(ctx, input.sessionID, input.tool, output.args);
         const command = input.tool === 'bash' ? stringArg(output.args, 'command') : undefined;
         return gitEffects.before(input.callID, command);
@@ -240,6 +242,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
 
     // Masking comes first and outside the guard: it fails closed on its own, tracking fails open.
     'tool.execute.after': (input, output) => {
+      callEnded(runningCallKey(input.sessionID, input.callID));
       const masking = ctx.maskOutput?.(output);
       return masking ? masking.then(() => trackToolCall(input, output)) : trackToolCall(input, output);
     },
@@ -247,7 +250,10 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     // The user's /grade is recorded here, before the model sees the command: the host awaits this hook
     // (the command.executed event comes after the model's turn, and `opencode run` may end first).
     'command.execute.before': guarded(logger, 'command.execute.before', (input) => {
-      if (input.command === GRADE_COMMAND_NAME) return onceStoreOpen(service.store, () => ctx.onGradeCommand?.(input.arguments));
+      if (input.command === GRADE_COMMAND_NAME) {
+        const runningCalls = runningCallCount();
+        return onceStoreOpen(service.store, () => ctx.onGradeCommand?.(input.arguments, runningCalls));
+      }
       return undefined;
     }),
 
@@ -272,6 +278,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
           const sessionId = sessionIdOf(event);
           if (sessionId) {
             service.endTurn(sessionId);
+            sessionCallsEnded(sessionId);
             for (const key of partOfCall.keys()) if (key.startsWith(callKey(sessionId, ''))) partOfCall.delete(key);
           }
           break;
@@ -290,6 +297,7 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
           const part = toolPartOf(event);
           if (!part) break;
           // A call that threw never reaches tool.execute.after: its error state is the only report of it.
+          if (part.status === 'error' || part.status === 'completed') callEnded(runningCallKey(part.sessionId, part.callId));
           if (part.status === 'error') service.recordToolCall(part.sessionId, part.partId, part.tool, false);
           else if (part.status === 'pending' || part.status === 'running') partOfCall.set(callKey(part.sessionId, part.callId), part.partId);
           break;

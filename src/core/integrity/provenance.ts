@@ -124,6 +124,14 @@ export function nestedHostSigns(ancestry: Ancestry = readAncestry(process.pid)):
   return [...own, ...ancestorSigns(ancestry)];
 }
 
+/**
+ * The sign of a slash command that came while agents' tool calls ran in this OpenCode: an agent's shell
+ * can send it through the host's own HTTP server, and the plugin cannot tell that from the user's typing.
+ */
+export function runningCallsSign(running: number): string | undefined {
+  return running > 0 ? `it came while ${running} tool call(s) of an agent ran in this OpenCode (process ${process.pid}), whose shell can send commands through OpenCode's own server` : undefined;
+}
+
 /** The provenance of a user-only slash command (`/grade`): suspect when this OpenCode is nested in a session. */
 export function slashCommandProvenance(action: string, signs: string[] = nestedHostSigns()): UserActionProvenance {
   return { action, via: 'slash-command', suspect: signs.length > 0, ...(signs.length > 0 ? { signs } : {}) };
