@@ -53,6 +53,30 @@ export function snapshotsOf(database: string): SnapshotInfo[] {
   return found.sort((a, b) => b.takenAt.getTime() - a.takenAt.getTime());
 }
 
+/**
+ * Puts the newest snapshot in place of a database file that is gone while its snapshots remain: moved or
+ * deleted around the tracker (an agent's shell can), a fresh file would start an empty record, every
+ * halt and bug report gone. Returns the snapshot put there; undefined when the file is there (a link
+ * or anything else at the name counts: the open's checks deal with it) or there is no snapshot.
+ */
+export function restoreMissingDatabase(database: string): SnapshotInfo | undefined {
+  if (fs.lstatSync(database, { throwIfNoEntry: false })) return undefined;
+  const newest = snapshotsOf(database)[0];
+  if (!newest) return undefined;
+  // Exclusive: a file another process created meanwhile is kept.
+  fs.copyFileSync(newest.file, database, fs.constants.COPYFILE_EXCL);
+  return newest;
+}
+
+/** What the user is told when `restoreMissingDatabase` put a snapshot in place. */
+export function restoredNotice(database: string, snapshot: SnapshotInfo): string {
+  return (
+    `agent-tracker: the database ${database} was gone (moved or deleted outside the tracker), so its newest snapshot, ` +
+    `of ${snapshot.takenAt.toISOString()}, was put in its place: what was recorded after that is missing. If you moved it, ` +
+    'put it back (after closing OpenCode); to start an empty record, delete its snapshots too.'
+  );
+}
+
 /** Whether the newest snapshot is older than a day (or there is none). */
 export function isSnapshotDue(database: string, now: Date): boolean {
   const newest = snapshotsOf(database)[0];

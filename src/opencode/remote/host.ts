@@ -10,6 +10,8 @@ import type { Logger } from '../../core/logger.js';
 import type { ScoringRules } from '../../core/rules.js';
 import { chainTailNotice } from '../../core/integrity/chain-check.js';
 import { openChecked } from '../../core/store/open-checked.js';
+import { restoredNotice, restoreMissingDatabase } from '../../core/store/snapshot.js';
+import type { SnapshotInfo } from '../../core/store/snapshot.js';
 import { StoreNotWritableError } from '../../core/store/store-errors.js';
 import type { Table } from '../../core/store/tables.js';
 import { mergeSpilledSessions } from '../store-health.js';
@@ -53,6 +55,8 @@ interface Held {
   ready: boolean;
   /** Project folders whose legacy database waits for the store to be ready. */
   directories: string[];
+  /** What the user must hear once the store is ready (the database came back from a snapshot). */
+  notice?: string;
 }
 
 const held = new Map<string, Held>();
@@ -95,6 +99,7 @@ function settle(path: string, found: WriteModules): void {
   post({ kind: 'ready', path });
   // After the ready: the main thread takes a problem before it as the end of a failed open.
   if (chainBreak) post({ kind: 'problem', path, line: chainBreak });
+  if (entry.notice) post({ kind: 'problem', path, line: entry.notice });
 }
 
 async function open(request: Extract<AsyncRequest, { op: 'open' }>): Promise<StoreState> {
@@ -107,6 +112,13 @@ async function open(request: Extract<AsyncRequest, { op: 'open' }>): Promise<Sto
   }
   // The indexer is given at the open: no write is ever refused for want of it.
   const found = await writeModules();
+  // A database moved or deleted around the tracker comes back from its newest snapshot: its halts and bugs with it.
+  let restored: SnapshotInfo | undefined;
+  try {
+    restored = restoreMissingDatabase(request.path);
+  } catch (error) {
+    logger.error(`agent-tracker: the database ${request.path} is gone, and its newest snapshot could not be put in its place (${(error as Error).message}): a new, empty one is made`);
+  }
   const events = {
     problem: (problem: { message: string }) => {
       // The state first: the main thread ends its wait for the open at the problem, and reads by the state.
@@ -116,7 +128,7 @@ async function open(request: Extract<AsyncRequest, { op: 'open' }>): Promise<Sto
     ready: () => settle(request.path, found),
   };
   const store = openChecked({ path: request.path, maxDatabaseSize: request.maxDatabaseSize, indexer: found.termIndexer }, events);
-  held.set(request.path, { store, users: 1, rules: request.rules, ready: false, directories: [request.directory] });
+  held.set(request.path, { store, users: 1, rules: request.rules, ready: false, directories: [request.directory], ...(restored ? { notice: restoredNotice(request.path, restored) } : {}) });
   if (store.attached && !store.refusal) settle(request.path, found);
   return stateOf(store);
 }
