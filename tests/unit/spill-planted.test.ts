@@ -78,6 +78,22 @@ describe('a spill file planted beside the database', () => {
     }
   });
 
+  it("brings no user-grade counters its user grades do not account for: recommend's strongest evidence", () => {
+    const t = haltedBuild();
+    try {
+      const key = ['ses_1', 'build', 'fake/model'];
+      const init = { sessionId: 'ses_1', source: 'live', agent: 'build', model: 'fake/model', project: PROJECT, firstAt: new Date().toISOString() };
+      // Twenty "user grades" of 5 on the usage record, and the one grade op the planted spill carries.
+      plantSpill(t, [{ table: 'usage', key, init, counters: { userGradedCommits: 20, userGradeSum: 100, reportedGradedCommits: 9, reportedGradeSum: 45, toolCalls: 1 }, lastAt: init.firstAt }]);
+      mergeSpills(t.store, t.config.rules);
+      const usage = t.store.tables.usage.get(key as [string, string, string]);
+      expect(usage).toMatchObject({ userGradedCommits: 1, userGradeSum: 5, toolCalls: 1 });
+      expect([usage?.reportedGradedCommits ?? 0, usage?.reportedGradeSum ?? 0]).toEqual([0, 0]);
+    } finally {
+      t.dispose();
+    }
+  });
+
   it("still merges the plugin's own spill whole, with no suspect record", () => {
     const t = haltedBuild();
     try {
