@@ -1,6 +1,6 @@
 /**
  * Programs an agent can name in a project's `.git/config` (a textconv filter, a signature verifier, a
- * file-system monitor) and git would run during the tracker's own reads: after an agent's commit, at a
+ * file-system monitor, a content filter) and git would run during the tracker's own reads: after an agent's commit, at a
  * session's start, and from `agent-tracker report`/`recommend`/`status` in the user's terminal, where
  * such a program would act with the user's terminal (a revive the record takes as the user's). A temp
  * repository with each one planted; every tracker read still answers, and none of them runs.
@@ -57,6 +57,10 @@ beforeAll(() => {
   fs.appendFileSync(path.join(repo, 'work.txt'), 'two\n');
   git(repo, ['commit', '-q', '-am', 'fix: more work'], sandbox.env);
   head = signedLookingCommit('chore: signed');
+  // A content filter, run by status on a file whose stat changed: as a plain program and as a long-running one.
+  git(repo, ['config', 'filter.cleaned.clean', `sh -c 'echo clean >> ${ranLog}; cat'`]);
+  git(repo, ['config', 'filter.served.process', `sh -c 'echo process >> ${ranLog}; exit 1'`]);
+  fs.appendFileSync(path.join(repo, '.git', 'info', 'attributes'), '*.txt filter=cleaned\nwork.txt filter=served\n');
   fs.writeFileSync(path.join(repo, 'pending.txt'), 'not committed\n');
   fs.rmSync(ranLog, { force: true });
 });
@@ -84,7 +88,10 @@ describe("the tracker's git reads in a repository whose config names programs", 
     expect(branch?.map((commit) => commit.subject)).toEqual(['initial commit', 'feat: work', 'fix: more work', 'chore: signed']);
   });
 
-  it('reads the pending changes for the status sheet and runs none of them', async () => {
+  it('reads the pending changes for the status sheet and runs none of them, a file touched since included', async () => {
+    // A stat that no longer matches the index makes status read the file through its filter.
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(repo, 'work.txt'), later, later);
     let changes: Awaited<ReturnType<typeof readWorkingTreeChanges>>;
     expect(await ranDuring(async () => (changes = await readWorkingTreeChanges(repo)))).toEqual([]);
     expect(changes).toEqual([{ code: '??', path: 'pending.txt' }]);

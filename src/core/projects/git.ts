@@ -29,8 +29,9 @@ const HARDENED_CONFIG = ['core.fsmonitor=false', 'log.showSignature=false'];
  */
 export async function runGit(directory: string, args: string[], timeoutMs = GIT_TIMEOUT_MS, signal?: AbortSignal): Promise<string> {
   const simpleGit = await (simpleGitFactory ??= import('simple-git').then((module) => module.simpleGit));
-  // simple-git refuses any core.fsmonitor setting unless told: this one turns the monitor off.
-  const options = { baseDir: directory, config: HARDENED_CONFIG, unsafe: { allowUnsafeFsMonitor: true }, timeout: { block: timeoutMs } };
+  // simple-git refuses any core.fsmonitor or filter setting unless told.
+  // Set here only to turn programs off: the monitor, and the filters `status` passes through (workingTreeStatusArgs).
+  const options = { baseDir: directory, config: HARDENED_CONFIG, unsafe: { allowUnsafeFsMonitor: true, allowUnsafeFilter: true }, timeout: { block: timeoutMs } };
   return simpleGit({ ...options, ...(signal ? { abort: signal } : {}) }).raw(args);
 }
 
@@ -195,9 +196,27 @@ export interface WorkingTreeChange {
   path: string;
 }
 
-/** The `git status` arguments whose output `parsePorcelainStatus` reads. */
-export function workingTreeStatusArgs(): string[] {
-  return ['status', '--porcelain=v1', '-z', '--untracked-files=normal'];
+/** The `git config` arguments that list the content filters the repository's config names (reading config runs nothing). */
+export function filterKeysArgs(): string[] {
+  return ['config', '--name-only', '--get-regexp', '^filter\\..*\\.(clean|process)$'];
+}
+
+/**
+ * The `git status` arguments whose output `parsePorcelainStatus` reads. `filterKeys` is the output of
+ * `filterKeysArgs`: `status` runs a file's clean filter when its stat changed, a program an agent can
+ * name in `.git/config`, so each filter named there passes content through (`cat`) instead.
+ * @throws Error for a filter whose name holds "=" (`-c` could not set it): `status` is not run.
+ */
+export function workingTreeStatusArgs(filterKeys = ''): string[] {
+  const filters = new Set<string>();
+  for (const line of filterKeys.split('\n')) {
+    const name = /^filter\.(.+)\.(?:clean|process)$/.exec(line.trim())?.[1];
+    if (name === undefined) continue;
+    if (name.includes('=')) throw new Error(`the content filter "${name}" cannot be turned off for git status`);
+    filters.add(name);
+  }
+  const passThrough = [...filters].flatMap((name) => ['-c', `filter.${name}.clean=cat`, '-c', `filter.${name}.process=`]);
+  return [...passThrough, 'status', '--porcelain=v1', '-z', '--untracked-files=normal'];
 }
 
 /** Parses NUL-separated `git status --porcelain=v1 -z` output; a rename lists its new path. */
@@ -218,7 +237,8 @@ export function parsePorcelainStatus(output: string): WorkingTreeChange[] {
 /** The uncommitted changes of the working tree at `directory`; undefined when it is no repository. */
 export async function readWorkingTreeChanges(directory: string): Promise<WorkingTreeChange[] | undefined> {
   try {
-    return parsePorcelainStatus(await runGit(directory, workingTreeStatusArgs()));
+    const filterKeys = await runGit(directory, filterKeysArgs());
+    return parsePorcelainStatus(await runGit(directory, workingTreeStatusArgs(filterKeys)));
   } catch {
     return undefined;
   }
