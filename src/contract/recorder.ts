@@ -21,9 +21,8 @@ export interface Recorder {
   recordToolCall(sessionId: string, callId: string, tool: string, ok: boolean, event?: HostEvent & { command?: string }): void;
   /** A shell command and its exit code (test runs are recognised from it), with the host's id of the call when known. */
   recordShellCommand(sessionId: string, command: string, exitCode: number | undefined, event?: HostEvent): void;
-  /** A slash command run in the session. */
-  /** A slash command run in the session (`command`: its name, so the tracker's own earns nothing). */
-  recordCommand(sessionId: string, event?: HostEvent & { command?: string }): void;
+  /** A slash command run in the session (`command`: its name, so the tracker's own earns nothing); `whileToolCallsRan`: it came while an agent's tool call ran (it may have sent it). */
+  recordCommand(sessionId: string, event?: HostEvent & { command?: string; whileToolCallsRan?: boolean }): void;
   /** New commits made by the session's agent; returns the ones recorded. */
   recordCommits(sessionId: string, commits: readonly GitCommit[], event?: HostEvent & { count?: number }): CommitRecord[];
   /** A git push that succeeded; flushes unless `deferFlush`. */

@@ -182,6 +182,8 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
   const profileProject = backgroundProfiler({ store: service.store, project: ctx.directory, logger });
   const refreshGitSignals = backgroundGitSignals(service, ctx.directory, logger);
   const gitEffects = bashGitEffects(ctx);
+  /** Per session, the slash commands that came while agents' tool calls ran and have not been reported executed yet. */
+  const commandsWhileCallsRan = new Map<string, number>();
   /**
    * The host's own id (tool part id) of each running call, by session and provider call id: the hook
    * carries only the provider's id, which some providers restart in every response. The part's
@@ -250,8 +252,9 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
     // The user's /grade is recorded here, before the model sees the command: the host awaits this hook
     // (the command.executed event comes after the model's turn, and `opencode run` may end first).
     'command.execute.before': guarded(logger, 'command.execute.before', (input) => {
+      const runningCalls = runningCallCount();
+      if (runningCalls > 0) commandsWhileCallsRan.set(input.sessionID, (commandsWhileCallsRan.get(input.sessionID) ?? 0) + 1);
       if (input.command === GRADE_COMMAND_NAME) {
-        const runningCalls = runningCallCount();
         return onceStoreOpen(service.store, () => ctx.onGradeCommand?.(input.arguments, runningCalls));
       }
       return undefined;
@@ -304,8 +307,12 @@ export function createHooks(ctx: HookContext): Omit<Hooks, 'tool' | 'dispose'> {
         }
         case 'command.executed': {
           const sessionId = sessionIdOf(event);
+          if (!sessionId) break;
+          const whileCallsRan = commandsWhileCallsRan.get(sessionId) ?? 0;
+          if (whileCallsRan > 1) commandsWhileCallsRan.set(sessionId, whileCallsRan - 1);
+          else commandsWhileCallsRan.delete(sessionId);
           const command = commandNameOf(event);
-          if (sessionId) service.recordCommand(sessionId, command === undefined ? {} : { command });
+          service.recordCommand(sessionId, { ...(command === undefined ? {} : { command }), ...(whileCallsRan > 0 ? { whileToolCallsRan: true } : {}) });
           break;
         }
         case 'message.removed': {

@@ -2,16 +2,19 @@
  * An agent sends `/grade` through its own host's HTTP server: under `opencode serve` (what desktop and
  * editor clients run), its bash creates a session and posts the command to it with curl. The plugin
  * records the command in the user's own OpenCode process, so the nested-host check sees nothing; the
- * grade came while the agent's bash call ran, and is stored as suspect for the user to review. The
- * real `opencode` binary, driven by the loopback fake model.
+ * grade came while the agent's bash call ran, and is stored as suspect for the user to review. Slash
+ * commands sent that way are counted but earn no XP. The real `opencode` binary, driven by the loopback
+ * fake model.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Store } from '../../src/core/store/store.js';
 import type { ActivityEntry } from '../../src/core/types.js';
 import { bash, say, startFakeModel } from '../helpers/fake-model.js';
 import type { FakeModel, Step } from '../helpers/fake-model.js';
-import { git, makeRepo, makeSandbox, removeSandbox, runCli, writeGlobalConfig } from '../helpers/sandbox.js';
-import type { Sandbox } from '../helpers/sandbox.js';
+import { cliJson, git, makeRepo, makeSandbox, removeSandbox, runCli, writeGlobalConfig } from '../helpers/sandbox.js';
+import type { Sandbox, StatusJson } from '../helpers/sandbox.js';
 import { startServe } from '../helpers/serve.js';
 
 jest.setTimeout(400_000);
@@ -21,6 +24,7 @@ describe("a /grade an agent sends through OpenCode's own server", () => {
   let model: FakeModel;
   let repo: string;
   let commitHash: string;
+  let xpBeforeFarm: number;
 
   beforeAll(async () => {
     sandbox = makeSandbox('agent-tracker-grade-api-');
@@ -35,6 +39,13 @@ describe("a /grade an agent sends through OpenCode's own server", () => {
         ),
         say('Graded.'),
       ],
+      'FARM-TURN': () => [
+        bash(
+          `S=$(curl -s -X POST ${url}/session ${json} -d '{}' | grep -o '"id":"ses_[^"]*"' | head -1 | cut -d'"' -f4); ` +
+            `for i in 1 2 3 4 5; do curl -s -X POST ${url}/session/$S/command ${json} -d '{"command":"hello","arguments":"x"}' > /dev/null; done`,
+        ),
+        say('Farmed.'),
+      ],
     };
     model = await startFakeModel(
       ({ userText, step }) => {
@@ -45,6 +56,7 @@ describe("a /grade an agent sends through OpenCode's own server", () => {
     );
     writeGlobalConfig(sandbox, { modelUrl: model.url });
     expect(runCli(sandbox, ['setup', '--json']).code).toBe(0);
+    fs.writeFileSync(path.join(sandbox.configDir, 'commands', 'hello.md'), '---\ndescription: say hello\n---\nSay hello.\n');
     repo = makeRepo(sandbox, 'grade-api');
     const served = await startServe(sandbox, repo, { lifetimeMs: 300_000 });
     url = served.url;
@@ -53,6 +65,8 @@ describe("a /grade an agent sends through OpenCode's own server", () => {
       const send = (text: string) => served.request('POST', `/session/${session}/message`, { parts: [{ type: 'text', text }] });
       await send('WORK-TURN: commit a feature');
       await send('FORGE-TURN: grade your own commit as the user');
+      xpBeforeFarm = cliJson<StatusJson>(sandbox, ['status']).agents.find((agent) => agent.id === 'build')?.xp ?? -1;
+      await send('FARM-TURN: run commands');
       await served.request('POST', '/instance/dispose');
     } finally {
       await served.kill();
@@ -76,5 +90,11 @@ describe("a /grade an agent sends through OpenCode's own server", () => {
     }
     expect(actions).toEqual([expect.objectContaining({ action: 'grade', via: 'slash-command', suspect: true, signs: [expect.stringMatching(/came while 1 tool call\(s\) of an agent ran in this OpenCode/)] })]);
     expect(runCli(sandbox, ['review']).stdout).toMatch(/grade build/);
+  });
+
+  it('counts the slash commands the agent sent while its call ran, and gives them no XP', () => {
+    const build = cliJson<StatusJson>(sandbox, ['status']).agents.find((agent) => agent.id === 'build');
+    // The farming bash call itself earns its one XP; the five commands earn none.
+    expect(build?.xp).toBe(xpBeforeFarm + 1);
   });
 });

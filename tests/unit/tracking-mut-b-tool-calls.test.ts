@@ -56,6 +56,16 @@ describe('slash commands', () => {
     expect(t.store.tables.usage.get(USAGE)?.commands).toBe(4);
     expect(t.store.tables.agents.get('build')?.xp).toBe(4 * xpPerCommand);
   });
+
+  it('count, but earn no XP, when they came while an agent tool call ran (its shell may have sent them)', () => {
+    start();
+    t.service.recordCommand('s1');
+    t.service.recordCommand('s1', { whileToolCallsRan: true });
+    t.service.recordCommand('s1', { eventId: 'msg_a', whileToolCallsRan: true });
+    t.service.flush('test');
+    expect(t.store.tables.usage.get(USAGE)?.commands).toBe(3);
+    expect(t.store.tables.agents.get('build')?.xp).toBe(t.config.rules.xpPerCommand);
+  });
 });
 
 describe('pushes', () => {

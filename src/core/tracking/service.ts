@@ -165,7 +165,7 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
     this.toolCalls.recordShellCommand(sessionId, command, exitCode, event);
   }
 
-  recordCommand(sessionId: string, event: HostEvent & { command?: string } = {}): void {
+  recordCommand(sessionId: string, event: HostEvent & { command?: string; whileToolCallsRan?: boolean } = {}): void {
     this.toolCalls.recordCommand(sessionId, event);
   }
 

@@ -9,6 +9,7 @@ import { INITIAL_TEST_STATE, nextTestState, recognizeTestRun } from '../outcomes
 import type { TestState } from '../outcomes/test-runs.js';
 import type { FlushOutcome } from '../../contract/recorder.js';
 import type { HostEvent } from '../../contract/host-events.js';
+import type { AgentOp } from '../types.js';
 import type { TrackingContext } from './context.js';
 import { pushEventId, testRunEventId, testRunTotals, toolCallTotals, toolEventId } from './event-ids.js';
 
@@ -47,17 +48,20 @@ export class ToolCalls {
 
   /**
    * A slash command run in the session; with the host's message id it counts once however often it is
-   * replayed. The tracker's own command (the user's `/grade`) is not counted and earns nothing.
+   * replayed. The tracker's own command (the user's `/grade`) is not counted and earns nothing. One that
+   * came while an agent's tool call ran is counted but earns no XP: the agent's shell can send commands
+   * through the host's own server, one XP award after another.
    */
-  recordCommand(sessionId: string, event: HostEvent & { command?: string } = {}): void {
+  recordCommand(sessionId: string, event: HostEvent & { command?: string; whileToolCallsRan?: boolean } = {}): void {
     const { ctx } = this;
     if (event.command !== undefined && isTrackerCommand(event.command)) return;
     const setup = ctx.sessions.setupOf(sessionId);
+    const xp: AgentOp[] = event.whileToolCallsRan ? [] : [{ kind: 'xp', amount: ctx.config.rules.xpPerCommand }];
     if (event.eventId) {
-      ctx.ledger.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, [{ kind: 'xp', amount: ctx.config.rules.xpPerCommand }], { at: event.at });
+      ctx.ledger.replay(sessionId, setup, `command:${event.eventId}`, { commands: 1 }, xp, { at: event.at });
     } else {
       ctx.ledger.count(sessionId, setup, { commands: 1 });
-      ctx.buffer.addAgentOp(setup.agent, { kind: 'xp', amount: ctx.config.rules.xpPerCommand });
+      for (const op of xp) ctx.buffer.addAgentOp(setup.agent, op);
     }
     ctx.flusher.afterRecord();
   }
