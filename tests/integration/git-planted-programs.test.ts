@@ -88,6 +88,26 @@ describe("the tracker's git reads in a repository whose config names programs", 
     expect(branch?.map((commit) => commit.subject)).toEqual(['initial commit', 'feat: work', 'fix: more work', 'chore: signed']);
   });
 
+  it("does not go into a submodule, whose own config names a filter", async () => {
+    const sub = path.join(sandbox.root, 'sub');
+    fs.mkdirSync(sub);
+    git(sub, ['init', '-q', '-b', 'main'], sandbox.env);
+    fs.writeFileSync(path.join(sub, 'inner.txt'), 'inner\n');
+    git(sub, ['add', 'inner.txt'], sandbox.env);
+    git(sub, ['commit', '-q', '-m', 'inner'], sandbox.env);
+    const top = path.join(sandbox.root, 'top');
+    fs.mkdirSync(top);
+    git(top, ['init', '-q', '-b', 'main'], sandbox.env);
+    git(top, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub'], sandbox.env);
+    git(top, ['commit', '-q', '-m', 'add sub'], sandbox.env);
+    const inner = path.join(top, 'sub');
+    git(inner, ['config', 'filter.inner.clean', `sh -c 'echo submodule >> ${ranLog}; cat'`]);
+    fs.appendFileSync(path.join(git(inner, ['rev-parse', '--absolute-git-dir']).trim(), 'info', 'attributes'), '* filter=inner\n');
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(inner, 'inner.txt'), later, later);
+    expect(await ranDuring(() => readWorkingTreeChanges(top))).toEqual([]);
+  });
+
   it('reads the pending changes for the status sheet and runs none of them, a file touched since included', async () => {
     // A stat that no longer matches the index makes status read the file through its filter.
     const later = new Date(Date.now() + 60_000);

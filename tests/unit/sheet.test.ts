@@ -270,7 +270,7 @@ describe('pending changes', () => {
       { code: 'A ', path: 'added.ts' },
     ]);
     expect(parsePorcelainStatus('')).toEqual([]);
-    expect(workingTreeStatusArgs()).toEqual(['status', '--porcelain=v1', '-z', '--untracked-files=normal']);
+    expect(workingTreeStatusArgs()).toEqual(['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=all']);
   });
 
   it('reads the changes of a real repository, and nothing outside one', async () => {

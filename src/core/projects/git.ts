@@ -216,7 +216,8 @@ export function workingTreeStatusArgs(filterKeys = ''): string[] {
     filters.add(name);
   }
   const passThrough = [...filters].flatMap((name) => ['-c', `filter.${name}.clean=cat`, '-c', `filter.${name}.process=`]);
-  return [...passThrough, 'status', '--porcelain=v1', '-z', '--untracked-files=normal'];
+  // A submodule's own config can name programs too: status does not go into submodules.
+  return [...passThrough, 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=all'];
 }
 
 /** Parses NUL-separated `git status --porcelain=v1 -z` output; a rename lists its new path. */
