@@ -88,6 +88,32 @@ describe("the tracker's git reads in a repository whose config names programs", 
     expect(branch?.map((commit) => commit.subject)).toEqual(['initial commit', 'feat: work', 'fix: more work', 'chore: signed']);
   });
 
+  it("reads a submodule's change as its commit line, never diffing inside it under its own config", async () => {
+    const sub = path.join(sandbox.root, 'sub-diffed');
+    fs.mkdirSync(sub);
+    git(sub, ['init', '-q', '-b', 'main'], sandbox.env);
+    fs.writeFileSync(path.join(sub, 'inner.txt'), 'inner\n');
+    git(sub, ['add', 'inner.txt'], sandbox.env);
+    git(sub, ['commit', '-q', '-m', 'inner'], sandbox.env);
+    const top = path.join(sandbox.root, 'top-diffed');
+    fs.mkdirSync(top);
+    git(top, ['init', '-q', '-b', 'main'], sandbox.env);
+    git(top, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub'], sandbox.env);
+    git(top, ['commit', '-q', '-m', 'add sub'], sandbox.env);
+    const before = git(top, ['rev-parse', 'HEAD']).trim();
+    // The superproject asks for submodule diffs; the submodule's own config names a textconv program.
+    git(top, ['config', 'diff.submodule', 'diff']);
+    const inner = path.join(top, 'sub');
+    git(inner, ['config', 'diff.inner.textconv', planted('submodule textconv')]);
+    fs.appendFileSync(path.join(git(inner, ['rev-parse', '--absolute-git-dir']).trim(), 'info', 'attributes'), '* diff=inner\n');
+    fs.appendFileSync(path.join(inner, 'inner.txt'), 'more\n');
+    git(inner, ['commit', '-q', '-am', 'more inner'], sandbox.env);
+    git(top, ['commit', '-q', '-am', 'bump sub'], sandbox.env);
+    const after = git(top, ['rev-parse', 'HEAD']).trim();
+    expect(await ranDuring(() => readBranch(top))).toEqual([]);
+    expect(await ranDuring(() => commitsSince(top, before, after, 0))).toEqual([]);
+  });
+
   it("does not go into a submodule, whose own config names a filter", async () => {
     const sub = path.join(sandbox.root, 'sub');
     fs.mkdirSync(sub);

@@ -169,7 +169,7 @@ describe('parsing git log -p -U0', () => {
     });
   });
   it('passes git an argument array naming the first-parent branch with zero-context diffs', () => {
-    expect(branchLogArgs(5)).toEqual(['log', '--first-parent', '-n', '5', '--format=\u001e%H\u001f%s\u001f%b\u001f', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD']);
+    expect(branchLogArgs(5)).toEqual(['log', '--first-parent', '-n', '5', '--format=\u001e%H\u001f%s\u001f%b\u001f', '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '--no-renames', 'HEAD']);
   });
 });
 

@@ -32,7 +32,7 @@ export function whitespaceFreeStatArgs(from: string | undefined, to: string, max
 
 /** The `git log` arguments whose output `patchIdsOf` reads (no external diff or textconv program: see branchLogArgs). */
 export function patchLogArgs(from: string | undefined, to: string, max: number): string[] {
-  return ['log', '-p', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', `--max-count=${max}`, '--format=commit %H', range(from, to), '--'];
+  return ['log', '-p', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '--no-renames', `--max-count=${max}`, '--format=commit %H', range(from, to), '--'];
 }
 
 /**

@@ -22,10 +22,11 @@ export type { GitSignalCache };
 
 /**
  * The `git log` arguments: the first-parent branch, newest first, with zero-context diffs. No external
- * diff and no textconv filter: both run programs the repository's config names (an agent can write it).
+ * diff and no textconv filter: both run programs the repository's config names (an agent can write it);
+ * a submodule's change is its commit line (`diff.submodule=diff` would diff inside it, under its own config).
  */
 export function branchLogArgs(limit = BRANCH_LOG_LIMIT): string[] {
-  return ['log', '--first-parent', '-n', String(limit), `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%s${FIELD_SEPARATOR}%b${FIELD_SEPARATOR}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', 'HEAD'];
+  return ['log', '--first-parent', '-n', String(limit), `--format=${RECORD_SEPARATOR}%H${FIELD_SEPARATOR}%s${FIELD_SEPARATOR}%b${FIELD_SEPARATOR}`, '-p', '-U0', '--no-color', '--no-ext-diff', '--no-textconv', '--submodule=short', '--no-renames', 'HEAD'];
 }
 
 /** The branch of `directory`, oldest first; undefined when it cannot be read (gone, no repository, no commits). */
