@@ -6,10 +6,12 @@ import { applyAgentOp, newAgent, toStatus } from '../rules.js';
 import type { AgentStatus } from '../types.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
+import { readKnownHalts, updateKnownHalts } from '../store/known-halts.js';
 import type { TrackingContext } from './context.js';
 
 export class Agents {
   private readonly haltedCache = new Map<string, boolean>();
+  private knownHalts: ReadonlySet<string> | undefined;
 
   constructor(private readonly ctx: TrackingContext) {}
 
@@ -25,14 +27,27 @@ export class Agents {
   /**
    * Whether the agent is halted, from memory on the hot path: a halt changes only with a bug report
    * or a revive here (which forget the agent's entry) or in another process (every flush forgets all).
+   * While the database cannot be read (damaged, say), the halts last known beside it hold.
    */
   isHalted(agentId: string): boolean {
     let halted = this.haltedCache.get(agentId);
     if (halted === undefined) {
-      halted = this.status(agentId).halted;
+      halted = this.status(agentId).halted || (!this.ctx.store.attached && this.lastKnownHalts().has(agentId));
       this.haltedCache.set(agentId, halted);
     }
     return halted;
+  }
+
+  /** The halts kept beside the database at its last write, read once (store/known-halts.ts). */
+  private lastKnownHalts(): ReadonlySet<string> {
+    this.knownHalts ??= readKnownHalts(this.ctx.store.path);
+    return this.knownHalts;
+  }
+
+  /** After a write: keeps the halts of the agents it touched beside the database, for a time it cannot be read. */
+  keepKnownHalts(touched: readonly string[]): void {
+    if (touched.length === 0 || !this.ctx.store.attached) return;
+    updateKnownHalts(this.ctx.store.path, new Map(touched.map((agent) => [agent, this.status(agent).halted])));
   }
 
   /** Whether the agent exists in the database or the buffer. */

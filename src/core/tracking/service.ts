@@ -88,6 +88,7 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
     // A write may bring other processes' bug reports into view and changes the events held.
     flusher.afterWrite(() => this.agents.refreshHalts());
     flusher.afterWrite(() => ledger.forgetHeld());
+    flusher.onFlushed((agents) => this.agents.keepKnownHalts(agents));
   }
 
   get pendingMutations(): number {
