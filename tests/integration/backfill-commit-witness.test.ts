@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { readProjectCommits } from '../../src/core/backfill/commit-witness.js';
 import type { HostSession, HostToolCall } from '../../src/core/backfill/history.js';
+import { ReplayLedger } from '../../src/core/backfill/replay-ledger.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
 import { repoWithCommits } from '../helpers/printed-commits.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
@@ -129,5 +130,65 @@ describe('a replayed commit the project\'s git holds', () => {
     expect([...tracker.store.tables.commits.getKeys()].map(([, hash]) => hash).sort()).toEqual([named7, quiet].sort());
     expect(tracker.store.tables.usage.get([...USAGE_KEY])).toMatchObject({ commits: 2 });
     expect(tracker.store.tables.agents.get('build')?.commits).toBe(2);
+  });
+});
+
+describe('a commit git made during a quiet call, already claimed', () => {
+  /** A repository whose one commit after its start was made quietly at `at`; its full hash. */
+  function quietRepo(at: number): { repo: string; quiet: string } {
+    const { repo } = repoWithCommits(tempDir(), ['chore: start'], [T0 - 60_000]);
+    fs.writeFileSync(path.join(repo, 'quiet.txt'), 'quiet\n');
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['commit', '-q', '-m', 'feat: quiet'], { cwd: repo, env: dated(at) });
+    return { repo, quiet: execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim() };
+  }
+  const quietCall = (id: string, from: number, to: number): HostToolCall => ({ ...call(id, 'git commit -qam "feat: quiet"', '', from, to), output: undefined });
+  const session = (id: string, repo: string, calls: HostToolCall[]): HostSession => ({ ...pastSession(repo, calls), id });
+
+  it('by an earlier session of the same run is not taken again (both counted, one recorded and credited)', async () => {
+    const { repo, quiet } = quietRepo(T0 + 3500);
+    tracker = tempTracker({}, repo);
+    const ledger = new ReplayLedger(tracker.store, true);
+    const witness = await readProjectCommits(repo);
+    for (const id of ['ses_first', 'ses_second']) replaySession(tracker.service, session(id, repo, [quietCall(`prt_${id}`, T0 + 3000, T0 + 4000)]), repo, ledger, witness);
+    tracker.service.flush('backfill');
+
+    expect([...tracker.store.tables.commits.getKeys()]).toEqual([[repo, quiet]]);
+    expect(tracker.store.tables.commits.get([repo, quiet])?.sessionId).toBe('ses_first');
+    expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
+  });
+
+  it('by a session an earlier run recorded under the seven characters git printed is not taken again', async () => {
+    const { repo, quiet } = quietRepo(T0 + 3500);
+    tracker = tempTracker({}, repo);
+    const printed = `[main ${quiet.slice(0, 7)}] feat: quiet\n 1 file changed\n`;
+    replaySession(tracker.service, session('ses_printed', repo, [call('prt_printed', 'git commit -am "feat: quiet"', printed, T0 + 3000, T0 + 4000)]), repo, new ReplayLedger(tracker.store, true), await readProjectCommits(repo));
+    tracker.service.flush('backfill');
+    replaySession(tracker.service, session('ses_quiet', repo, [quietCall('prt_quiet', T0 + 3000, T0 + 4000)]), repo, new ReplayLedger(tracker.store, true), await readProjectCommits(repo));
+    tracker.service.flush('backfill');
+
+    expect([...tracker.store.tables.commits.getKeys()]).toEqual([[repo, quiet.slice(0, 7)]]);
+    expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
+  });
+
+  it('is not taken by a call that printed all its commits, even when git made another one in the same seconds', async () => {
+    const { repo } = quietRepo(T0 + 3500);
+    const start = execFileSync('git', ['rev-parse', '--short=7', 'HEAD~1'], { cwd: repo, encoding: 'utf8' }).trim();
+    // One call from before the first commit to after the quiet one, that printed the first only.
+    tracker = await replay(repo, pastSession(repo, [call('prt_named', 'git commit -am "chore: start"', `[main ${start}] chore: start\n`, T0 - 61_000, T0 + 4000)]));
+
+    expect([...tracker.store.tables.commits.getKeys()]).toEqual([[repo, start]]);
+  });
+});
+
+describe('a folder that is no git repository', () => {
+  it('has nothing to check a replayed commit against: it is counted and earns nothing', async () => {
+    const folder = fs.realpathSync(tempDir());
+    const claim = call('prt_1', 'git commit -am "feat: parser"', '[main 1a2b3c4] feat: parser\n', T0 + 3000, T0 + 4000);
+    expect(await readProjectCommits(folder)).toBeUndefined();
+    tracker = await replay(folder, pastSession(folder, [claim]));
+
+    expect(tracker.store.tables.usage.get([...USAGE_KEY])).toMatchObject({ commits: 1 });
+    expect(tracker.store.tables.commits.getKeysCount()).toBe(0);
   });
 });

@@ -20,6 +20,7 @@ describe('parseWitnessLog', () => {
       `${merge}${US}${hex('a')} ${hex('b')}${US}1700000009${US}Merge branch 'x'`,
       'not a commit',
       `${hex('d')}${US}${US}soon${US}bad time`,
+      `${hex('e')}${US}${US}${US}no time`,
       `abc${US}${US}1700000000${US}short hash`,
       '',
     ].join('\n');
@@ -42,7 +43,8 @@ describe('ProjectCommits', () => {
   const call = { from: T, to: T + 10_000 };
 
   it('finds a printed hash by its unique prefix, made during the call (git\'s whole seconds: a second of slack each way)', () => {
-    const commits = new ProjectCommits([made(hex('1a2b3c4', '5'), T + 4000), made(hex('1a2b3c5', '6'), T - 1000), made(hex('1a2b3c6', '7'), T + 11_000), made(hex('9', '8'), T - 1001)]);
+    // In git log's order (newest first), not the hashes' order.
+    const commits = new ProjectCommits([made(hex('9', '8'), T - 1001), made(hex('1a2b3c6', '7'), T + 11_000), made(hex('1a2b3c4', '5'), T + 4000), made(hex('1a2b3c5', '6'), T - 1000)]);
     expect(commits.printed('1a2b3c4', call)?.hash).toBe(hex('1a2b3c4', '5'));
     expect(commits.printed('1a2b3c5', call)?.hash).toBe(hex('1a2b3c5', '6'));
     expect(commits.printed('1a2b3c6', call)?.hash).toBe(hex('1a2b3c6', '7'));
@@ -50,6 +52,8 @@ describe('ProjectCommits', () => {
     expect(commits.printed('1a2b3c7', call)).toBeUndefined();
     expect(commits.printed('0000000', call)).toBeUndefined();
     expect(commits.printed('fffffff', call)).toBeUndefined();
+    // The whole hash, as a longer abbreviation would print it.
+    expect(commits.printed(hex('1a2b3c4', '5'), call)?.hash).toBe(hex('1a2b3c4', '5'));
   });
 
   it('finds nothing for a prefix two commits share, or for a hash it does not hold in full', () => {

@@ -79,9 +79,9 @@ export class ProjectCommits {
     return madeDuring(found, call) ? found : undefined;
   }
 
-  /** The commits made during `call`, oldest first. */
+  /** The commits made during `call`, oldest first (those of the same second in hash order: the sort is stable). */
   madeDuring(call: CallTime): WitnessedCommit[] {
-    return this.byHash.filter((commit) => madeDuring(commit, call)).sort((a, b) => a.committedAt - b.committedAt || (a.hash < b.hash ? -1 : 1));
+    return this.byHash.filter((commit) => madeDuring(commit, call)).sort((a, b) => a.committedAt - b.committedAt);
   }
 }
 
