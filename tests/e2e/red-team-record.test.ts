@@ -131,7 +131,9 @@ describe('red team: the record cannot be gamed', () => {
     const store = Store.open({ path: sandbox.dbPath, maxDatabaseSize: 64 * 1024 * 1024, readOnly: true });
     try {
       const imports = [...store.tables.migrations.getRange({})].map(({ value }) => value as { userAction?: unknown });
-      expect(imports.map((entry) => entry.userAction).filter(Boolean)).toEqual([{ action: 'import', via: 'terminal-no-tty', suspect: true }]);
+      expect(imports.map((entry) => entry.userAction).filter(Boolean)).toEqual([
+        { action: 'import', via: 'terminal-no-tty', suspect: true, signs: [expect.stringMatching(/^made without a terminal within 15 minutes of a tracked session of this project/)] },
+      ]);
     } finally {
       store.close();
     }

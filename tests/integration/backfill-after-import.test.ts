@@ -10,6 +10,7 @@ import { openHistory } from '../../src/opencode/history/locate.js';
 import type { UsageRecord } from '../../src/core/types.js';
 import { writeJsonHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
+import { repoWithCommits } from '../helpers/printed-commits.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -23,8 +24,12 @@ afterEach(() => {
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
 
-/** One session of build: two answers (1,000 + 500 input tokens, $0.25 + $0.125), three tool calls, one commit. */
+/**
+ * One session of build: two answers (1,000 + 500 input tokens, $0.25 + $0.125), three tool calls, one
+ * commit, in a repository made in `project` while the call ran (a backfill credits only what git holds).
+ */
 function history(project: string): FixtureSession[] {
+  const [printed] = repoWithCommits(project, ['feat: cart'], [T0 + 1010]).printed;
   return [
     {
       id: 'ses_restored',
@@ -36,7 +41,7 @@ function history(project: string): FixtureSession[] {
         {
           id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'alpha', tokens: tokens(1000, 200), cost: 0.25, created: T0 + 1000,
           tools: [
-            { callId: 'c1', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "feat: cart"', output: '[main 1a2b3c4] feat: cart\n 1 file changed\n', exit: 0 },
+            { callId: 'c1', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "feat: cart"', output: printed, exit: 0 },
             { callId: 'c2', tool: 'bash', status: 'completed', command: 'ls', output: 'src', exit: 0 },
           ],
         },

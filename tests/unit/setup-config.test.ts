@@ -94,7 +94,8 @@ describe('registering the plugin', () => {
     const dir = configFolder();
     const file = path.join(dir, 'opencode.json');
     fs.writeFileSync(file, '{ "plugins": [{ "package": "opencode-agent-tracker" }, { "package": "opencode-agent-tracker@0.0.9" }] }');
-    registerPlugin(createContext(dir));
+    // As under OpenCode 2 (`npm test` puts the pinned version-1 binary on PATH, which would say 1.x).
+    registerPlugin(createContext(dir, { configShape: 'v2' }));
     expect(parseJsonc(fs.readFileSync(file, 'utf8'), file)).toEqual({ plugins: [{ package: PLUGIN_SPEC }] });
   });
 

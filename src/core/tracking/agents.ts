@@ -7,7 +7,17 @@ import type { AgentStatus } from '../types.js';
 import * as valid from '../validation.js';
 import { InputError } from '../validation.js';
 import { readKnownHalts, updateKnownHalts } from '../store/known-halts.js';
+import type { Mutation } from '../store/mutations.js';
 import type { TrackingContext } from './context.js';
+
+/** The agents a write reported a bug of or revived: the only ops that halt an agent or lift its halt. */
+export function haltsChangedBy(mutations: readonly Mutation[]): string[] {
+  const agents: string[] = [];
+  for (const mutation of mutations) {
+    if (mutation.table === 'agents' && mutation.ops.some((op) => op.kind === 'bug' || op.kind === 'revive')) agents.push(mutation.key);
+  }
+  return agents;
+}
 
 export class Agents {
   private readonly haltedCache = new Map<string, boolean>();
@@ -44,7 +54,10 @@ export class Agents {
     return this.knownHalts;
   }
 
-  /** After a write: keeps the halts of the agents it touched beside the database, for a time it cannot be read. */
+  /**
+   * After a write: keeps beside the database, for a time it cannot be read, the halts of the agents whose
+   * halt it may have changed (haltsChangedBy): most writes change none and read nothing here.
+   */
   keepKnownHalts(touched: readonly string[]): void {
     if (touched.length === 0 || !this.ctx.store.attached) return;
     updateKnownHalts(this.ctx.store.path, new Map(touched.map((agent) => [agent, this.status(agent).halted])));

@@ -17,7 +17,7 @@ import type { JournalKey, Mutation } from '../store/mutations.js';
 import type { ActivityEntry, AgentStatus, CommitRecord, TokenCounts, UserActionProvenance, UsageSource } from '../types.js';
 import type { GitCommit, HostEvent, ReplayedTurn } from '../../contract/host-events.js';
 import type { FlushOutcome, Recorder } from '../../contract/recorder.js';
-import { Agents } from './agents.js';
+import { Agents, haltsChangedBy } from './agents.js';
 import { BugReports } from './bug-reports.js';
 import type { BugReportInput } from './bug-reports.js';
 import { Commits } from './commits.js';
@@ -88,7 +88,7 @@ export class TrackingService<S extends StoreAccess = Store> implements Recorder 
     // A write may bring other processes' bug reports into view and changes the events held.
     flusher.afterWrite(() => this.agents.refreshHalts());
     flusher.afterWrite(() => ledger.forgetHeld());
-    flusher.onFlushed((agents) => this.agents.keepKnownHalts(agents));
+    flusher.onFlushed((_agents, mutations) => this.agents.keepKnownHalts(haltsChangedBy(mutations)));
   }
 
   get pendingMutations(): number {
