@@ -88,18 +88,24 @@ describe("the tracker's git reads in a repository whose config names programs", 
     expect(branch?.map((commit) => commit.subject)).toEqual(['initial commit', 'feat: work', 'fix: more work', 'chore: signed']);
   });
 
-  it("reads a submodule's change as its commit line, never diffing inside it under its own config", async () => {
-    const sub = path.join(sandbox.root, 'sub-diffed');
+  /** A repository (under the sandbox, named by `name`) whose submodule `sub` has one commit of inner.txt. */
+  function superprojectWithSubmodule(name: string): string {
+    const sub = path.join(sandbox.root, `sub-${name}`);
     fs.mkdirSync(sub);
     git(sub, ['init', '-q', '-b', 'main'], sandbox.env);
     fs.writeFileSync(path.join(sub, 'inner.txt'), 'inner\n');
     git(sub, ['add', 'inner.txt'], sandbox.env);
     git(sub, ['commit', '-q', '-m', 'inner'], sandbox.env);
-    const top = path.join(sandbox.root, 'top-diffed');
+    const top = path.join(sandbox.root, `top-${name}`);
     fs.mkdirSync(top);
     git(top, ['init', '-q', '-b', 'main'], sandbox.env);
     git(top, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub'], sandbox.env);
     git(top, ['commit', '-q', '-m', 'add sub'], sandbox.env);
+    return top;
+  }
+
+  it("reads a submodule's change as its commit line, never diffing inside it under its own config", async () => {
+    const top = superprojectWithSubmodule('diffed');
     const before = git(top, ['rev-parse', 'HEAD']).trim();
     // The superproject asks for submodule diffs; the submodule's own config names a textconv program.
     git(top, ['config', 'diff.submodule', 'diff']);
@@ -115,17 +121,7 @@ describe("the tracker's git reads in a repository whose config names programs", 
   });
 
   it("does not go into a submodule, whose own config names a filter", async () => {
-    const sub = path.join(sandbox.root, 'sub');
-    fs.mkdirSync(sub);
-    git(sub, ['init', '-q', '-b', 'main'], sandbox.env);
-    fs.writeFileSync(path.join(sub, 'inner.txt'), 'inner\n');
-    git(sub, ['add', 'inner.txt'], sandbox.env);
-    git(sub, ['commit', '-q', '-m', 'inner'], sandbox.env);
-    const top = path.join(sandbox.root, 'top');
-    fs.mkdirSync(top);
-    git(top, ['init', '-q', '-b', 'main'], sandbox.env);
-    git(top, ['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub, 'sub'], sandbox.env);
-    git(top, ['commit', '-q', '-m', 'add sub'], sandbox.env);
+    const top = superprojectWithSubmodule('filtered');
     const inner = path.join(top, 'sub');
     git(inner, ['config', 'filter.inner.clean', `sh -c 'echo submodule >> ${ranLog}; cat'`]);
     fs.appendFileSync(path.join(git(inner, ['rev-parse', '--absolute-git-dir']).trim(), 'info', 'attributes'), '* filter=inner\n');
