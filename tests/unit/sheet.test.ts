@@ -270,7 +270,7 @@ describe('pending changes', () => {
       { code: 'A ', path: 'added.ts' },
     ]);
     expect(parsePorcelainStatus('')).toEqual([]);
-    expect(workingTreeStatusArgs()).toEqual(['status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=all']);
+    expect(workingTreeStatusArgs()).toEqual(['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=all']);
   });
 
   it('reads the changes of a real repository, and nothing outside one', async () => {
@@ -301,6 +301,26 @@ describe('pending changes', () => {
     const outside = path.join(root, 'not-a-repo');
     fs.mkdirSync(outside);
     expect(await readWorkingTreeChanges(outside)).toBeUndefined();
+  });
+
+  it('leaves the index as it is (no lock taken), so an agent\'s git add at the same moment never finds it locked', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-tracker-sheet-'));
+    tempDirs.push(root);
+    const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.test', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.test' };
+    const git = (args: string[]) => execFileSync('git', args, { cwd: root, env, timeout: 30_000 });
+    git(['init', '--quiet']);
+    fs.writeFileSync(path.join(root, 'kept.txt'), 'one\n');
+    git(['add', '-A']);
+    git(['commit', '--quiet', '-m', 'initial']);
+    // A tracked file whose time stamp no longer matches the index: a plain `git status` rewrites the index (under its lock).
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(path.join(root, 'kept.txt'), later, later);
+    const index = path.join(root, '.git', 'index');
+    const before = fs.statSync(index);
+
+    expect(await readWorkingTreeChanges(root)).toEqual([]);
+    const after = fs.statSync(index);
+    expect({ ino: after.ino, mtimeMs: after.mtimeMs }).toEqual({ ino: before.ino, mtimeMs: before.mtimeMs });
   });
 });
 

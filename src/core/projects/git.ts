@@ -216,8 +216,10 @@ export function workingTreeStatusArgs(filterKeys = ''): string[] {
     filters.add(name);
   }
   const passThrough = [...filters].flatMap((name) => ['-c', `filter.${name}.clean=cat`, '-c', `filter.${name}.process=`]);
+  // `status` refreshes the index when it can, holding .git/index.lock meanwhile: an agent's `git add` or
+  // `git commit` at that moment (the sheet is read at a session's start, as its first call runs) would fail.
   // A submodule's own config can name programs too: status does not go into submodules.
-  return [...passThrough, 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=all'];
+  return ['--no-optional-locks', ...passThrough, 'status', '--porcelain=v1', '-z', '--untracked-files=normal', '--ignore-submodules=all'];
 }
 
 /** Parses NUL-separated `git status --porcelain=v1 -z` output; a rename lists its new path. */
