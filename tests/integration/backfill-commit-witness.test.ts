@@ -110,7 +110,8 @@ describe('a replayed commit the project\'s git holds', () => {
     const full = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
     tracker = await replay(repo, pastSession(repo, [{ ...call('prt_q', 'git add -A && git commit -q -m "feat: quiet work"', '', T0 + 3000, T0 + 4000), output: undefined }]));
 
-    expect(tracker.store.tables.commits.get([repo, full])).toMatchObject({ message: 'feat: quiet work', agent: 'build', sessionId: 'ses_past' });
+    // Its file list is not read (a replayed commit's never is): none is made up either.
+    expect(tracker.store.tables.commits.get([repo, full])).toMatchObject({ message: 'feat: quiet work', agent: 'build', sessionId: 'ses_past', files: [] });
     expect(tracker.store.tables.agents.get('build')?.commits).toBe(1);
     const graded = tracker.service.gradeAsUser({ project: repo, commit: full, grade: 5, note: 'fine', via: 'cli' });
     expect(graded.grade).toMatchObject({ commit: full, grade: 5 });
@@ -134,6 +135,21 @@ describe('a replayed commit the project\'s git holds', () => {
 });
 
 describe('a commit git made during a quiet call, already claimed', () => {
+  it('by the same call, which printed it: the call\'s quiet commit is the other one', async () => {
+    // The named one first (the older: the first a quiet commit's lookup would find), the quiet one a second later.
+    const { repo, printed } = repoWithCommits(tempDir(), ['feat: named'], [T0 + 2200]);
+    fs.writeFileSync(path.join(repo, 'quiet.txt'), 'quiet\n');
+    execFileSync('git', ['add', '-A'], { cwd: repo });
+    execFileSync('git', ['commit', '-q', '-m', 'feat: quiet'], { cwd: repo, env: dated(T0 + 3600) });
+    const quiet = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+    const named7 = execFileSync('git', ['rev-parse', '--short=7', 'HEAD~1'], { cwd: repo, encoding: 'utf8' }).trim();
+    const both = call('prt_both', 'git commit -am "feat: named" && git commit -qam "feat: quiet"', printed[0] ?? '', T0 + 2000, T0 + 4000);
+    tracker = await replay(repo, pastSession(repo, [both]));
+
+    expect([...tracker.store.tables.commits.getKeys()].map(([, hash]) => hash).sort()).toEqual([named7, quiet].sort());
+    expect(tracker.store.tables.agents.get('build')?.commits).toBe(2);
+  });
+
   /** A repository whose one commit after its start was made quietly at `at`; its full hash. */
   function quietRepo(at: number): { repo: string; quiet: string } {
     const { repo } = repoWithCommits(tempDir(), ['chore: start'], [T0 - 60_000]);

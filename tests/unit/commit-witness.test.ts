@@ -63,6 +63,14 @@ describe('ProjectCommits', () => {
     expect(commits.printed(`${hex('abcdef1', '1')}0`, call)).toBeUndefined();
   });
 
+  it('finds each of many commits, given in any order, by its seven characters', () => {
+    // A fixed scramble of 300 distinct hashes (i * 7919 mod 2^28 is one-to-one), in git log's order, not the hashes'.
+    const hashes = Array.from({ length: 300 }, (_v, i) => ((i * 7919 * 104_729) % 2 ** 28).toString(16).padStart(7, '0').padEnd(40, String(i % 10)));
+    const commits = new ProjectCommits(hashes.map((hash, i) => made(hash, T + i)));
+    const wide = { from: T, to: T + 1000 };
+    expect(hashes.filter((hash) => commits.printed(hash.slice(0, 7), wide)?.hash !== hash)).toEqual([]);
+  });
+
   it('holds a commit the log listed twice (a ref and the reflog) once', () => {
     const twice = made(hex('5'), T + 1);
     expect(new ProjectCommits([twice, { ...twice }]).printed('5000000', call)?.hash).toBe(hex('5'));
