@@ -50,7 +50,7 @@ export interface CallTime {
   to: number;
 }
 
-function madeDuring(commit: WitnessedCommit, call: CallTime): boolean {
+function committedDuring(commit: WitnessedCommit, call: CallTime): boolean {
   const from = call.from ?? call.to - LONGEST_CALL_MS;
   return commit.committedAt <= call.to + SECOND_MS && commit.committedAt >= from - SECOND_MS;
 }
@@ -76,12 +76,12 @@ export class ProjectCommits {
     }
     const found = this.byHash[low];
     if (!found?.hash.startsWith(printed) || this.byHash[low + 1]?.hash.startsWith(printed)) return undefined;
-    return madeDuring(found, call) ? found : undefined;
+    return committedDuring(found, call) ? found : undefined;
   }
 
   /** The commits made during `call`, oldest first (those of the same second in hash order: the sort is stable). */
   madeDuring(call: CallTime): WitnessedCommit[] {
-    return this.byHash.filter((commit) => madeDuring(commit, call)).sort((a, b) => a.committedAt - b.committedAt);
+    return this.byHash.filter((commit) => committedDuring(commit, call)).sort((a, b) => a.committedAt - b.committedAt);
   }
 }
 

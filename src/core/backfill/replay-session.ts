@@ -228,8 +228,8 @@ export function replaySession(service: ReplayTarget | undefined, session: HostSe
         const time = { ...(call.startedAt !== undefined ? { from: call.startedAt } : {}), to: call.endedAt ?? atMs };
         const commits = witnessed(witness, fresh, git.commits - git.printed.length, time, (hash) => known?.knownCommit(project, hash) === true);
         service?.recordCommits(session.id, commits, { eventId: call.callId, at: callAt, count });
-        for (const commit of fresh) known?.noteCommit(project, commit.hash);
-        for (const commit of commits) known?.noteCommit(project, commit.hash);
+        // Each printed hash (held by git or not), and the full hash of each quiet commit found.
+        for (const commit of [...fresh, ...commits]) known?.noteCommit(project, commit.hash);
         result.commits += count;
       }
       if (git.pushed) {
