@@ -10,10 +10,9 @@
 import fs from 'node:fs';
 import type { TrackerConfig } from '../core/config.js';
 import { silentLogger } from '../core/logger.js';
-import type { GitSignalCache, GitSignalSink } from '../core/outcomes/git-outcomes.js';
+import type { GitSignalCache } from '../core/outcomes/git-outcomes.js';
 import type { Store } from '../core/store/store.js';
 import { gitSignalCacheKey } from '../contract/git-signal-cache.js';
-import type { CommitRecord } from '../core/types.js';
 import { withStore } from './context.js';
 
 /** The projects that hold tracked commits (commits are keyed by [project, hash]): one seek per project. */
@@ -34,41 +33,28 @@ function projectsWithCommits(store: Store): string[] {
   }
 }
 
-/** Reads what a refresh needs from a read-only store and notes, instead of writing, which projects have new signals. */
-class ReadOnlySink implements GitSignalSink {
-  readonly moved = new Set<string>();
-  constructor(
-    private readonly store: Store,
-    private readonly cacheKey: (project: string) => string,
-  ) {}
-  trackedCommits(project: string): CommitRecord[] {
-    const found: CommitRecord[] = [];
-    for (const { key, value } of this.store.tables.commits.getRange({ start: [project, ''] })) {
-      if (key[0] !== project) break;
-      found.push(value);
-    }
-    return found;
-  }
-  gitSignalCache(project: string): GitSignalCache | undefined {
-    return this.store.tables.meta.get(this.cacheKey(project)) as GitSignalCache | undefined;
-  }
-  recordGitSignals(project: string): void {
-    this.moved.add(project);
-  }
+/** Whether `project` holds a tracked commit: one seek. */
+function hasTrackedCommits(store: Store, project: string): boolean {
+  for (const key of store.tables.commits.getKeys({ start: [project, ''] })) return key[0] === project;
+  return false;
 }
 
 /**
- * The projects among `projects` (default: every project with tracked commits) whose git signals are
- * older than their HEAD, looked at in a store open for reading: nothing is written.
+ * The projects among `projects` (default: every project with tracked commits) whose HEAD is no longer
+ * the one their git signals were computed at, looked at in a store open for reading: nothing is
+ * written, and where a repository's files tell its HEAD no git process starts.
  */
 export async function projectsWithMovedSignals(store: Store, projects?: Iterable<string>): Promise<string[]> {
   // A folder that is gone has no signal: git (and its module) is not even loaded for it.
   const present = [...new Set(projects ?? projectsWithCommits(store))].filter((project) => fs.existsSync(project));
   if (present.length === 0) return [];
-  const outcomes = await import('../core/outcomes/git-outcomes.js');
-  const sink = new ReadOnlySink(store, gitSignalCacheKey);
-  for (const project of present) await outcomes.refreshGitSignals(sink, project);
-  return [...sink.moved];
+  const { movedHead } = await import('../core/outcomes/git-outcomes.js');
+  const moved: string[] = [];
+  for (const project of present) {
+    const cache = store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined;
+    if (hasTrackedCommits(store, project) && (await movedHead(project, cache)) !== undefined) moved.push(project);
+  }
+  return moved;
 }
 
 /** Writes the new git signals of `moved` (projects whose HEAD moved), through TrackingService's flush. */

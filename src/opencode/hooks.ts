@@ -5,7 +5,8 @@
  */
 import type { Hooks } from '@opencode-ai/plugin';
 import type { Logger } from '../core/logger.js';
-import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
+import { commitsSince, currentHead, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
+import { headFromFiles } from '../core/projects/head-files.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { storeOpening } from '../core/store/access.js';
@@ -151,7 +152,7 @@ export function bashGitEffects(ctx: Pick<HookContext, 'service' | 'directory' | 
   /** HEAD noted before each call that may move it, by the adapter's call key, with the call's start (seconds). */
   const headBefore = new Map<string, { head: string | undefined; startedAt: number }>();
   const record = async (sessionId: string, command: string, ok: boolean, eventId: string, before: { head: string | undefined; startedAt: number }): Promise<void> => {
-    const head = await readHead(ctx.directory);
+    const head = await currentHead(ctx.directory);
     let commits: CommitRecord[] = [];
     if (head && head !== before.head) {
       commits = service.recordCommits(sessionId, await commitsSince(ctx.directory, before.head, head, before.startedAt), { eventId });
@@ -163,8 +164,15 @@ export function bashGitEffects(ctx: Pick<HookContext, 'service' | 'directory' | 
   return {
     before(key, command) {
       if (!command || !mayMoveHead(command)) return undefined;
+      const startedAt = Math.floor(Date.now() / 1000) - 1;
+      // Where the repository's files tell HEAD, the call starts without waiting for a git process.
+      const known = headFromFiles(ctx.directory);
+      if (known !== undefined) {
+        headBefore.set(key, { head: known, startedAt });
+        return undefined;
+      }
       return readHead(ctx.directory).then((head) => {
-        headBefore.set(key, { head, startedAt: Math.floor(Date.now() / 1000) - 1 });
+        headBefore.set(key, { head, startedAt });
       });
     },
     after(key, sessionId, command, ok, eventId) {

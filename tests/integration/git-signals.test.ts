@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { branchLogArgs, gitSignals, readBranch, refreshGitSignals } from '../../src/core/outcomes/git-outcomes.js';
-import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
+import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, revertingCommits, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
 import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
 import type { CommitRecord } from '../../src/core/types.js';
 import { backgroundGitSignals } from '../../src/opencode/git-signals-background.js';
@@ -109,12 +109,20 @@ describe('the fate of a commit on its branch', () => {
     ['a fixup! commit after the window', [target, ...fillers(FOLLOW_UP_WINDOW), commit('a1', 'fixup! feat: add parser')], { reverted: false, followUpFix: false }],
     ['a revert much later', [target, ...fillers(FOLLOW_UP_WINDOW * 3), commit('r1', 'Revert "feat: add parser"', { body: 'This reverts commit c0ffee1234567890.' })], { reverted: true, followUpFix: false }],
     ['a revert touching the same lines is no fix', [target, commit('r1', 'Revert "feat: add parser"', { oldLines: [lines('src/p.ts', 10, 20)] })], { reverted: true, followUpFix: false }],
+    ['a revert naming its hash only, under another subject', [target, ...fillers(FOLLOW_UP_WINDOW + 2), commit('r2', 'chore: undo the parser', { body: 'This reverts commit c0ffee12.' })], { reverted: true, followUpFix: false }],
+    ['a revert by its subject only', [target, ...fillers(FOLLOW_UP_WINDOW + 2), commit('r3', 'Revert "feat: add parser"')], { reverted: true, followUpFix: false }],
+    ['a revert of another commit', [target, ...fillers(3), commit('r4', 'Revert "chore: other 1"', { body: 'This reverts commit f0000001.' })], { reverted: false, followUpFix: false }],
+    ['a revert BEFORE it', [commit('r5', 'Revert "feat: add parser"', { body: 'This reverts commit c0ffee1234567890.' }), target], { reverted: false, followUpFix: false }],
     ['nothing after it', [target], { reverted: false, followUpFix: false }],
     ['a fix BEFORE it', [fixAt(), target], { reverted: false, followUpFix: false }],
     ['a fix right after it, late on the branch', [...fillers(12), target, fixAt()], { reverted: false, followUpFix: true }],
     ['a fix to other files and to its lines', [target, commit('fix0000000000002', 'fix: several things', { oldLines: [lines('README.md', 1, 1), lines('src/p.ts', 12, 12)] })], { reverted: false, followUpFix: true }],
   ])('%s', (_name, branch, want) => {
     expect(commitFate(branch, branch.indexOf(target))).toEqual(want);
+  });
+  it('asks only the commits that revert something, each found by its hash line or its Revert subject', () => {
+    const branch = [target, ...fillers(2), commit('r1', 'chore: undo', { body: 'This reverts commit 0123abc.' }), fixAt(), commit('r2', 'Revert "x"'), commit('r3', 'Reverting things'), commit('r4', 'note', { body: 'this Reverts Commit ABCDEF0' })];
+    expect(revertingCommits(branch)).toEqual([3, 5, 7]);
   });
   it('has no fate for a position off the branch', () => {
     expect(commitFate([target], 3)).toEqual({ reverted: false, followUpFix: false });

@@ -54,7 +54,8 @@ export function* boundedRegularFileText(file: string, maxBytes: number, chunkByt
   const { fd, size } = openBounded(file, maxBytes, hint);
   try {
     const decoder = new StringDecoder('utf8');
-    const buffer = Buffer.alloc(Math.max(1, chunkBytes));
+    // A byte past the size it had is enough to see that it grew: a small file gets a small buffer.
+    const buffer = Buffer.alloc(Math.max(1, Math.min(chunkBytes, size + 1)));
     let total = 0;
     for (;;) {
       const read = fs.readSync(fd, buffer, 0, buffer.length, null);

@@ -6,10 +6,10 @@
  * computed at and what was counted) makes each commit's signal count once. A folder that is gone or
  * is no repository has no signal: never an error.
  */
-import { readHead, runGit } from '../projects/git.js';
+import { currentHead, runGit } from '../projects/git.js';
 import { GIT_ABBREVIATION_LENGTH } from '../tracking/commit-prefix.js';
 import type { CommitRecord } from '../types.js';
-import { commitFate, FIELD_SEPARATOR, newlyCounted, parseBranchLog, RECORD_SEPARATOR } from './git-signals.js';
+import { commitFate, FIELD_SEPARATOR, newlyCounted, parseBranchLog, RECORD_SEPARATOR, revertingCommits } from './git-signals.js';
 import type { BranchCommit } from './git-signals.js';
 import type { CountedFate, GitSignalCache } from '../../contract/git-signal-cache.js';
 
@@ -71,12 +71,13 @@ export interface CommitSignal {
  */
 export function gitSignals(branch: readonly BranchCommit[], tracked: readonly CommitRecord[], head: string, cache: GitSignalCache | undefined): { signals: CommitSignal[]; cache: GitSignalCache } {
   const position = branchPositions(branch);
+  const reverters = revertingCommits(branch);
   const counted: Record<string, CountedFate> = { ...(cache?.counted ?? {}) };
   const signals: CommitSignal[] = [];
   for (const commit of tracked) {
     const index = position(commit.hash);
     if (index === undefined) continue;
-    const fate = commitFate(branch, index);
+    const fate = commitFate(branch, index, reverters);
     const change = newlyCounted(fate, counted[commit.hash]);
     if (change.revertedCommits === 0 && change.followUpFixCommits === 0) continue;
     counted[commit.hash] = { reverted: fate.reverted || (counted[commit.hash]?.reverted ?? false), followUpFix: fate.followUpFix || (counted[commit.hash]?.followUpFix ?? false) };
@@ -93,18 +94,29 @@ export interface GitSignalSink {
 }
 
 /**
+ * The HEAD of `project` when it is not the one `cache` was computed at; undefined when it is, or when
+ * the folder is no readable repository. Read from the repository's files where they tell it (no
+ * process: this is asked of every project before each `report`), from git otherwise.
+ */
+export async function movedHead(project: string, cache: GitSignalCache | undefined): Promise<string | undefined> {
+  const head = await currentHead(project);
+  return head === undefined || head === cache?.head ? undefined : head;
+}
+
+/**
  * Brings a project's git signals up to date. Does nothing when HEAD is where it was last time, when the
- * project has no tracked commits, or when the folder cannot be read as a repository.
+ * project has no tracked commits, or when the folder cannot be read as a repository. The HEAD the
+ * signals are computed at is the newest commit of the branch as read (first parent from HEAD).
  * @returns how many commits got a new signal.
  */
 export async function refreshGitSignals(sink: GitSignalSink, project: string): Promise<number> {
   const cache = sink.gitSignalCache(project);
-  const head = await readHead(project);
-  if (!head || head === cache?.head) return 0;
+  if ((await movedHead(project, cache)) === undefined) return 0;
   const tracked = sink.trackedCommits(project);
   if (tracked.length === 0) return 0;
   const branch = await readBranch(project);
-  if (!branch) return 0;
+  const head = branch?.at(-1)?.hash;
+  if (!branch || head === undefined || head === cache?.head) return 0;
   const result = gitSignals(branch, tracked, head, cache);
   sink.recordGitSignals(project, result.signals, result.cache);
   return result.signals.length;

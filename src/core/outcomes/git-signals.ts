@@ -68,22 +68,33 @@ export function touchesSameLines(written: readonly LineRange[], changed: readonl
 }
 
 /**
- * The fate of `branch[index]`, given the branch oldest first. Any later commit may revert it; only the
- * next FOLLOW_UP_WINDOW commits can be its follow-up fix. Line numbers are compared as each diff
- * states them (not shifted through the commits between): close enough for "the same lines".
+ * The positions of the commits that revert anything: a message naming a hash ("This reverts commit …")
+ * or a `Revert "<subject>"` subject. Every commit `reverts` holds true for is among them, so a commit's
+ * fate asks only these, not every later commit (a branch of 300 has a handful).
  */
-export function commitFate(branch: readonly BranchCommit[], index: number): CommitFate {
+export function revertingCommits(branch: readonly BranchCommit[]): number[] {
+  const positions: number[] = [];
+  branch.forEach((commit, index) => {
+    if (/This reverts commit [0-9a-f]{7,64}/i.test(`${commit.subject}\n${commit.body}`) || /^Revert ".*"$/.test(commit.subject.trim())) positions.push(index);
+  });
+  return positions;
+}
+
+/**
+ * The fate of `branch[index]`, given the branch oldest first. Any later commit may revert it; only the
+ * next FOLLOW_UP_WINDOW commits can be its follow-up fix (a commit that reverts it is not one). Line
+ * numbers are compared as each diff states them (not shifted through the commits between): close
+ * enough for "the same lines". `reverters` is revertingCommits(branch), computed once per branch.
+ */
+export function commitFate(branch: readonly BranchCommit[], index: number, reverters: readonly number[] = revertingCommits(branch)): CommitFate {
   const commit = branch[index];
   if (!commit) return { reverted: false, followUpFix: false };
-  let reverted = false;
+  const reverted = reverters.some((position) => position > index && reverts(branch[position] as BranchCommit, commit));
   let followUpFix = false;
-  for (let i = index + 1; i < branch.length; i += 1) {
+  for (let i = index + 1; i < branch.length && i - index <= FOLLOW_UP_WINDOW; i += 1) {
     const later = branch[i] as BranchCommit;
-    if (reverts(later, commit)) reverted = true;
-    const inWindow = i - index <= FOLLOW_UP_WINDOW;
-    if (inWindow && !reverts(later, commit)) {
-      if (isFixupOf(later, commit) || (isFixLike(later.subject) && touchesSameLines(commit.newLines, later.oldLines))) followUpFix = true;
-    }
+    if (reverts(later, commit)) continue;
+    if (isFixupOf(later, commit) || (isFixLike(later.subject) && touchesSameLines(commit.newLines, later.oldLines))) followUpFix = true;
   }
   return { reverted, followUpFix };
 }

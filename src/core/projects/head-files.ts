@@ -1,0 +1,60 @@
+/**
+ * The commit HEAD names, read from the repository's own files (`.git/HEAD`, the branch's loose ref or
+ * its line in `packed-refs`) instead of a `git rev-parse` process: a few small reads where git costs a
+ * process start, asked of every project before each `report`. Only the plain layout, where those files
+ * say it unambiguously, is read; anything else (a `.git` file of a worktree or submodule, the reftable
+ * format, an unborn branch, GIT_DIR set, a name that is not a regular file) gives undefined, and the
+ * caller asks git. Nothing here runs a program; a FIFO planted at one of the names is not waited on.
+ */
+import path from 'node:path';
+import { boundedRegularFileText } from '../fs/read-bounded.js';
+
+/** `.git/HEAD` and a loose ref are one line; anything larger is not what git writes there. */
+const REF_FILE_BYTES = 4096;
+/** A `packed-refs` past this is left to git (a repository with tens of thousands of tags). */
+const PACKED_REFS_BYTES = 1024 * 1024;
+/** A full object name: SHA-1 or SHA-256. */
+const FULL_HASH = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** Settings under which git would read another repository than `<project>/.git`. */
+const REPOSITORY_OVERRIDES = ['GIT_DIR', 'GIT_COMMON_DIR'];
+
+/** A file's text; 'missing' when nothing is at the name; undefined when something is there that cannot be read as a small regular file. */
+function refFileText(file: string, maxBytes: number): string | 'missing' | undefined {
+  try {
+    return [...boundedRegularFileText(file, maxBytes)].join('');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : undefined;
+  }
+}
+
+/** The hash a ref of the branch `ref` has in `packed-refs` ("<hash> <name>" lines), or undefined. */
+function packedRef(gitDir: string, ref: string): string | undefined {
+  const packed = refFileText(path.join(gitDir, 'packed-refs'), PACKED_REFS_BYTES);
+  if (packed === undefined || packed === 'missing') return undefined;
+  for (const line of packed.split('\n')) {
+    const space = line.indexOf(' ');
+    if (line.slice(space + 1).trimEnd() === ref) return FULL_HASH.test(line.slice(0, space)) ? line.slice(0, space) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The full hash HEAD of the repository at `directory` names, when its files alone tell it; undefined
+ * when only git can (see the module comment). It is the commit `git rev-parse HEAD` prints, but for a
+ * HEAD naming a tag object, which git would peel: a caller comparing it with a commit it kept sees a
+ * difference and asks git.
+ */
+export function headFromFiles(directory: string): string | undefined {
+  if (REPOSITORY_OVERRIDES.some((name) => process.env[name])) return undefined;
+  const gitDir = path.join(directory, '.git');
+  const head = refFileText(path.join(gitDir, 'HEAD'), REF_FILE_BYTES)?.trim();
+  if (head === undefined || head === 'missing') return undefined;
+  if (FULL_HASH.test(head)) return head;
+  const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+  // A name with an empty, `.` or `..` part would lead out of refs/heads; git refuses such names anyway.
+  if (ref === undefined || ref.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
+  const loose = refFileText(path.join(gitDir, ref), REF_FILE_BYTES);
+  if (loose === 'missing') return packedRef(gitDir, ref);
+  const hash = loose?.trim();
+  return hash !== undefined && FULL_HASH.test(hash) ? hash : undefined;
+}
