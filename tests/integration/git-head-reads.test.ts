@@ -62,7 +62,7 @@ function realGit(): string {
 }
 
 /** Runs the commands as bash calls of one session in the built plugin; the plugin's own git runs per call. */
-function bashCalls(commands: string[]): string[][] {
+function bashCalls(commands: string[], cwd = repo): string[][] {
   const bin = path.join(sandbox.root, 'logging-bin');
   const log = path.join(sandbox.root, 'git-runs.log');
   fs.mkdirSync(bin, { recursive: true });
@@ -79,7 +79,7 @@ function bashCalls(commands: string[]): string[][] {
     AGENT_TRACKER_IMPORT_HISTORY: '0',
     AGENT_TRACKER_SKIP_SETUP: '1',
   };
-  const result = spawnSync(process.execPath, [script], { cwd: repo, env, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
+  const result = spawnSync(process.execPath, [script], { cwd, env, encoding: 'utf8', timeout: CHILD_TIMEOUT_MS });
   const line = result.stdout.split('\n').find((text) => text.startsWith(MARK));
   if (!line) throw new Error(`the built plugin did not run (exit ${result.status}): ${result.stderr}`);
   // The settings every tracker git call starts with (`-c core.fsmonitor=false …`) are left out.
@@ -96,18 +96,29 @@ function recordedCommitMessages(): string[] {
 }
 
 describe('the git the plugin runs around a bash call', () => {
-  it('none around read-only git; HEAD before and after a call that may commit, which is recorded', () => {
+  it('none around read-only git; around a call that may commit, only the log of what it made, HEAD being read from the files', () => {
     const runs = bashCalls([
       'git status --short && git log --oneline -1 | head -1; git -C . diff HEAD',
       'git status --short && echo two > two.txt && git add two.txt && git commit -q -m "add two"',
       'git -c color.ui=never branch --list',
     ]);
-    const headReads = runs.map((lines) => lines.filter((line) => line === HEAD_READ).length);
     expect(runs[0]).toEqual([]);
-    // HEAD before and after; the log of what was made in between only when HEAD moved.
-    expect(headReads.slice(1)).toEqual([2, 2]);
+    // HEAD before and after comes from .git/HEAD and the branch's ref; git runs only to read what was
+    // made in between, and only when HEAD moved.
+    expect(runs[1]?.filter((line) => line === HEAD_READ)).toEqual([]);
     expect(runs[1]?.some((line) => line.startsWith('log '))).toBe(true);
-    expect(runs[2]?.some((line) => line.startsWith('log '))).toBe(false);
+    expect(runs[2]?.filter((line) => line === HEAD_READ || line.startsWith('log '))).toEqual([]);
     expect(recordedCommitMessages()).toEqual(['add two']);
+  });
+
+  it('asks git for HEAD where the files do not tell it (a worktree), and records the commit all the same', () => {
+    const worktree = path.join(sandbox.root, 'worktree');
+    spawnSync('git', ['worktree', 'add', '-q', worktree, '-b', 'side'], { cwd: repo, env: sandbox.env, encoding: 'utf8' });
+    const runs = bashCalls(['echo three > three.txt && git add three.txt && git commit -q -m "add three"', 'git branch --list'], worktree);
+    expect(runs[0]?.filter((line) => line === HEAD_READ)).toHaveLength(2);
+    expect(runs[0]?.some((line) => line.startsWith('log '))).toBe(true);
+    expect(runs[1]?.filter((line) => line === HEAD_READ)).toHaveLength(2);
+    expect(runs[1]?.some((line) => line.startsWith('log '))).toBe(false);
+    expect(recordedCommitMessages()).toContain('add three');
   });
 });
