@@ -46,13 +46,13 @@ function hasTrackedCommits(store: Store, project: string): boolean {
  */
 export async function projectsWithMovedSignals(store: Store, projects?: Iterable<string>): Promise<string[]> {
   // A folder that is gone has no signal: git (and its module) is not even loaded for it.
-  const present = [...new Set(projects ?? projectsWithCommits(store))].filter((project) => fs.existsSync(project));
+  const withCommits = projects ? [...new Set(projects)].filter((project) => hasTrackedCommits(store, project)) : projectsWithCommits(store);
+  const present = withCommits.filter((project) => fs.existsSync(project));
   if (present.length === 0) return [];
   const { movedHead } = await import('../core/outcomes/git-outcomes.js');
   const moved: string[] = [];
   for (const project of present) {
-    const cache = store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined;
-    if (hasTrackedCommits(store, project) && (await movedHead(project, cache)) !== undefined) moved.push(project);
+    if ((await movedHead(project, store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined)) !== undefined) moved.push(project);
   }
   return moved;
 }
@@ -63,7 +63,7 @@ export async function writeGitSignals(config: TrackerConfig, moved: readonly str
   const [outcomes, { TrackingService }] = await Promise.all([import('../core/outcomes/git-outcomes.js'), import('../core/tracking/service.js')]);
   await withStore(config, async (store) => {
     const service = new TrackingService({ store, config, logger: silentLogger, project: process.cwd() });
-    for (const project of moved) await outcomes.refreshGitSignals(service, project);
+    await outcomes.refreshGitSignalsOf(service, moved);
     const outcome = service.flush('git signals');
     if (!outcome.ok) throw outcome.error;
   });

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { branchLogArgs, gitSignals, readBranch, refreshGitSignals } from '../../src/core/outcomes/git-outcomes.js';
+import { branchLogArgs, gitSignals, readBranch, refreshGitSignals, refreshGitSignalsOf } from '../../src/core/outcomes/git-outcomes.js';
+import type { GitSignalCache, GitSignalSink } from '../../src/core/outcomes/git-outcomes.js';
 import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, revertingCommits, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
 import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
 import type { CommitRecord } from '../../src/core/types.js';
@@ -282,6 +283,45 @@ describe('on real repositories', () => {
     const until = Date.now() + 5_000;
     while (logged.length === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(logged).toEqual([{ level: 'warn', message: `agent-tracker: could not read git signals of ${dir}: MDB_CORRUPTED: damaged page` }]);
+  });
+
+  it('refreshes several projects at once, each once, and sees HEAD move on a branch packed into packed-refs', async () => {
+    const projects: string[] = [];
+    const tracked = new Map<string, CommitRecord[]>();
+    for (let i = 0; i < 6; i += 1) {
+      repo();
+      projects.push(dir);
+      commitFile('a.txt', 'a\n', 'init');
+      const made = commitFile('b.txt', `b${i}\n`, `feat: b${i}`);
+      git('revert', '--no-edit', made);
+      tracked.set(dir, [record(made, `s${i}`)]);
+    }
+    const caches = new Map<string, GitSignalCache>();
+    const recorded: { project: string; reverted: number; head: string }[] = [];
+    const sink: GitSignalSink = {
+      trackedCommits: (project) => tracked.get(project) ?? [],
+      gitSignalCache: (project) => caches.get(project),
+      recordGitSignals: (project, signals, cache) => {
+        caches.set(project, cache);
+        recorded.push({ project, reverted: signals.reduce((sum, signal) => sum + signal.revertedCommits, 0), head: cache.head });
+      },
+    };
+    const headOf = (project: string) => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: project, encoding: 'utf8' }).trim();
+    await refreshGitSignalsOf(sink, [...projects, projects[0] as string]);
+    expect(recorded.map((entry) => entry.project).sort()).toEqual([...projects].sort());
+    expect(recorded.every((entry) => entry.reverted === 1 && entry.head === headOf(entry.project))).toBe(true);
+
+    recorded.length = 0;
+    await refreshGitSignalsOf(sink, projects);
+    expect(recorded).toEqual([]);
+    // HEAD moves on a branch that lives in packed-refs only: seen, and nothing counted twice.
+    dir = projects[2] as string;
+    git('pack-refs', '--all');
+    commitFile('c.txt', 'c\n', 'feat: c');
+    git('pack-refs', '--all');
+    await refreshGitSignalsOf(sink, projects);
+    expect(recorded).toEqual([{ project: dir, reverted: 0, head: headOf(dir) }]);
+    for (const project of projects) if (project !== dir) fs.rmSync(project, { recursive: true, force: true });
   });
 
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {

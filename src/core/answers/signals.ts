@@ -8,8 +8,8 @@ import type { StoreAccess } from '../store/access.js';
 
 /** Refreshes each project's git signals through `recorder` and writes them in one flush. */
 export async function refreshSignals(recorder: TrackingService<StoreAccess>, projects: Iterable<string>): Promise<void> {
-  const { refreshGitSignals } = await import('../outcomes/git-outcomes.js');
-  for (const project of new Set(projects)) await refreshGitSignals(recorder, project);
+  const { refreshGitSignalsOf } = await import('../outcomes/git-outcomes.js');
+  await refreshGitSignalsOf(recorder, projects);
   const outcome = recorder.flush('git signals');
   if (!outcome.ok) throw outcome.error;
 }

@@ -121,3 +121,15 @@ export async function refreshGitSignals(sink: GitSignalSink, project: string): P
   sink.recordGitSignals(project, result.signals, result.cache);
   return result.signals.length;
 }
+
+/** How many projects' git is read at once: each waits on its own git process, and these overlap. */
+const PROJECTS_AT_ONCE = 4;
+
+/** Brings the git signals of each of `projects` up to date, PROJECTS_AT_ONCE at a time. */
+export async function refreshGitSignalsOf(sink: GitSignalSink, projects: Iterable<string>): Promise<void> {
+  const waiting = [...new Set(projects)];
+  const next = async (): Promise<void> => {
+    for (let project = waiting.shift(); project !== undefined; project = waiting.shift()) await refreshGitSignals(sink, project);
+  };
+  await Promise.all(Array.from({ length: Math.min(PROJECTS_AT_ONCE, waiting.length) }, next));
+}
