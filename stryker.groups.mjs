@@ -26,8 +26,16 @@ export const GROUPS = {
   },
   masking: { mutate: ['src/core/secrets/**/*.ts'], tests: ['masking'] },
   outcomes: {
-    mutate: ['src/core/outcomes/counters.ts', 'src/core/outcomes/test-runs.ts', 'src/core/outcomes/undo.ts', 'src/core/outcomes/git-signals.ts', 'src/core/outcomes/grades.ts'],
-    tests: ['outcome', 'git-signals', 'user-grades'],
+    mutate: [
+      'src/core/outcomes/counters.ts',
+      'src/core/outcomes/test-runs.ts',
+      'src/core/outcomes/undo.ts',
+      'src/core/outcomes/git-signals.ts',
+      'src/core/outcomes/git-outcomes.ts',
+      'src/core/outcomes/grades.ts',
+      'src/core/projects/head-files.ts',
+    ],
+    tests: ['outcome', 'git-signals', 'user-grades', 'head-files'],
   },
   search: { mutate: ['src/core/search/**/*.ts'], tests: ['prior-art', 'relevance'] },
   // `build`: stored-form.test.ts salvages a file through the built child (dist/core/store/verify-child.js).

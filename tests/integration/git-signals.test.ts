@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { branchLogArgs, gitSignals, readBranch, refreshGitSignals, refreshGitSignalsOf } from '../../src/core/outcomes/git-outcomes.js';
+import { branchLogArgs, gitSignals, movedHead, readBranch, refreshGitSignals, refreshGitSignalsOf } from '../../src/core/outcomes/git-outcomes.js';
 import type { GitSignalCache, GitSignalSink } from '../../src/core/outcomes/git-outcomes.js';
 import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, revertingCommits, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
 import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
@@ -122,11 +122,30 @@ describe('the fate of a commit on its branch', () => {
     expect(commitFate(branch, branch.indexOf(target))).toEqual(want);
   });
   it('asks only the commits that revert something, each found by its hash line or its Revert subject', () => {
-    const branch = [target, ...fillers(2), commit('r1', 'chore: undo', { body: 'This reverts commit 0123abc.' }), fixAt(), commit('r2', 'Revert "x"'), commit('r3', 'Reverting things'), commit('r4', 'note', { body: 'this Reverts Commit ABCDEF0' })];
-    expect(revertingCommits(branch)).toEqual([3, 5, 7]);
+    const branch = [
+      target,
+      ...fillers(2),
+      commit('r1', 'chore: undo', { body: 'This reverts commit 0123abc.' }),
+      fixAt(),
+      commit('r2', 'Revert "x"'),
+      commit('r3', 'Reverting things'),
+      commit('r4', 'note', { body: 'this Reverts Commit ABCDEF0' }),
+      commit('r5', 'note', { body: 'This reverts commit abc12.' }),
+      commit('r6', 'Not a Revert "x"'),
+      commit('r7', 'Revert "x" and more'),
+      commit('r8', '  Revert "y"  '),
+    ];
+    expect(revertingCommits(branch)).toEqual([3, 5, 7, 11]);
   });
   it('has no fate for a position off the branch', () => {
     expect(commitFate([target], 3)).toEqual({ reverted: false, followUpFix: false });
+    expect(commitFate([target, commit('r1', 'Revert "feat: add parser"')], -1)).toEqual({ reverted: false, followUpFix: false });
+  });
+  it('is not reverted by its own message, and a revert with a fix-like subject is a revert, not a follow-up fix', () => {
+    const selfNaming = commit('abcdef1234567890', 'feat: x', { body: 'This reverts commit abcdef12.' });
+    expect(commitFate([selfNaming, ...fillers(2)], 0)).toEqual({ reverted: false, followUpFix: false });
+    const fixLikeRevert = commit('r9', 'fix: undo the parser', { body: 'This reverts commit c0ffee12.', oldLines: [lines('src/p.ts', 12, 14)] });
+    expect(commitFate([target, fixLikeRevert], 0)).toEqual({ reverted: true, followUpFix: false });
   });
   it.each([
     [FOLLOW_UP_WINDOW - 1, false],
@@ -322,6 +341,59 @@ describe('on real repositories', () => {
     await refreshGitSignalsOf(sink, projects);
     expect(recorded).toEqual([{ project: dir, reverted: 0, head: headOf(dir) }]);
     for (const project of projects) if (project !== dir) fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  it('says HEAD moved only when it is not the one the signals were computed at', async () => {
+    repo();
+    expect(await movedHead(dir, undefined)).toBeUndefined();
+    const first = commitFile('a.txt', 'a\n', 'init');
+    expect(await movedHead(dir, undefined)).toBe(first);
+    expect(await movedHead(dir, { head: first, counted: {} })).toBeUndefined();
+    const second = commitFile('b.txt', 'b\n', 'feat: b');
+    expect(await movedHead(dir, { head: first, counted: {} })).toBe(second);
+    expect(await movedHead(path.join(dir, 'gone'), { head: first, counted: {} })).toBeUndefined();
+  });
+
+  it('records nothing for an unmoved HEAD, a project without tracked commits, or a HEAD git cannot read', async () => {
+    repo();
+    commitFile('a.txt', 'a\n', 'init');
+    const made = commitFile('b.txt', 'b\n', 'feat: b');
+    git('revert', '--no-edit', made);
+    const recorded: string[] = [];
+    let tracked: CommitRecord[] = [];
+    let cache: GitSignalCache | undefined;
+    const sink: GitSignalSink = {
+      trackedCommits: () => tracked,
+      gitSignalCache: () => cache,
+      recordGitSignals: (project, _signals, next) => {
+        recorded.push(project);
+        cache = next;
+      },
+    };
+    expect(await refreshGitSignals(sink, dir)).toBe(0);
+    expect(recorded).toEqual([]);
+    tracked = [record(made, 's1')];
+    expect(await refreshGitSignals(sink, dir)).toBe(1);
+    expect(recorded).toEqual([dir]);
+    expect(await refreshGitSignals(sink, dir)).toBe(0);
+    expect(recorded).toEqual([dir]);
+    // The branch's ref names a commit the repository does not hold: the files say HEAD moved, git cannot read the branch.
+    fs.writeFileSync(path.join(dir, '.git', 'refs', 'heads', 'main'), `${'0'.repeat(39)}1\n`);
+    expect(await refreshGitSignals(sink, dir)).toBe(0);
+    expect(recorded).toEqual([dir]);
+  });
+
+  it('keeps what a commit was counted as when a later signal comes, so neither is counted twice', () => {
+    const made = record('c0ffee1234567890', 's1');
+    const withFix = [{ ...target }, fixAt()];
+    const first = gitSignals(withFix, [made], 'h1', undefined);
+    expect(first.signals.map((signal) => [signal.revertedCommits, signal.followUpFixCommits])).toEqual([[0, 1]]);
+    expect(first.cache).toEqual({ head: 'h1', counted: { [made.hash]: { reverted: false, followUpFix: true } } });
+    const withRevert = [...withFix, commit('r1', 'Revert "feat: add parser"', { body: 'This reverts commit c0ffee1234567890.' })];
+    const second = gitSignals(withRevert, [made], 'h2', first.cache);
+    expect(second.signals.map((signal) => [signal.revertedCommits, signal.followUpFixCommits])).toEqual([[1, 0]]);
+    expect(second.cache).toEqual({ head: 'h2', counted: { [made.hash]: { reverted: true, followUpFix: true } } });
+    expect(gitSignals(withRevert, [made], 'h3', second.cache).signals).toEqual([]);
   });
 
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {

@@ -92,6 +92,21 @@ describe("HEAD from the repository's files", () => {
     expect(headFromFiles(outside)).toBeUndefined();
     fs.writeFileSync(path.join(outside, '.git', 'HEAD'), 'ref: refs/tags/v1\n');
     expect(headFromFiles(outside)).toBeUndefined();
+    // HEAD lines git itself would not take (each would otherwise lead to the `main` branch's ref).
+    for (const line of ['xref: refs/heads/main', 'ref: refs/heads/main junk', 'ref: refs/heads//main', 'ref: refs/heads/./main', 'ref: refs/heads/x/../main']) {
+      fs.writeFileSync(path.join(outside, '.git', 'HEAD'), `${line}\n`);
+      expect([line, headFromFiles(outside)]).toEqual([line, undefined]);
+    }
+    fs.writeFileSync(path.join(outside, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    expect(headFromFiles(outside)).toBe(gitHead(outside));
+  });
+
+  it('does not fall back to packed-refs when the loose ref is there but cannot be read', () => {
+    const dir = repo();
+    git(dir, 'pack-refs', '--all');
+    expect(headFromFiles(dir)).toBe(gitHead(dir));
+    fs.mkdirSync(path.join(dir, '.git', 'refs', 'heads', 'main'));
+    expect(headFromFiles(dir)).toBeUndefined();
   });
 
   it('does not wait on a FIFO planted at HEAD or at the ref', () => {

@@ -100,7 +100,7 @@ export interface GitSignalSink {
  */
 export async function movedHead(project: string, cache: GitSignalCache | undefined): Promise<string | undefined> {
   const head = await currentHead(project);
-  return head === undefined || head === cache?.head ? undefined : head;
+  return head === cache?.head ? undefined : head;
 }
 
 /**
@@ -114,10 +114,11 @@ export async function refreshGitSignals(sink: GitSignalSink, project: string): P
   if ((await movedHead(project, cache)) === undefined) return 0;
   const tracked = sink.trackedCommits(project);
   if (tracked.length === 0) return 0;
-  const branch = await readBranch(project);
-  const head = branch?.at(-1)?.hash;
-  if (!branch || head === undefined || head === cache?.head) return 0;
-  const result = gitSignals(branch, tracked, head, cache);
+  // A HEAD the files name but git cannot read (a damaged repository) has no branch: nothing to count.
+  const branch = (await readBranch(project)) ?? [];
+  const newest = branch.at(-1);
+  if (newest === undefined) return 0;
+  const result = gitSignals(branch, tracked, newest.hash, cache);
   sink.recordGitSignals(project, result.signals, result.cache);
   return result.signals.length;
 }
@@ -131,5 +132,5 @@ export async function refreshGitSignalsOf(sink: GitSignalSink, projects: Iterabl
   const next = async (): Promise<void> => {
     for (let project = waiting.shift(); project !== undefined; project = waiting.shift()) await refreshGitSignals(sink, project);
   };
-  await Promise.all(Array.from({ length: Math.min(PROJECTS_AT_ONCE, waiting.length) }, next));
+  await Promise.all(Array.from({ length: PROJECTS_AT_ONCE }, next));
 }

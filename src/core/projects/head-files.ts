@@ -18,22 +18,25 @@ const FULL_HASH = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 /** Settings under which git would read another repository than `<project>/.git`. */
 const REPOSITORY_OVERRIDES = ['GIT_DIR', 'GIT_COMMON_DIR'];
 
-/** A file's text; 'missing' when nothing is at the name; undefined when something is there that cannot be read as a small regular file. */
-function refFileText(file: string, maxBytes: number): string | 'missing' | undefined {
+/** What refFileText gives when nothing is at the name (as against something that cannot be read). */
+const MISSING = Symbol('missing');
+
+/** A file's text; MISSING when nothing is at the name; undefined when something is there that is not a small regular file. */
+function refFileText(file: string, maxBytes: number): string | typeof MISSING | undefined {
   try {
     return [...boundedRegularFileText(file, maxBytes)].join('');
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : undefined;
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? MISSING : undefined;
   }
 }
 
-/** The hash a ref of the branch `ref` has in `packed-refs` ("<hash> <name>" lines), or undefined. */
+/** The hash the branch `ref` has in `packed-refs` (lines "<hash> <name>"), or undefined. */
 function packedRef(gitDir: string, ref: string): string | undefined {
   const packed = refFileText(path.join(gitDir, 'packed-refs'), PACKED_REFS_BYTES);
-  if (packed === undefined || packed === 'missing') return undefined;
+  if (typeof packed !== 'string') return undefined;
   for (const line of packed.split('\n')) {
     const space = line.indexOf(' ');
-    if (line.slice(space + 1).trimEnd() === ref) return FULL_HASH.test(line.slice(0, space)) ? line.slice(0, space) : undefined;
+    if (line.slice(space + 1) === ref) return line.slice(0, space);
   }
   return undefined;
 }
@@ -47,14 +50,14 @@ function packedRef(gitDir: string, ref: string): string | undefined {
 export function headFromFiles(directory: string): string | undefined {
   if (REPOSITORY_OVERRIDES.some((name) => process.env[name])) return undefined;
   const gitDir = path.join(directory, '.git');
-  const head = refFileText(path.join(gitDir, 'HEAD'), REF_FILE_BYTES)?.trim();
-  if (head === undefined || head === 'missing') return undefined;
-  if (FULL_HASH.test(head)) return head;
-  const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
-  // A name with an empty, `.` or `..` part would lead out of refs/heads; git refuses such names anyway.
+  const head = refFileText(path.join(gitDir, 'HEAD'), REF_FILE_BYTES);
+  if (typeof head !== 'string') return undefined;
+  const named = head.trim();
+  if (FULL_HASH.test(named)) return named;
+  const ref = /^ref: (refs\/heads\/\S+)$/.exec(named)?.[1];
+  // A name with an empty, `.` or `..` part would lead elsewhere than git looks; git refuses such names.
   if (ref === undefined || ref.split('/').some((part) => part === '' || part === '.' || part === '..')) return undefined;
   const loose = refFileText(path.join(gitDir, ref), REF_FILE_BYTES);
-  if (loose === 'missing') return packedRef(gitDir, ref);
-  const hash = loose?.trim();
+  const hash = loose === MISSING ? packedRef(gitDir, ref) : loose?.trim();
   return hash !== undefined && FULL_HASH.test(hash) ? hash : undefined;
 }
