@@ -389,11 +389,14 @@ describe('on real repositories', () => {
     const first = gitSignals(withFix, [made], 'h1', undefined);
     expect(first.signals.map((signal) => [signal.revertedCommits, signal.followUpFixCommits])).toEqual([[0, 1]]);
     expect(first.cache).toEqual({ head: 'h1', counted: { [made.hash]: { reverted: false, followUpFix: true } } });
-    const withRevert = [...withFix, commit('r1', 'Revert "feat: add parser"', { body: 'This reverts commit c0ffee1234567890.' })];
-    const second = gitSignals(withRevert, [made], 'h2', first.cache);
+    // The branch rewritten: the fix is gone, a revert came. The fix stays counted (never taken back).
+    const revert = commit('r1', 'Revert "feat: add parser"', { body: 'This reverts commit c0ffee1234567890.' });
+    const second = gitSignals([{ ...target }, revert], [made], 'h2', first.cache);
     expect(second.signals.map((signal) => [signal.revertedCommits, signal.followUpFixCommits])).toEqual([[1, 0]]);
     expect(second.cache).toEqual({ head: 'h2', counted: { [made.hash]: { reverted: true, followUpFix: true } } });
-    expect(gitSignals(withRevert, [made], 'h3', second.cache).signals).toEqual([]);
+    expect(gitSignals([...withFix, revert], [made], 'h3', second.cache).signals).toEqual([]);
+    // Reverted only, from no cache: counted as reverted, not as fixed.
+    expect(gitSignals([{ ...target }, revert], [made], 'h4', undefined).cache.counted).toEqual({ [made.hash]: { reverted: true, followUpFix: false } });
   });
 
   it('has no signal, and no error, for a folder that is gone or is no repository', async () => {
