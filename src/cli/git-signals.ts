@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import type { TrackerConfig } from '../core/config.js';
 import { silentLogger } from '../core/logger.js';
 import type { GitSignalCache } from '../core/outcomes/git-outcomes.js';
+import { headIfMoved } from '../core/projects/head-files.js';
 import type { Store } from '../core/store/store.js';
 import { gitSignalCacheKey } from '../contract/git-signal-cache.js';
 import { withStore } from './context.js';
@@ -45,14 +46,14 @@ function hasTrackedCommits(store: Store, project: string): boolean {
  * written, and where a repository's files tell its HEAD no git process starts.
  */
 export async function projectsWithMovedSignals(store: Store, projects?: Iterable<string>): Promise<string[]> {
-  // A folder that is gone has no signal: git (and its module) is not even loaded for it.
+  // A folder that is gone has no signal; git and its module load only for a HEAD the files cannot tell.
   const withCommits = projects ? [...new Set(projects)].filter((project) => hasTrackedCommits(store, project)) : projectsWithCommits(store);
   const present = withCommits.filter((project) => fs.existsSync(project));
   if (present.length === 0) return [];
-  const { movedHead } = await import('../core/outcomes/git-outcomes.js');
   const moved: string[] = [];
   for (const project of present) {
-    if ((await movedHead(project, store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined)) !== undefined) moved.push(project);
+    const cache = store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined;
+    if ((await headIfMoved(project, cache?.head)) !== undefined) moved.push(project);
   }
   return moved;
 }

@@ -5,8 +5,8 @@
  */
 import type { Hooks } from '@opencode-ai/plugin';
 import type { Logger } from '../core/logger.js';
-import { commitsSince, currentHead, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
-import { headFromFiles } from '../core/projects/head-files.js';
+import { commitsSince, mayMoveHead, readHead, runsGitPush } from '../core/projects/git.js';
+import { currentHead, headFromFiles } from '../core/projects/head-files.js';
 import type { CommitRecord } from '../core/types.js';
 import type { TrackingService } from '../core/tracking/service.js';
 import { storeOpening } from '../core/store/access.js';

@@ -4,11 +4,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { branchLogArgs, gitSignals, movedHead, readBranch, refreshGitSignals, refreshGitSignalsOf } from '../../src/core/outcomes/git-outcomes.js';
+import { branchLogArgs, gitSignals, readBranch, refreshGitSignals, refreshGitSignalsOf } from '../../src/core/outcomes/git-outcomes.js';
 import type { GitSignalCache, GitSignalSink } from '../../src/core/outcomes/git-outcomes.js';
 import { commitFate, FOLLOW_UP_WINDOW, followUpWindowClosed, isFixLike, isFixupOf, newlyCounted, parseBranchLog, revertingCommits, reverts, touchesSameLines } from '../../src/core/outcomes/git-signals.js';
 import type { BranchCommit, LineRange } from '../../src/core/outcomes/git-signals.js';
 import type { CommitRecord } from '../../src/core/types.js';
+import { headIfMoved } from '../../src/core/projects/head-files.js';
 import { backgroundGitSignals } from '../../src/opencode/git-signals-background.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
 import type { TempTracker } from '../helpers/temp-store.js';
@@ -345,13 +346,13 @@ describe('on real repositories', () => {
 
   it('says HEAD moved only when it is not the one the signals were computed at', async () => {
     repo();
-    expect(await movedHead(dir, undefined)).toBeUndefined();
+    expect(await headIfMoved(dir, undefined)).toBeUndefined();
     const first = commitFile('a.txt', 'a\n', 'init');
-    expect(await movedHead(dir, undefined)).toBe(first);
-    expect(await movedHead(dir, { head: first, counted: {} })).toBeUndefined();
+    expect(await headIfMoved(dir, undefined)).toBe(first);
+    expect(await headIfMoved(dir, first)).toBeUndefined();
     const second = commitFile('b.txt', 'b\n', 'feat: b');
-    expect(await movedHead(dir, { head: first, counted: {} })).toBe(second);
-    expect(await movedHead(path.join(dir, 'gone'), { head: first, counted: {} })).toBeUndefined();
+    expect(await headIfMoved(dir, first)).toBe(second);
+    expect(await headIfMoved(path.join(dir, 'gone'), first)).toBeUndefined();
   });
 
   it('records nothing for an unmoved HEAD, a project without tracked commits, or a HEAD git cannot read', async () => {

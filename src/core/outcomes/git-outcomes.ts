@@ -6,7 +6,8 @@
  * computed at and what was counted) makes each commit's signal count once. A folder that is gone or
  * is no repository has no signal: never an error.
  */
-import { currentHead, runGit } from '../projects/git.js';
+import { runGit } from '../projects/git.js';
+import { headIfMoved } from '../projects/head-files.js';
 import { GIT_ABBREVIATION_LENGTH } from '../tracking/commit-prefix.js';
 import type { CommitRecord } from '../types.js';
 import { commitFate, FIELD_SEPARATOR, newlyCounted, parseBranchLog, RECORD_SEPARATOR, revertingCommits } from './git-signals.js';
@@ -94,16 +95,6 @@ export interface GitSignalSink {
 }
 
 /**
- * The HEAD of `project` when it is not the one `cache` was computed at; undefined when it is, or when
- * the folder is no readable repository. Read from the repository's files where they tell it (no
- * process: this is asked of every project before each `report`), from git otherwise.
- */
-export async function movedHead(project: string, cache: GitSignalCache | undefined): Promise<string | undefined> {
-  const head = await currentHead(project);
-  return head === cache?.head ? undefined : head;
-}
-
-/**
  * Brings a project's git signals up to date. Does nothing when HEAD is where it was last time, when the
  * project has no tracked commits, or when the folder cannot be read as a repository. The HEAD the
  * signals are computed at is the newest commit of the branch as read (first parent from HEAD).
@@ -111,7 +102,7 @@ export async function movedHead(project: string, cache: GitSignalCache | undefin
  */
 export async function refreshGitSignals(sink: GitSignalSink, project: string): Promise<number> {
   const cache = sink.gitSignalCache(project);
-  if ((await movedHead(project, cache)) === undefined) return 0;
+  if ((await headIfMoved(project, cache?.head)) === undefined) return 0;
   const tracked = sink.trackedCommits(project);
   if (tracked.length === 0) return 0;
   // A HEAD the files name but git cannot read (a damaged repository) has no branch: nothing to count.

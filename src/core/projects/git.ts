@@ -5,7 +5,6 @@
 import type { SimpleGitFactory } from 'simple-git';
 import type { GitCommit } from '../../contract/host-events.js';
 import { readCommitContent } from '../integrity/commit-content.js';
-import { headFromFiles } from './head-files.js';
 
 /** At most this many commits are read after one bash call (a huge rebase is not one agent's work). */
 export const MAX_COMMITS_PER_CALL = 200;
@@ -44,11 +43,6 @@ export async function readHead(directory: string): Promise<string | undefined> {
   } catch {
     return undefined;
   }
-}
-
-/** The commit HEAD points at: from the repository's files where they tell it plainly (no process, head-files.ts), from git otherwise. */
-export async function currentHead(directory: string): Promise<string | undefined> {
-  return headFromFiles(directory) ?? readHead(directory);
 }
 
 /** The `git log` arguments that list the commits after `from` up to `to` with their file stats. */

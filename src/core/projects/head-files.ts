@@ -4,7 +4,8 @@
  * process start, asked of every project before each `report`. Only the plain layout, where those files
  * say it unambiguously, is read; anything else (a `.git` file of a worktree or submodule, the reftable
  * format, an unborn branch, GIT_DIR set, a name that is not a regular file) gives undefined, and the
- * caller asks git. Nothing here runs a program; a FIFO planted at one of the names is not waited on.
+ * caller asks git (`currentHead`, which loads the git module only then). Reading the files runs no
+ * program; a FIFO planted at one of the names is not waited on.
  */
 import path from 'node:path';
 import { boundedRegularFileText } from '../fs/read-bounded.js';
@@ -60,4 +61,19 @@ export function headFromFiles(directory: string): string | undefined {
   const loose = refFileText(path.join(gitDir, ref), REF_FILE_BYTES);
   const hash = loose === MISSING ? packedRef(gitDir, ref) : loose?.trim();
   return hash !== undefined && FULL_HASH.test(hash) ? hash : undefined;
+}
+
+/** The commit HEAD points at: from the repository's files where they tell it, from `git rev-parse` otherwise. */
+export async function currentHead(directory: string): Promise<string | undefined> {
+  return headFromFiles(directory) ?? (await import('./git.js')).readHead(directory);
+}
+
+/**
+ * The HEAD of `directory` when it is not `known` (the HEAD something was computed at); undefined when it
+ * is, or when the folder is no readable repository. Asked of every project before each `report`, so the
+ * usual answer costs a few small reads and no process.
+ */
+export async function headIfMoved(directory: string, known: string | undefined): Promise<string | undefined> {
+  const head = await currentHead(directory);
+  return head === known ? undefined : head;
 }
