@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { headFromFiles } from '../../src/core/projects/head-files.js';
+import { currentHead, headFromFiles, headIfMoved } from '../../src/core/projects/head-files.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-head-files-');
@@ -75,6 +75,17 @@ describe("HEAD from the repository's files", () => {
     fs.mkdirSync(sub);
     expect(headFromFiles(sub)).toBeUndefined();
     expect(headFromFiles(tempDir())).toBeUndefined();
+  });
+
+  it('is asked of git where the files do not tell: a worktree has its HEAD all the same', async () => {
+    const main = repo();
+    const worktree = path.join(tempDir(), 'wt');
+    git(main, 'worktree', 'add', '-q', worktree, '-b', 'wt-branch', 'HEAD~1');
+    expect(await currentHead(main)).toBe(gitHead(main));
+    expect(await currentHead(worktree)).toBe(gitHead(worktree));
+    expect(await headIfMoved(worktree, gitHead(main))).toBe(gitHead(worktree));
+    expect(await headIfMoved(worktree, gitHead(worktree))).toBeUndefined();
+    expect(await currentHead(tempDir())).toBeUndefined();
   });
 
   it('gives undefined for a ref that is damaged, no hash, or names a path out of refs/heads', () => {
