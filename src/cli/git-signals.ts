@@ -48,10 +48,8 @@ function hasTrackedCommits(store: Store, project: string): boolean {
 export async function projectsWithMovedSignals(store: Store, projects?: Iterable<string>): Promise<string[]> {
   // A folder that is gone has no signal; git and its module load only for a HEAD the files cannot tell.
   const withCommits = projects ? [...new Set(projects)].filter((project) => hasTrackedCommits(store, project)) : projectsWithCommits(store);
-  const present = withCommits.filter((project) => fs.existsSync(project));
-  if (present.length === 0) return [];
   const moved: string[] = [];
-  for (const project of present) {
+  for (const project of withCommits.filter((candidate) => fs.existsSync(candidate))) {
     const cache = store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined;
     if ((await headIfMoved(project, cache?.head)) !== undefined) moved.push(project);
   }
