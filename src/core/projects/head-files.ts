@@ -8,7 +8,7 @@
  * program; a FIFO planted at one of the names is not waited on.
  */
 import path from 'node:path';
-import { boundedRegularFileText } from '../fs/read-bounded.js';
+import { readOwnFileText } from '../fs/read-bounded.js';
 
 /** `.git/HEAD` and a loose ref are one line; anything larger is not what git writes there. */
 const REF_FILE_BYTES = 4096;
@@ -25,7 +25,7 @@ const MISSING = Symbol('missing');
 /** A file's text; MISSING when nothing is at the name; undefined when something is there that is not a small regular file. */
 function refFileText(file: string, maxBytes: number): string | typeof MISSING | undefined {
   try {
-    return [...boundedRegularFileText(file, maxBytes)].join('');
+    return readOwnFileText(file, maxBytes);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? MISSING : undefined;
   }

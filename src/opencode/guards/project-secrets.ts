@@ -132,12 +132,12 @@ export function readEnvFile(file: string, root: string): ReadResult {
     // Non-blocking, and checked before a byte is read: the scan lists links by their name, and a FIFO
     // behind one (an agent can plant it) would block this read, and the host's main thread, for good.
     handle = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-    if (!fs.fstatSync(handle).isFile()) return { sources: [], problem: `${name} is not a regular file (a pipe, device or folder): it is not read` };
+    const stat = fs.fstatSync(handle);
+    if (!stat.isFile()) return { sources: [], problem: `${name} is not a regular file (a pipe, device or folder): it is not read` };
     const buffer = Buffer.alloc(ENV_SCAN_LIMITS.maxFileBytes);
     const length = fs.readSync(handle, buffer, 0, buffer.length, 0);
-    const size = fs.fstatSync(handle).size;
     const sources = parseEnvFile(buffer.subarray(0, length).toString('utf8')).map((entry) => ({ ...entry, file: name }));
-    return size > length ? { sources, problem: `${name} is larger than ${ENV_SCAN_LIMITS.maxFileBytes} bytes: only its start is masked` } : { sources };
+    return stat.size > length ? { sources, problem: `${name} is larger than ${ENV_SCAN_LIMITS.maxFileBytes} bytes: only its start is masked` } : { sources };
   } catch (error) {
     return { sources: [], problem: `${name} could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): its values are not masked` };
   } finally {
