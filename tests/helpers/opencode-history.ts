@@ -44,6 +44,11 @@ export interface FixtureMessage {
   syntheticText?: string;
 }
 
+/** A message's tokens as OpenCode stores them. */
+export function fixtureTokens(input: number, output: number, reasoning = 0, read = 0, write = 0): NonNullable<FixtureMessage['tokens']> {
+  return { input, output, reasoning, cache: { read, write } };
+}
+
 export interface FixtureSession {
   id: string;
   directory: string;

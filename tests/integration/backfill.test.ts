@@ -19,7 +19,7 @@ import { noteSoundState, recordVerified, recordVerifiedIfOwn } from '../../src/c
 import { openHistory } from '../../src/opencode/history/locate.js';
 import { UNREADABLE_FILE } from '../../src/opencode/history/json-store.js';
 import type { UsageRecord } from '../../src/core/types.js';
-import { writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
+import { fixtureTokens, writeJsonHistory, writeSqliteHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { repoWithCommits } from '../helpers/printed-commits.js';
 import { cliJson, makeSandbox, removeSandbox } from '../helpers/sandbox.js';
@@ -35,7 +35,6 @@ afterEach(() => {
 });
 
 const T0 = Date.UTC(2025, 0, 10, 9, 0, 0);
-const tokens = (input: number, output: number, reasoning = 0, read = 0, write = 0) => ({ input, output, reasoning, cache: { read, write } });
 
 /** What `git commit` printed for the commit "first" of the repository made in `project` (once per folder), made while ses_a's first call ran. */
 const printedFirst = new Map<string, string>();
@@ -57,7 +56,7 @@ function fixture(project: string): FixtureSession[] {
       messages: [
         { id: 'msg_a0', role: 'user', created: T0 },
         {
-          id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(100, 20, 5, 300, 40), cost: 0.25, created: T0 + 1000,
+          id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: fixtureTokens(100, 20, 5, 300, 40), cost: 0.25, created: T0 + 1000,
           tools: [
             { callId: 'c1', tool: 'bash', status: 'completed', command: 'git add -A && git commit -m "first"', output: printed, exit: 0 },
             { callId: 'c2', tool: 'read', status: 'error' },
@@ -65,15 +64,15 @@ function fixture(project: string): FixtureSession[] {
           ],
         },
         {
-          id: 'msg_a2', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(50, 10), cost: 0.125, created: T0 + 2000,
+          id: 'msg_a2', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: fixtureTokens(50, 10), cost: 0.125, created: T0 + 2000,
           tools: [
             { callId: 'c4', tool: 'bash', status: 'completed', command: 'git push origin main', output: 'ok', exit: 0 },
             { callId: 'c5', tool: '', status: 'completed' },
             { callId: 'c6', tool: 'edit', status: 'running' },
           ],
         },
-        { id: 'msg_a3', role: 'assistant', agent: 'plan', providerID: 'openai', modelID: 'gpt', tokens: tokens(7, 3), cost: 0.5, created: T0 + 3000, tools: [{ callId: 'c7', tool: 'grep', status: 'completed' }] },
-        { id: 'msg_a4', role: 'assistant', agent: 'build', tokens: tokens(1, 1), created: T0 + 4000 },
+        { id: 'msg_a3', role: 'assistant', agent: 'plan', providerID: 'openai', modelID: 'gpt', tokens: fixtureTokens(7, 3), cost: 0.5, created: T0 + 3000, tools: [{ callId: 'c7', tool: 'grep', status: 'completed' }] },
+        { id: 'msg_a4', role: 'assistant', agent: 'build', tokens: fixtureTokens(1, 1), created: T0 + 4000 },
       ],
     },
     {
@@ -81,7 +80,7 @@ function fixture(project: string): FixtureSession[] {
       directory: '/no/such/folder/anymore',
       created: T0 + 100_000,
       updated: T0 + 200_000,
-      messages: [{ id: 'msg_b1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(10, 2), cost: 0.0625, created: T0 + 100_500, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: 0 }] }],
+      messages: [{ id: 'msg_b1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: fixtureTokens(10, 2), cost: 0.0625, created: T0 + 100_500, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: 0 }] }],
     },
   ];
 }
@@ -104,7 +103,7 @@ function quietSession(project: string, at: number): FixtureSession {
     messages: [
       { id: 'msg_q0', role: 'user', created: at },
       {
-        id: 'msg_q1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(5, 1), cost: 0.03125, created: at + 1000,
+        id: 'msg_q1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: fixtureTokens(5, 1), cost: 0.03125, created: at + 1000,
         tools: [
           { callId: 'q1', tool: 'bash', status: 'completed', command: 'git commit -q -am "quiet"', output: '', exit: 0 },
           { callId: 'q2', tool: 'bash', status: 'completed', command: 'git push', output: '', exit: 0 },
@@ -341,8 +340,8 @@ describe('a large SQLite store', () => {
       sessions.push({
         id, directory: project, created: T0 + s * 1000, updated: T0 + s * 1000 + 500,
         messages: [
-          { id: `${id}_m1`, role: 'assistant', agent: s % 2 ? 'build' : 'plan', providerID: 'p', modelID: 'm', tokens: tokens(s, 1), cost: 0.5, created: T0 + s * 1000 + 1, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: s % 3 === 0 ? 1 : 0 }] },
-          { id: `${id}_m2`, role: 'assistant', agent: 'build', providerID: 'p', modelID: 'm', tokens: tokens(1, s), cost: 0.25, created: T0 + s * 1000 + 2 },
+          { id: `${id}_m1`, role: 'assistant', agent: s % 2 ? 'build' : 'plan', providerID: 'p', modelID: 'm', tokens: fixtureTokens(s, 1), cost: 0.5, created: T0 + s * 1000 + 1, tools: [{ callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', exit: s % 3 === 0 ? 1 : 0 }] },
+          { id: `${id}_m2`, role: 'assistant', agent: 'build', providerID: 'p', modelID: 'm', tokens: fixtureTokens(1, s), cost: 0.25, created: T0 + s * 1000 + 2 },
         ],
       });
     }
@@ -404,7 +403,7 @@ describe('agent-tracker backfill, run again (built CLI)', () => {
       // watermark's own millisecond (read again on purpose; replaying it adds nothing).
       const later: FixtureSession = {
         id: 'ses_c', directory: project, created: T0 + 400_000, updated: T0 + 500_000,
-        messages: [{ id: 'msg_c1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: tokens(3, 1), cost: 0.5, created: T0 + 400_500 }],
+        messages: [{ id: 'msg_c1', role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: fixtureTokens(3, 1), cost: 0.5, created: T0 + 400_500 }],
       };
       await writeSqliteHistory(dataDir, [...sessions, later]);
       expect(cliJson<BackfillSummary>(sandbox, args)).toMatchObject({ sessions: 1, messages: 1, toolCalls: 0, commits: 0, pushes: 0 });

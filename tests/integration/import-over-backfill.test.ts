@@ -10,7 +10,7 @@ import { exportRecords, importExport } from '../../src/core/store/transfer.js';
 import { createHooks } from '../../src/opencode/hooks.js';
 import { openHistory } from '../../src/opencode/history/locate.js';
 import type { UsageRecord } from '../../src/core/types.js';
-import { writeJsonHistory } from '../helpers/opencode-history.js';
+import { fixtureTokens, writeJsonHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { useTempDirs } from '../helpers/temp-dirs.js';
 import { recordingLogger, tempTracker } from '../helpers/temp-store.js';
@@ -25,7 +25,6 @@ afterEach(() => {
 
 const T0 = Date.UTC(2026, 10, 20, 9, 0, 0);
 const HASH = 'c'.repeat(40);
-const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
 
 /** One session of build: two answers (1,000 + 500 input tokens, $0.25 + $0.125) and three tool calls. */
 function history(project: string): FixtureSession {
@@ -37,14 +36,14 @@ function history(project: string): FixtureSession {
     messages: [
       { id: 'msg_u1', role: 'user', created: T0, text: 'add the cart' },
       {
-        id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'alpha', tokens: tokens(1000, 200), cost: 0.25, created: T0 + 1000,
+        id: 'msg_a1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'alpha', tokens: fixtureTokens(1000, 200), cost: 0.25, created: T0 + 1000,
         tools: [
           { callId: 'c1', tool: 'bash', status: 'completed', command: 'ls', output: 'src', exit: 0 },
           { callId: 'c2', tool: 'bash', status: 'completed', command: 'npm test', output: 'fail', exit: 1 },
         ],
       },
       {
-        id: 'msg_a2', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'alpha', tokens: tokens(500, 100), cost: 0.125, created: T0 + 2000,
+        id: 'msg_a2', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'alpha', tokens: fixtureTokens(500, 100), cost: 0.125, created: T0 + 2000,
         tools: [{ callId: 'c3', tool: 'bash', status: 'completed', command: 'cat README.md', output: '# x', exit: 0 }],
       },
     ],

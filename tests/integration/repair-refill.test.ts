@@ -6,13 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Store } from '../../src/core/store/store.js';
-import { writeJsonHistory } from '../helpers/opencode-history.js';
+import { fixtureTokens, writeJsonHistory } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { makeSandbox, removeSandbox, runCli } from '../helpers/sandbox.js';
 import type { Sandbox } from '../helpers/sandbox.js';
 
 const T0 = Date.UTC(2025, 2, 3, 9, 0, 0);
-const tokens = (input: number, output: number) => ({ input, output, reasoning: 0, cache: { read: 0, write: 0 } });
 
 function history(project: string): FixtureSession[] {
   return [
@@ -24,7 +23,7 @@ function history(project: string): FixtureSession[] {
       messages: [
         { id: 'msg_r0', role: 'user', created: T0 },
         {
-          id: 'msg_r1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'm1', tokens: tokens(120, 30), cost: 0.5, created: T0 + 1000,
+          id: 'msg_r1', role: 'assistant', agent: 'build', providerID: 'fake', modelID: 'm1', tokens: fixtureTokens(120, 30), cost: 0.5, created: T0 + 1000,
           tools: [
             { callId: 'k1', tool: 'bash', status: 'completed', command: 'git commit -am "fix the parser"', output: '[main 9f8e7d6] fix the parser\n 1 file changed\n', exit: 0 },
             { callId: 'k2', tool: 'read', status: 'error' },
