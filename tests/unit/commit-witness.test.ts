@@ -71,6 +71,16 @@ describe('ProjectCommits', () => {
     expect(hashes.filter((hash) => commits.printed(hash.slice(0, 7), wide)?.hash !== hash)).toEqual([]);
   });
 
+  it('gives back each found commit whole: its hash, parents, time and subject', () => {
+    const root = made(hex('a'), T + 1000, 'feat: root');
+    const merge = made(hex('c'), T + 3000, "Merge branch 'x' into main", [hex('a'), hex('b')]);
+    const fix = made(hex('b'), T + 2000, 'fix: one', [hex('a')]);
+    const commits = new ProjectCommits([merge, fix, root]);
+    expect(commits.printed('c000000', call)).toEqual(merge);
+    expect(commits.printed(hex('a'), call)).toEqual(root);
+    expect(commits.madeDuring(call)).toEqual([root, fix, merge]);
+  });
+
   it('holds a commit the log listed twice (a ref and the reflog) once', () => {
     const twice = made(hex('5'), T + 1);
     expect(new ProjectCommits([twice, { ...twice }]).printed('5000000', call)?.hash).toBe(hex('5'));

@@ -50,38 +50,78 @@ export interface CallTime {
   to: number;
 }
 
-function committedDuring(commit: WitnessedCommit, call: CallTime): boolean {
+function committedDuring(committedAt: number, call: CallTime): boolean {
   const from = call.from ?? call.to - LONGEST_CALL_MS;
-  return commit.committedAt <= call.to + SECOND_MS && commit.committedAt >= from - SECOND_MS;
+  return committedAt <= call.to + SECOND_MS && committedAt >= from - SECOND_MS;
 }
 
-/** The commits of one repository, looked up by a printed (possibly abbreviated) hash or by time. */
+const byHash = (a: WitnessedCommit, b: WitnessedCommit): number => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0);
+
+/**
+ * The commits of one repository, looked up by a printed (possibly abbreviated) hash or by time. Held
+ * as a few flat strings and typed arrays, not an object per commit: a backfill keeps every project's
+ * commits (up to MAX_WITNESSED_COMMITS each) until it ends, and a hash or subject cut from git's output
+ * would keep all of that output alive.
+ */
 export class ProjectCommits {
-  /** Sorted by hash, for lookups by prefix. */
-  private readonly byHash: WitnessedCommit[];
+  /** The hashes end to end, in hash order (for lookups by prefix). */
+  private readonly hashes: string;
+  /** Where each commit's hash starts in `hashes`; one more entry: where the last one ends. */
+  private readonly hashStarts: Uint32Array;
+  /** Each commit's committer time (epoch ms), in hash order. */
+  private readonly times: Float64Array;
+  /** Each commit's parents (space-separated), FIELD_SEPARATOR, and subject, end to end in hash order. */
+  private readonly details: string;
+  private readonly detailStarts: Uint32Array;
 
   constructor(commits: readonly WitnessedCommit[]) {
-    const unique = new Map(commits.map((commit) => [commit.hash, commit]));
-    this.byHash = [...unique.values()].sort((a, b) => (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0));
+    const sorted = [...new Map(commits.map((commit) => [commit.hash, commit])).values()].sort(byHash);
+    this.hashStarts = new Uint32Array(sorted.length + 1);
+    this.detailStarts = new Uint32Array(sorted.length + 1);
+    this.times = new Float64Array(sorted.length);
+    const details = sorted.map((commit) => `${commit.parents.join(' ')}${FIELD_SEPARATOR}${commit.subject}`);
+    sorted.forEach((commit, i) => {
+      this.hashStarts[i + 1] = (this.hashStarts[i] ?? 0) + commit.hash.length;
+      this.detailStarts[i + 1] = (this.detailStarts[i] ?? 0) + (details[i]?.length ?? 0);
+      this.times[i] = commit.committedAt;
+    });
+    // join copies the pieces into one new string.
+    this.hashes = sorted.map((commit) => commit.hash).join('');
+    this.details = details.join('');
+  }
+
+  private hashAt(i: number): string {
+    return this.hashes.slice(this.hashStarts[i], this.hashStarts[i + 1]);
+  }
+
+  private commitAt(i: number): WitnessedCommit {
+    const detail = this.details.slice(this.detailStarts[i], this.detailStarts[i + 1]);
+    const split = detail.indexOf(FIELD_SEPARATOR);
+    const parents = detail.slice(0, split);
+    return { hash: this.hashAt(i), parents: parents === '' ? [] : parents.split(' '), committedAt: this.times[i] ?? 0, subject: detail.slice(split + 1) };
   }
 
   /** The commit `printed` names when exactly one commit's hash starts with it and it was made during `call`. */
   printed(printed: string, call: CallTime): WitnessedCommit | undefined {
+    const count = this.times.length;
     let low = 0;
-    let high = this.byHash.length;
+    let high = count;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if ((this.byHash[middle]?.hash ?? '') < printed) low = middle + 1;
+      if (this.hashAt(middle) < printed) low = middle + 1;
       else high = middle;
     }
-    const found = this.byHash[low];
-    if (!found?.hash.startsWith(printed) || this.byHash[low + 1]?.hash.startsWith(printed)) return undefined;
-    return committedDuring(found, call) ? found : undefined;
+    if (low >= count || !this.hashAt(low).startsWith(printed) || (low + 1 < count && this.hashAt(low + 1).startsWith(printed))) return undefined;
+    return committedDuring(this.times[low] ?? 0, call) ? this.commitAt(low) : undefined;
   }
 
   /** The commits made during `call`, oldest first (those of the same second in hash order: the sort is stable). */
   madeDuring(call: CallTime): WitnessedCommit[] {
-    return this.byHash.filter((commit) => committedDuring(commit, call)).sort((a, b) => a.committedAt - b.committedAt);
+    const during: number[] = [];
+    this.times.forEach((committedAt, i) => {
+      if (committedDuring(committedAt, call)) during.push(i);
+    });
+    return during.sort((a, b) => (this.times[a] ?? 0) - (this.times[b] ?? 0)).map((i) => this.commitAt(i));
   }
 }
 
