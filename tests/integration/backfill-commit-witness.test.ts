@@ -197,6 +197,17 @@ describe('a commit git made during a quiet call, already claimed', () => {
   });
 });
 
+describe("a repository's past", () => {
+  it('is read from the given time on: a commit git made a second before it is not held, one made in that second is', async () => {
+    const { repo } = repoWithCommits(tempDir(), ['chore: old', 'feat: edge', 'feat: new'], [T0 - 1000, T0, T0 + 60_000]);
+    const anyTime = { from: T0 - 3_600_000, to: T0 + 3_600_000 };
+    const subjects = (commits: { subject: string }[] | undefined) => commits?.map((commit) => commit.subject);
+
+    expect(subjects((await readProjectCommits(repo))?.madeDuring(anyTime))).toEqual(['chore: old', 'feat: edge', 'feat: new']);
+    expect(subjects((await readProjectCommits(repo, T0 + 999))?.madeDuring(anyTime))).toEqual(['feat: edge', 'feat: new']);
+  });
+});
+
 describe('a folder that is no git repository', () => {
   it('has nothing to check a replayed commit against: it is counted and earns nothing', async () => {
     const folder = fs.realpathSync(tempDir());

@@ -46,23 +46,26 @@ function session(index: number, directory: string): FixtureSession {
   };
 }
 
-/** What the reader in this process (Node: sql.js) reads. */
-async function readHere(dataDir: string): Promise<{ description: string; sessions: unknown[] }> {
+/** A query of the sessions created from this time on (the second session's creation, less half a second). */
+const CREATED_SINCE = T0 + 1500;
+
+/** What the reader in this process (Node: sql.js) reads, and when it says its oldest session (of all, and from CREATED_SINCE on) was created. */
+async function readHere(dataDir: string): Promise<{ description: string; sessions: unknown[]; earliest: (number | null)[] }> {
   const source = await openHistory(dataDir);
   const sessions: unknown[] = [];
   try {
     for await (const item of source.sessions({})) sessions.push(item);
+    return { description: source.description, sessions, earliest: [source.earliestCreated({}) ?? null, source.earliestCreated({ createdSince: CREATED_SINCE }) ?? null] };
   } finally {
     source.close();
   }
-  return { description: source.description, sessions };
 }
 
 type Engine = 'bun:sqlite' | 'node:sqlite';
 const ENGINES: Engine[] = ['bun:sqlite', 'node:sqlite'];
 
 /** What the same reader reads under the Bun inside the `opencode` binary (bun:sqlite) or a Node with node:sqlite. */
-function readNatively(engine: Engine, dataDir: string): { description: string; sessions: HostSession[] } {
+function readNatively(engine: Engine, dataDir: string): { description: string; sessions: HostSession[]; earliest: (number | null)[] } {
   const script = path.join(tempDir(), 'read.mjs');
   const locate = path.join(ROOT, 'dist', 'opencode', 'history', 'locate.js');
   fs.writeFileSync(
@@ -71,14 +74,15 @@ function readNatively(engine: Engine, dataDir: string): { description: string; s
 const source = await openHistory(process.argv[2]);
 const sessions = [];
 for await (const item of source.sessions({})) sessions.push(item);
+const earliest = [source.earliestCreated({}) ?? null, source.earliestCreated({ createdSince: ${CREATED_SINCE} }) ?? null];
 source.close();
-console.log(JSON.stringify({ description: source.description, sessions }));`,
+console.log(JSON.stringify({ description: source.description, sessions, earliest }));`,
   );
   const env = { PATH: process.env.PATH, HOME: path.dirname(script), ...(engine === 'bun:sqlite' ? { BUN_BE_BUN: '1' } : {}) };
   const runtime = engine === 'bun:sqlite' ? OPENCODE_BIN : nodeWithSqlite();
   const result = spawnSync(runtime, [script, dataDir], { env, encoding: 'utf8', timeout: 60_000 });
   if (result.status !== 0) throw new Error(`${engine} read failed: ${result.stderr}`);
-  return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as { description: string; sessions: HostSession[] };
+  return JSON.parse(result.stdout.trim().split('\n').pop() ?? '') as { description: string; sessions: HostSession[]; earliest: (number | null)[] };
 }
 
 /** `image` with one more part row for `messageId` whose data is `data` as it is (sql.js, as the fixtures are written). */
@@ -143,6 +147,9 @@ describe.each(ENGINES)('reading OpenCode history with %s', (engine) => {
     const native = readNatively(engine, dataDir);
     expect(native.sessions.map((s) => s.id)).toEqual(['ses_1', 'ses_2', 'ses_3']);
     expect(native.sessions).toEqual(here.sessions);
+    // The oldest session each reads (its creation bounds which commits a backfill asks git for).
+    expect(native.earliest).toEqual([T0 + 1000, T0 + 2000]);
+    expect(here.earliest).toEqual(native.earliest);
     // The native path opened it, and says so: no fallback line in the description.
     expect(native.description).toBe(`OpenCode's database at ${database} (read with ${engine})`);
   }, 120_000);

@@ -69,6 +69,7 @@ function source(count: number): HistorySource {
     description: 'generated sessions',
     uniqueMessageIds: true,
     count: () => count,
+    earliestCreated: () => (count > 0 ? T0 : undefined),
     async *sessions() {
       for (let i = 0; i < count; i += 1) yield session(repo, i, printed[i] ?? []);
     },

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { openHistory } from '../../src/opencode/history/locate.js';
 import { sqliteHistoryImage } from '../helpers/opencode-history.js';
 import type { FixtureSession } from '../helpers/opencode-history.js';
 import { v2StoreTotals, writeV2History } from '../helpers/opencode-v2-store.js';
@@ -145,6 +146,11 @@ describe('backfill of a version-2 store', () => {
     // ses_v2a was imported into the version-2 tables (same id); ses_later ran on version 1 afterwards.
     const image = await sqliteHistoryImage([v1Session('ses_v2a', T0, 999), v1Session('ses_later', T0 + 20_000, 40)]);
     const file = await writeV2History(dataDir, v2Sessions(project), image);
+    // The oldest session of either layout bounds which commits a backfill asks git for.
+    const source = await openHistory(dataDir);
+    const earliest = [0, 1, 10_001, 20_001].map((after) => source.earliestCreated({ createdSince: T0 + after }));
+    source.close();
+    expect(earliest).toEqual([T0, T0 + 10_000, T0 + 20_000, undefined]);
     const db = path.join(sandbox.root, 'c.lmdb');
     expect(backfill(dataDir, db)).toMatchObject({ sessions: 3, toolCalls: 5 });
 

@@ -242,6 +242,46 @@ describe.each(LAYOUTS)('backfill from the %s layout', (_name, write) => {
   });
 });
 
+/**
+ * Two sessions of one project, each committing during its call, the older session updated last (so it
+ * is read second); and a commit made a month before either.
+ */
+function twoEras(project: string): FixtureSession[] {
+  const HOUR = 3_600_000;
+  const [ancient = '', older = '', newer = ''] = repoWithCommits(project, ['ancient', 'older', 'newer'], [T0 - 30 * 24 * HOUR, T0 + 1010, T0 + 2 * HOUR + 1010]).printed;
+  const committing = (id: string, at: number, subject: string, printed: string): FixtureSession => ({
+    id,
+    directory: project,
+    created: at,
+    updated: id === 'ses_older' ? T0 + 10 * HOUR : at + 60_000,
+    messages: [
+      {
+        id: `msg_${id}`, role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', tokens: fixtureTokens(1, 1), created: at + 1000,
+        tools: [{ callId: `call_${id}`, tool: 'bash', status: 'completed', command: `git commit -am "${subject}"`, output: printed, exit: 0 }],
+      },
+    ],
+  });
+  return [committing('ses_older', T0, 'older', older), committing('ses_newer', T0 + 2 * HOUR, 'newer', newer), committing('ses_forged', T0 + 3 * HOUR, 'ancient', ancient)];
+}
+
+describe.each(LAYOUTS)("a project's commits, read from the %s layout", (_name, write) => {
+  it('are read from the oldest session the run replays on, whichever session is read first', async () => {
+    const project = tempDir();
+    const dataDir = tempDir();
+    await write(dataDir, twoEras(project));
+    tracker = tempTracker();
+    const source = await openHistory(dataDir);
+    expect(source.earliestCreated({})).toBe(T0);
+    expect(source.earliestCreated({ createdSince: T0 + 1 })).toBe(T0 + 2 * 3_600_000);
+    expect(source.earliestCreated({ updatedAfter: T0 + 10 * 3_600_000 })).toBeUndefined();
+    const summary = await runBackfill(tracker.service, source, {});
+    source.close();
+    // Both sessions' commits are credited; the one printed by a session made a month later is not.
+    expect([...tracker.store.tables.commits.getRange()].map(({ value }) => value.message).sort()).toEqual(['newer', 'older']);
+    expect(summary.commits).toBe(3);
+  });
+});
+
 describe('live and backfilled records of one session', () => {
   it('adds only what is new when a session tracked live (while still running) is backfilled, and the reverse', async () => {
     const project = tempDir();

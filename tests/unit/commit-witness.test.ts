@@ -3,7 +3,7 @@
  * strings and hand-made commits: what `git log` printed, a printed hash, and the commits of a call's time.
  */
 import { describe, expect, it } from '@jest/globals';
-import { LONGEST_CALL_MS, parseWitnessLog, ProjectCommits, witnessLogArgs } from '../../src/core/backfill/commit-witness.js';
+import { LONGEST_CALL_MS, oldestWitnessable, parseWitnessLog, ProjectCommits, witnessLogArgs } from '../../src/core/backfill/commit-witness.js';
 import type { WitnessedCommit } from '../../src/core/backfill/commit-witness.js';
 
 const US = '\u001f';
@@ -36,6 +36,14 @@ describe('parseWitnessLog', () => {
     expect(args.slice(0, 1)).toEqual(['log']);
     expect(args).toEqual(expect.arrayContaining(['--all', '--reflog', '--no-show-signature', '--max-count=7']));
     expect(args.at(-1)).toBe(`--format=%H${US}%P${US}%ct${US}%s`);
+    expect(args.filter((arg) => arg.startsWith('--since'))).toEqual([]);
+    // git's own form of a time: whole seconds since the epoch, after an @.
+    expect(witnessLogArgs(7, 1_700_000_000_999)).toEqual([...args.slice(0, -1), '--since=@1700000000', args.at(-1)]);
+  });
+
+  it('reads from the oldest time a call of the sessions can hold: the longest call before the oldest one, less a second', () => {
+    expect(oldestWitnessable(T)).toBe(T - 10 * 60_000 - 1000);
+    expect(oldestWitnessable(undefined)).toBeUndefined();
   });
 });
 

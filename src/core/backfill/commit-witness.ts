@@ -27,9 +27,29 @@ export interface WitnessedCommit {
   subject: string;
 }
 
-/** The `git log` arguments that list a repository's commits (every ref and the reflog), newest first. */
-export function witnessLogArgs(max = MAX_WITNESSED_COMMITS): string[] {
-  return ['log', '--all', '--reflog', '--no-show-signature', `--max-count=${max}`, `--format=%H${FIELD_SEPARATOR}%P${FIELD_SEPARATOR}%ct${FIELD_SEPARATOR}%s`];
+/**
+ * The `git log` arguments that list a repository's commits (every ref and the reflog), newest first;
+ * with `since` (epoch ms), only those committed in that second or after.
+ */
+export function witnessLogArgs(max = MAX_WITNESSED_COMMITS, since?: number): string[] {
+  return [
+    'log',
+    '--all',
+    '--reflog',
+    '--no-show-signature',
+    `--max-count=${max}`,
+    ...(since === undefined ? [] : [`--since=@${Math.floor(since / SECOND_MS)}`]),
+    `--format=%H${FIELD_SEPARATOR}%P${FIELD_SEPARATOR}%ct${FIELD_SEPARATOR}%s`,
+  ];
+}
+
+/**
+ * The oldest commit time a call of sessions created at `earliestSession` or later can hold (epoch ms;
+ * undefined for no sessions): a call the host kept no start of may have begun LONGEST_CALL_MS before it
+ * ended, and git's whole seconds widen every call by SECOND_MS.
+ */
+export function oldestWitnessable(earliestSession: number | undefined): number | undefined {
+  return earliestSession === undefined ? undefined : earliestSession - LONGEST_CALL_MS - SECOND_MS;
 }
 
 /** Parses the output of `witnessLogArgs`; a line that is not a commit is left out. */
@@ -126,14 +146,15 @@ export class ProjectCommits {
 }
 
 /**
- * The commits of the repository at `directory`, or undefined when there is none to read (the folder is
+ * The commits of the repository at `directory` (with `since`, epoch ms, those committed then or after:
+ * oldestWitnessable of the sessions replayed), or undefined when there is none to read (the folder is
  * gone, it is no repository, git failed): then no replayed commit of that folder can be told apart from
  * a forged one, and none earns.
  */
-export async function readProjectCommits(directory: string): Promise<ProjectCommits | undefined> {
+export async function readProjectCommits(directory: string, since?: number): Promise<ProjectCommits | undefined> {
   if (!fs.existsSync(directory)) return undefined;
   try {
-    return new ProjectCommits(parseWitnessLog(await runGit(directory, witnessLogArgs())));
+    return new ProjectCommits(parseWitnessLog(await runGit(directory, witnessLogArgs(MAX_WITNESSED_COMMITS, since))));
   } catch {
     return undefined;
   }

@@ -81,6 +81,11 @@ export interface HistorySource {
   sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession>;
   /** How many sessions `sessions(query)` will go through (before a `directory` filter), for progress. */
   count(query: HistoryQuery): number;
+  /**
+   * When the oldest session `sessions(query)` will go through was created (epoch ms; before a
+   * `directory` filter), undefined when there is none. No call of those sessions is older.
+   */
+  earliestCreated(query: HistoryQuery): number | undefined;
   close(): void;
 }
 

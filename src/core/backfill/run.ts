@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { TrackingService } from '../tracking/service.js';
 import { outputCanShowCommits } from './bash-facts.js';
-import { readProjectCommits } from './commit-witness.js';
+import { oldestWitnessable, readProjectCommits } from './commit-witness.js';
 import type { ProjectCommits } from './commit-witness.js';
 import type { HistoryQuery, HistorySource, HostSession } from './history.js';
 import { COPY_OF_RECORDED, IMPORTED_WHOLE, ReplayLedger } from './replay-ledger.js';
@@ -95,6 +95,8 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
   };
   const classified = new Set<string>();
   const witnesses = new Map<string, ProjectCommits | undefined>();
+  /** The oldest commit time a call of this run's sessions can hold (epoch ms), asked of the source when a project's git is first read. */
+  let witnessSince: { at: number | undefined } | undefined;
   const prepared = new Set<string>();
   /** Sessions read so far (the progress counter; the summary counts only those that added something). */
   let read = 0;
@@ -146,8 +148,12 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
         prepared.add(project);
         await options.beforeProject(project);
       }
-      // The commits a session says it made are looked up in its project's git, read once per run (not in a dry run).
-      if (!options.dryRun && !witnesses.has(project) && claimsCommits(item)) witnesses.set(project, await readProjectCommits(project));
+      // The commits a session says it made are looked up in its project's git, read once per run (not in a
+      // dry run), from the oldest time a call of this run's sessions can hold: not a repository's whole past.
+      if (!options.dryRun && !witnesses.has(project) && claimsCommits(item)) {
+        witnessSince ??= { at: oldestWitnessable(source.earliestCreated(options)) };
+        witnesses.set(project, await readProjectCommits(project, witnessSince.at));
+      }
       let replayed: ReturnType<typeof replaySession>;
       if (options.dryRun) {
         const added = noAdditions();

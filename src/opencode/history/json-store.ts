@@ -51,6 +51,12 @@ export class JsonHistorySource implements HistorySource {
     return count;
   }
 
+  earliestCreated(query: HistoryQuery): number | undefined {
+    let earliest: number | undefined;
+    for (const head of this.heads(query)) if (head && (earliest === undefined || head.createdAt < earliest)) earliest = head.createdAt;
+    return earliest;
+  }
+
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
     const heads: SessionHead[] = [];
     for (const head of this.heads(query)) {

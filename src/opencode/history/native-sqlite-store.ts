@@ -56,6 +56,11 @@ export class NativeSqliteHistorySource implements HistorySource {
     return num(row?.n) ?? 0;
   }
 
+  earliestCreated(query: HistoryQuery): number | undefined {
+    const [row] = this.db.query('SELECT MIN(time_created) AS t FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?').all(...bounds(query));
+    return num(row?.t);
+  }
+
   /** Sessions oldest update first, each read with indexed queries (one session's rows in memory at a time). */
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
     const heads = this.db

@@ -234,6 +234,11 @@ export class SqliteHistorySource implements HistorySource {
     return num(row?.n) ?? 0;
   }
 
+  earliestCreated(query: HistoryQuery): number | undefined {
+    const [row] = [...rows(this.open.db, 'SELECT MIN(time_created) AS t FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?', [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER])];
+    return num(row?.t);
+  }
+
   /**
    * Sessions oldest update first (many: in session id order, read in one pass per table). Each is
    * read from one snapshot: when a checkpoint wrote the file while a session was read, it is read

@@ -102,6 +102,11 @@ export class V2HistorySource implements HistorySource {
     return num(row?.n) ?? 0;
   }
 
+  earliestCreated(query: HistoryQuery): number | undefined {
+    const [row] = [...queryRows(this.db, `SELECT MIN(time_created) AS t FROM session_v2 WHERE ${SESSION_FILTER}`, filterParams(query))];
+    return num(row?.t);
+  }
+
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
     const heads = [...queryRows(this.db, `SELECT id, parent_id, directory, title, time_created, time_updated FROM session_v2 WHERE ${SESSION_FILTER} ORDER BY time_updated, id`, filterParams(query))];
     for (const head of heads) {
@@ -144,6 +149,12 @@ export class BothLayoutsHistorySource implements HistorySource {
   count(query: HistoryQuery): number {
     const [row] = [...queryRows(this.db, `SELECT COUNT(*) AS n FROM session WHERE ${SESSION_FILTER} AND id NOT IN (SELECT id FROM session_v2)`, filterParams(query))];
     return this.v2.count(query) + (num(row?.n) ?? 0);
+  }
+
+  /** The older of the two layouts' (version 1's counting the sessions version 2 also holds: a bound, not more). */
+  earliestCreated(query: HistoryQuery): number | undefined {
+    const times = [this.v2.earliestCreated(query), this.v1.earliestCreated(query)].filter((time) => time !== undefined);
+    return times.length === 0 ? undefined : Math.min(...times);
   }
 
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
