@@ -55,36 +55,50 @@ export async function startServe(sandbox: Sandbox, cwd: string, options: { lifet
   const events: BusEventJson[] = [];
   const waiters: { predicate: (event: BusEventJson) => boolean; resolve: (event: BusEventJson) => void }[] = [];
   const abort = new AbortController();
-  void (async () => {
-    try {
-      const response = await fetch(`${url}/event`, { signal: abort.signal });
-      const reader = response.body?.getReader();
-      if (!reader) return;
-      const decoder = new TextDecoder();
-      let pending = '';
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) return;
-        pending += decoder.decode(value, { stream: true });
-        let boundary = pending.indexOf('\n\n');
-        while (boundary >= 0) {
-          const block = pending.slice(0, boundary);
-          pending = pending.slice(boundary + 2);
-          boundary = pending.indexOf('\n\n');
-          const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('');
-          if (!data) continue;
-          const event = JSON.parse(data) as BusEventJson;
-          events.push(event);
-          for (const waiter of [...waiters]) {
-            if (waiter.predicate(event)) {
-              waiters.splice(waiters.indexOf(waiter), 1);
-              waiter.resolve(event);
-            }
+  let streamError: unknown;
+  let connected = false;
+  const readStream = async (): Promise<void> => {
+    const response = await fetch(`${url}/event`, { signal: abort.signal });
+    const reader = response.body?.getReader();
+    if (!reader) return;
+    const decoder = new TextDecoder();
+    let pending = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      pending += decoder.decode(value, { stream: true });
+      let boundary = pending.indexOf('\n\n');
+      while (boundary >= 0) {
+        const block = pending.slice(0, boundary);
+        pending = pending.slice(boundary + 2);
+        boundary = pending.indexOf('\n\n');
+        const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim()).join('');
+        if (!data) continue;
+        const event = JSON.parse(data) as BusEventJson;
+        if (event.type === 'server.connected') connected = true;
+        events.push(event);
+        for (const waiter of [...waiters]) {
+          if (waiter.predicate(event)) {
+            waiters.splice(waiters.indexOf(waiter), 1);
+            waiter.resolve(event);
           }
         }
       }
-    } catch {
-      // The stream ends when the server is killed.
+    }
+  };
+  void (async () => {
+    // A stream that fails or ends before it connected is asked for again (the instance may still be
+    // booting); one that ends after, ends with the server. Bounded: kill() aborts it, and a server
+    // gone (its lifetime is bounded too) is not asked again.
+    const over = () => connected || abort.signal.aborted || child.exitCode !== null || child.signalCode !== null;
+    while (!abort.signal.aborted) {
+      try {
+        await readStream();
+      } catch (error) {
+        streamError = error;
+      }
+      if (over()) return;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   })();
 
@@ -128,7 +142,8 @@ export async function startServe(sandbox: Sandbox, cwd: string, options: { lifet
     await served.waitForEvent((event) => event.type === 'server.connected', EVENT_CONNECT_TIMEOUT_MS);
   } catch (error) {
     await served.kill('SIGKILL');
-    throw error;
+    const failed = streamError === undefined ? '' : `; the event stream last failed with: ${String(streamError)}`;
+    throw new Error(`${(error as Error).message}${failed}; opencode's log ends: ${stderr.slice(-2000)}`);
   }
   return served;
 }
