@@ -13,6 +13,8 @@
  * the sessions print, made at the time of the call that printed it (`git fast-import`): a backfill
  * records and credits only commits the project's git holds (src/core/backfill/commit-witness.ts).
  * Without it the projects are folders that do not exist, and their commits are counted, not recorded.
+ * BENCH_REPO_PAST=N (optional, default 0) starts each of those repositories with N commits made before
+ * the first session (one an hour), as a project with a past has: a backfill must not pay for them.
  *   BUN_BE_BUN=1 opencode bench/opencode-store-gen.mjs DB SESSIONS [OUTPUT_BYTES]
  * Not a benchmark itself (the runner only picks up `*.bench.mjs`).
  */
@@ -35,6 +37,7 @@ const T0 = Date.UTC(2025, 0, 1);
 /** Every tenth answer's bash call commits. */
 const commits = (m) => m % 10 === 9;
 const REPOS = process.env.BENCH_REPOS_DIR;
+const PAST = Number(process.env.BENCH_REPO_PAST ?? 0);
 const folder = (p) => (REPOS ? path.join(REPOS, `p${p}`) : `/projects/p${p}`);
 /** When answer `m` of session `s` starts (whole seconds: git keeps a commit's time in seconds). */
 const answerAt = (s, m) => T0 + s * 3_600_000 + m * 10_000;
@@ -46,10 +49,12 @@ if (REPOS) {
     const repo = folder(p);
     fs.mkdirSync(repo, { recursive: true });
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
-    const made = [];
+    const made = Array.from({ length: PAST }, (_v, i) => ({ key: `past/${i}`, message: `earlier work ${i}`, at: T0 - (PAST - i) * 3_600_000 }));
     for (let s = p; s < SESSIONS; s += PROJECTS) for (let m = 0; m < MESSAGES_PER_SESSION; m += 1) if (commits(m)) made.push({ key: `${s}/${m}`, message: `change ${m}`, at: answerAt(s, m) });
     const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
-    const stream = made.map(({ key, message, at }, i) => `commit refs/heads/main\nmark :${i + 1}\ncommitter Agent <agent@example.test> ${at / 1000} +0000\n${data(message)}M 100644 inline ${key.replace('/', '-')}.txt\n${data(`${key}\n`)}`).join('');
+    // Each session commit adds a file of its own; the past ones all change one file (a tree of 20,000 files rewritten 20,000 times is slow to make).
+    const file = (key) => (key.startsWith('past/') ? 'past.txt' : `${key.replace('/', '-')}.txt`);
+    const stream = made.map(({ key, message, at }, i) => `commit refs/heads/main\nmark :${i + 1}\ncommitter Agent <agent@example.test> ${at / 1000} +0000\n${data(message)}M 100644 inline ${file(key)}\n${data(`${key}\n`)}`).join('');
     const marks = path.join(repo, '.git', 'marks');
     execFileSync('git', ['fast-import', '--quiet', `--export-marks=${marks}`], { cwd: repo, input: Buffer.from(stream), maxBuffer: 64 * 1024 * 1024 });
     const byMark = new Map(fs.readFileSync(marks, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split(' ')));
