@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { readProjectCommits } from '../../src/core/backfill/commit-witness.js';
+import { oldestWitnessable, readProjectCommits } from '../../src/core/backfill/commit-witness.js';
 import type { HostSession, HostToolCall } from '../../src/core/backfill/history.js';
 import { ReplayLedger } from '../../src/core/backfill/replay-ledger.js';
 import { replaySession } from '../../src/core/backfill/replay-session.js';
@@ -205,6 +205,12 @@ describe("a repository's past", () => {
 
     expect(subjects((await readProjectCommits(repo))?.madeDuring(anyTime))).toEqual(['chore: old', 'feat: edge', 'feat: new']);
     expect(subjects((await readProjectCommits(repo, T0 + 999))?.madeDuring(anyTime))).toEqual(['feat: edge', 'feat: new']);
+  });
+
+  it('is read whole from a bound git cannot read as a time: a session of a damaged store created at 0 hides no commit', async () => {
+    const { repo } = repoWithCommits(tempDir(), ['chore: old', 'feat: new'], [T0 - 1000, T0 + 60_000]);
+    const commits = await readProjectCommits(repo, oldestWitnessable(0));
+    expect(commits?.madeDuring({ from: T0 - 3_600_000, to: T0 + 3_600_000 }).map((commit) => commit.subject)).toEqual(['chore: old', 'feat: new']);
   });
 });
 

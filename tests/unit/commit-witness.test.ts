@@ -39,6 +39,13 @@ describe('parseWitnessLog', () => {
     expect(args.filter((arg) => arg.startsWith('--since'))).toEqual([]);
     // git's own form of a time: whole seconds since the epoch, after an @.
     expect(witnessLogArgs(7, 1_700_000_000_999)).toEqual([...args.slice(0, -1), '--since=@1700000000', args.at(-1)]);
+    expect(witnessLogArgs(7, 100_000_000_000)).toContain('--since=@100000000');
+  });
+
+  it('leaves out a bound git would not read as a time (before 1973: a session created at 0, say), or none at all', () => {
+    for (const since of [99_999_999_999, 0, oldestWitnessable(0), -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(witnessLogArgs(7, since)).toEqual(witnessLogArgs(7));
+    }
   });
 
   it('reads from the oldest time a call of the sessions can hold: the longest call before the oldest one, less a second', () => {

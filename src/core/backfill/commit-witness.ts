@@ -28,17 +28,25 @@ export interface WitnessedCommit {
 }
 
 /**
+ * The earliest `since` git reads as a time (epoch ms: 1973-03-03): git takes `@N` for seconds since the
+ * epoch only from nine digits on, and a smaller N for a date near now, which would hide every older
+ * commit. A bound before it bounds nothing worth reading, and is left out.
+ */
+const EARLIEST_SINCE_MS = 100_000_000 * SECOND_MS;
+
+/**
  * The `git log` arguments that list a repository's commits (every ref and the reflog), newest first;
  * with `since` (epoch ms), only those committed in that second or after.
  */
 export function witnessLogArgs(max = MAX_WITNESSED_COMMITS, since?: number): string[] {
+  const bounded = since !== undefined && Number.isFinite(since) && since >= EARLIEST_SINCE_MS;
   return [
     'log',
     '--all',
     '--reflog',
     '--no-show-signature',
     `--max-count=${max}`,
-    ...(since === undefined ? [] : [`--since=@${Math.floor(since / SECOND_MS)}`]),
+    ...(bounded ? [`--since=@${Math.floor(since / SECOND_MS)}`] : []),
     `--format=%H${FIELD_SEPARATOR}%P${FIELD_SEPARATOR}%ct${FIELD_SEPARATOR}%s`,
   ];
 }
