@@ -11,7 +11,7 @@ import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableS
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
 import type { NativeDatabase, NativeEngine } from './native-engine.js';
-import { addPromptText, num, parseJson, parseMessage, SESSION_PARTS_FILTER, sessionOfRow, str, TOOL_PART_COLUMNS, toolPartOfColumns, userTextOfColumns } from './parse.js';
+import { addPromptText, num, parseJson, parseMessage, SESSION_FILTER, SESSION_PARTS_FILTER, sessionFilterParams, sessionOfRow, str, TOOL_PART_COLUMNS, toolPartOfColumns, userTextOfColumns } from './parse.js';
 import { REQUIRED_COLUMNS } from './sqlite-store.js';
 import { V2_REQUIRED_COLUMNS } from './v2-store.js';
 
@@ -52,20 +52,20 @@ export class NativeSqliteHistorySource implements HistorySource {
   }
 
   count(query: HistoryQuery): number {
-    const [row] = this.db.query('SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?').all(...bounds(query));
+    const [row] = this.db.query(`SELECT COUNT(*) AS n FROM session WHERE ${SESSION_FILTER}`).all(...sessionFilterParams(query));
     return num(row?.n) ?? 0;
   }
 
   earliestCreated(query: HistoryQuery): number | undefined {
-    const [row] = this.db.query('SELECT MIN(time_created) AS t FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?').all(...bounds(query));
+    const [row] = this.db.query(`SELECT MIN(time_created) AS t FROM session WHERE ${SESSION_FILTER}`).all(...sessionFilterParams(query));
     return num(row?.t);
   }
 
   /** Sessions oldest update first, each read with indexed queries (one session's rows in memory at a time). */
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
     const heads = this.db
-      .query('SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id')
-      .iterate(...bounds(query));
+      .query(`SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE ${SESSION_FILTER} ORDER BY time_updated, id`)
+      .iterate(...sessionFilterParams(query));
     const messagesOf = this.db.query('SELECT id, time_created, data FROM message WHERE session_id = ? ORDER BY time_created, id');
     const partsOf = this.db.query(`SELECT ${TOOL_PART_COLUMNS} FROM part WHERE session_id = ? AND ${SESSION_PARTS_FILTER} ORDER BY id`);
     for (const head of heads) {
@@ -119,6 +119,3 @@ function messageIdIsKey(db: NativeDatabase): boolean {
   return keys.length === 1 && String(keys[0]?.name) === 'id';
 }
 
-function bounds(query: HistoryQuery): [number, number, number] {
-  return [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER];
-}

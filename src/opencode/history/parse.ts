@@ -4,7 +4,7 @@
  * every field: a record from a newer or broken OpenCode yields undefined, never a throw.
  */
 import { COMMITTING_WORDS, outputCanShowCommits } from '../../core/backfill/bash-facts.js';
-import type { HostMessage, HostSession, HostToolCall } from '../../core/backfill/history.js';
+import type { HistoryQuery, HostMessage, HostSession, HostToolCall } from '../../core/backfill/history.js';
 import type { TokenCounts } from '../../core/types.js';
 import { EDITING_TOOLS } from '../editing-tools.js';
 
@@ -143,6 +143,14 @@ export const TOOL_PART_COLUMNS =
   `CASE WHEN json_valid(data) AND (${COMMITTING_WORDS.map((word) => `instr(json_extract(data, '$.state.input.command'), '${word}') > 0`).join(' OR ')}) ` +
   `THEN json_extract(data, '$.state.output', '$.state.metadata.output') END AS outputs`;
 export const TOOL_PART_FILTER = `instr(data, '"tool"') > 0`;
+
+/** The session rows a HistoryQuery selects (before its `directory` filter), in every SQLite layout; its parameters: sessionFilterParams. */
+export const SESSION_FILTER = 'time_updated > ? AND time_created >= ? AND time_created < ?';
+
+/** SESSION_FILTER's parameters for `query`. */
+export function sessionFilterParams(query: HistoryQuery): [number, number, number] {
+  return [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER];
+}
 
 /**
  * The parts a reader takes of one session (`?` is the session id): its tool parts, and every part of

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { HistoryQuery, HistorySource, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { addPromptText, num, parseJson, parseMessage, parseToolPart, parseUserText, PASS_PARTS_FILTER, SESSION_PARTS_FILTER, sessionOfRow, str } from './parse.js';
+import { addPromptText, num, parseJson, parseMessage, parseToolPart, parseUserText, PASS_PARTS_FILTER, SESSION_FILTER, SESSION_PARTS_FILTER, sessionFilterParams, sessionOfRow, str } from './parse.js';
 import type { HostMessage } from '../../core/backfill/history.js';
 import { PagedSnapshot } from './paged-file.js';
 import type { SqlJsFileData } from './paged-file.js';
@@ -230,12 +230,12 @@ export class SqliteHistorySource implements HistorySource {
   }
 
   count(query: HistoryQuery): number {
-    const [row] = [...rows(this.open.db, 'SELECT COUNT(*) AS n FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?', [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER])];
+    const [row] = [...rows(this.open.db, `SELECT COUNT(*) AS n FROM session WHERE ${SESSION_FILTER}`, sessionFilterParams(query))];
     return num(row?.n) ?? 0;
   }
 
   earliestCreated(query: HistoryQuery): number | undefined {
-    const [row] = [...rows(this.open.db, 'SELECT MIN(time_created) AS t FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ?', [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER])];
+    const [row] = [...rows(this.open.db, `SELECT MIN(time_created) AS t FROM session WHERE ${SESSION_FILTER}`, sessionFilterParams(query))];
     return num(row?.t);
   }
 
@@ -285,8 +285,8 @@ export class SqliteHistorySource implements HistorySource {
       const heads = [
         ...rows(
           this.open.db,
-          'SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE time_updated > ? AND time_created >= ? AND time_created < ? ORDER BY time_updated, id',
-          [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER],
+          `SELECT id, parent_id, directory, title, time_created, time_updated FROM session WHERE ${SESSION_FILTER} ORDER BY time_updated, id`,
+          sessionFilterParams(query),
         ),
       ];
       if (!isStale(this.open) || attempt >= MAX_SNAPSHOT_ATTEMPTS) return heads;

@@ -7,7 +7,7 @@
  */
 import type { HistoryQuery, HistorySource, HostMessage, HostSession, UnreadableSession } from '../../core/backfill/history.js';
 import { isInside } from './json-store.js';
-import { num, parseJson, sessionOfRow, str } from './parse.js';
+import { num, parseJson, SESSION_FILTER, sessionFilterParams, sessionOfRow, str } from './parse.js';
 import { loadSqlJs } from './sqlite-store.js';
 import type { SqlJs } from './sqlite-store.js';
 import { parseV2Message } from './v2-parse.js';
@@ -75,11 +75,7 @@ export async function openSnapshotDatabase(databasePath: string, engine?: SqlJs)
   return db;
 }
 
-const SESSION_FILTER = 'time_updated > ? AND time_created >= ? AND time_created < ?';
 
-function filterParams(query: HistoryQuery): unknown[] {
-  return [query.updatedAfter ?? -1, query.createdSince ?? 0, query.createdBefore ?? Number.MAX_SAFE_INTEGER];
-}
 
 /** The sessions of the version-2 tables. */
 export class V2HistorySource implements HistorySource {
@@ -98,17 +94,17 @@ export class V2HistorySource implements HistorySource {
   }
 
   count(query: HistoryQuery): number {
-    const [row] = [...queryRows(this.db, `SELECT COUNT(*) AS n FROM session_v2 WHERE ${SESSION_FILTER}`, filterParams(query))];
+    const [row] = [...queryRows(this.db, `SELECT COUNT(*) AS n FROM session_v2 WHERE ${SESSION_FILTER}`, sessionFilterParams(query))];
     return num(row?.n) ?? 0;
   }
 
   earliestCreated(query: HistoryQuery): number | undefined {
-    const [row] = [...queryRows(this.db, `SELECT MIN(time_created) AS t FROM session_v2 WHERE ${SESSION_FILTER}`, filterParams(query))];
+    const [row] = [...queryRows(this.db, `SELECT MIN(time_created) AS t FROM session_v2 WHERE ${SESSION_FILTER}`, sessionFilterParams(query))];
     return num(row?.t);
   }
 
   async *sessions(query: HistoryQuery): AsyncIterable<HostSession | UnreadableSession> {
-    const heads = [...queryRows(this.db, `SELECT id, parent_id, directory, title, time_created, time_updated FROM session_v2 WHERE ${SESSION_FILTER} ORDER BY time_updated, id`, filterParams(query))];
+    const heads = [...queryRows(this.db, `SELECT id, parent_id, directory, title, time_created, time_updated FROM session_v2 WHERE ${SESSION_FILTER} ORDER BY time_updated, id`, sessionFilterParams(query))];
     for (const head of heads) {
       const id = str(head.id);
       const directory = str(head.directory);
@@ -147,7 +143,7 @@ export class BothLayoutsHistorySource implements HistorySource {
   }
 
   count(query: HistoryQuery): number {
-    const [row] = [...queryRows(this.db, `SELECT COUNT(*) AS n FROM session WHERE ${SESSION_FILTER} AND id NOT IN (SELECT id FROM session_v2)`, filterParams(query))];
+    const [row] = [...queryRows(this.db, `SELECT COUNT(*) AS n FROM session WHERE ${SESSION_FILTER} AND id NOT IN (SELECT id FROM session_v2)`, sessionFilterParams(query))];
     return this.v2.count(query) + (num(row?.n) ?? 0);
   }
 
