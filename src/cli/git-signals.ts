@@ -12,6 +12,7 @@ import type { TrackerConfig } from '../core/config.js';
 import { silentLogger } from '../core/logger.js';
 import type { GitSignalCache } from '../core/outcomes/git-outcomes.js';
 import { headIfMoved } from '../core/projects/head-files.js';
+import { storedCommitStartsWith } from '../core/tracking/commit-prefix.js';
 import type { Store } from '../core/store/store.js';
 import { gitSignalCacheKey } from '../contract/git-signal-cache.js';
 import { withStore } from './context.js';
@@ -34,12 +35,6 @@ function projectsWithCommits(store: Store): string[] {
   }
 }
 
-/** Whether `project` holds a tracked commit: one seek. */
-function hasTrackedCommits(store: Store, project: string): boolean {
-  for (const key of store.tables.commits.getKeys({ start: [project, ''] })) return key[0] === project;
-  return false;
-}
-
 /**
  * The projects among `projects` (default: every project with tracked commits) whose HEAD is no longer
  * the one their git signals were computed at, looked at in a store open for reading: nothing is
@@ -47,7 +42,7 @@ function hasTrackedCommits(store: Store, project: string): boolean {
  */
 export async function projectsWithMovedSignals(store: Store, projects?: Iterable<string>): Promise<string[]> {
   // A folder that is gone has no signal; git and its module load only for a HEAD the files cannot tell.
-  const withCommits = projects ? [...new Set(projects)].filter((project) => hasTrackedCommits(store, project)) : projectsWithCommits(store);
+  const withCommits = projects ? [...new Set(projects)].filter((project) => storedCommitStartsWith(store.tables.commits, project, '')) : projectsWithCommits(store);
   const moved: string[] = [];
   for (const project of withCommits.filter((candidate) => fs.existsSync(candidate))) {
     const cache = store.tables.meta.get(gitSignalCacheKey(project)) as GitSignalCache | undefined;
