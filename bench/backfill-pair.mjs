@@ -5,9 +5,10 @@
  * generated sessions written through its own bun:sqlite, see opencode-store-gen.mjs), each build's
  * CLI run in turn into a fresh database, the order rotating round by round, so every build sees the
  * same machine state on average (a shared machine moves single figures by more than 10 %).
- * Per run: CPU (user + sys) and peak RSS (VmHWM) from /usr/bin/time, and the peaks of RssAnon (the
- * process's own memory: JS heap, WASM, buffers) and RssFile (mapped files: the node binary, lmdb's
- * map of the tracker file) sampled from /proc, with the load average around it. Prints one JSON line
+ * Per run: CPU (user + sys) and peak RSS (the largest process's VmHWM) from /usr/bin/time, and the peaks
+ * of RssAnon (own memory: JS heap, WASM, buffers) and RssFile (mapped files: the node binary, lmdb's
+ * map of the tracker file) of the largest process of the command's tree (the import's, since it runs
+ * in a process of its own) sampled from /proc, with the load average around it. Prints one JSON line
  * per run, then the medians and their ratios against the first build.
  * Not a benchmark of the runner (not `*.bench.mjs`).
  *
@@ -23,8 +24,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { clearInterval, setInterval } from 'node:timers';
-import { buildOpenCodeStore, median, removeDir, tempDir } from './support.mjs';
+import { buildOpenCodeStore, median, removeDir, sampleProcessTree, tempDir } from './support.mjs';
 
 const TIME_BIN = '/usr/bin/time';
 const OUTPUT_BYTES = process.env.BENCH_OUTPUT_BYTES ? Number(process.env.BENCH_OUTPUT_BYTES) : undefined;
@@ -32,7 +32,6 @@ const SAMPLE_EVERY_MS = 50;
 const CHILD_TIMEOUT_MS = 600_000;
 
 const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
 
 /** One fresh backfill by the CLI at `cli` under /usr/bin/time, its node process sampled from /proc. */
 async function backfillOnce(node, cli, env, db, sessions) {
@@ -43,28 +42,16 @@ async function backfillOnce(node, cli, env, db, sessions) {
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   child.stderr.on('data', (chunk) => (stderr += chunk));
-  const peak = { anonMiB: 0, fileMiB: 0 };
-  let nodePid;
-  const timer = setInterval(() => {
-    try {
-      // /usr/bin/time's only child is the node process.
-      nodePid ??= Number(fs.readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0]) || undefined;
-      if (!nodePid) return;
-      const status = fs.readFileSync(`/proc/${nodePid}/status`, 'utf8');
-      peak.anonMiB = Math.max(peak.anonMiB, field(status, 'RssAnon'));
-      peak.fileMiB = Math.max(peak.fileMiB, field(status, 'RssFile'));
-    } catch {
-      // Not started yet, or ended between two samples.
-    }
-  }, SAMPLE_EVERY_MS);
+  // /usr/bin/time's child is the command's node process; the import runs in a process below it.
+  const sampler = sampleProcessTree(child.pid, SAMPLE_EVERY_MS);
   const code = await new Promise((resolve) => child.on('exit', resolve));
-  clearInterval(timer);
+  const largest = sampler.stop();
   const line = stderr.split('\n').find((l) => l.startsWith('BENCH-TIME '));
   if (code !== 0 || !line) throw new Error(`${cli} backfill failed (${code}): ${stderr.slice(-400)}`);
   const imported = JSON.parse(stdout).sessions;
   if (imported !== sessions) throw new Error(`${cli} imported ${imported} of ${sessions} sessions`);
   const [user, system, rssKb] = line.slice('BENCH-TIME '.length).trim().split(/\s+/).map(Number);
-  return { cpuS: user + system, hwmMiB: rssKb / 1024, ...peak, load: `${loadBefore}-${loadAverage()}` };
+  return { cpuS: user + system, hwmMiB: rssKb / 1024, anonMiB: largest.anonMiB, fileMiB: largest.fileMiB, processes: largest.processes, load: `${loadBefore}-${loadAverage()}` };
 }
 
 const [sessionsArg, roundsArg, ...roots] = process.argv.slice(2);

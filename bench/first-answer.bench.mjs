@@ -22,10 +22,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { clearInterval, setInterval } from 'node:timers';
 import path from 'node:path';
 import { newerNode } from '../scripts/newer-node.mjs';
-import { buildOpenCodeStore, median, removeDir, ROOT, tempDir } from './support.mjs';
+import { buildOpenCodeStore, median, removeDir, ROOT, sampleProcessTree, tempDir } from './support.mjs';
 
 /** FIRST_ANSWER_CLI measures another build's CLI (e.g. a copy of an earlier commit's dist/) instead. */
 const CLI = process.env.FIRST_ANSWER_CLI || path.join(ROOT, 'dist', 'cli', 'main.js');
@@ -55,30 +54,20 @@ function timed(command, args, env) {
 const SAMPLE_EVERY_MS = 100;
 
 /**
- * Peak RSS of a command split into its own memory (RssAnon: JS heap, WASM, buffers) and file pages
- * mapped into it (RssFile: the node binary, and lmdb's memory map of the tracker file it writes),
- * sampled from /proc every SAMPLE_EVERY_MS; undefined where /proc is missing.
+ * Peak RSS of a command's largest process (the import's, for `backfill`) split into its own memory
+ * (RssAnon: JS heap, WASM, buffers) and file pages mapped into it (RssFile: the node binary, and lmdb's
+ * memory map of the tracker file it writes), with the command's own process beside it, sampled from
+ * /proc every SAMPLE_EVERY_MS; undefined where /proc is missing.
  */
 async function memorySplit(command, args, env) {
   if (!fs.existsSync('/proc/self/status')) return undefined;
   const { spawn } = await import('node:child_process');
   const child = spawn(command, args, { env, stdio: 'ignore' });
-  const peak = { anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
-  const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
-  const timer = setInterval(() => {
-    try {
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      peak.anonMiB = Math.max(peak.anonMiB, field(status, 'RssAnon'));
-      peak.fileMiB = Math.max(peak.fileMiB, field(status, 'RssFile'));
-      peak.hwmMiB = Math.max(peak.hwmMiB, field(status, 'VmHWM'));
-    } catch {
-      // The process has ended between two samples.
-    }
-  }, SAMPLE_EVERY_MS);
+  const sampler = sampleProcessTree(child.pid, SAMPLE_EVERY_MS);
   const code = await new Promise((resolve) => child.on('exit', resolve));
-  clearInterval(timer);
+  const peaks = sampler.stop();
   if (code !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (${code})`);
-  return peak;
+  return peaks;
 }
 
 function sum(...runs) {
@@ -212,10 +201,11 @@ export default async function run({ quick }) {
       rows.push(row('first answer on node:sqlite: backfill + report, wall', nativeLabel, measured.native, 'wallMs', 'ms', median(measured.fresh.map((r) => r.wallMs))));
       rows.push(row('first answer on node:sqlite: backfill + report, peak RSS', `${nativeLabel}; baseline: the same on ${process.version}`, measured.native, 'rssMiB', 'MiB', median(measured.fresh.map((r) => r.rssMiB))));
     } else rows.push({ name: 'first answer on node:sqlite', metric: native.skip, value: Number.NaN, unit: '' });
-    if (memory) rows.push({ name: 'backfill peak RSS, 3,000 sessions', metric: 'fresh database, one process', value: memory.rssMiB, unit: 'MiB', target: TARGETS.memoryMiB });
+    if (memory) rows.push({ name: 'backfill peak RSS, 3,000 sessions', metric: 'fresh database, the largest of its processes (the import runs in its own)', value: memory.rssMiB, unit: 'MiB', target: TARGETS.memoryMiB });
     if (memory?.split) {
-      rows.push({ name: 'backfill peak RSS, 3,000 sessions: own memory', metric: 'peak RssAnon (JS heap, WASM, buffers), sampled', value: memory.split.anonMiB, unit: 'MiB', target: TARGETS.memoryMiB });
-      rows.push({ name: 'backfill peak RSS, 3,000 sessions: mapped files', metric: 'peak RssFile (node binary, lmdb map of the tracker file), sampled', value: memory.split.fileMiB, unit: 'MiB' });
+      rows.push({ name: 'backfill peak RSS, 3,000 sessions: own memory', metric: 'peak RssAnon of its largest process (JS heap, WASM, buffers), sampled', value: memory.split.anonMiB, unit: 'MiB', target: TARGETS.memoryMiB });
+      rows.push({ name: 'backfill peak RSS, 3,000 sessions: mapped files', metric: 'peak RssFile of its largest process (node binary, lmdb map of the tracker file), sampled', value: memory.split.fileMiB, unit: 'MiB' });
+      rows.push({ name: 'backfill peak RSS, 3,000 sessions: the command beside it', metric: `peak VmHWM of the command's own process (of ${memory.split.processes} processes; the node binary's pages are shared with the import's), sampled`, value: memory.split.root.hwmMiB, unit: 'MiB' });
     }
     const reportRow = rows.find((r) => r.name === 'report --json, wall');
     reportRow.pass = reportRow.value <= TARGETS.reportWallMs && reportRow.value <= TARGETS.reportVsRead * readWall;

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -42,6 +43,59 @@ export function removeDir(dir) {
 
 /** A logger that keeps quiet: benchmarks measure, they do not log. */
 export const silentLogger = { info() {}, warn() {}, error() {} };
+
+/** Every live process at and below `pid` (its threads' children, recursively), from /proc. */
+function processTree(pid) {
+  const found = [pid];
+  for (let k = 0; k < found.length; k += 1) {
+    for (const task of fs.readdirSync(`/proc/${found[k]}/task`)) {
+      const children = fs.readFileSync(`/proc/${found[k]}/task/${task}/children`, 'utf8').trim();
+      if (children) found.push(...children.split(' ').map(Number));
+    }
+  }
+  return found;
+}
+
+/**
+ * Samples the memory of `pid` and every process below it every `everyMs` (Linux /proc): each process's
+ * peak own memory (RssAnon: JS heap, WASM, buffers), mapped files (RssFile: the node binary, lmdb's map
+ * of the tracker file) and VmHWM. `stop()` gives the largest process (by VmHWM) with its peaks and
+ * command name, how many processes were seen, and the peaks of `pid` itself (`root`).
+ */
+export function sampleProcessTree(pid, everyMs) {
+  const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
+  const peaks = new Map();
+  const sample = () => {
+    let pids = [];
+    try {
+      pids = processTree(pid);
+    } catch {
+      // The tree changed between two reads: the next sample sees it.
+    }
+    for (const each of pids) {
+      try {
+        const status = fs.readFileSync(`/proc/${each}/status`, 'utf8');
+        const peak = peaks.get(each) ?? { name: /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '?', anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
+        peak.anonMiB = Math.max(peak.anonMiB, field(status, 'RssAnon'));
+        peak.fileMiB = Math.max(peak.fileMiB, field(status, 'RssFile'));
+        peak.hwmMiB = Math.max(peak.hwmMiB, field(status, 'VmHWM'));
+        peaks.set(each, peak);
+      } catch {
+        // Ended between two samples.
+      }
+    }
+  };
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const all = [...peaks.values()];
+      const none = { name: '', anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
+      const largest = all.reduce((a, b) => (b.hwmMiB > a.hwmMiB ? b : a), none);
+      return { ...largest, processes: all.length, root: peaks.get(pid) ?? none };
+    },
+  };
+}
 
 /** Nanoseconds from process.hrtime.bigint() differences to microseconds. */
 export function toMicros(nanos) {

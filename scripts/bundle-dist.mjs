@@ -52,9 +52,9 @@ const TARGETS = [
   },
   {
     name: 'CLI',
-    // The backfill's worker thread (src/cli/commands/backfill-worker.ts) goes to dist/cli/commands/backfill-worker.js.
+    // The backfill's import process (src/cli/commands/backfill-child.ts) goes to dist/cli/commands/backfill-child.js.
     // zod stays external: the MCP server's schemas must be the SDK's own zod's.
-    entries: [path.join('src', 'cli', 'main.ts'), path.join('src', 'cli', 'commands', 'backfill-worker.ts')],
+    entries: [path.join('src', 'cli', 'main.ts'), path.join('src', 'cli', 'commands', 'backfill-child.ts')],
     outDir: path.join(ROOT, 'dist', 'cli'),
     bundledPackages: new Set(),
     bunPragma: false,

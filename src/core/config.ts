@@ -38,6 +38,17 @@ export interface TrackerConfig {
   testCommandPatterns: RegExp[];
 }
 
+/** A config as plain data, for another process (JSON): its test-command patterns as [source, flags]. */
+export type PortableConfig = Omit<TrackerConfig, 'testCommandPatterns'> & { testCommandPatterns: [string, string][] };
+
+export function portableConfig(config: TrackerConfig): PortableConfig {
+  return { ...config, testCommandPatterns: config.testCommandPatterns.map((pattern) => [pattern.source, pattern.flags]) };
+}
+
+export function configFromPortable(config: PortableConfig): TrackerConfig {
+  return { ...config, testCommandPatterns: config.testCommandPatterns.map(([source, flags]) => new RegExp(source, flags)) };
+}
+
 /** A setting the user gave that cannot be used; the message says what to change. */
 export class ConfigError extends Error {
   override name = 'ConfigError';

@@ -159,7 +159,7 @@ function untilPrinted(child: ChildProcess, word: string): Promise<void> {
 }
 
 describe('the CLI under Bun', () => {
-  it("backfills a real OpenCode store in its import thread with bun:sqlite: the store's figures, nothing on stderr", () => {
+  it("backfills a real OpenCode store in its import process with bun:sqlite: the store's figures, nothing on stderr", () => {
     const summary = backfill(shared, OPENCODE_BIN, 'bun.lmdb');
     expect(summary.source).toBe(`OpenCode's database at ${shared.database} (read with bun:sqlite)`);
     expectTheStoresFigures(summary, report(shared, process.execPath, 'bun.lmdb').parsed.rows);

@@ -1,16 +1,16 @@
 /**
  * The writing half of `agent-tracker backfill`: opens the store for writing, replays OpenCode's history
- * through TrackingService and returns the summary. It runs in a worker thread (backfill-worker.ts) started
- * with a small young generation and a tight old-generation growth, so it takes only plain data in and gives
- * plain data back; the command's thread keeps the arguments, the nothing-new check, the progress line and
- * the printing.
+ * through TrackingService and returns the summary. It runs in a process of its own (backfill-child.ts)
+ * started with a small young generation and a tight old-generation growth, so it takes only plain data in
+ * and gives plain data back; the command's process keeps the arguments, the nothing-new check, the progress
+ * line and the printing.
  */
-import { setFlagsFromString } from 'node:v8';
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
 import { builtScript } from '../../core/fs/built-script.js';
 import { UnknownHistoryLayoutError } from '../../core/backfill/history.js';
 import type { BackfillSummary } from '../../core/backfill/summary.js';
-import type { TrackerConfig } from '../../core/config.js';
+import { portableConfig } from '../../core/config.js';
+import type { PortableConfig, TrackerConfig } from '../../core/config.js';
 import type { ProcessFacts } from '../../core/integrity/user-only.js';
 import { silentLogger } from '../../core/logger.js';
 import { UNKNOWN } from '../../core/types.js';
@@ -19,7 +19,7 @@ import { CliError, printedWarnings, withStore } from '../context.js';
 import { confirmUserOnly } from '../user-only.js';
 import type { ProgressReporter } from './progress.js';
 
-/** What the import needs, as data a worker thread can be handed. */
+/** What the import needs, as data another process can be handed. */
 export interface ImportRequest {
   config: TrackerConfig;
   /** OpenCode's data folder to read. */
@@ -36,36 +36,59 @@ export interface ImportRequest {
 /** The summary, or undefined when the store was found unchanged once opened for writing. */
 export type ImportResult = BackfillSummary | undefined;
 
-/** Progress as the worker reports it. */
+/** Progress as the import process reports it. */
 export type ImportEvent = { kind: 'total'; total: number } | { kind: 'progress'; done: number };
 
-/** The worker's last word: its result, or its failure as one line (a CliError's or another error's). */
+/** The import process's last word: its result, or its failure as one line (a CliError's or another error's). */
 export type ImportEnd = { kind: 'done'; result: ImportResult } | { kind: 'failed'; message: string; userError: boolean };
 
 /**
- * V8's young generation of the import's thread, in MiB. The replay's short-lived objects die young;
+ * V8's semi-spaces of the import's process, in MiB each. The replay's short-lived objects die young;
  * left to itself V8 grows the semi-spaces to 16 MiB each on Node 20 and more on newer Node once a flush
- * batch survives scavenges, and that space stays resident until the process ends. 8 MiB costs no CPU
- * measurable against 16 since the import allocates less, and keeps a 3,000-session import's peak about
- * 7 MiB lower (docs/PERFORMANCE.md, twenty-ninth pass).
+ * batch survives scavenges, and that space stays resident until the process ends. Paired at 1,000
+ * sessions: 2 MiB peaks 4 MiB below 4 MiB for the same CPU, 1 MiB costs 4-8% more CPU
+ * (docs/PERFORMANCE.md, thirtieth pass).
  */
-export const IMPORT_YOUNG_GENERATION_MB = 8;
+const IMPORT_SEMI_SPACE_MB = 2;
 
 /**
  * How far V8 lets the old generation grow past what a full collection left alive, in percent. The
  * replay's flush batches outlive two scavenges and are promoted, then die at the flush, so the old
  * generation fills with garbage; V8's own factor (up to 4x the live heap) kept about 35 MiB of it
  * committed at 3,000 sessions. At 100 the heap is collected at twice its live size: about twice as
- * many full collections (some 0.1 s of a 3,000-session import). V8's flags are the process's, set
- * before the worker is made: the command's thread, which only waits, gets it too.
+ * many full collections (some 0.1 s of a 3,000-session import).
  */
-export const IMPORT_HEAP_GROWING_PERCENT = 100;
+const IMPORT_HEAP_GROWING_PERCENT = 100;
+
+/** What the import process's runtime starts with: V8's settings above under Node; Bun (`bunx --bun`) takes no V8 flags and keeps its own collector's. */
+function importExecArgv(): string[] {
+  if ('bun' in process.versions) return [];
+  return [`--max-semi-space-size=${IMPORT_SEMI_SPACE_MB}`, `--heap-growing-percent=${IMPORT_HEAP_GROWING_PERCENT}`];
+}
 
 /**
- * Imports the history the request names, in this thread.
+ * The import process's environment: the command's, but for NODE_EXTRA_CA_CERTS. Node 20 reads and parses
+ * that file as it starts (70-80 ms of CPU for a system bundle of 144 certificates, docs/PERFORMANCE.md,
+ * thirteenth pass), and the import opens no TLS connection.
+ */
+function importEnv(): NodeJS.ProcessEnv {
+  const { NODE_EXTRA_CA_CERTS: _certificates, ...rest } = process.env;
+  return rest;
+}
+
+/** What the command hands the import process, as its first message (JSON). */
+export interface ImportInput {
+  request: Omit<ImportRequest, 'config'> & { config: PortableConfig };
+  progress: boolean;
+  /** Warnings the command printed before it started the import: not printed again. */
+  warned: string[];
+}
+
+/**
+ * Imports the history the request names, in this process.
  * @throws CliError for what the user can fix (no history, an unknown layout, a refused user-only import).
  */
-export async function importInThisThread(request: ImportRequest, onEvent?: (event: ImportEvent) => void): Promise<ImportResult> {
+export async function importInThisProcess(request: ImportRequest, onEvent?: (event: ImportEvent) => void): Promise<ImportResult> {
   const [{ TrackingService }, { importHistory }, { historyMasker }] = await Promise.all([
     import('../../core/tracking/service.js'),
     import('../../opencode/history/import.js'),
@@ -100,42 +123,40 @@ export async function importInThisThread(request: ImportRequest, onEvent?: (even
   });
 }
 
-/** Sets IMPORT_HEAP_GROWING_PERCENT where the runtime has V8's flags; Bun (`bunx --bun`) has none and keeps its own collector's. */
-function tightenOldGeneration(): void {
-  try {
-    setFlagsFromString(`--heap-growing-percent=${IMPORT_HEAP_GROWING_PERCENT}`);
-  } catch {
-    // Bun throws ERR_NOT_IMPLEMENTED: the import runs the same, only without the tighter heap.
-  }
-}
-
 /**
- * Imports in a worker thread with a young generation of IMPORT_YOUNG_GENERATION_MB, drawing `progress` from its
- * messages. The worker's failure is this call's: a CliError stays a CliError, anything else an Error
- * with the same message; the worker's stderr lines reach this process's stderr before it resolves.
+ * Imports in a process of its own (the command's runtime with importExecArgv), drawing `progress` from its
+ * messages. The import's failure is this call's: a CliError stays a CliError, anything else an Error with
+ * the same message; its stderr is the command's, written before this resolves. A process on its own
+ * rather than a thread: V8's heap settings are given where the heap is made, and the command's own heap,
+ * code and allocator are not in the import's memory (docs/PERFORMANCE.md, thirtieth pass).
  */
-export function importInWorker(request: ImportRequest, progress: ProgressReporter | undefined): Promise<ImportResult> {
-  tightenOldGeneration();
-  const worker = new Worker(builtScript(import.meta.url, './backfill-worker.js', './commands/backfill-worker.js'), {
-    workerData: { request, progress: progress !== undefined, warned: printedWarnings() },
-    resourceLimits: { maxYoungGenerationSizeMb: IMPORT_YOUNG_GENERATION_MB },
-  });
+export function importInChild(request: ImportRequest, progress: ProgressReporter | undefined): Promise<ImportResult> {
   return new Promise<ImportResult>((resolve, reject) => {
+    const child = fork(builtScript(import.meta.url, './backfill-child.js', './commands/backfill-child.js'), [], {
+      execArgv: importExecArgv(),
+      env: importEnv(),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     let end: ImportEnd | undefined;
     let crash: Error | undefined;
-    worker.on('message', (message: ImportEvent | ImportEnd) => {
+    child.on('message', (message: ImportEvent | ImportEnd) => {
       if (message.kind === 'total') progress?.start(message.total);
       else if (message.kind === 'progress') progress?.update(message.done);
       else end = message;
     });
-    worker.on('error', (error: Error) => {
-      crash = error;
+    child.on('error', (error: Error) => {
+      crash ??= error;
     });
-    // Settled on exit only, so everything the worker wrote to stderr is out first.
-    worker.on('exit', (code) => {
+    // Settled once the process has ended and its channel closed: everything it wrote and sent is in.
+    child.on('close', (code, signal) => {
       if (end?.kind === 'done') resolve(end.result);
       else if (end?.kind === 'failed') reject(end.userError ? new CliError(end.message) : new Error(end.message));
-      else reject(crash ?? new Error(`the import stopped before it finished (worker exit code ${code}); what was flushed before stays, run the command again`));
+      else {
+        const how = signal ? `signal ${signal}` : `exit code ${code}`;
+        reject(crash ?? new Error(`the import stopped before it finished (${how}); what was flushed before stays, run the command again`));
+      }
     });
+    const input: ImportInput = { request: { ...request, config: portableConfig(request.config) }, progress: progress !== undefined, warned: printedWarnings() };
+    child.send(input);
   });
 }

@@ -4,7 +4,7 @@
  * or after live tracking of the same sessions, adds nothing twice: it starts from the watermark the
  * plugin's background import keeps, and a store unchanged since then is known from two `stat` calls
  * and a read-only look at the database, before the writer, the history readers or sql.js load.
- * Anything else is imported in a worker thread with a small young generation (backfill-import.ts).
+ * Anything else is imported in a process of its own with a small young generation (backfill-import.ts).
  *
  * `--from` a folder that is not OpenCode's own data folder is a user-only action: what such a store
  * holds is whatever was written there (an agent can copy its own history under fresh ids), so the
@@ -48,7 +48,7 @@ export async function run(args: string[], output: Output): Promise<void> {
     const unchanged = await withStore(config, (store) => readWatermark(store, location)?.signature === signature, 'read');
     if (unchanged) return print(nothingNew(location, values['dry-run']));
   }
-  const [{ importInWorker }, { progressReporter }] = await Promise.all([import('./backfill-import.js'), import('./progress.js')]);
+  const [{ importInChild }, { progressReporter }] = await Promise.all([import('./backfill-import.js'), import('./progress.js')]);
   const progress = values.json ? undefined : progressReporter(process.stderr);
   const request: ImportRequest = {
     config,
@@ -57,12 +57,12 @@ export async function run(args: string[], output: Output): Promise<void> {
     dryRun: values['dry-run'],
     ...(since !== undefined ? { createdSince: Date.parse(since) } : {}),
     ...(values.project !== undefined ? { directory: path.resolve(values.project) } : {}),
-    // Read here: the worker thread has no terminal of its own to tell who runs the command.
+    // Read here: the import process has no terminal of its own (its stdin is closed) to tell who runs the command.
     ...(userOnlyChecks ? { userOnlyFacts: userOnlyChecks.currentProcessFacts() } : {}),
   };
   let result: ImportResult;
   try {
-    result = await importInWorker(request, progress);
+    result = await importInChild(request, progress);
   } finally {
     progress?.finish();
   }

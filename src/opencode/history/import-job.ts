@@ -2,17 +2,18 @@
  * The job the plugin hands to its history-import child (import-child.ts), through the environment:
  * small and free of the importer's modules, so the plugin loads only this to start the child.
  */
-import type { TrackerConfig } from '../../core/config.js';
+import { configFromPortable, portableConfig } from '../../core/config.js';
+import type { PortableConfig, TrackerConfig } from '../../core/config.js';
 
 /** The environment variable that carries the job. */
 export const IMPORT_JOB_ENV = 'AGENT_TRACKER_IMPORT_JOB';
 
-/** What the parent asks for; the config's RegExps travel as [source, flags]. */
+/** What the parent asks for. */
 interface ImportJob {
   location: string;
   project: string;
   createdBefore: number;
-  config: Omit<TrackerConfig, 'testCommandPatterns'> & { testCommandPatterns: [string, string][] };
+  config: PortableConfig;
 }
 
 /** The line the child prints. */
@@ -20,7 +21,7 @@ export type ImportChildResult = { ok: true; sessions: number; source?: string } 
 
 /** The job as the environment carries it. */
 export function encodeJob(location: string, project: string, createdBefore: number, config: TrackerConfig): string {
-  const job: ImportJob = { location, project, createdBefore, config: { ...config, testCommandPatterns: config.testCommandPatterns.map((pattern) => [pattern.source, pattern.flags]) } };
+  const job: ImportJob = { location, project, createdBefore, config: portableConfig(config) };
   return JSON.stringify(job);
 }
 
@@ -28,5 +29,5 @@ export function encodeJob(location: string, project: string, createdBefore: numb
 export function decodeJob(text: string | undefined): { location: string; project: string; createdBefore: number; config: TrackerConfig } {
   if (!text) throw new Error(`${IMPORT_JOB_ENV} is not set`);
   const job = JSON.parse(text) as ImportJob;
-  return { ...job, config: { ...job.config, testCommandPatterns: job.config.testCommandPatterns.map(([source, flags]) => new RegExp(source, flags)) } };
+  return { ...job, config: configFromPortable(job.config) };
 }
