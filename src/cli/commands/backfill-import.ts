@@ -46,8 +46,8 @@ export type ImportEnd = { kind: 'done'; result: ImportResult } | { kind: 'failed
  * V8's semi-spaces of the import's process, in MiB each. The replay's short-lived objects die young;
  * left to itself V8 grows the semi-spaces to 16 MiB each on Node 20 and more on newer Node once a flush
  * batch survives scavenges, and that space stays resident until the process ends. Paired at 1,000
- * sessions: 2 MiB peaks 4 MiB below 4 MiB for the same CPU, 1 MiB costs 4-8% more CPU
- * (docs/PERFORMANCE.md, thirtieth pass).
+ * sessions, semi-spaces of 2 MiB peak 4 MiB lower than semi-spaces of 4 MiB for the same CPU; 1 MiB
+ * costs 4-8% more CPU (docs/PERFORMANCE.md, thirtieth pass).
  */
 const IMPORT_SEMI_SPACE_MB = 2;
 
