@@ -4,7 +4,7 @@
  * Variants: `none` (no plugin), `empty` (bench/empty-plugin.mjs: does nothing), `addon`
  * (bench/addon-plugin.mjs: loads lmdb's native addon only; `addon-NAME` another addon it names;
  * `addon-late-MS` lmdb's, MS after start), `floor` (bench/floor-plugin.mjs: opens
- * lmdb only), `noimport` (the plugin, history import off), `nosetup` (self-provisioning off),
+ * lmdb only), `shell` (bench/shell-plugin.mjs: the plugin's hooks and tools, each doing nothing), `noimport` (the plugin, history import off), `nosetup` (self-provisioning off),
  * `quiet` (both off), `full` (as a user gets it). Rounds
  * rotate the variants' order. Each run is timed by /usr/bin/time (whose %M is the largest peak of
  * OpenCode and every child it reaped) and OpenCode's own process is sampled from /proc (VmHWM, its
@@ -141,6 +141,7 @@ try {
     if (variant === 'empty') config.plugin = [`file://${path.join(ROOT, 'bench', 'empty-plugin.mjs')}`];
     if (variant.startsWith('addon')) config.plugin = [`file://${path.join(ROOT, 'bench', 'addon-plugin.mjs')}`];
     if (variant === 'floor') config.plugin = [`file://${path.join(ROOT, 'bench', 'floor-plugin.mjs')}`];
+    if (variant === 'shell') config.plugin = [`file://${path.join(ROOT, 'bench', 'shell-plugin.mjs')}`];
     fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
     const env: NodeJS.ProcessEnv = { ...base, AGENT_TRACKER_DB_PATH: sandbox.dbPath };
     if (separateHistory && !OUR_PLUGIN.has(variant)) env.XDG_DATA_HOME = withoutPluginData;
@@ -148,7 +149,8 @@ try {
     if (late) env.PLUGIN_COST_ADDON_DELAY_MS = late[1];
     else if (variant.startsWith('addon-')) env.PLUGIN_COST_ADDON = variant.slice('addon-'.length);
     if (variant === 'noimport' || variant === 'quiet') env.AGENT_TRACKER_IMPORT_HISTORY = '0';
-    if (variant === 'nosetup' || variant === 'quiet') env.AGENT_TRACKER_SKIP_SETUP = '1';
+    if (variant === 'nosetup' || variant === 'quiet' || variant === 'shell') env.AGENT_TRACKER_SKIP_SETUP = '1';
+    if (variant === 'shell') env.AGENT_TRACKER_IMPORT_HISTORY = '0';
     return timedRun(variant, ['run', '--format', 'json', 'BENCH-RUN: run three commands'], repo, env);
   };
   await once('none');
