@@ -19,15 +19,12 @@ import type { BackfillSummary } from './summary.js';
 /** Buffered mutations after which the sessions replayed so far are flushed (whole sessions only). */
 const FLUSH_EVERY_MUTATIONS = 2000;
 /**
- * Growth of the database file after which the import gives back the pages it mapped
- * (Store.releaseMappedPages): the import's resident memory then stays flat however large the file gets.
- */
-export const RELEASE_MAPPED_EVERY_BYTES = 8 * 1024 * 1024;
-/**
- * The process's resident memory under which the import keeps its mapped pages. A release costs CPU:
- * lmdb-js makes its store class and methods anew at every open, so the code that reads and writes
- * the tables is compiled again (about 0.2 s per release on Node 20, docs/PERFORMANCE.md, seventeenth
- * pass). Below this budget the pages held cost less than that; above it they are given back as before.
+ * The process's resident memory above which the import gives back the pages of the file it mapped
+ * (Store.releaseMappedPages) after each flush: lmdb maps the whole file, and every page a flush touches
+ * stays in the process until the map is closed, more of them the larger the file. A release reopens
+ * the file (lmdb-js makes its table code anew), so it is done only over this budget: paired at 3,000,
+ * 6,000 and 10,000 sessions, releasing after every flush over it costs 1.00-1.04x CPU and keeps the
+ * mapped part flat (docs/PERFORMANCE.md, thirtieth pass).
  */
 export const RESIDENT_BUDGET_BYTES = 140 * 1024 * 1024;
 /** Counted once per project whose folder no longer exists: its sessions are imported, only its classification is skipped. */
@@ -102,16 +99,11 @@ export async function runBackfill(service: TrackingService, source: HistorySourc
   let read = 0;
   const store = service.store;
   const ledger = new ReplayLedger(store, source.uniqueMessageIds === true);
-  const fileSize = (): number => fs.statSync(store.path, { throwIfNoEntry: false })?.size ?? 0;
-  let releasedAt = fileSize();
   const residentBudget = options.residentBudget ?? RESIDENT_BUDGET_BYTES;
   const flush = (): void => {
     const outcome = service.flush('backfill');
     if (!outcome.ok) throw outcome.error;
-    const size = fileSize();
-    if (size - releasedAt < RELEASE_MAPPED_EVERY_BYTES || process.memoryUsage.rss() < residentBudget) return;
-    store.releaseMappedPages();
-    releasedAt = size;
+    if (process.memoryUsage.rss() >= residentBudget) store.releaseMappedPages();
   };
   // What a run added is what its flushes counted: the store's write reports each replayed event as the
   // counters it really added (nothing for an event it held). A dry run writes nothing, so each session is
