@@ -164,7 +164,7 @@ describe('backfill: the import process', () => {
     sandbox = makeSandbox('agent-tracker-backfill-child-');
     const dataDir = path.join(sandbox.root, 'opencode-data');
     const at = Date.UTC(2025, 2, 1, 9, 0, 0);
-    const sessions: FixtureSession[] = Array.from({ length: 1000 }, (_, k) => ({
+    const sessions: FixtureSession[] = Array.from({ length: 3000 }, (_, k) => ({
       id: `ses_${String(k).padStart(4, '0')}`, directory: sandbox!.root, created: at + k * 60_000, updated: at + k * 60_000 + 5_000,
       messages: [{ id: `msg_${k}`, role: 'assistant', agent: 'build', providerID: 'anthropic', modelID: 'claude', created: at + k * 60_000 + 1_000 }],
     }));
