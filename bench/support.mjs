@@ -59,8 +59,8 @@ function processTree(pid) {
 /**
  * Samples the memory of `pid` and every process below it every `everyMs` (Linux /proc): each process's
  * peak own memory (RssAnon: JS heap, WASM, buffers), mapped files (RssFile: the node binary, lmdb's map
- * of the tracker file) and VmHWM. `stop()` gives the largest process (by VmHWM) with its peaks and
- * command name, how many processes were seen, and the peaks of `pid` itself (`root`).
+ * of the tracker file) and VmHWM. `stop()` gives the largest process's peaks (by VmHWM), how many
+ * processes were seen, and the peaks of `pid` itself (`root`).
  */
 export function sampleProcessTree(pid, everyMs) {
   const field = (status, name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0) / 1024;
@@ -75,7 +75,7 @@ export function sampleProcessTree(pid, everyMs) {
     for (const each of pids) {
       try {
         const status = fs.readFileSync(`/proc/${each}/status`, 'utf8');
-        const peak = peaks.get(each) ?? { name: /^Name:\s+(.*)$/m.exec(status)?.[1] ?? '?', anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
+        const peak = peaks.get(each) ?? { anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
         peak.anonMiB = Math.max(peak.anonMiB, field(status, 'RssAnon'));
         peak.fileMiB = Math.max(peak.fileMiB, field(status, 'RssFile'));
         peak.hwmMiB = Math.max(peak.hwmMiB, field(status, 'VmHWM'));
@@ -90,7 +90,7 @@ export function sampleProcessTree(pid, everyMs) {
     stop() {
       clearInterval(timer);
       const all = [...peaks.values()];
-      const none = { name: '', anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
+      const none = { anonMiB: 0, fileMiB: 0, hwmMiB: 0 };
       const largest = all.reduce((a, b) => (b.hwmMiB > a.hwmMiB ? b : a), none);
       return { ...largest, processes: all.length, root: peaks.get(pid) ?? none };
     },
