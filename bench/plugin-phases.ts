@@ -21,6 +21,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { makeRepo, makeSandbox, OPENCODE_BIN, removeSandbox } from '../tests/helpers/sandbox.js';
 
 const RUNS = Number(process.argv[2] ?? 8);
@@ -58,7 +59,7 @@ function threadCpu(): ThreadCpu {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One lifecycle of the built plugin in this process; prints its phases as one JSON line. */
-async function child(repo: string): Promise<void> {
+async function child(repo: string, entry: string): Promise<void> {
   const phases: Phase[] = [];
   let last = threadCpu();
   const mark = (phase: string): void => {
@@ -68,8 +69,7 @@ async function child(repo: string): Promise<void> {
   };
   // Every call the plugin makes on OpenCode's client (log, toast) resolves with nothing.
   const client = new Proxy({}, { get: () => new Proxy({}, { get: () => async () => ({ data: undefined }) }) });
-  const entry = new URL('../dist/opencode/plugin.js', import.meta.url).href;
-  const plugin = ((await import(entry)) as { default: unknown }).default as { server: (input: unknown, options: unknown) => Promise<Record<string, (...args: unknown[]) => Promise<void>>> };
+  const plugin = ((await import(pathToFileURL(entry).href)) as { default: unknown }).default as { server: (input: unknown, options: unknown) => Promise<Record<string, (...args: unknown[]) => Promise<void>>> };
   mark('import');
   const hooks = await plugin.server({ client, directory: repo, worktree: repo, project: { id: 'bench' }, serverUrl: new URL('http://127.0.0.1:1') }, {});
   mark('server()');
@@ -131,7 +131,8 @@ function table(title: string, runs: Phase[][]): void {
 }
 
 if (process.argv.includes(CHILD_FLAG)) {
-  await child(process.argv[process.argv.indexOf(CHILD_FLAG) + 1] as string);
+  const at = process.argv.indexOf(CHILD_FLAG);
+  await child(process.argv[at + 1] as string, process.argv[at + 2] as string);
 } else {
   const sandbox = makeSandbox('agent-tracker-bench-phases-');
   try {
@@ -141,15 +142,28 @@ if (process.argv.includes(CHILD_FLAG)) {
     delete env.AGENT_TRACKER_IMPORT_HISTORY;
     // OpenCode's own database, made (with its migrations) by a command that opens it, holding no session.
     execFileSync(OPENCODE_BIN, ['session', 'list'], { env: sandbox.env, cwd: repo, stdio: 'ignore', timeout: RUN_TIMEOUT_MS });
-    const runs: Phase[][] = [];
+    // PHASES_CPU_PROF_DIR=folder: each run writes Bun's CPU profile of its main thread there (a .cpuprofile and its markdown summary).
+    const profileDir = process.env.PHASES_CPU_PROF_DIR;
+    const profileFlags = profileDir ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${path.resolve(profileDir)}`, '--cpu-prof-interval=250'] : [];
+    // PHASES_COMPARE=other/dist/opencode/plugin.js: that build too, run by run in turn with this one.
+    const builds = [path.resolve(import.meta.dirname, '..', 'dist', 'opencode', 'plugin.js'), ...(process.env.PHASES_COMPARE ? [path.resolve(process.env.PHASES_COMPARE)] : [])];
+    const runs: Phase[][][] = builds.map(() => []);
     for (let run = 0; run < RUNS + 1; run += 1) {
-      const result = spawnSync(process.execPath, [path.resolve(import.meta.dirname, 'plugin-phases.ts'), CHILD_FLAG, repo], { env, cwd: repo, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
-      const line = result.stdout.trim().split('\n').pop() ?? '';
-      if (result.status !== 0 || !line.startsWith('[')) throw new Error(`run ${run} failed (${result.status}): ${result.stderr.slice(-600)}`);
-      runs.push(JSON.parse(line) as Phase[]);
+      // The order alternates from the second run on; the first run of the first build makes the database.
+      const order = run % 2 === 1 ? [...builds.entries()].reverse() : [...builds.entries()];
+      for (const [at, build] of order) {
+        const result = spawnSync(process.execPath, [...profileFlags, path.resolve(import.meta.dirname, 'plugin-phases.ts'), CHILD_FLAG, repo, build], { env, cwd: repo, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+        const line = result.stdout.trim().split('\n').pop() ?? '';
+        if (result.status !== 0 || !line.startsWith('[')) throw new Error(`run ${run} of ${build} failed (${result.status}): ${result.stderr.slice(-600)}`);
+        (runs[at] as Phase[][]).push(JSON.parse(line) as Phase[]);
+      }
     }
-    table('first run: creates the database, provisions the config folder', runs.slice(0, 1));
-    table('the next runs: the steady state', runs.slice(1));
+    for (const [at, build] of builds.entries()) {
+      const own = runs[at] as Phase[][];
+      if (builds.length > 1) console.log(`== ${build}`);
+      table('first run: creates the database, provisions the config folder', own.slice(0, 1));
+      table('the next runs: the steady state', own.slice(1));
+    }
   } finally {
     removeSandbox(sandbox);
   }

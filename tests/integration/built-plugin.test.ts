@@ -73,6 +73,20 @@ describe('the built plugin entry', () => {
     expect(chunks.length).toBeGreaterThan(0);
   });
 
+  it("carries lmdb and msgpackr in the store worker's bundle, finding their own files where they are installed", () => {
+    const folder = path.dirname(BUILT_ENTRY);
+    const files = [BUILT_ENTRY, path.join(folder, 'remote', 'host.js'), ...fs.readdirSync(folder).filter((file) => file.startsWith('chunk-') && file.endsWith('.js')).map((file) => path.join(folder, file))];
+    const texts = files.map((file) => fs.readFileSync(file, 'utf8'));
+    const loadsPackage = /(?:from\s*|import\s*\(?\s*)["'](?:lmdb|msgpackr)(?:\/[^"']*)?["']/;
+    expect(files.filter((_, at) => loadsPackage.test(texts[at] as string))).toEqual([]);
+    // lmdb's add-on and compression dictionary, msgpackr's extractor: looked up in the installed packages, not beside the bundle.
+    const carrier = texts.find((text) => text.includes('installedUrl(["lmdb"],"native.js")'));
+    expect(carrier).toBeDefined();
+    expect(carrier).toContain('installedUrl(["lmdb"],"open.js")');
+    // Nothing of the machine that built it: a path there would not exist where the package is installed.
+    expect(texts.filter((text) => text.includes(ROOT))).toEqual([]);
+  });
+
   it.each(['node', 'bun'] as const)('under %s, checks a database that changed since its last check out of process, opens it and builds the tool schemas', (runtime) => {
     const home = fs.mkdtempSync(path.join(dir, `${runtime}-`));
     const first = start(runtime, home);
