@@ -3,7 +3,7 @@
  * file at once, and bad files (not UTF-8, huge, thousands of lines, a symlink loop, unreadable)
  * degrading to "mask what could be read" with one warning each, never an error.
  */
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_SCAN_LIMITS, findEnvFiles, ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
@@ -77,6 +77,78 @@ describe('finding env files', () => {
     expect(secrets.guard('grep', { pattern: 'sk-', path: first })).toContain(`is inside ${first}`);
     expect(secrets.guard('read', { filePath: 'config/app.ts' })).toBeUndefined();
     expect(secrets.guard('bash', { command: 'grep -r sk- config' })).toBeUndefined();
+  });
+});
+
+/** Sets every folder below `root` (and `root`) to a modification time an hour ago: older than any listing's racy window. */
+function ageFolders(root: string): void {
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  const visit = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) visit(path.join(dir, entry.name));
+    fs.utimesSync(dir, hourAgo, hourAgo);
+  };
+  visit(root);
+}
+
+describe('rescanning for env files', () => {
+  const tree = ['.env', 'a/b/.env.local', 'a/c/readme.txt', 'svc/main.ts', 'svc/lib/util.ts'];
+  // The root, a, a/b, a/c, svc, svc/lib.
+  const FOLDERS = 6;
+
+  it('reads again only the folders that changed, and finds what was added or removed there', async () => {
+    const root = tempDir();
+    for (const file of tree) write(root, file, 'K=secret-value-1\n');
+    ageFolders(root);
+    const first = await findEnvFiles(root);
+    expect(first.read).toBe(FOLDERS);
+    const second = await findEnvFiles(root, ENV_SCAN_LIMITS, first.listings);
+    expect(second).toMatchObject({ files: first.files, read: 0 });
+
+    write(root, 'svc/.env.production', 'K=secret-value-2\n');
+    const third = await findEnvFiles(root, ENV_SCAN_LIMITS, second.listings);
+    expect(third.read).toBe(1);
+    expect(third.files.map((file) => path.relative(root, file))).toEqual(['.env', 'a/b/.env.local', 'svc/.env.production']);
+
+    ageFolders(root);
+    const settled = await findEnvFiles(root, ENV_SCAN_LIMITS, third.listings);
+    fs.rmSync(path.join(root, 'a', 'b'), { recursive: true });
+    const fourth = await findEnvFiles(root, ENV_SCAN_LIMITS, settled.listings);
+    // a/ changed (its entry b went); b is gone, so it is neither read nor reused.
+    expect(fourth.read).toBe(1);
+    expect(fourth.files.map((file) => path.relative(root, file))).toEqual(['.env', 'svc/.env.production']);
+    expect(fourth.listings.size).toBe(FOLDERS - 1);
+  });
+
+  it('reads again a folder whose last change came within two seconds of its listing, even when its time stamp looks the same', async () => {
+    const root = tempDir();
+    for (const file of tree) write(root, file, 'K=secret-value-1\n');
+    const first = await findEnvFiles(root);
+    // A file system with coarse time stamps: the file added after the listing leaves the folder's time as it was.
+    const before = fs.statSync(path.join(root, 'svc'));
+    write(root, 'svc/.env', 'K=secret-value-3\n');
+    fs.utimesSync(path.join(root, 'svc'), before.atime, before.mtime);
+    const second = await findEnvFiles(root, ENV_SCAN_LIMITS, first.listings);
+    expect(second.read).toBe(FOLDERS);
+    expect(second.files.map((file) => path.relative(root, file))).toContain('svc/.env');
+  });
+
+  it('rescans without listing a folder that did not change (the plugin rescans every 30 s while tools run)', async () => {
+    const root = tempDir();
+    for (const file of tree) write(root, file, 'K=secret-value-1\n');
+    ageFolders(root);
+    let now = 0;
+    const secrets = new ProjectSecrets(root, recordingLogger([]), () => now);
+    await secrets.masker();
+    const readdir = jest.spyOn(fs.promises, 'readdir');
+    try {
+      now = ENV_SCAN_LIMITS.rescanMs + 1;
+      await secrets.masker();
+      await secrets.scan();
+      expect(readdir).not.toHaveBeenCalled();
+      expect(secrets.maskNow('secret-value-1')).toBe('[masked: K from .env]');
+    } finally {
+      readdir.mockRestore();
+    }
   });
 });
 

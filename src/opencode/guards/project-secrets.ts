@@ -2,7 +2,8 @@
  * The secret values of a project's protected env files (`.env`, `.env.*` but templates, anywhere
  * in the project but dependency and build folders), kept in memory only, as a SecretMasker.
  * The tree is scanned in the background when the plugin starts and again at most every
- * `rescanMs`; the files found are checked (inode, size, mtime and ctime: one `stat` each) on every
+ * `rescanMs`, a rescan listing only the folders that changed since (a `stat` of each of the others);
+ * the files found are checked (inode, size, mtime and ctime: one `stat` each) on every
  * use, so an edited, replaced or deleted file counts at once. Bad files degrade to "mask what could be read" with one warning each.
  */
 import fs from 'node:fs';
@@ -41,6 +42,74 @@ export interface EnvScan {
   files: string[];
   /** Folders (absolute, as reached from the root) whose contents were not listed: their env files are unknown. */
   unscanned: string[];
+  /** What the scan knows of each folder it reached, by real path: the next scan reuses a folder's while it is unchanged. */
+  listings: FolderListings;
+  /** How many folders were read from disk (the others' listings were reused). */
+  read: number;
+}
+
+/** One folder's entries that matter to the scan, in the order they were listed. */
+interface FolderListing {
+  /** The folder as `stat` saw it just before it was read. */
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  /** When it was read (this clock). */
+  listedAt: number;
+  /** How many entries it has, all kinds (counted against the scan's bound). */
+  count: number;
+  /** It holds a `pyvenv.cfg`: a virtualenv. */
+  virtualenv: boolean;
+  entries: { name: string; kind: 'folder' | 'link' | 'env' }[];
+}
+
+export type FolderListings = Map<string, FolderListing>;
+
+/**
+ * A folder's listing is reused only when its modification time is this much older than the listing:
+ * an entry added or removed within the file system's time granularity (2 s on FAT) after the folder
+ * was read could leave its time stamp as it was (git's "racily clean" rule).
+ */
+const RACY_MS = 2_000;
+/** The scan stats this many folders, then lets the event loop run. */
+const STATS_PER_TURN = 256;
+
+function statOf(dir: string): fs.Stats | undefined {
+  try {
+    return fs.statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The listing of `dir` (real path `real`): the previous scan's when the folder's inode, modification
+ * and change times are the same and it was read well after its last change; else read now (undefined
+ * when it cannot be read). Reusing costs one `stat`, reading a directory listing and an object per entry.
+ */
+async function listFolder(dir: string, real: string, previous: FolderListings | undefined): Promise<{ listing: FolderListing; read: boolean } | undefined> {
+  const stat = statOf(dir);
+  const known = previous?.get(real);
+  if (stat && known && known.ino === stat.ino && known.mtimeMs === stat.mtimeMs && known.ctimeMs === stat.ctimeMs && known.listedAt - stat.mtimeMs >= RACY_MS) {
+    return { listing: known, read: false };
+  }
+  const listedAt = Date.now();
+  let dirents: fs.Dirent[];
+  try {
+    dirents = await fs.promises.readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const entries: FolderListing['entries'] = [];
+  for (const entry of dirents) {
+    if (entry.isDirectory()) entries.push({ name: entry.name, kind: 'folder' });
+    else if (entry.isSymbolicLink()) entries.push({ name: entry.name, kind: 'link' });
+    else if (entry.isFile() && isProtectedEnvPath(entry.name)) entries.push({ name: entry.name, kind: 'env' });
+  }
+  const virtualenv = dirents.some((entry) => entry.name === VIRTUALENV_MARKER && entry.isFile());
+  // Without a stamp (the folder went away between the two calls) the listing is used once, never reused.
+  const stamp = stat ?? { ino: Number.NaN, mtimeMs: Number.NaN, ctimeMs: Number.NaN };
+  return { listing: { ino: stamp.ino, mtimeMs: stamp.mtimeMs, ctimeMs: stamp.ctimeMs, listedAt, count: dirents.length, virtualenv, entries }, read: true };
 }
 
 /** Whether `target` is `root` or inside it (both real paths). */
@@ -52,15 +121,19 @@ function inside(root: string, target: string): boolean {
 /**
  * The protected env files below `root`, breadth first, with no depth bound. Links to folders are
  * followed when they lead inside the project (each real folder is listed once, so a loop ends);
- * past `limits.maxEntries` the scan stops and names the folders it did not list.
+ * past `limits.maxEntries` the scan stops and names the folders it did not list. `previous` is an
+ * earlier scan's `listings`: its folders that did not change since are not read again (a rescan of
+ * an unchanged tree is a `stat` per folder).
  */
-export async function findEnvFiles(root: string, limits: { maxEntries: number } = ENV_SCAN_LIMITS): Promise<EnvScan> {
+export async function findEnvFiles(root: string, limits: { maxEntries: number } = ENV_SCAN_LIMITS, previous?: FolderListings): Promise<EnvScan> {
   const found: string[] = [];
+  const listings: FolderListings = new Map();
+  let read = 0;
   let rootReal: string;
   try {
     rootReal = await fs.promises.realpath(root);
   } catch {
-    return { files: [], unscanned: [] };
+    return { files: [], unscanned: [], listings, read };
   }
   const listed = new Set<string>([rootReal]);
   // Each folder as reached from the root (the name the user sees) and as it really is.
@@ -68,31 +141,31 @@ export async function findEnvFiles(root: string, limits: { maxEntries: number } 
   let entries = 0;
   for (let next = 0; next < queue.length; next += 1) {
     const { dir, real } = queue[next] as { dir: string; real: string };
-    if (entries >= limits.maxEntries) return { files: found.sort(), unscanned: queue.slice(next).map((item) => item.dir) };
-    let listing: fs.Dirent[];
-    try {
-      listing = await fs.promises.readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    entries += listing.length;
-    if (dir !== root && listing.some((entry) => entry.name === VIRTUALENV_MARKER && entry.isFile())) continue;
-    for (const entry of listing) {
+    if (entries >= limits.maxEntries) return { files: found.sort(), unscanned: queue.slice(next).map((item) => item.dir), listings, read };
+    if (next % STATS_PER_TURN === STATS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+    const folder = await listFolder(dir, real, previous);
+    if (!folder) continue;
+    const { listing } = folder;
+    if (folder.read) read += 1;
+    listings.set(real, listing);
+    entries += listing.count;
+    if (dir !== root && listing.virtualenv) continue;
+    for (const entry of listing.entries) {
       const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
+      if (entry.kind === 'folder') {
         const realChild = path.join(real, entry.name);
         if (SKIPPED_FOLDERS.has(entry.name) || listed.has(realChild)) continue;
         listed.add(realChild);
         queue.push({ dir: full, real: realChild });
-      } else if (entry.isSymbolicLink()) {
+      } else if (entry.kind === 'link') {
         if (isProtectedEnvPath(entry.name)) found.push(full);
         else if (!SKIPPED_FOLDERS.has(entry.name)) await followLink(full, rootReal, listed, queue);
-      } else if (entry.isFile() && isProtectedEnvPath(entry.name)) {
+      } else {
         found.push(full);
       }
     }
   }
-  return { files: found.sort(), unscanned: [] };
+  return { files: found.sort(), unscanned: [], listings, read };
 }
 
 /** Queues a link to a folder inside the project, once per real folder. */
@@ -191,6 +264,8 @@ export class ProjectSecrets {
   private current = new SecretMasker([]);
   private scanning: Promise<void> | undefined;
   private scannedAt = -Infinity;
+  /** The last scan's folders: a rescan reads only those that changed. */
+  private listings: FolderListings | undefined;
   private readonly warned = new Set<string>();
 
   constructor(
@@ -202,8 +277,9 @@ export class ProjectSecrets {
 
   /** Starts (or joins) a scan of the tree; resolves when the masker reflects it. */
   scan(): Promise<void> {
-    this.scanning ??= findEnvFiles(this.root, this.limits)
-      .then(({ files, unscanned }) => {
+    this.scanning ??= findEnvFiles(this.root, this.limits, this.listings)
+      .then(({ files, unscanned, listings }) => {
+        this.listings = listings;
         this.unscanned = unscanned;
         if (unscanned.length > 0) this.warnOnce(unscannedWarning(this.root, unscanned, this.limits.maxEntries));
         // The same files keep their stamps (nothing to re-read); any other list is read afresh.
