@@ -24,6 +24,7 @@ import { ProjectSecrets } from './guards/project-secrets.js';
 import { maskModelMessages } from './guards/message-mask.js';
 import { maskSystemPrompt } from './guards/system-mask.js';
 import { STORED_TEXT_LIMITS, StoredTextMasker } from './guards/stored-text.js';
+import { EnvFolders, envFoldersPath } from './guards/env-folders.js';
 import { getAllProjects } from '../core/projects/profiles.js';
 import { scheduleHistoryImport } from './background-import.js';
 import { createHooks } from './hooks.js';
@@ -99,7 +100,7 @@ const server: Plugin = async (input, options) => {
     }, 0);
   }
   // Stored text is masked with every known project's values (their env files read once the database is open).
-  const storedText = new StoredTextMasker(secrets, logger);
+  const storedText = new StoredTextMasker(secrets, logger, Date.now, new EnvFolders(envFoldersPath(config.databasePath), logger));
   if (secrets) {
     late.knownProjects = (opened) =>
       void storedText.addKnownProjects(() => getAllProjects(opened, STORED_TEXT_LIMITS.maxOtherProjects + 1).map((profile) => profile.path), project);

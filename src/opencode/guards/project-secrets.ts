@@ -49,7 +49,7 @@ export interface EnvScan {
 }
 
 /** One folder's entries that matter to the scan, in the order they were listed. */
-interface FolderListing {
+export interface FolderListing {
   /** The folder as `stat` saw it just before it was read. */
   ino: number;
   mtimeMs: number;
@@ -264,8 +264,8 @@ export class ProjectSecrets {
   private current = new SecretMasker([]);
   private scanning: Promise<void> | undefined;
   private scannedAt = -Infinity;
-  /** The last scan's folders: a rescan reads only those that changed. */
-  private listings: FolderListings | undefined;
+  /** How many folders the last scan read from disk. */
+  private read = 0;
   private readonly warned = new Set<string>();
 
   constructor(
@@ -273,13 +273,21 @@ export class ProjectSecrets {
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
     private readonly limits: { maxEntries: number } = ENV_SCAN_LIMITS,
+    /** The folders as an earlier scan left them (another session's, env-folders.ts): a rescan reads only those that changed. */
+    private listings: FolderListings = new Map(),
   ) {}
+
+  /** The last scan's folders, and how many of them it read from disk (the others' listings were reused). */
+  lastScan(): { listings: FolderListings; read: number } {
+    return { listings: this.listings, read: this.read };
+  }
 
   /** Starts (or joins) a scan of the tree; resolves when the masker reflects it. */
   scan(): Promise<void> {
     this.scanning ??= findEnvFiles(this.root, this.limits, this.listings)
-      .then(({ files, unscanned, listings }) => {
+      .then(({ files, unscanned, listings, read }) => {
         this.listings = listings;
+        this.read = read;
         this.unscanned = unscanned;
         if (unscanned.length > 0) this.warnOnce(unscannedWarning(this.root, unscanned, this.limits.maxEntries));
         // The same files keep their stamps (nothing to re-read); any other list is read afresh.

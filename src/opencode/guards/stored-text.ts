@@ -3,13 +3,15 @@
  * entries): a value must not be recorded in project A and shown later in project B, whose masker
  * does not know A's values. So stored text is masked with the current project's values AND with
  * those of every other project the database knows (their env files scanned once, in the
- * background, within named bounds). A reader-side pass (`maskForReader`) masks recorded text again
+ * background, within named bounds; folders unchanged since the last session are not listed again,
+ * env-folders.ts). A reader-side pass (`maskForReader`) masks recorded text again
  * with the reader's values, for what was stored before this existed. Fails CLOSED: text that cannot
  * be checked is stored as a one-line notice.
  */
 import fs from 'node:fs';
 import type { Logger } from '../../core/logger.js';
 import type { TextMasker } from '../../core/secrets/mask.js';
+import type { EnvFolders } from './env-folders.js';
 import { ProjectSecrets } from './project-secrets.js';
 
 /** Bounds on the other projects scanned, so a database of many projects never stalls a session. */
@@ -35,6 +37,8 @@ export class StoredTextMasker {
     private readonly current: ProjectSecrets | undefined,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    /** The other projects' folders as the last session left them (the plugin's: beside the database); none in the CLI. */
+    private readonly folders?: EnvFolders,
   ) {}
 
   /**
@@ -51,7 +55,7 @@ export class StoredTextMasker {
       this.logger.warn(`agent-tracker: other projects' .env values could not be listed; stored text is masked with this project's only: ${(error as Error).message}`);
       return Promise.resolve();
     }
-    return Promise.allSettled(chosen.map((root) => this.scanOther(root))).then(() => undefined);
+    return Promise.allSettled(chosen.map((root) => this.scanOther(root))).then(() => this.folders?.save());
   }
 
   /**
@@ -62,12 +66,15 @@ export class StoredTextMasker {
   async addProject(root: string): Promise<void> {
     if (this.otherRoots.has(root) || this.otherRoots.size >= STORED_TEXT_LIMITS.maxOtherProjects || !fs.existsSync(root)) return;
     await this.scanOther(root).catch(() => undefined);
+    this.folders?.save();
   }
 
   private async scanOther(root: string): Promise<void> {
     this.otherRoots.add(root);
-    const secrets = new ProjectSecrets(root, this.logger, this.now, { maxEntries: STORED_TEXT_LIMITS.maxEntriesPerProject });
+    const secrets = new ProjectSecrets(root, this.logger, this.now, { maxEntries: STORED_TEXT_LIMITS.maxEntriesPerProject }, this.folders?.of(root));
     await secrets.scan();
+    const { listings, read } = secrets.lastScan();
+    this.folders?.keep(root, listings, read);
     this.others.push(secrets);
   }
 
