@@ -137,7 +137,9 @@ export async function findEnvFiles(root: string, limits: { maxEntries: number } 
   }
   const listed = new Set<string>([rootReal]);
   // Each folder as reached from the root (the name the user sees) and as it really is.
-  const queue: { dir: string; real: string }[] = [{ dir: root, real: rootReal }];
+  // Normalized once, as path.join normalized every path below it.
+  const top = path.normalize(root);
+  const queue: { dir: string; real: string }[] = [{ dir: top, real: rootReal }];
   let entries = 0;
   for (let next = 0; next < queue.length; next += 1) {
     const { dir, real } = queue[next] as { dir: string; real: string };
@@ -149,19 +151,22 @@ export async function findEnvFiles(root: string, limits: { maxEntries: number } 
     if (folder.read) read += 1;
     listings.set(real, listing);
     entries += listing.count;
-    if (dir !== root && listing.virtualenv) continue;
+    if (dir !== top && listing.virtualenv) continue;
+    // What path.join gives for a name without separators in a normalized folder, without normalizing each time.
+    const inDir = dir.endsWith(path.sep) ? dir : `${dir}${path.sep}`;
+    const inReal = real.endsWith(path.sep) ? real : `${real}${path.sep}`;
     for (const entry of listing.entries) {
-      const full = path.join(dir, entry.name);
       if (entry.kind === 'folder') {
-        const realChild = path.join(real, entry.name);
-        if (SKIPPED_FOLDERS.has(entry.name) || listed.has(realChild)) continue;
+        if (SKIPPED_FOLDERS.has(entry.name)) continue;
+        const realChild = `${inReal}${entry.name}`;
+        if (listed.has(realChild)) continue;
         listed.add(realChild);
-        queue.push({ dir: full, real: realChild });
+        queue.push({ dir: `${inDir}${entry.name}`, real: realChild });
       } else if (entry.kind === 'link') {
-        if (isProtectedEnvPath(entry.name)) found.push(full);
-        else if (!SKIPPED_FOLDERS.has(entry.name)) await followLink(full, rootReal, listed, queue);
+        if (isProtectedEnvPath(entry.name)) found.push(`${inDir}${entry.name}`);
+        else if (!SKIPPED_FOLDERS.has(entry.name)) await followLink(`${inDir}${entry.name}`, rootReal, listed, queue);
       } else {
-        found.push(full);
+        found.push(`${inDir}${entry.name}`);
       }
     }
   }
