@@ -5,7 +5,8 @@
  * (bench/addon-plugin.mjs: loads lmdb's native addon only; `addon-NAME` another addon it names;
  * `addon-late-MS` lmdb's, MS after start), `floor` (bench/floor-plugin.mjs: opens
  * lmdb only), `shell` (bench/shell-plugin.mjs: the plugin's hooks and tools, each doing nothing), `noimport` (the plugin, history import off), `nosetup` (self-provisioning off),
- * `quiet` (both off), `full` (as a user gets it). Rounds
+ * `quiet` (both off), `full` (as a user gets it), `other` (another build as a user gets it: the package folder
+ * in PLUGIN_COST_OTHER, holding its package.json and dist/, paired with `full`). Rounds
  * rotate the variants' order. Each run is timed by /usr/bin/time (whose %M is the largest peak of
  * OpenCode and every child it reaped) and OpenCode's own process is sampled from /proc (VmHWM, its
  * own peak) with its descendants (each one's command and peak), so a child's peak is told apart,
@@ -26,7 +27,7 @@ const RUN_TIMEOUT_MS = 180_000;
 const SAMPLE_MS = 20;
 const MARK = 'BENCH-TIME ';
 /** The variants that run our plugin (the others run none, or a stand-in). */
-const OUR_PLUGIN = new Set(['noimport', 'nosetup', 'quiet', 'full']);
+const OUR_PLUGIN = new Set(['noimport', 'nosetup', 'quiet', 'full', 'other']);
 
 interface Measured {
   variant: string;
@@ -142,6 +143,7 @@ try {
     if (variant.startsWith('addon')) config.plugin = [`file://${path.join(ROOT, 'bench', 'addon-plugin.mjs')}`];
     if (variant === 'floor') config.plugin = [`file://${path.join(ROOT, 'bench', 'floor-plugin.mjs')}`];
     if (variant === 'shell') config.plugin = [`file://${path.join(ROOT, 'bench', 'shell-plugin.mjs')}`];
+    if (variant === 'other') config.plugin = [`file://${path.resolve(process.env.PLUGIN_COST_OTHER ?? '')}`];
     fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
     const env: NodeJS.ProcessEnv = { ...base, AGENT_TRACKER_DB_PATH: sandbox.dbPath };
     if (separateHistory && !OUR_PLUGIN.has(variant)) env.XDG_DATA_HOME = withoutPluginData;
