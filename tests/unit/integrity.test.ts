@@ -2,6 +2,7 @@ import { commitCreditDenial, EARNING_COMMITS_PER_TURN, revertedHash } from '../.
 import type { CommitFacts, CreditContext } from '../../src/core/integrity/commit-credit.js';
 import { trustedOptions } from '../../src/core/integrity/trusted-options.js';
 import { trackerFileEditCheck } from '../../src/core/integrity/tracker-files.js';
+import { envFoldersPath } from '../../src/opencode/guards/env-folders.js';
 import {
   agentSigns,
   isSuspectUserAction,
@@ -76,6 +77,9 @@ describe('the user-only tool guard', () => {
     ['bash', { command: 'agent-tracker status' }, undefined],
     ['write', { filePath: '/home/u/.config/opencode/agent-tracker.lmdb' }, /belongs to the user/],
     ['edit', { filePath: '/home/u/.config/opencode/agent-tracker.lmdb-lock' }, /belongs to the user/],
+    // The other projects' folders kept beside it: a forged listing could hide another project's env file from stored-text masking.
+    ['write', { filePath: envFoldersPath('/home/u/.config/opencode/agent-tracker.lmdb') }, /belongs to the user/],
+    ['bash', { command: `echo '{}' > ${envFoldersPath('~/.config/opencode/agent-tracker.lmdb')}` }, /belongs to the user/],
     ['edit', { filePath: '/home/u/project/src/a.ts' }, undefined],
     ['read', { filePath: '/home/u/.config/opencode/agent-tracker.lmdb' }, undefined],
   ])('%s %j', (tool, args, expected) => {
