@@ -35,6 +35,8 @@ function inChild(body: string): { timedOut: boolean; result?: unknown; stderr: s
     const { Store } = await import(${built('core/store/store.js')});
     const { DEFAULT_RULES } = await import(${built('core/rules.js')});
     const { ProjectSecrets } = await import(${built('opencode/guards/project-secrets.js')});
+    const { EnvFolders, envFoldersPath } = await import(${built('opencode/guards/env-folders.js')});
+    const { StoredTextMasker } = await import(${built('opencode/guards/stored-text.js')});
     const result = await (async () => { ${body} })();
     console.log(${JSON.stringify(MARK)} + JSON.stringify(result ?? null));
   `;
@@ -88,6 +90,24 @@ describe('a FIFO planted where the tracker reads', () => {
     `);
     expect(run.timedOut).toBe(false);
     expect(run.result).toEqual({ entries: 'unknown' });
+  });
+
+  it("at the other projects' kept folders beside the database: every folder is listed, every value masked, the pipe named and left", () => {
+    const database = path.join(sandbox.root, 'folders', 'db.lmdb');
+    const other = path.join(sandbox.root, 'folders', 'other-project');
+    fs.mkdirSync(path.join(other, 'config'), { recursive: true });
+    fs.writeFileSync(path.join(other, 'config', '.env'), 'OTHER_TOKEN=sk-other-4455667788\n');
+    const run = inChild(`
+      const file = envFoldersPath(${JSON.stringify(database)});
+      mkfifo(file);
+      const lines = [];
+      const logger = { info: (line) => lines.push(line), warn: (line) => lines.push(line), error: (line) => lines.push(line) };
+      const masker = new StoredTextMasker(undefined, logger, Date.now, new EnvFolders(file, logger));
+      await masker.addKnownProjects(() => [${JSON.stringify(other)}], '/elsewhere');
+      return { masked: masker.mask('token sk-other-4455667788'), lines, stillPipe: (await import('node:fs')).lstatSync(file).isFIFO() };
+    `);
+    expect(run.timedOut).toBe(false);
+    expect(run.result).toEqual({ masked: 'token [masked: OTHER_TOKEN from config/.env]', lines: [expect.stringMatching(/env-folders\.json.*named pipe \(FIFO\)/)], stillPipe: true });
   });
 
   it('behind a link named like an env file: masking reads the real env file, names the link, and never waits on the pipe', () => {
