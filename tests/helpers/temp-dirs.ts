@@ -16,3 +16,16 @@ export function useTempDirs(prefix: string): () => string {
     return dir;
   };
 }
+
+/**
+ * Dates `root` and every folder below it an hour back: older than the env scan's racy window, so a
+ * later scan may reuse their listings (src/opencode/guards/project-secrets.ts).
+ */
+export function ageFolders(root: string): void {
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  const visit = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) visit(path.join(dir, entry.name));
+    fs.utimesSync(dir, hourAgo, hourAgo);
+  };
+  visit(root);
+}

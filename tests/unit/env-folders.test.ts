@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EnvFolders, envFoldersPath } from '../../src/opencode/guards/env-folders.js';
 import { StoredTextMasker } from '../../src/opencode/guards/stored-text.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { useTempDirs } from '../helpers/temp-dirs.js';
+import { ageFolders, useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-env-folders-');
 
@@ -21,16 +21,6 @@ const B_VALUE = 'pw-projectB-c4a81f06';
 function write(root: string, file: string, text: string): void {
   fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
   fs.writeFileSync(path.join(root, file), text);
-}
-
-/** Every folder below `root` (and `root`) dated an hour back: older than a listing's racy window. */
-function ageFolders(root: string): void {
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  const visit = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) visit(path.join(dir, entry.name));
-    fs.utimesSync(dir, hourAgo, hourAgo);
-  };
-  visit(root);
 }
 
 /** Two other projects (A with its env file two folders down, B at its root), their folders aged, and a database path beside them. */

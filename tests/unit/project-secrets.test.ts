@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_SCAN_LIMITS, findEnvFiles, ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { useTempDirs } from '../helpers/temp-dirs.js';
+import { ageFolders, useTempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-secrets-');
 
@@ -79,16 +79,6 @@ describe('finding env files', () => {
     expect(secrets.guard('bash', { command: 'grep -r sk- config' })).toBeUndefined();
   });
 });
-
-/** Sets every folder below `root` (and `root`) to a modification time an hour ago: older than any listing's racy window. */
-function ageFolders(root: string): void {
-  const hourAgo = new Date(Date.now() - 3_600_000);
-  const visit = (dir: string): void => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) visit(path.join(dir, entry.name));
-    fs.utimesSync(dir, hourAgo, hourAgo);
-  };
-  visit(root);
-}
 
 describe('rescanning for env files', () => {
   const tree = ['.env', 'a/b/.env.local', 'a/c/readme.txt', 'svc/main.ts', 'svc/lib/util.ts'];
