@@ -9,7 +9,8 @@
  * own files: lmdb finds its native add-on and its compression dictionary so. In a bundle that URL is
  * the bundle's. Each such use becomes the URL the file has in the package's installed folder, found at
  * run time by module resolution from the bundle's file (the way the bundle found the package when it
- * stayed external), so the package reads what it read before. The store's worker thread then loads
+ * stayed external), so the package reads what it read before; the package found there must be the
+ * version the bundle carries (package.json pins lmdb exactly, as lmdb pins its add-on). The store's worker thread then loads
  * lmdb and its msgpackr in one chunk instead of about twenty modules of five packages
  * (docs/PERFORMANCE.md, thirty-first pass).
  */
@@ -19,16 +20,19 @@ import path from 'node:path';
 const HELPER = 'agent-tracker:installed-url';
 
 /**
- * `installedUrl(chain, file)`: the URL of `file` in the installed package reached by `chain` (a package
- * name resolved from the bundle, then each next one from the one before: lmdb's own copy of msgpackr is
- * `["lmdb", "msgpackr"]`). A package's folder is the nearest one above its resolved entry with a package.json.
+ * `installedUrl(chain, file, version)`: the URL of `file` in the installed package reached by `chain` (a
+ * package name resolved from the bundle, then each next one from the one before: lmdb's own copy of
+ * msgpackr is `["lmdb", "msgpackr"]`). A package's folder is the nearest one above its resolved entry
+ * with a package.json. The package installed there must be the `version` the bundle carries: lmdb's
+ * JavaScript and its native add-on go together, so another version throws (the store's worker then
+ * fails to start, and the plugin says so in one line) instead of calling an add-on it does not match.
  */
-const HELPER_SOURCE = `import { existsSync } from 'node:fs';
+const HELPER_SOURCE = `import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 const folders = new Map();
-function folderOf(chain) {
+function folderOf(chain, version) {
   const key = chain.join('>');
   let folder = folders.get(key);
   if (folder === undefined) {
@@ -38,29 +42,35 @@ function folderOf(chain) {
       while (!existsSync(join(folder, 'package.json')) && dirname(folder) !== folder) folder = dirname(folder);
       from = pathToFileURL(join(folder, 'package.json')).href;
     }
+    const installed = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8')).version;
+    if (installed !== version) {
+      throw new Error(chain.join(' > ') + ' ' + installed + ' is installed at ' + folder + ', but agent-tracker was built with ' + version + '; reinstall agent-tracker');
+    }
     folders.set(key, folder);
   }
   return folder;
 }
-export function installedUrl(chain, file) {
-  return pathToFileURL(join(folderOf(chain), file)).href;
+export function installedUrl(chain, file, version) {
+  return pathToFileURL(join(folderOf(chain, version), file)).href;
 }
 `;
 
-/** The packages a bundled file sits in, outermost first (one per `node_modules` of its path), and its path inside the last. */
+/** The packages a bundled file sits in, outermost first (one per `node_modules` of its path), the last one's folder, and the file's path inside it. */
 function packageFile(file) {
   const parts = file.split(path.sep);
   const chain = [];
   let at = parts.indexOf('node_modules');
   let rest = [];
+  let folder = '';
   while (at >= 0) {
     const nameLength = parts[at + 1]?.startsWith('@') ? 2 : 1;
     chain.push(parts.slice(at + 1, at + 1 + nameLength).join('/'));
+    folder = parts.slice(0, at + 1 + nameLength).join(path.sep);
     rest = parts.slice(at + 1 + nameLength);
     const next = rest.indexOf('node_modules');
     at = next < 0 ? -1 : at + 1 + nameLength + next;
   }
-  return chain.length > 0 ? { chain, file: rest.join('/') } : undefined;
+  return chain.length > 0 ? { chain, file: rest.join('/'), folder } : undefined;
 }
 
 /**
@@ -80,7 +90,8 @@ function installedUrls(packages) {
         if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
         const owner = packageFile(file);
         if (!owner || !names.has(owner.chain[0])) throw new Error(`${file} reads import.meta.url: bundle-dist.mjs must list its package among those that read their installed URL, or leave it external`);
-        const url = `installedUrl(${JSON.stringify(owner.chain)}, ${JSON.stringify(owner.file)})`;
+        const { version } = JSON.parse(await Bun.file(path.join(owner.folder, 'package.json')).text());
+        const url = `installedUrl(${JSON.stringify(owner.chain)}, ${JSON.stringify(owner.file)}, ${JSON.stringify(version)})`;
         return { contents: `import { installedUrl } from '${HELPER}';\n${text.replaceAll('import.meta.url', url)}`, loader: 'js' };
       });
     },
