@@ -97,6 +97,22 @@ describe('the other projects\' folders kept between sessions', () => {
     expect(Object.keys((JSON.parse(fs.readFileSync(file, 'utf8')) as { projects: object }).projects).sort()).toEqual([a, b].sort());
   });
 
+  it('never walks out of a project through a kept entry named ..', async () => {
+    const { a, b, file } = setup();
+    const stat = fs.statSync(a);
+    const forged = { format: 'agent-tracker env folders 1', projects: { [a]: [[fs.realpathSync(a), stat.ino, stat.mtimeMs, stat.ctimeMs, Date.now(), 3, 0, 'd..', 'dservices', 'ddocs']] } };
+    fs.writeFileSync(file, JSON.stringify(forged));
+    const readdir = jest.spyOn(fs.promises, 'readdir');
+    try {
+      const masker = await session(file, [a, b]);
+      const inside = (dir: string, root: string): boolean => dir === root || dir.startsWith(`${root}${path.sep}`);
+      expect(readdir.mock.calls.map(([dir]) => path.resolve(String(dir))).filter((dir) => !inside(dir, a) && !inside(dir, b))).toEqual([]);
+      expect(masker.mask(A_VALUE)).toBe('[masked: API_KEY from services/api/.env]');
+    } finally {
+      readdir.mockRestore();
+    }
+  });
+
   it('keeps at most its bound of folders: a project past it is listed in full at each start', async () => {
     const { a, b, file } = setup();
     // A has 5 folders (its root, services, services/api, services/web, docs), B 2 (its root, src).

@@ -48,7 +48,8 @@ function decode(row: unknown): [string, FolderListing] | undefined {
     if (typeof item !== 'string') return undefined;
     const kind = KIND_OF[item.charAt(0)];
     const name = item.slice(1);
-    if (!kind || name === '' || name.includes('/') || name.includes('\\')) return undefined;
+    // A name is one folder entry: no separator, and never `.` or `..` (a walk must not leave the project).
+    if (!kind || name === '' || name === '.' || name === '..' || name.includes('/') || name.includes('\\')) return undefined;
     entries.push({ name, kind });
   }
   const [ino, mtimeMs, ctimeMs, listedAt, count, virtualenv] = numbers as number[];

@@ -85,7 +85,7 @@ function statOf(dir: string): fs.Stats | undefined {
 /**
  * The listing of `dir` (real path `real`): the previous scan's when the folder's inode, modification
  * and change times are the same and it was read well after its last change; else read now (undefined
- * when it cannot be read). Reusing costs one `stat`, reading a directory listing and an object per entry.
+ * when it cannot be read). Reusing it costs one `stat`; reading, a directory listing and an object per entry.
  */
 async function listFolder(dir: string, real: string, previous: FolderListings | undefined): Promise<{ listing: FolderListing; read: boolean } | undefined> {
   const stat = statOf(dir);
