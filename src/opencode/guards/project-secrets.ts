@@ -74,9 +74,10 @@ const RACY_MS = 2_000;
 /** The scan stats this many folders, then lets the event loop run. */
 const STATS_PER_TURN = 256;
 
-function statOf(dir: string): fs.Stats | undefined {
+/** `stat` of a path, following links; undefined when it is gone or cannot be read. */
+function statOf(file: string): fs.Stats | undefined {
   try {
-    return fs.statSync(dir, { throwIfNoEntry: false });
+    return fs.statSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
@@ -245,13 +246,7 @@ function unreadStamp(): FileStamp {
  * check of unchanged files allocates nothing of its own.
  */
 function restamp(file: string, stamp: FileStamp): boolean {
-  let stat: fs.Stats | undefined;
-  try {
-    stat = fs.statSync(file, { throwIfNoEntry: false });
-  } catch {
-    stat = undefined;
-  }
-  const next = stat ?? GONE;
+  const next = statOf(file) ?? GONE;
   if (stamp.ino === next.ino && stamp.size === next.size && stamp.mtimeMs === next.mtimeMs && stamp.ctimeMs === next.ctimeMs) return false;
   stamp.ino = next.ino;
   stamp.size = next.size;
