@@ -7,15 +7,18 @@
  * faster under OpenCode's Bun (20% less CPU time) and a third faster under Node; `report --json` loads 38
  * files instead of 66. The sources are transpiled by Bun here, not by tsc (which still type-checks them
  * and builds the rest). The dynamic imports stay dynamic (their own chunks, loaded as late as before);
- * npm packages (lmdb, msgpackr, simple-git, figlet, ...) stay external and are resolved from
- * node_modules at run time, as before, except zod: the tools' argument schemas use a handful of its
- * mini build's functions, which the plugin's bundle carries (about 18 KB) instead of loading the package
- * (src/opencode/tools/define.ts). Every other file of dist/ (the modules tests and benches import, the
+ * npm packages (simple-git, figlet, ...) stay external and are resolved from node_modules at run time,
+ * as before, except in the plugin's bundle: zod (the tools' argument schemas use a handful of its mini
+ * build's functions, about 18 KB carried instead of the package, src/opencode/tools/define.ts), and
+ * lmdb with msgpackr, which only the store's worker thread loads: one chunk instead of about twenty
+ * modules, their native add-ons still loaded from node_modules (scripts/bun-build.mjs says how). The
+ * CLI keeps lmdb external. Every other file of dist/ (the modules tests and benches import, the
  * child scripts) is tsc's, unchanged. A module that starts a child or a worker finds its script from
  * either layout (src/core/fs/built-script.ts).
  *
  * The bundler is Bun's, from the `opencode` binary of the pinned `opencode-ai` dev dependency
- * (`BUN_BE_BUN=1` makes it behave as the `bun` it is built on). When that binary cannot run here
+ * (`BUN_BE_BUN=1` makes it behave as the `bun` it is built on), through its `Bun.build` API
+ * (scripts/bun-build.mjs). When that binary cannot run here
  * (not installed, another platform), tsc's entries stay: the same code, only slower to start, and the
  * build says so on stderr. A bundler that runs and fails fails the build.
  *
@@ -47,7 +50,12 @@ const TARGETS = [
     // The store's worker thread (src/opencode/remote/host.ts) goes to dist/opencode/remote/host.js.
     entries: [path.join('src', 'opencode', 'plugin.ts'), path.join('src', 'opencode', 'remote', 'host.ts')],
     outDir: path.join(ROOT, 'dist', 'opencode'),
-    bundledPackages: new Set(['zod']),
+    // lmdb and msgpackr load only in the worker: carried in its bundle (scripts/bun-build.mjs), their native add-ons stay in node_modules.
+    bundledPackages: new Set(['zod', 'lmdb', 'msgpackr']),
+    // Reached through a bundled package but kept external: it finds its add-on from its own folder (CommonJS `__dirname`).
+    // ordered-binary (lmdb's keys) stays external as a dependency of ours: it makes its key reader by a direct `eval` of
+    // code naming its module's variables, which a bundle renames (scripts/bun-build.mjs refuses such a file).
+    externalAlso: ['msgpackr-extract'],
     bunPragma: true,
   },
   {
@@ -57,16 +65,17 @@ const TARGETS = [
     entries: [path.join('src', 'cli', 'main.ts'), path.join('src', 'cli', 'commands', 'backfill-child.ts')],
     outDir: path.join(ROOT, 'dist', 'cli'),
     bundledPackages: new Set(),
+    externalAlso: [],
     bunPragma: false,
   },
 ];
 
-/** `--external` flags for every package we depend on but the bundled ones (each with its subpaths). */
-function externalFlags(bundledPackages) {
+/** Every package we depend on but the bundled ones, each with its subpaths: loaded from node_modules at run time. */
+function externalPackages(bundledPackages) {
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   return Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })
     .filter((name) => !bundledPackages.has(name))
-    .flatMap((name) => [`--external=${name}`, `--external=${name}/*`]);
+    .flatMap((name) => [name, `${name}/*`]);
 }
 
 /** The `opencode` binary of the opencode-ai dev dependency, or undefined when it is not installed. */
@@ -129,21 +138,17 @@ function removeOldChunks(target) {
  */
 function bundle(binary, target) {
   removeOldChunks(target);
-  const args = [
-    'build',
-    ...target.entries.map((entry) => path.join(ROOT, entry)),
-    `--outdir=${target.outDir}`,
-    '--target=node',
-    '--format=esm',
-    '--splitting',
-    ...externalFlags(target.bundledPackages),
-    '--minify-whitespace',
-    '--minify-syntax',
-    '--sourcemap=linked',
-    `--chunk-naming=${CHUNK_PREFIX}[name]-[hash].[ext]`,
-    ...(target.bunPragma ? ['--banner=// @bun'] : []),
-  ];
-  const result = spawnSync(binary, args, { cwd: ROOT, env: { ...process.env, BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: BUNDLE_TIMEOUT_MS });
+  const options = {
+    entries: target.entries.map((entry) => path.join(ROOT, entry)),
+    root: path.dirname(path.join(ROOT, target.entries[0])),
+    outDir: target.outDir,
+    external: [...externalPackages(target.bundledPackages), ...target.externalAlso],
+    chunkPrefix: CHUNK_PREFIX,
+    installedUrlPackages: [...target.bundledPackages],
+    ...(target.bunPragma ? { banner: '// @bun' } : {}),
+  };
+  const script = path.join(ROOT, 'scripts', 'bun-build.mjs');
+  const result = spawnSync(binary, [script, JSON.stringify(options)], { cwd: ROOT, env: { ...process.env, BUN_BE_BUN: '1' }, encoding: 'utf8', timeout: BUNDLE_TIMEOUT_MS });
   if (result.error && ['ENOENT', 'ENOEXEC', 'EACCES'].includes(result.error.code)) return { unrunnable: result.error.code };
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim();

@@ -40,7 +40,7 @@ function home(name: string, files: Record<string, string> = {}): { home: string;
 function packageCopy(name: string, source = false): string {
   const root = path.join(scratch, name);
   fs.mkdirSync(path.join(root, 'scripts'), { recursive: true });
-  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-dist.mjs'), path.join('scripts', 'ascii-source.mjs'), path.join('scripts', 'build-dist.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
+  const copied = source ? ['src', 'tsconfig.json', 'tsconfig.build.json', path.join('scripts', 'bundle-dist.mjs'), path.join('scripts', 'bun-build.mjs'), path.join('scripts', 'ascii-source.mjs'), path.join('scripts', 'build-dist.mjs'), 'skills', 'agents'] : ['dist', 'skills', 'agents'];
   for (const entry of ['package.json', path.join('scripts', 'postinstall.mjs'), ...copied]) fs.cpSync(path.join(ROOT, entry), path.join(root, entry), { recursive: true });
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
   return root;
