@@ -7,6 +7,7 @@ import { describe, expect, it, jest } from '@jest/globals';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_SCAN_LIMITS, findEnvFiles, ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
+import type { FolderListings } from '../../src/opencode/guards/project-secrets.js';
 import { recordingLogger } from '../helpers/temp-store.js';
 import { ageFolders, useTempDirs } from '../helpers/temp-dirs.js';
 
@@ -113,11 +114,15 @@ describe('rescanning for env files', () => {
     const root = tempDir();
     for (const file of tree) write(root, file, 'K=secret-value-1\n');
     const first = await findEnvFiles(root);
+    // The same listings, as if each folder had been listed `ms` after its last change (no clock of this machine's speed in it).
+    const listedAfter = (ms: number): FolderListings => new Map([...first.listings].map(([real, listing]) => [real, { ...listing, listedAt: listing.mtimeMs + ms }]));
+    expect((await findEnvFiles(root, ENV_SCAN_LIMITS, listedAfter(2_000))).read).toBe(0);
+    expect((await findEnvFiles(root, ENV_SCAN_LIMITS, listedAfter(1_999))).read).toBe(FOLDERS);
     // A file system with coarse time stamps: the file added after the listing leaves the folder's time as it was.
     const before = fs.statSync(path.join(root, 'svc'));
     write(root, 'svc/.env', 'K=secret-value-3\n');
     fs.utimesSync(path.join(root, 'svc'), before.atime, before.mtime);
-    const second = await findEnvFiles(root, ENV_SCAN_LIMITS, first.listings);
+    const second = await findEnvFiles(root, ENV_SCAN_LIMITS, listedAfter(1_999));
     expect(second.read).toBe(FOLDERS);
     expect(second.files.map((file) => path.relative(root, file))).toContain('svc/.env');
   });
