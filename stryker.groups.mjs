@@ -40,7 +40,7 @@ export const GROUPS = {
   // The plugin's side of masking: which files hold secrets (the scan, its rescans, the other projects' kept listings),
   // what an agent may not read, and the masking of tool outputs, stored text, messages and the system prompt.
   // `build`: stored-text.test.ts follows a commit message through the built history-import child.
-  guards: { mutate: ['src/opencode/guards/*.ts'], tests: ['project-secrets', 'env-folders', 'env-guard', 'stored-text', 'red-team-secrets'], build: true },
+  guards: { mutate: ['src/opencode/guards/*.ts'], tests: ['project-secrets', 'env-folders', 'env-guard', 'stored-text', 'red-team-secrets', 'guards-mut'], build: true },
   search: { mutate: ['src/core/search/**/*.ts'], tests: ['prior-art', 'relevance'] },
   // `build`: stored-form.test.ts salvages a file through the built child (dist/core/store/verify-child.js).
   'stored-form': { mutate: ['src/core/store/stored-form.ts', 'src/core/iso-time.ts'], tests: ['stored-form', 'stored-usage', 'stored-events', 'iso-time'], build: true },
