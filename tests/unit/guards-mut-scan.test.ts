@@ -73,11 +73,20 @@ describe('what the scan follows and leaves', () => {
     const root = tempDir();
     write(root, 'pyvenv.cfg', 'home = /usr/bin\n');
     write(root, '.env', 'ROOT=root-value-5\n');
-    write(root, 'tools/venv/pyvenv.cfg', 'home = /usr/bin\n');
-    write(root, 'tools/venv/lib/.env', 'VENV=venv-value-6\n');
+    // Named as no skipped folder is: only its pyvenv.cfg says it is a virtualenv.
+    write(root, 'tools/py311/pyvenv.cfg', 'home = /usr/bin\n');
+    write(root, 'tools/py311/lib/.env', 'VENV=venv-value-6\n');
     write(root, 'tools/.env.local', 'TOOLS=tools-value-7\n');
     const scan = await findEnvFiles(root);
     expect(relative(root, scan.files)).toEqual(['.env', 'tools/.env.local']);
+  });
+
+  it('follows a link to a folder inside the project, even one it would not enter by its name', async () => {
+    const root = tempDir();
+    write(root, 'build/conf/.env', 'CONF=conf-value-20\n');
+    fs.symlinkSync(path.join(root, 'build', 'conf'), path.join(root, 'conf-link'));
+    const scan = await findEnvFiles(root);
+    expect(relative(root, scan.files)).toEqual(['conf-link/.env']);
   });
 
   it('never follows a link out of the project', async () => {
@@ -155,9 +164,14 @@ describe('when the masker reads a file again', () => {
     write(root, '.env', 'K=kept-value-16\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
-    expect(opensOf(file, () => secrets.maskNow('x'))).toBe(0);
-    await secrets.scan();
-    expect(opensOf(file, () => secrets.maskNow('x'))).toBe(0);
+    const open = jest.spyOn(fs, 'openSync');
+    try {
+      await secrets.scan();
+      secrets.maskNow('x');
+      expect(open.mock.calls.filter(([target]) => String(target) === file)).toHaveLength(0);
+    } finally {
+      open.mockRestore();
+    }
     expect(secrets.maskNow('kept-value-16')).toBe('[masked: K from .env]');
   });
 
@@ -183,7 +197,8 @@ describe('when a rescan is due', () => {
     try {
       now += ENV_SCAN_LIMITS.rescanMs;
       await secrets.masker();
-      await new Promise((resolve) => setImmediate(resolve));
+      // Long enough for a background scan of this small tree to reach its listing, had one started.
+      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(readdir).not.toHaveBeenCalled();
       now += 1;
       await secrets.masker();
