@@ -29,3 +29,9 @@ export function ageFolders(root: string): void {
   };
   visit(root);
 }
+
+/** Writes `text` to `file` below `root`, making the folders on the way. */
+export function writeIn(root: string, file: string, text: string | Buffer): void {
+  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+  fs.writeFileSync(path.join(root, file), text);
+}

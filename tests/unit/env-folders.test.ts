@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EnvFolders, envFoldersPath } from '../../src/opencode/guards/env-folders.js';
 import { StoredTextMasker } from '../../src/opencode/guards/stored-text.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { ageFolders, useTempDirs } from '../helpers/temp-dirs.js';
+import { ageFolders, useTempDirs, writeIn } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-env-folders-');
 
@@ -18,21 +18,16 @@ const A_VALUE = 'sk-live-projectA-51d0c7e2';
 const A_NEW_VALUE = 'sk-live-projectA-added-9b2e';
 const B_VALUE = 'pw-projectB-c4a81f06';
 
-function write(root: string, file: string, text: string): void {
-  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-  fs.writeFileSync(path.join(root, file), text);
-}
-
 /** Two other projects (A with its env file two folders down, B at its root), their folders aged, and a database path beside them. */
 function setup(): { a: string; b: string; file: string } {
   const home = tempDir();
   const a = path.join(home, 'project-a');
   const b = path.join(home, 'project-b');
-  write(a, 'services/api/.env', `API_KEY=${A_VALUE}\n`);
-  write(a, 'services/web/index.ts', '');
-  write(a, 'docs/readme.md', '');
-  write(b, '.env', `PASSWORD=${B_VALUE}\n`);
-  write(b, 'src/main.ts', '');
+  writeIn(a, 'services/api/.env', `API_KEY=${A_VALUE}\n`);
+  writeIn(a, 'services/web/index.ts', '');
+  writeIn(a, 'docs/readme.md', '');
+  writeIn(b, '.env', `PASSWORD=${B_VALUE}\n`);
+  writeIn(b, 'src/main.ts', '');
   ageFolders(a);
   ageFolders(b);
   return { a, b, file: envFoldersPath(path.join(home, 'tracker.lmdb')) };
@@ -64,7 +59,7 @@ describe('the other projects\' folders kept between sessions', () => {
   it('finds an env file added to another project between two sessions, listing only its folder', async () => {
     const { a, b, file } = setup();
     await session(file, [a, b]);
-    write(a, 'services/web/.env.local', `WEB_KEY=${A_NEW_VALUE}\n`);
+    writeIn(a, 'services/web/.env.local', `WEB_KEY=${A_NEW_VALUE}\n`);
     const readdir = jest.spyOn(fs.promises, 'readdir');
     try {
       const second = await session(file, [a, b]);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { EnvFolders, envFoldersPath } from '../../src/opencode/guards/env-folders.js';
 import { StoredTextMasker } from '../../src/opencode/guards/stored-text.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { ageFolders, useTempDirs } from '../helpers/temp-dirs.js';
+import { ageFolders, useTempDirs, writeIn } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-guards-folders-');
 
@@ -18,17 +18,12 @@ const FORMAT = 'agent-tracker env folders 1';
 const VALUE = 'sk-live-kept-7f31c9a2';
 const MASKED = '[masked: API_KEY from api/.env]';
 
-function write(root: string, file: string, text: string): void {
-  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-  fs.writeFileSync(path.join(root, file), text);
-}
-
 /** A project of three folders (its root, api, web), aged, and the kept file's path beside a database in the same temp folder. */
 function project(): { root: string; file: string } {
   const home = tempDir();
   const root = path.join(home, 'project');
-  write(root, 'api/.env', `API_KEY=${VALUE}\n`);
-  write(root, 'web/index.ts', '');
+  writeIn(root, 'api/.env', `API_KEY=${VALUE}\n`);
+  writeIn(root, 'web/index.ts', '');
   ageFolders(root);
   return { root, file: envFoldersPath(path.join(home, 'tracker.lmdb')) };
 }
@@ -132,7 +127,7 @@ describe('when the kept file is written', () => {
     const { root, file } = project();
     await start(file, root);
     const written = fs.statSync(file);
-    write(root, 'web/.env.local', 'WEB=another-value-55\n');
+    writeIn(root, 'web/.env.local', 'WEB=another-value-55\n');
     const { masker } = await start(file, root);
     expect(masker.mask('another-value-55')).toBe('[masked: WEB from web/.env.local]');
     expect(fs.statSync(file).ino).not.toBe(written.ino);
@@ -142,11 +137,11 @@ describe('when the kept file is written', () => {
   it('drops the projects no start of this session read', async () => {
     const { root, file } = project();
     const other = path.join(path.dirname(root), 'other');
-    write(other, '.env', 'OTHER=other-value-12\n');
+    writeIn(other, '.env', 'OTHER=other-value-12\n');
     const logger = recordingLogger([]);
     const both = new StoredTextMasker(undefined, logger, Date.now, new EnvFolders(file, logger));
     await both.addKnownProjects(() => [root, other], '/elsewhere');
-    write(root, 'web/.env', 'WEB=web-value-98\n');
+    writeIn(root, 'web/.env', 'WEB=web-value-98\n');
     await start(file, root);
     expect(Object.keys((JSON.parse(fs.readFileSync(file, 'utf8')) as { projects: object }).projects)).toEqual([root]);
   });
@@ -169,9 +164,9 @@ describe('what the kept file holds under its bound', () => {
     const home = tempDir();
     const large = path.join(home, 'a-large');
     const small = path.join(home, 'b-small');
-    write(large, 'api/.env', `API_KEY=${VALUE}\n`);
-    write(large, 'web/index.ts', '');
-    write(small, '.env', 'SMALL=small-value-31\n');
+    writeIn(large, 'api/.env', `API_KEY=${VALUE}\n`);
+    writeIn(large, 'web/index.ts', '');
+    writeIn(small, '.env', 'SMALL=small-value-31\n');
     return { large, small, file: envFoldersPath(path.join(home, 'tracker.lmdb')) };
   }
 

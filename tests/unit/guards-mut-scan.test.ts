@@ -8,14 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ENV_SCAN_LIMITS, findEnvFiles, ProjectSecrets, readEnvFile, unscannedWarning } from '../../src/opencode/guards/project-secrets.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { useTempDirs } from '../helpers/temp-dirs.js';
+import { useTempDirs, writeIn } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-guards-scan-');
-
-function write(root: string, file: string, text: string): void {
-  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-  fs.writeFileSync(path.join(root, file), text);
-}
 
 const relative = (root: string, files: string[]): string[] => files.map((file) => path.relative(root, file));
 
@@ -34,8 +29,8 @@ describe('where the scan stops, and what it returns there', () => {
   it('stops once it has counted its bound of entries, and names the rest; the files found so far come sorted', async () => {
     const root = tempDir();
     // Breadth first: z/.env (depth 1) is found before a/b/.env (depth 2); a/b/c is next when the bound is reached.
-    write(root, 'z/.env', 'Z=zeta-value-1\n');
-    write(root, 'a/b/.env', 'B=beta-value-2\n');
+    writeIn(root, 'z/.env', 'Z=zeta-value-1\n');
+    writeIn(root, 'a/b/.env', 'B=beta-value-2\n');
     fs.mkdirSync(path.join(root, 'a', 'b', 'c'));
     // Entries counted: the root 2 (a, z), a 1 (b), z 1 (.env), a/b 2 (.env, c): 6.
     const scan = await findEnvFiles(root, { maxEntries: 6 });
@@ -47,8 +42,8 @@ describe('where the scan stops, and what it returns there', () => {
 
   it('goes on past a folder it cannot list', async () => {
     const root = tempDir();
-    write(root, 'locked/.env', 'L=locked-value-3\n');
-    write(root, 'open/.env', 'O=open-value-4\n');
+    writeIn(root, 'locked/.env', 'L=locked-value-3\n');
+    writeIn(root, 'open/.env', 'O=open-value-4\n');
     const real = fs.promises.readdir.bind(fs.promises);
     const readdir = jest.spyOn(fs.promises, 'readdir').mockImplementation((async (dir: fs.PathLike, options: never) => {
       if (String(dir).endsWith(`${path.sep}locked`)) throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
@@ -71,19 +66,19 @@ describe('where the scan stops, and what it returns there', () => {
 describe('what the scan follows and leaves', () => {
   it('scans a project whose root is itself a virtualenv, and leaves a virtualenv below it', async () => {
     const root = tempDir();
-    write(root, 'pyvenv.cfg', 'home = /usr/bin\n');
-    write(root, '.env', 'ROOT=root-value-5\n');
+    writeIn(root, 'pyvenv.cfg', 'home = /usr/bin\n');
+    writeIn(root, '.env', 'ROOT=root-value-5\n');
     // Named as no skipped folder is: only its pyvenv.cfg says it is a virtualenv.
-    write(root, 'tools/py311/pyvenv.cfg', 'home = /usr/bin\n');
-    write(root, 'tools/py311/lib/.env', 'VENV=venv-value-6\n');
-    write(root, 'tools/.env.local', 'TOOLS=tools-value-7\n');
+    writeIn(root, 'tools/py311/pyvenv.cfg', 'home = /usr/bin\n');
+    writeIn(root, 'tools/py311/lib/.env', 'VENV=venv-value-6\n');
+    writeIn(root, 'tools/.env.local', 'TOOLS=tools-value-7\n');
     const scan = await findEnvFiles(root);
     expect(relative(root, scan.files)).toEqual(['.env', 'tools/.env.local']);
   });
 
   it('follows a link to a folder inside the project, even one it would not enter by its name', async () => {
     const root = tempDir();
-    write(root, 'build/conf/.env', 'CONF=conf-value-20\n');
+    writeIn(root, 'build/conf/.env', 'CONF=conf-value-20\n');
     fs.symlinkSync(path.join(root, 'build', 'conf'), path.join(root, 'conf-link'));
     const scan = await findEnvFiles(root);
     expect(relative(root, scan.files)).toEqual(['conf-link/.env']);
@@ -92,8 +87,8 @@ describe('what the scan follows and leaves', () => {
   it('never follows a link out of the project', async () => {
     const home = tempDir();
     const root = path.join(home, 'project');
-    write(home, 'outside/.env', 'OUT=outside-value-8\n');
-    write(root, 'in/.env', 'IN=inside-value-9\n');
+    writeIn(home, 'outside/.env', 'OUT=outside-value-8\n');
+    writeIn(root, 'in/.env', 'IN=inside-value-9\n');
     fs.symlinkSync(path.join(home, 'outside'), path.join(root, 'elsewhere'));
     const scan = await findEnvFiles(root);
     expect(relative(root, scan.files)).toEqual(['in/.env']);
@@ -101,9 +96,9 @@ describe('what the scan follows and leaves', () => {
 
   it('finds an env file in a folder made since the last scan, reusing the others', async () => {
     const root = tempDir();
-    write(root, 'a/readme.txt', '');
+    writeIn(root, 'a/readme.txt', '');
     const first = await findEnvFiles(root);
-    write(root, 'new/.env', 'NEW=new-value-10\n');
+    writeIn(root, 'new/.env', 'NEW=new-value-10\n');
     const second = await findEnvFiles(root, ENV_SCAN_LIMITS, first.listings);
     expect(relative(root, second.files)).toEqual(['new/.env']);
   });
@@ -118,7 +113,7 @@ describe('reading an env file', () => {
 
   it('closes every file it opens', () => {
     const root = tempDir();
-    write(root, '.env', 'K=closed-value-11\n');
+    writeIn(root, '.env', 'K=closed-value-11\n');
     fs.mkdirSync(path.join(root, 'folder.env'));
     const open = (): number => fs.readdirSync('/proc/self/fd').length;
     const before = open();
@@ -139,21 +134,21 @@ describe('when the masker reads a file again', () => {
   it('does not open an unchanged file again, and sees an edit at once', async () => {
     const root = tempDir();
     const file = path.join(root, '.env');
-    write(root, '.env', 'K=first-value-12\n');
+    writeIn(root, '.env', 'K=first-value-12\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
     expect(secrets.maskNow('first-value-12')).toBe('[masked: K from .env]');
     expect(opensOf(file, () => secrets.maskNow('first-value-12'))).toBe(0);
-    write(root, '.env', 'K=second-value-13\n');
+    writeIn(root, '.env', 'K=second-value-13\n');
     expect(secrets.maskNow('second-value-13')).toBe('[masked: K from .env]');
   });
 
   it('skips the check when asked (another project, checked on a timer), and makes it otherwise', async () => {
     const root = tempDir();
-    write(root, '.env', 'K=first-value-14\n');
+    writeIn(root, '.env', 'K=first-value-14\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
-    write(root, '.env', 'K=second-value-15\n');
+    writeIn(root, '.env', 'K=second-value-15\n');
     expect(secrets.maskNow('second-value-15', { recheck: false })).toBe('second-value-15');
     expect(secrets.maskNow('second-value-15', { recheck: true })).toBe('[masked: K from .env]');
   });
@@ -161,7 +156,7 @@ describe('when the masker reads a file again', () => {
   it('keeps the stamps of the same files across a rescan: none is read again', async () => {
     const root = tempDir();
     const file = path.join(root, '.env');
-    write(root, '.env', 'K=kept-value-16\n');
+    writeIn(root, '.env', 'K=kept-value-16\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
     const open = jest.spyOn(fs, 'openSync');
@@ -177,10 +172,10 @@ describe('when the masker reads a file again', () => {
 
   it('reads every file again when the files found changed, though a file with the same stamp is among them', async () => {
     const root = tempDir();
-    write(root, 'b/.env', 'B=b-value-17\n');
+    writeIn(root, 'b/.env', 'B=b-value-17\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
-    write(root, 'a/.env', 'A=a-value-18\n');
+    writeIn(root, 'a/.env', 'A=a-value-18\n');
     await secrets.scan();
     expect(secrets.maskNow('a-value-18 b-value-17')).toBe('[masked: A from a/.env] [masked: B from b/.env]');
   });
@@ -189,7 +184,7 @@ describe('when the masker reads a file again', () => {
 describe('when a rescan is due', () => {
   it('rescans in the background once more than the rescan interval has passed, not at it', async () => {
     const root = tempDir();
-    write(root, '.env', 'K=rescan-value-19\n');
+    writeIn(root, '.env', 'K=rescan-value-19\n');
     let now = 1_000_000;
     const secrets = new ProjectSecrets(root, recordingLogger([]), () => now);
     await secrets.masker();
@@ -225,7 +220,7 @@ describe("the guard's and the warning's words", () => {
 
   it('warns once for the same stop, and refuses only what is inside a folder it did not list', async () => {
     const root = tempDir();
-    for (let i = 0; i < 30; i += 1) write(root, `big/p${i}/f.txt`, '');
+    for (let i = 0; i < 30; i += 1) writeIn(root, `big/p${i}/f.txt`, '');
     const logged: { level: string; message: string }[] = [];
     const secrets = new ProjectSecrets(root, recordingLogger(logged), Date.now, { maxEntries: 20 });
     await secrets.scan();

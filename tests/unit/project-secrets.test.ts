@@ -9,19 +9,14 @@ import path from 'node:path';
 import { ENV_SCAN_LIMITS, findEnvFiles, ProjectSecrets } from '../../src/opencode/guards/project-secrets.js';
 import type { FolderListings } from '../../src/opencode/guards/project-secrets.js';
 import { recordingLogger } from '../helpers/temp-store.js';
-import { ageFolders, useTempDirs } from '../helpers/temp-dirs.js';
+import { ageFolders, useTempDirs, writeIn } from '../helpers/temp-dirs.js';
 
 const tempDir = useTempDirs('agent-tracker-secrets-');
-
-function write(root: string, file: string, text: string | Buffer): void {
-  fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-  fs.writeFileSync(path.join(root, file), text);
-}
 
 describe('finding env files', () => {
   it('finds .env and .env.* anywhere but templates, dependency and build folders', async () => {
     const root = tempDir();
-    for (const file of ['.env', '.env.local', 'api/.env.production', 'a/b/c/.env', '.env.example', 'api/.env.sample', 'node_modules/x/.env', 'vendor/.env', 'dist/.env', '.git/.env', 'x.env.ts', 'env']) write(root, file, 'K=secretvalue\n');
+    for (const file of ['.env', '.env.local', 'api/.env.production', 'a/b/c/.env', '.env.example', 'api/.env.sample', 'node_modules/x/.env', 'vendor/.env', 'dist/.env', '.git/.env', 'x.env.ts', 'env']) writeIn(root, file, 'K=secretvalue\n');
     const found = (await findEnvFiles(root)).files.map((file) => path.relative(root, file));
     expect(found).toEqual(['.env', '.env.local', 'a/b/c/.env', 'api/.env.production']);
   });
@@ -31,10 +26,10 @@ describe('finding env files', () => {
     const root = tempDir();
     const outside = tempDir();
     const deep = Array.from({ length: 12 }, (_, i) => `d${i}`).join('/');
-    write(root, `${deep}/.env`, 'K=secretvalue\n');
-    write(root, 'shallow/.env', 'K=secretvalue\n');
-    write(root, 'vendor/shared/.env', 'K=secretvalue\n');
-    write(outside, 'elsewhere/.env', 'K=secretvalue\n');
+    writeIn(root, `${deep}/.env`, 'K=secretvalue\n');
+    writeIn(root, 'shallow/.env', 'K=secretvalue\n');
+    writeIn(root, 'vendor/shared/.env', 'K=secretvalue\n');
+    writeIn(outside, 'elsewhere/.env', 'K=secretvalue\n');
     fs.symlinkSync(path.join(root, 'vendor', 'shared'), path.join(root, 'config'));
     fs.symlinkSync(path.join(outside, 'elsewhere'), path.join(root, 'escape'));
     fs.symlinkSync(root, path.join(root, 'shallow', 'loop'));
@@ -48,10 +43,10 @@ describe('finding env files', () => {
 
   it('leaves a virtualenv out whatever its name, so a big one never hides config/.env', async () => {
     const root = tempDir();
-    write(root, 'env/pyvenv.cfg', 'home = /usr/bin\n');
-    for (let i = 0; i < 300; i += 1) write(root, `env/lib/python3.12/site-packages/pkg${i}/__init__.py`, '');
-    write(root, 'env/lib/python3.12/site-packages/pkg0/.env', 'K=not-ours\n');
-    write(root, 'config/.env', 'K=secretvalue\n');
+    writeIn(root, 'env/pyvenv.cfg', 'home = /usr/bin\n');
+    for (let i = 0; i < 300; i += 1) writeIn(root, `env/lib/python3.12/site-packages/pkg${i}/__init__.py`, '');
+    writeIn(root, 'env/lib/python3.12/site-packages/pkg0/.env', 'K=not-ours\n');
+    writeIn(root, 'config/.env', 'K=secretvalue\n');
     const scan = await findEnvFiles(root, { maxEntries: 200 });
     expect(scan.files.map((file) => path.relative(root, file))).toEqual(['config/.env']);
     expect(scan.unscanned).toEqual([]);
@@ -59,9 +54,9 @@ describe('finding env files', () => {
 
   it('past its bound names the folders it did not list, and refuses tools inside them', async () => {
     const root = tempDir();
-    for (let i = 0; i < 40; i += 1) write(root, `big/p${i}/f.txt`, '');
-    write(root, 'big/p0/.env', 'DEEP=unscanned-secret\n');
-    write(root, 'config/.env', 'K=secretvalue\n');
+    for (let i = 0; i < 40; i += 1) writeIn(root, `big/p${i}/f.txt`, '');
+    writeIn(root, 'big/p0/.env', 'DEEP=unscanned-secret\n');
+    writeIn(root, 'config/.env', 'K=secretvalue\n');
     const logged: { level: string; message: string }[] = [];
     const secrets = new ProjectSecrets(root, recordingLogger(logged), Date.now, { maxEntries: 50 });
     await secrets.scan();
@@ -88,14 +83,14 @@ describe('rescanning for env files', () => {
 
   it('reads again only the folders that changed, and finds what was added or removed there', async () => {
     const root = tempDir();
-    for (const file of tree) write(root, file, 'K=secret-value-1\n');
+    for (const file of tree) writeIn(root, file, 'K=secret-value-1\n');
     ageFolders(root);
     const first = await findEnvFiles(root);
     expect(first.read).toBe(FOLDERS);
     const second = await findEnvFiles(root, ENV_SCAN_LIMITS, first.listings);
     expect(second).toMatchObject({ files: first.files, read: 0 });
 
-    write(root, 'svc/.env.production', 'K=secret-value-2\n');
+    writeIn(root, 'svc/.env.production', 'K=secret-value-2\n');
     const third = await findEnvFiles(root, ENV_SCAN_LIMITS, second.listings);
     expect(third.read).toBe(1);
     expect(third.files.map((file) => path.relative(root, file))).toEqual(['.env', 'a/b/.env.local', 'svc/.env.production']);
@@ -112,7 +107,7 @@ describe('rescanning for env files', () => {
 
   it('reads again a folder whose last change came within two seconds of its listing, even when its time stamp looks the same', async () => {
     const root = tempDir();
-    for (const file of tree) write(root, file, 'K=secret-value-1\n');
+    for (const file of tree) writeIn(root, file, 'K=secret-value-1\n');
     const first = await findEnvFiles(root);
     // The same listings, as if each folder had been listed `ms` after its last change (no clock of this machine's speed in it).
     const listedAfter = (ms: number): FolderListings => new Map([...first.listings].map(([real, listing]) => [real, { ...listing, listedAt: listing.mtimeMs + ms }]));
@@ -120,7 +115,7 @@ describe('rescanning for env files', () => {
     expect((await findEnvFiles(root, ENV_SCAN_LIMITS, listedAfter(1_999))).read).toBe(FOLDERS);
     // A file system with coarse time stamps: the file added after the listing leaves the folder's time as it was.
     const before = fs.statSync(path.join(root, 'svc'));
-    write(root, 'svc/.env', 'K=secret-value-3\n');
+    writeIn(root, 'svc/.env', 'K=secret-value-3\n');
     fs.utimesSync(path.join(root, 'svc'), before.atime, before.mtime);
     const second = await findEnvFiles(root, ENV_SCAN_LIMITS, listedAfter(1_999));
     expect(second.read).toBe(FOLDERS);
@@ -129,7 +124,7 @@ describe('rescanning for env files', () => {
 
   it('rescans without listing a folder that did not change (the plugin rescans every 30 s while tools run)', async () => {
     const root = tempDir();
-    for (const file of tree) write(root, file, 'K=secret-value-1\n');
+    for (const file of tree) writeIn(root, file, 'K=secret-value-1\n');
     ageFolders(root);
     let now = 0;
     const secrets = new ProjectSecrets(root, recordingLogger([]), () => now);
@@ -150,10 +145,10 @@ describe('rescanning for env files', () => {
 describe('ProjectSecrets', () => {
   it('re-reads an edited env file at once and forgets a deleted one', async () => {
     const root = tempDir();
-    write(root, '.env', 'TOKEN=first-secret-value\n');
+    writeIn(root, '.env', 'TOKEN=first-secret-value\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     expect((await secrets.masker()).mask('first-secret-value')).toBe('[masked: TOKEN from .env]');
-    write(root, '.env', 'TOKEN=second-secret-value-longer\n');
+    writeIn(root, '.env', 'TOKEN=second-secret-value-longer\n');
     expect(secrets.maskNow('second-secret-value-longer')).toBe('[masked: TOKEN from .env]');
     fs.rmSync(path.join(root, '.env'));
     expect(secrets.maskNow('second-secret-value-longer')).toBe('second-secret-value-longer');
@@ -162,12 +157,12 @@ describe('ProjectSecrets', () => {
   it('re-reads an env file replaced by one of the same size and time stamp', async () => {
     const root = tempDir();
     const stamp = new Date('2026-01-02T03:04:05.000Z');
-    write(root, '.env', 'TOKEN=old-secret-value-1\n');
+    writeIn(root, '.env', 'TOKEN=old-secret-value-1\n');
     fs.utimesSync(path.join(root, '.env'), stamp, stamp);
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     expect((await secrets.masker()).mask('old-secret-value-1')).toBe('[masked: TOKEN from .env]');
     // A copy that keeps time stamps (cp -p, rsync -t) renamed over the old file.
-    write(root, '.env.tmp-save', 'TOKEN=new-secret-value-2\n');
+    writeIn(root, '.env.tmp-save', 'TOKEN=new-secret-value-2\n');
     fs.utimesSync(path.join(root, '.env.tmp-save'), stamp, stamp);
     fs.renameSync(path.join(root, '.env.tmp-save'), path.join(root, '.env'));
     expect(secrets.maskNow('new-secret-value-2')).toBe('[masked: TOKEN from .env]');
@@ -178,7 +173,7 @@ describe('ProjectSecrets', () => {
     let now = 0;
     const secrets = new ProjectSecrets(root, recordingLogger([]), () => now);
     expect((await secrets.masker()).values).toBe(0);
-    write(root, 'svc/.env', 'NEW=brand-new-secret\n');
+    writeIn(root, 'svc/.env', 'NEW=brand-new-secret\n');
     now = ENV_SCAN_LIMITS.rescanMs + 1;
     await secrets.masker();
     await secrets.scan();
@@ -187,10 +182,10 @@ describe('ProjectSecrets', () => {
 
   it('masks what it can read of bad files, with one warning each', async () => {
     const root = tempDir();
-    write(root, '.env', Buffer.concat([Buffer.from('GOOD=readable-secret\nBAD='), Buffer.from([0xff, 0xfe, 0x00, 0xc3]), Buffer.from('\nAFTER=after-bad-bytes\n')]));
+    writeIn(root, '.env', Buffer.concat([Buffer.from('GOOD=readable-secret\nBAD='), Buffer.from([0xff, 0xfe, 0x00, 0xc3]), Buffer.from('\nAFTER=after-bad-bytes\n')]));
     const many = Array.from({ length: 5000 }, (_, i) => `K${i}=value-number-${i}`).join('\n');
-    write(root, '.env.many', many);
-    write(root, '.env.huge', `FIRST=in-the-first-megabyte\n${'#'.repeat(ENV_SCAN_LIMITS.maxFileBytes)}\nLAST=beyond-the-cap-value\n`);
+    writeIn(root, '.env.many', many);
+    writeIn(root, '.env.huge', `FIRST=in-the-first-megabyte\n${'#'.repeat(ENV_SCAN_LIMITS.maxFileBytes)}\nLAST=beyond-the-cap-value\n`);
     // A link that leads nowhere: the file is there by name but cannot be opened.
     fs.symlinkSync(path.join(root, 'missing-target'), path.join(root, '.env.broken'));
     const logged: { level: string; message: string }[] = [];
