@@ -14,11 +14,11 @@ const tempDir = useTempDirs('agent-tracker-guards-scan-');
 
 const relative = (root: string, files: string[]): string[] => files.map((file) => path.relative(root, file));
 
-/** How many times `fs.openSync` opened `file` while `run` ran. */
-function opensOf(file: string, run: () => void): number {
+/** How many times `fs.openSync` opened `file` while `run` ran (and settled). */
+async function opensOf(file: string, run: () => unknown): Promise<number> {
   const open = jest.spyOn(fs, 'openSync');
   try {
-    run();
+    await run();
     return open.mock.calls.filter(([target]) => String(target) === file).length;
   } finally {
     open.mockRestore();
@@ -138,7 +138,7 @@ describe('when the masker reads a file again', () => {
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
     expect(secrets.maskNow('first-value-12')).toBe('[masked: K from .env]');
-    expect(opensOf(file, () => secrets.maskNow('first-value-12'))).toBe(0);
+    expect(await opensOf(file, () => secrets.maskNow('first-value-12'))).toBe(0);
     writeIn(root, '.env', 'K=second-value-13\n');
     expect(secrets.maskNow('second-value-13')).toBe('[masked: K from .env]');
   });
@@ -159,14 +159,11 @@ describe('when the masker reads a file again', () => {
     writeIn(root, '.env', 'K=kept-value-16\n');
     const secrets = new ProjectSecrets(root, recordingLogger([]));
     await secrets.scan();
-    const open = jest.spyOn(fs, 'openSync');
-    try {
+    const rescan = async (): Promise<void> => {
       await secrets.scan();
       secrets.maskNow('x');
-      expect(open.mock.calls.filter(([target]) => String(target) === file)).toHaveLength(0);
-    } finally {
-      open.mockRestore();
-    }
+    };
+    expect(await opensOf(file, rescan)).toBe(0);
     expect(secrets.maskNow('kept-value-16')).toBe('[masked: K from .env]');
   });
 
